@@ -1,0 +1,31 @@
+import { Hono } from 'hono';
+import { sql } from 'kysely';
+import type { AppEnv } from '../../shared/runtime/app-env';
+
+export const app = new Hono<AppEnv>();
+
+/** GET /api/v2/health: 200 with the database's state, credential or not. 503 when the database is down. */
+app.get('/api/v2/health', async (c) => {
+  const { db, runtime } = c.var.services;
+  const started = performance.now();
+  try {
+    await sql`select 1`.execute(db);
+    const latency_ms = Math.round((performance.now() - started) * 100) / 100;
+    return c.json({
+      status: 'ok',
+      runtime,
+      database: { status: 'ok', latency_ms },
+      time: new Date().toISOString(),
+    });
+  } catch (err) {
+    return c.json(
+      {
+        status: 'degraded',
+        runtime,
+        database: { status: 'unavailable', error: String((err as Error).message ?? err) },
+        time: new Date().toISOString(),
+      },
+      503,
+    );
+  }
+});

@@ -1,0 +1,57 @@
+import { Hono } from 'hono';
+import type { Selectable } from 'kysely';
+import { z } from 'zod';
+import { requireRole } from '../../shared/auth/credential';
+import type { TenantsTable } from '../../shared/db/schema';
+import { notFound } from '../../shared/http/errors';
+import { validate } from '../../shared/http/validation';
+import { newId } from '../../shared/ids';
+import type { AppEnv } from '../../shared/runtime/app-env';
+
+export const TENANT_PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
+export const TENANT_ENVIRONMENTS = ['production', 'staging', 'sandbox'] as const;
+
+export const CreateTenantBody = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  plan: z.enum(TENANT_PLANS),
+  environment: z.enum(TENANT_ENVIRONMENTS),
+});
+
+export const tenantView = (t: Selectable<TenantsTable>) => ({
+  id: t.id,
+  name: t.name,
+  plan: t.plan,
+  environment: t.environment,
+  /** keys issued for this tenant start with this */
+  api_key_prefix: t.environment === 'sandbox' ? 'itsm_sk_test_' : 'itsm_sk_live_',
+  created_at: t.created_at,
+  updated_at: t.updated_at,
+});
+
+export const app = new Hono<AppEnv>();
+
+/** POST /api/v1/tenants: super_admin only (DESIGN.md contract). */
+app.post('/api/v1/tenants', validate('json', CreateTenantBody), async (c) => {
+  requireRole(c, 'super_admin');
+  const body = c.req.valid('json');
+  const tenant = await c.var.services.db
+    .insertInto('tenants')
+    .values({ id: newId('tenant'), ...body })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return c.json(tenantView(tenant), 201);
+});
+
+/** GET /api/v1/tenants/{id}: the tenant's own admins, or a super_admin. Others get 404 (no existence leak). */
+app.get('/api/v1/tenants/:tenant_id', async (c) => {
+  const session = requireRole(c, 'tenant_admin');
+  const id = c.req.param('tenant_id');
+  if (session.role !== 'super_admin' && session.tenantId !== id) throw notFound('Tenant');
+  const tenant = await c.var.services.db
+    .selectFrom('tenants')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!tenant) throw notFound('Tenant');
+  return c.json(tenantView(tenant));
+});

@@ -1,0 +1,39 @@
+// `npm start`: the embedded runtime on PORT/HOST (default 127.0.0.1:8787).
+import { serve } from '@hono/node-server';
+import { defaultedSecrets, loadConfig } from '../shared/env';
+import { createEmbeddedRuntime } from './embedded';
+import { seedDemoTenant } from './seed';
+
+const config = loadConfig(process.env);
+const port = Number(process.env.PORT ?? 8787);
+const host = process.env.HOST ?? '127.0.0.1';
+
+const runtime = await createEmbeddedRuntime({ config });
+const demo = await seedDemoTenant(runtime.services.db);
+
+const server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) => {
+  const url = `http://${host}:${info.port}`;
+  const db = config.DATABASE_URL ? 'Postgres (DATABASE_URL)' : `PGlite in ${config.DATA_DIR}`;
+  const lines = [
+    `Support Platform API listening on ${url}  (database: ${db})`,
+    `Health:       curl ${url}/api/v2/health`,
+    `Demo tenant:  ${demo.id}  (${demo.name}, plan ${demo.plan}, ${demo.environment})`,
+    `Admin token:  npm run token -- --tenant ${demo.id} --role tenant_admin`,
+  ];
+  const defaulted = defaultedSecrets(process.env);
+  if (defaulted.length > 0)
+    lines.push(`Using development defaults for: ${defaulted.join(', ')} (set them outside development)`);
+  console.log(lines.join('\n'));
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: shutting down`);
+  server.close();
+  await runtime.close();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,114 @@
+import { Detail, forbidden } from '../http/errors';
+import { KEY_DENIED_PREFIXES, READ_METHODS, SCOPE_RULES, type Scope, type ScopeRule } from './scopes';
+
+/**
+ * Which credential a path takes, decided before any handler runs (spec: "Access surfaces",
+ * "Reachability summary"). Longest matching prefix wins; anything else under /api is
+ * dashboard-session only, which is how every /api/v2 path refuses API keys.
+ */
+export type Surface =
+  /** no credential (health, help-center reads, docs, widget chat, end-user login) */
+  | 'public'
+  /** verified by the handler itself (QStash-signed callbacks) */
+  | 'signed'
+  /** INTERNAL_API_TOKEN (voice agent, jobs) */
+  | 'internal'
+  /** end-user JWT */
+  | 'end_user'
+  /** API key (scope-checked) or dashboard session */
+  | 'api'
+  /** dashboard session only; API keys get 403 */
+  | 'dashboard';
+
+export interface SurfaceRule {
+  prefix: string;
+  surface: Surface;
+}
+
+export const SURFACE_RULES: readonly SurfaceRule[] = [
+  { prefix: '/api/v2/health', surface: 'public' },
+  { prefix: '/api/v1/help-center', surface: 'public' },
+  { prefix: '/api/v1/openapi.json', surface: 'public' },
+  { prefix: '/api/v1/widget', surface: 'public' },
+  { prefix: '/api/v1/app/auth', surface: 'public' },
+  { prefix: '/api/v1/app', surface: 'end_user' },
+  { prefix: '/api/internal/webhooks/qstash', surface: 'signed' },
+  { prefix: '/api/internal', surface: 'internal' },
+  ...KEY_DENIED_PREFIXES.filter((p) => p !== '/api/internal').map((prefix) => ({
+    prefix,
+    surface: 'dashboard' as const,
+  })),
+  ...SCOPE_RULES.map((r) => ({ prefix: r.prefix, surface: 'api' as const })),
+];
+
+/** Segment-aware prefix test: `/api/v1/tenant` matches `/api/v1/tenant/x`, not `/api/v1/tenants`. */
+export const underPrefix = (path: string, prefix: string) =>
+  path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47) /* '/' */;
+
+const byLengthDesc = <T extends { prefix: string }>(rules: readonly T[]) =>
+  [...rules].sort((a, b) => b.prefix.length - a.prefix.length);
+
+const SORTED_SURFACES = byLengthDesc(SURFACE_RULES);
+
+export function normalizePath(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : path;
+}
+
+export function surfaceOf(path: string): Surface {
+  const p = normalizePath(path);
+  for (const rule of SORTED_SURFACES) if (underPrefix(p, rule.prefix)) return rule.surface;
+  return underPrefix(p, '/api') ? 'dashboard' : 'public';
+}
+
+/** `/api/v1/conversations/:id/export` or `/api/v1/billing/payment-settings*` as a RegExp. */
+export function compilePathPattern(pattern: string): RegExp {
+  const wildcard = pattern.endsWith('*');
+  const body = (wildcard ? pattern.slice(0, -1) : pattern)
+    .split('/')
+    .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${body}${wildcard ? '.*' : ''}$`);
+}
+
+interface CompiledRule extends ScopeRule {
+  extras: { methods: ReadonlySet<string>; path: RegExp | null; scopes: readonly Scope[] }[];
+}
+
+const COMPILED_RULES: readonly CompiledRule[] = byLengthDesc(SCOPE_RULES).map((rule) => ({
+  ...rule,
+  extras: (rule.extra ?? []).map((e) => ({
+    methods: new Set(e.methods),
+    path: e.path ? compilePathPattern(e.path) : null,
+    scopes: e.scopes,
+  })),
+}));
+
+export interface ScopeRequirement {
+  /** the prefix scope: missing it is `API key missing required scope: <scope>` */
+  pathScope: Scope;
+  /** further scopes: missing one is `Insufficient permissions: requires <scope>` */
+  extraScopes: Scope[];
+}
+
+/** What an API key needs for (method, path); `null` when the path is not on the key allowlist. */
+export function scopeRequirement(method: string, path: string): ScopeRequirement | null {
+  const p = normalizePath(path);
+  const rule = COMPILED_RULES.find((r) => underPrefix(p, r.prefix));
+  if (!rule) return null;
+  const m = method.toUpperCase();
+  const pathScope = READ_METHODS.has(m) ? rule.read : rule.write;
+  const extraScopes: Scope[] = [];
+  for (const extra of rule.extras) {
+    if (!extra.methods.has(m) || (extra.path && !extra.path.test(p))) continue;
+    for (const s of extra.scopes) if (s !== pathScope && !extraScopes.includes(s)) extraScopes.push(s);
+  }
+  return { pathScope, extraScopes };
+}
+
+/** Throws the spec's 403 unless a key with `scopes` may call (method, path). No I/O. */
+export function authorizeApiKey(method: string, path: string, scopes: ReadonlySet<string>): void {
+  const need = scopeRequirement(method, path);
+  if (!need) throw forbidden(Detail.apiKeyNotPermitted);
+  if (!scopes.has(need.pathScope)) throw forbidden(Detail.missingScope(need.pathScope));
+  for (const s of need.extraScopes) if (!scopes.has(s)) throw forbidden(Detail.insufficientPermissions(s));
+}

@@ -1,0 +1,82 @@
+// Node-only adapter (embedded runtime and tests): never imported by a Workers entry.
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import {
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PGliteDialect,
+  type TransactionSettings,
+} from 'kysely';
+import type { DatabaseHandle } from '../handle';
+import type { Database } from '../schema';
+
+/**
+ * PGlite is one connection. Kysely's PGlite driver hands that connection to every caller, so a
+ * query from another request could land inside an open transaction. This wrapper makes the
+ * connection exclusive: acquire waits for the previous holder to release it.
+ */
+class ExclusiveDriver implements Driver {
+  #tail: Promise<void> = Promise.resolve();
+  #release: (() => void) | null = null;
+
+  constructor(private readonly inner: Driver) {}
+
+  init() {
+    return this.inner.init();
+  }
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const previous = this.#tail;
+    let release!: () => void;
+    this.#tail = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    this.#release = release;
+    return this.inner.acquireConnection();
+  }
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await this.inner.releaseConnection(connection);
+    const release = this.#release;
+    this.#release = null;
+    release?.();
+  }
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
+    return this.inner.beginTransaction(connection, settings);
+  }
+  commitTransaction(connection: DatabaseConnection) {
+    return this.inner.commitTransaction(connection);
+  }
+  rollbackTransaction(connection: DatabaseConnection) {
+    return this.inner.rollbackTransaction(connection);
+  }
+  savepoint: Driver['savepoint'] = (c, n, q) => this.inner.savepoint!(c, n, q);
+  rollbackToSavepoint: Driver['rollbackToSavepoint'] = (c, n, q) => this.inner.rollbackToSavepoint!(c, n, q);
+  releaseSavepoint: Driver['releaseSavepoint'] = (c, n, q) => this.inner.releaseSavepoint!(c, n, q);
+  destroy() {
+    return this.inner.destroy();
+  }
+}
+
+class ExclusivePGliteDialect extends PGliteDialect {
+  override createDriver(): Driver {
+    return new ExclusiveDriver(super.createDriver());
+  }
+}
+
+/** `dataDir` undefined = in memory (tests); otherwise a directory on disk. */
+export async function createPgliteHandle(dataDir?: string): Promise<DatabaseHandle> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const pglite = await PGlite.create(dataDir);
+  const db = new Kysely<Database>({ dialect: new ExclusivePGliteDialect({ pglite }) });
+  return {
+    kind: 'pglite',
+    db,
+    async exec(script) {
+      await pglite.exec(script);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import type { Kysely } from 'kysely';
+import type { ContactsKbTables } from './tables/contacts_kb';
+import type { ConversationsTables } from './tables/conversations';
+import type { FoundationTables } from './tables/foundation';
+import type { PlatformTables } from './tables/platform';
+import type { TicketsCallsTables } from './tables/tickets_calls';
+import type { WebhooksTables } from './tables/webhooks';
+
+/**
+ * The whole typed schema. Each area declares its tables in ./tables/<area>.ts (one file per
+ * owner, so areas grow without touching each other); the SQL lives in /schema/NNNN_*.sql.
+ */
+export interface Database
+  extends FoundationTables,
+    TicketsCallsTables,
+    WebhooksTables,
+    ConversationsTables,
+    ContactsKbTables,
+    PlatformTables {}
+
+export type Db = Kysely<Database>;
+export type * from './tables/foundation';

@@ -1,0 +1,3 @@
+/** Tables of this area, merged into `Database` by ../schema.ts. */
+// biome-ignore lint/suspicious/noEmptyInterface: filled as the area's functions land
+export interface TicketsCallsTables {}

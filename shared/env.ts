@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+/**
+ * Every setting the functions read, validated once (Unkey's pattern: env checked before routing).
+ * On Workers these arrive as bindings/secrets; in the embedded runtime from process.env.
+ * README.md lists each one; keep the two in step.
+ */
+const intFromString = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? fallback : Number(v)))
+    .pipe(z.number().int().nonnegative());
+
+export const EnvSchema = z.object({
+  /** Where the service runs: `development` allows the built-in dev secrets below. */
+  APP_ENV: z.enum(['development', 'test', 'staging', 'production']).default('development'),
+  DATABASE_URL: z.string().optional(),
+  DATA_DIR: z.string().default('.data'),
+  DASHBOARD_JWT_SECRET: z.string().optional(),
+  DASHBOARD_JWKS_URL: z.string().url().optional(),
+  END_USER_JWT_SECRET: z.string().optional(),
+  INTERNAL_API_TOKEN: z.string().optional(),
+  /** HMAC key for API-key hashes. Rotating it invalidates every key. */
+  API_KEY_HASH_SECRET: z.string().optional(),
+  /** AES-GCM key (base64 of 32 bytes, or any string: it is hashed to 32 bytes) for webhook secrets at rest. */
+  WEBHOOK_ENCRYPTION_KEY: z.string().optional(),
+  WEBHOOK_SSRF_ALLOW: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  WEBHOOK_RETRY_UNIT_MS: intFromString(1000),
+  WEBHOOK_TIMEOUT_MS: intFromString(10_000),
+  UPSTASH_REDIS_REST_URL: z.string().optional(),
+  UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
+  QSTASH_URL: z.string().optional(),
+  QSTASH_TOKEN: z.string().optional(),
+  QSTASH_CURRENT_SIGNING_KEY: z.string().optional(),
+  QSTASH_NEXT_SIGNING_KEY: z.string().optional(),
+  /** Public base URL of this API (QStash callbacks, export download links). */
+  PUBLIC_BASE_URL: z.string().optional(),
+  /** Largest accepted request body in bytes. */
+  MAX_BODY_BYTES: intFromString(1024 * 1024),
+});
+
+export type AppConfig = z.infer<typeof EnvSchema> & {
+  DASHBOARD_JWT_SECRET: string;
+  END_USER_JWT_SECRET: string;
+  INTERNAL_API_TOKEN: string;
+  API_KEY_HASH_SECRET: string;
+  WEBHOOK_ENCRYPTION_KEY: string;
+};
+
+/** Secrets that have a well-known default in development only; staging and production must set them. */
+const DEV_DEFAULTS = {
+  DASHBOARD_JWT_SECRET: 'dev-dashboard-jwt-secret-change-me',
+  END_USER_JWT_SECRET: 'dev-end-user-jwt-secret-change-me',
+  INTERNAL_API_TOKEN: 'dev-internal-token',
+  API_KEY_HASH_SECRET: 'dev-api-key-hash-secret',
+  WEBHOOK_ENCRYPTION_KEY: 'dev-webhook-encryption-key',
+} as const;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(source: Record<string, unknown>): AppConfig {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.shape)) {
+    const value = source[key];
+    if (typeof value === 'string') picked[key] = value;
+  }
+  const parsed = EnvSchema.safeParse(picked);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`Invalid environment: ${issues}`);
+  }
+  const env = parsed.data;
+  const production = env.APP_ENV === 'staging' || env.APP_ENV === 'production';
+  const resolved = { ...env } as AppConfig;
+  for (const [key, fallback] of Object.entries(DEV_DEFAULTS) as [keyof typeof DEV_DEFAULTS, string][]) {
+    if (env[key]) continue;
+    // The JWKS URL replaces the shared dashboard secret in production.
+    if (production && !(key === 'DASHBOARD_JWT_SECRET' && env.DASHBOARD_JWKS_URL)) {
+      throw new ConfigError(`${key} must be set when APP_ENV=${env.APP_ENV}`);
+    }
+    resolved[key] = fallback;
+  }
+  return resolved;
+}
+
+/** Names of secrets that fell back to a development default: printed at start-up as a warning. */
+export function defaultedSecrets(source: Record<string, unknown>): string[] {
+  return Object.keys(DEV_DEFAULTS).filter((k) => typeof source[k] !== 'string' || source[k] === '');
+}

@@ -1,0 +1,110 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** Every fixed error string of the spec, once. Clients branch on these: change none of them. */
+export const Detail = {
+  missingCredentials: 'Missing authentication credentials',
+  invalidApiKey: 'Invalid API key',
+  invalidSession: 'Invalid or expired session token',
+  invalidInternalToken: 'Invalid internal service token',
+  invalidEndUserToken: 'Invalid or expired end-user token',
+  apiKeyNotPermitted: 'API keys are not permitted for this endpoint',
+  roleRequired: (role: string) => `This action requires the ${role} role`,
+  missingScope: (scope: string) => `API key missing required scope: ${scope}`,
+  insufficientPermissions: (scope: string) => `Insufficient permissions: requires ${scope}`,
+  unknownScopes: (scopes: readonly string[]) => `Unknown API key scope(s): ${scopes.join(', ')}`,
+  notFound: 'Not Found',
+  resourceNotFound: (resource: string) => `${resource} not found`,
+  methodNotAllowed: 'Method Not Allowed',
+  bodyTooLarge: 'Request body too large',
+  databaseUnavailable: 'Service temporarily unavailable: database unreachable',
+  internalError: 'Internal server error',
+  rateLimited: 'Rate limit exceeded',
+} as const;
+
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+/**
+ * The one error type handlers throw. `detail` is either the spec's string or,
+ * for request validation, the list of issues (FastAPI's 422 shape).
+ */
+export class ApiError extends HTTPException {
+  readonly detail: string | ValidationIssue[];
+  readonly extraHeaders: Record<string, string>;
+
+  constructor(
+    status: ContentfulStatusCode,
+    detail: string | ValidationIssue[],
+    headers: Record<string, string> = {},
+  ) {
+    super(status, { message: typeof detail === 'string' ? detail : 'Validation error' });
+    this.detail = detail;
+    this.extraHeaders = headers;
+  }
+}
+
+export const unauthorized = (detail: string) => new ApiError(401, detail, { 'WWW-Authenticate': 'Bearer' });
+export const forbidden = (detail: string) => new ApiError(403, detail);
+export const notFound = (resource?: string) =>
+  new ApiError(404, resource ? Detail.resourceNotFound(resource) : Detail.notFound);
+export const badRequest = (detail: string) => new ApiError(400, detail);
+export const conflict = (detail: string) => new ApiError(409, detail);
+export const validationError = (issues: ValidationIssue[]) => new ApiError(422, issues);
+
+/** Postgres errors that mean "the database is not reachable", not "the query is wrong". */
+const UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', '53300']);
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_NODE_CODES.has(code)))
+    return true;
+  const message = String((err as { message?: unknown }).message ?? '');
+  return /Connection terminated|connection timeout|Client has encountered a connection error|PGlite is closed/i.test(
+    message,
+  );
+}
+
+/**
+ * Constraint failures that slipped past validation are the caller's fault, not a 500:
+ * the database is the last line of defence, and it answers in the spec's shape.
+ */
+const CONSTRAINT_ERRORS: Record<string, { status: ContentfulStatusCode; detail: string }> = {
+  '23505': { status: 409, detail: 'A resource with these values already exists' },
+  '23503': { status: 409, detail: 'A referenced resource does not exist' },
+  '23514': { status: 422, detail: 'A value is outside the allowed set' },
+  '22001': { status: 422, detail: 'A value is too long' },
+  '22P02': { status: 422, detail: 'A value has the wrong format' },
+  '22003': { status: 422, detail: 'A number is out of range' },
+};
+
+/** onError for every app: one place turns failures into the spec's `{detail}` bodies. */
+export function handleError(err: Error, c: Context): Response {
+  if (err instanceof ApiError) {
+    return c.json({ detail: err.detail }, err.status, err.extraHeaders);
+  }
+  if (err instanceof HTTPException && err.status === 400 && err.message.startsWith('Malformed JSON')) {
+    return c.json({ detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] }, 422);
+  }
+  if (err instanceof HTTPException) {
+    // Hono's own exceptions (e.g. body limit, malformed input): keep the status, give our shape.
+    const status = err.status as ContentfulStatusCode;
+    return c.json({ detail: err.message || Detail.internalError }, status);
+  }
+  const pgCode = (err as { code?: unknown }).code;
+  const mapped = typeof pgCode === 'string' ? CONSTRAINT_ERRORS[pgCode] : undefined;
+  if (mapped) return c.json({ detail: mapped.detail }, mapped.status);
+  if (isDatabaseUnavailable(err)) {
+    return c.json({ detail: Detail.databaseUnavailable }, 503, { 'Retry-After': '1' });
+  }
+  console.error(
+    JSON.stringify({ level: 'error', msg: 'unhandled', path: c.req.path, error: String(err?.stack ?? err) }),
+  );
+  return c.json({ detail: Detail.internalError }, 500);
+}

@@ -1,0 +1,43 @@
+import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { gate } from '../auth/gate';
+import { ApiError, Detail, handleError } from '../http/errors';
+import type { AppEnv, FunctionApp } from './app-env';
+
+export interface RootOptions {
+  /** sets `c.var.services` (the only runtime-specific piece) */
+  provideServices: MiddlewareHandler<AppEnv>;
+  maxBodyBytes: number;
+  /** middleware that runs after the gate, e.g. rate limiting (needs the tenant) */
+  afterGate?: MiddlewareHandler<AppEnv>[];
+}
+
+/**
+ * Composes function apps the same way on every runtime: services, request id, body limit, the
+ * auth gate, then the routes; one error handler and one 404 for all.
+ */
+export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): Hono<AppEnv> {
+  const root = new Hono<AppEnv>();
+  root.use('*', async function requestId(c, next) {
+    const id = c.req.header('x-request-id')?.slice(0, 128) || crypto.randomUUID();
+    c.set('requestId', id);
+    await next();
+    c.header('X-Request-Id', id);
+  });
+  root.use('*', options.provideServices);
+  root.use(
+    '*',
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: () => {
+        throw new ApiError(413, Detail.bodyTooLarge);
+      },
+    }),
+  );
+  root.use('*', gate);
+  for (const mw of options.afterGate ?? []) root.use('*', mw);
+  for (const app of apps) root.route('/', app);
+  root.notFound((c) => c.json({ detail: Detail.notFound }, 404));
+  root.onError(handleError);
+  return root;
+}

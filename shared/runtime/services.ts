@@ -1,0 +1,43 @@
+import type { KeyCache } from '../auth/key-verify';
+import type { Db } from '../db/schema';
+import type { AppConfig } from '../env';
+
+/**
+ * Tells the webhook dispatcher that new events sit in the outbox. The outbox row is the truth;
+ * a kick only makes delivery prompt. Embedded: wakes the in-process dispatcher. Edge: dispatches
+ * in waitUntil. (Implemented by shared/webhooks; the default below only records that it was asked.)
+ */
+export interface EventKicker {
+  kick(): void;
+}
+
+/** Per-request services, set once by the runtime (Unkey's "one services object per request"). */
+export interface Services {
+  config: AppConfig;
+  db: Db;
+  /** in-process verified-key cache (embedded runtime); null on the edge */
+  keyCache: KeyCache | null;
+  events: EventKicker;
+  /** Runs work after the response (Workers: waitUntil; Node: tracked promise). Never throws into the request. */
+  defer(task: () => Promise<unknown>): void;
+  /** Where this code runs: handlers must not branch on it; adapters and diagnostics may. */
+  runtime: 'node' | 'edge';
+}
+
+/** A `defer` for Node: failures are logged, and `drain()` waits for what is in flight (tests, shutdown). */
+export function createNodeDefer() {
+  const inFlight = new Set<Promise<unknown>>();
+  const defer = (task: () => Promise<unknown>) => {
+    const p = Promise.resolve()
+      .then(task)
+      .catch((err) =>
+        console.error(JSON.stringify({ level: 'warn', msg: 'deferred task failed', error: String(err) })),
+      )
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  };
+  const drain = async () => {
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
+  };
+  return { defer, drain };
+}

@@ -1,0 +1,156 @@
+/**
+ * Test harness: the embedded runtime in-process (no sockets), on PGlite in memory or on a fresh
+ * real-Postgres database (TEST_DB=postgres, set by the vitest project), plus helpers to make
+ * tenants, dashboard tokens and API keys through the public API itself.
+ */
+
+import { createEmbeddedRuntime, type EmbeddedRuntime } from '../../scripts/embedded';
+import { type Role, signDashboardToken } from '../../shared/auth/jwt';
+import { createPostgresHandle } from '../../shared/db/adapters/pg';
+import { createPgliteHandle } from '../../shared/db/adapters/pglite';
+import type { DatabaseHandle } from '../../shared/db/handle';
+import { migrate } from '../../shared/db/migrate';
+import { readMigrations } from '../../shared/db/migrations-fs';
+import { type AppConfig, loadConfig } from '../../shared/env';
+import { createTestDatabase } from './pg';
+
+export const TEST_DB = (process.env.TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
+export const TEST_SECRETS = {
+  DASHBOARD_JWT_SECRET: 'test-dashboard-secret',
+  INTERNAL_API_TOKEN: 'test-internal-token',
+  API_KEY_HASH_SECRET: 'test-key-hash-secret',
+  WEBHOOK_ENCRYPTION_KEY: 'test-webhook-encryption-key',
+  END_USER_JWT_SECRET: 'test-end-user-secret',
+};
+
+export interface RequestOptions {
+  body?: unknown;
+  /** raw body text (for malformed JSON tests) */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** sent as X-API-Key */
+  apiKey?: string;
+  /** sent as Authorization: Bearer */
+  bearer?: string;
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestTenant {
+  id: string;
+  adminToken: string;
+  /** creates an API key with exactly these scopes; returns the secret */
+  key(scopes: string[], extra?: Record<string, unknown>): Promise<string>;
+  token(role: Role, sub?: string): Promise<string>;
+}
+
+export interface Harness {
+  runtime: EmbeddedRuntime;
+  config: AppConfig;
+  db: DatabaseHandle['db'];
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  superToken(): Promise<string>;
+  tenant(options?: { plan?: string; environment?: string; name?: string }): Promise<TestTenant>;
+  close(): Promise<void>;
+}
+
+async function openTestDatabase(): Promise<{ handle: DatabaseHandle; cleanup: () => Promise<void> }> {
+  if (TEST_DB === 'postgres') {
+    const created = await createTestDatabase();
+    const handle = createPostgresHandle(created.url, { max: 5 });
+    return {
+      handle,
+      cleanup: async () => {
+        await handle.close();
+        await created.drop();
+      },
+    };
+  }
+  const handle = await createPgliteHandle();
+  await migrate(handle, readMigrations());
+  return { handle, cleanup: () => handle.close() };
+}
+
+export const postgresUnavailable = () =>
+  TEST_DB === 'postgres' && process.env.TEST_POSTGRES_UNAVAILABLE === '1';
+
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const config = loadConfig({ APP_ENV: 'test', ...TEST_SECRETS, WEBHOOK_RETRY_UNIT_MS: '10', ...env });
+  const { handle, cleanup } = await openTestDatabase();
+  const runtime = await createEmbeddedRuntime({ config, handle });
+
+  const request = async <T = any>(method: string, path: string, options: RequestOptions = {}) => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (options.apiKey) headers['X-API-Key'] = options.apiKey;
+    if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const bodyless = method === 'GET' || method === 'HEAD';
+    const res = await runtime.app.request(path, { method, headers, body: bodyless ? undefined : body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  };
+
+  const superToken = () =>
+    signDashboardToken(config.DASHBOARD_JWT_SECRET, {
+      sub: 'user_super',
+      tenant_id: 'platform',
+      role: 'super_admin',
+    });
+
+  const tenant: Harness['tenant'] = async (options = {}) => {
+    const created = await request('POST', '/api/v1/tenants', {
+      bearer: await superToken(),
+      body: {
+        name: options.name ?? 'Test Tenant',
+        plan: options.plan ?? 'enterprise',
+        environment: options.environment ?? 'production',
+      },
+    });
+    if (created.status !== 201) throw new Error(`tenant creation failed: ${created.status} ${created.text}`);
+    const id = created.body.id as string;
+    const token = (role: Role, sub = `user_${role}`) =>
+      signDashboardToken(config.DASHBOARD_JWT_SECRET, { sub, tenant_id: id, role });
+    const adminToken = await token('tenant_admin', 'user_admin');
+    return {
+      id,
+      adminToken,
+      token,
+      async key(scopes, extra = {}) {
+        const res = await request('POST', '/api/v1/api-keys', {
+          bearer: adminToken,
+          body: { name: 'test key', scopes, ...extra },
+        });
+        if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${res.text}`);
+        return res.body.api_key as string;
+      },
+    };
+  };
+
+  return {
+    runtime,
+    config,
+    db: handle.db,
+    request,
+    superToken,
+    tenant,
+    async close() {
+      await runtime.close();
+      await cleanup();
+    },
+  };
+}

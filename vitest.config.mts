@@ -1,0 +1,32 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Test tiers:
+ *  - unit: pure modules, no database
+ *  - pglite / postgres: the same integration suites on the embedded database and on this
+ *    machine's real Postgres (with CI=true a missing Postgres fails the run)
+ */
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'pglite',
+          include: ['test/integration/**/*.test.ts'],
+          env: { TEST_DB: 'pglite' },
+        },
+      },
+      {
+        test: {
+          name: 'postgres',
+          include: ['test/integration/**/*.test.ts'],
+          env: { TEST_DB: 'postgres' },
+          globalSetup: ['test/support/pg-global-setup.ts'],
+        },
+      },
+    ],
+  },
+});
