@@ -61,7 +61,9 @@ export interface Harness {
 
 async function openTestDatabase(): Promise<{ handle: DatabaseHandle; cleanup: () => Promise<void> }> {
   if (TEST_DB === 'postgres') {
-    const created = await createTestDatabase();
+    const template = process.env.TEST_POSTGRES_TEMPLATE;
+    if (!template) throw new Error('TEST_POSTGRES_TEMPLATE unset: run through the postgres vitest project');
+    const created = await createTestDatabase(template);
     const handle = createPostgresHandle(created.url, { max: 5 });
     return {
       handle,

@@ -1,8 +1,10 @@
-// globalSetup of the `postgres` vitest project: (re)builds the migrated template database once.
+// globalSetup of the `postgres` vitest project: builds the migrated template database once per
+// set of migrations. Built under a temporary name and renamed, so concurrent runs never see a
+// half-migrated template and never drop one another's.
 import { createPostgresHandle } from '../../shared/db/adapters/pg';
 import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';
-import { adminQuery, dbUrl, postgresReachable, TEMPLATE_DB } from './pg';
+import { adminQuery, dbUrl, postgresReachable, templateName } from './pg';
 
 export default async function setup() {
   if (!(await postgresReachable())) {
@@ -12,9 +14,19 @@ export default async function setup() {
     process.env.TEST_POSTGRES_UNAVAILABLE = '1';
     return;
   }
-  await adminQuery(`DROP DATABASE IF EXISTS ${TEMPLATE_DB} WITH (FORCE)`);
-  await adminQuery(`CREATE DATABASE ${TEMPLATE_DB}`);
-  const handle = createPostgresHandle(dbUrl(TEMPLATE_DB), { max: 1 });
-  await migrate(handle, readMigrations());
-  await handle.close();
+  const migrations = readMigrations();
+  const template = templateName(migrations.map((m) => m.version + m.sql).join('\n'));
+  process.env.TEST_POSTGRES_TEMPLATE = template;
+  const building = `${template}_b${Math.random().toString(36).slice(2, 8)}`;
+  await adminQuery(`CREATE DATABASE ${building}`);
+  try {
+    const handle = createPostgresHandle(dbUrl(building), { max: 1 });
+    await migrate(handle, migrations);
+    await handle.close();
+    await adminQuery(`ALTER DATABASE ${building} RENAME TO ${template}`);
+  } catch (err) {
+    if (!/already exists/.test(String((err as Error).message))) throw err;
+  } finally {
+    await adminQuery(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+  }
 }
