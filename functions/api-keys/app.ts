@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
+import { recordAudit } from '../../shared/audit/audit';
 import { actorOf, requireRole, tenantOf } from '../../shared/auth/credential';
 import { generateApiKey, hashApiKey } from '../../shared/auth/key-format';
 import { isScope } from '../../shared/auth/scopes';
@@ -107,14 +108,24 @@ app.post('/api/v1/api-keys', validate('json', CreateApiKeyBody), async (c) => {
     .executeTakeFirst();
   if (!tenant) throw notFound('Tenant');
   const expiresAt = body.expires_in_days ? new Date(Date.now() + body.expires_in_days * 86_400_000) : null;
-  const { row, apiKey } = await insertKey(db, config.API_KEY_HASH_SECRET, {
-    tenant_id: tenantId,
-    name: body.name,
-    description: body.description ?? null,
-    scopes,
-    created_by: actorOf(c),
-    expires_at: expiresAt,
-    environment: tenant.environment === 'sandbox' ? 'test' : 'live',
+  const { row, apiKey } = await db.transaction().execute(async (trx) => {
+    const created = await insertKey(trx, config.API_KEY_HASH_SECRET, {
+      tenant_id: tenantId,
+      name: body.name,
+      description: body.description ?? null,
+      scopes,
+      created_by: actorOf(c),
+      expires_at: expiresAt,
+      environment: tenant.environment === 'sandbox' ? 'test' : 'live',
+    });
+    await recordAudit(
+      trx,
+      c,
+      'api_key.created',
+      { type: 'api_key', id: created.row.id },
+      { name: body.name, scopes },
+    );
+    return created;
   });
   return c.json(secretView(row, apiKey), 201);
 });
@@ -156,7 +167,7 @@ app.post('/api/v1/api-keys/:key_id/rotate', validate('param', KeyIdParam), async
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     if (Number(revoked.numUpdatedRows) === 0) throw conflict('API key is revoked and cannot be rotated');
-    return insertKey(trx, config.API_KEY_HASH_SECRET, {
+    const created = await insertKey(trx, config.API_KEY_HASH_SECRET, {
       tenant_id: tenantId,
       name: old.name,
       description: old.description,
@@ -165,6 +176,14 @@ app.post('/api/v1/api-keys/:key_id/rotate', validate('param', KeyIdParam), async
       expires_at: old.expires_at,
       environment: old.environment,
     });
+    await recordAudit(
+      trx,
+      c,
+      'api_key.rotated',
+      { type: 'api_key', id: old.id },
+      { replaced_by: created.row.id },
+    );
+    return created;
   });
   keyCache?.evict(key_id);
   return c.json(secretView(result.row, result.apiKey), 200);
@@ -175,12 +194,16 @@ app.post('/api/v1/api-keys/:key_id/revoke', validate('param', KeyIdParam), async
   const { db, keyCache } = c.var.services;
   const key = await findKey(db, tenantOf(c), key_id);
   if (key.revoked_at === null) {
-    await db
-      .updateTable('api_keys')
-      .set({ revoked_at: new Date() })
-      .where('id', '=', key.id)
-      .where('revoked_at', 'is', null)
-      .execute();
+    await db.transaction().execute(async (trx) => {
+      const revoked = await trx
+        .updateTable('api_keys')
+        .set({ revoked_at: new Date() })
+        .where('id', '=', key.id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(revoked.numUpdatedRows) > 0)
+        await recordAudit(trx, c, 'api_key.revoked', { type: 'api_key', id: key.id });
+    });
   }
   keyCache?.evict(key.id);
   return c.body(null, 204);
@@ -189,12 +212,16 @@ app.post('/api/v1/api-keys/:key_id/revoke', validate('param', KeyIdParam), async
 app.delete('/api/v1/api-keys/:key_id', validate('param', KeyIdParam), async (c) => {
   const { key_id } = c.req.valid('param');
   const { db, keyCache } = c.var.services;
-  const deleted = await db
-    .deleteFrom('api_keys')
-    .where('tenant_id', '=', tenantOf(c))
-    .where('id', '=', key_id)
-    .executeTakeFirst();
-  if (Number(deleted.numDeletedRows) === 0) throw notFound('API key');
+  await db.transaction().execute(async (trx) => {
+    const deleted = await trx
+      .deleteFrom('api_keys')
+      .where('tenant_id', '=', tenantOf(c))
+      .where('id', '=', key_id)
+      .returning(['id', 'name'])
+      .executeTakeFirst();
+    if (!deleted) throw notFound('API key');
+    await recordAudit(trx, c, 'api_key.deleted', { type: 'api_key', id: deleted.id }, { name: deleted.name });
+  });
   keyCache?.evict(key_id);
   return c.body(null, 204);
 });

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ContactsKbTables } from './tables/contacts_kb';
 import type { ConversationsTables } from './tables/conversations';
 import type { FoundationTables } from './tables/foundation';
+import type { IntegratorTables } from './tables/integrator';
 import type { PlatformTables } from './tables/platform';
 import type { TicketsCallsTables } from './tables/tickets_calls';
 import type { WebhooksTables } from './tables/webhooks';
@@ -16,7 +17,8 @@ export interface Database
     WebhooksTables,
     ConversationsTables,
     ContactsKbTables,
-    PlatformTables {}
+    PlatformTables,
+    IntegratorTables {}
 
 export type Db = Kysely<Database>;
 export type * from './tables/foundation';

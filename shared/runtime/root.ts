@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { gate } from '../auth/gate';
 import { ApiError, Detail, handleError } from '../http/errors';
+import { idempotency } from '../http/idempotency';
 import type { AppEnv, FunctionApp } from './app-env';
 
 export interface RootOptions {
@@ -14,7 +15,7 @@ export interface RootOptions {
 
 /**
  * Composes function apps the same way on every runtime: services, request id, body limit, the
- * auth gate, then the routes; one error handler and one 404 for all.
+ * auth gate, rate limits and metering (afterGate), Idempotency-Key replay, then the routes; one error handler and one 404 for all.
  */
 export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): Hono<AppEnv> {
   const root = new Hono<AppEnv>();
@@ -36,6 +37,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   );
   root.use('*', gate);
   for (const mw of options.afterGate ?? []) root.use('*', mw);
+  root.use('*', idempotency());
   for (const app of apps) root.route('/', app);
   root.notFound((c) => c.json({ detail: Detail.notFound }, 404));
   root.onError(handleError);

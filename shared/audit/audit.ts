@@ -1,0 +1,47 @@
+import type { Context } from 'hono';
+import type { Kysely, Transaction } from 'kysely';
+import { actorOf, tenantOf } from '../auth/credential';
+import type { Database } from '../db/schema';
+import { clientIp } from '../http/client-ip';
+import { newId } from '../ids';
+import type { AppEnv } from '../runtime/app-env';
+
+/** Management actions recorded in the audit log (who did what to which key or webhook). */
+export const AUDIT_ACTIONS = [
+  'api_key.created',
+  'api_key.rotated',
+  'api_key.revoked',
+  'api_key.deleted',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+/**
+ * Writes one audit row, in the caller's transaction so the record commits with the action.
+ * Secrets never go into `metadata`.
+ */
+export async function recordAudit(
+  db: Executor,
+  c: Context<AppEnv>,
+  action: AuditAction,
+  target: { type: 'api_key' | 'webhook'; id: string },
+  metadata: Record<string, unknown> = {},
+): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      id: newId('audit'),
+      tenant_id: tenantOf(c),
+      actor: actorOf(c),
+      action,
+      target_type: target.type,
+      target_id: target.id,
+      source_ip: clientIp(c),
+      metadata: JSON.stringify(metadata),
+    })
+    .execute();
+}

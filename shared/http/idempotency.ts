@@ -1,0 +1,256 @@
+import { Redis } from '@upstash/redis';
+import type { Context, MiddlewareHandler } from 'hono';
+import { surfaceOf } from '../auth/access';
+import { sha256Hex } from '../crypto';
+import type { Db } from '../db/schema';
+import type { AppEnv } from '../runtime/app-env';
+import { ApiError, conflict, validationError } from './errors';
+
+/**
+ * `Idempotency-Key` on every POST and PATCH of the public API (Stripe semantics): the first
+ * response for (tenant, credential, key) is kept for 24 h and replayed byte for byte with
+ * `Idempotent-Replayed: true`; the same key with a different request is 422; a duplicate that
+ * arrives while the first is still running is 409 and never runs the action twice.
+ * 5xx responses are not kept, so a retry after a server failure runs again.
+ */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+const KEPT_HEADERS = ['content-type', 'location'];
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+export interface IdempotencyScope {
+  tenantId: string;
+  credential: string;
+  key: string;
+}
+export type BeginResult =
+  | { kind: 'new' }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'mismatch' }
+  | { kind: 'in_progress' };
+
+export interface IdempotencyStore {
+  begin(scope: IdempotencyScope, fingerprint: string): Promise<BeginResult>;
+  complete(scope: IdempotencyScope, fingerprint: string, response: StoredResponse): Promise<void>;
+  release(scope: IdempotencyScope): Promise<void>;
+}
+
+/** Embedded runtime: a row per key; the primary key serialises concurrent duplicates. */
+export class DbIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly db: Db) {}
+
+  private where(scope: IdempotencyScope) {
+    return {
+      tenant_id: scope.tenantId,
+      credential: scope.credential,
+      idempotency_key: scope.key,
+    };
+  }
+
+  async begin(scope: IdempotencyScope, fingerprint: string): Promise<BeginResult> {
+    const k = this.where(scope);
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('tenant_id', '=', k.tenant_id)
+      .where('credential', '=', k.credential)
+      .where('idempotency_key', '=', k.idempotency_key)
+      .where('expires_at', '<', new Date())
+      .execute();
+    const inserted = await this.db
+      .insertInto('idempotency_keys')
+      .values({
+        ...k,
+        fingerprint,
+        state: 'in_progress',
+        expires_at: new Date(Date.now() + IDEMPOTENCY_TTL_SECONDS * 1000),
+      })
+      .onConflict((oc) => oc.columns(['tenant_id', 'credential', 'idempotency_key']).doNothing())
+      .returning('state')
+      .executeTakeFirst();
+    if (inserted) return { kind: 'new' };
+    const row = await this.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('tenant_id', '=', k.tenant_id)
+      .where('credential', '=', k.credential)
+      .where('idempotency_key', '=', k.idempotency_key)
+      .executeTakeFirst();
+    if (!row) return this.begin(scope, fingerprint); // released between our insert and select
+    if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (row.state !== 'done' || row.response_status === null) return { kind: 'in_progress' };
+    return {
+      kind: 'replay',
+      response: {
+        status: row.response_status,
+        headers: row.response_headers ?? {},
+        body: row.response_body ?? '',
+      },
+    };
+  }
+
+  async complete(scope: IdempotencyScope, _fingerprint: string, response: StoredResponse): Promise<void> {
+    const k = this.where(scope);
+    await this.db
+      .updateTable('idempotency_keys')
+      .set({
+        state: 'done',
+        response_status: response.status,
+        response_headers: JSON.stringify(response.headers),
+        response_body: response.body,
+      })
+      .where('tenant_id', '=', k.tenant_id)
+      .where('credential', '=', k.credential)
+      .where('idempotency_key', '=', k.idempotency_key)
+      .execute();
+  }
+
+  async release(scope: IdempotencyScope): Promise<void> {
+    const k = this.where(scope);
+    await this.db
+      .deleteFrom('idempotency_keys')
+      .where('tenant_id', '=', k.tenant_id)
+      .where('credential', '=', k.credential)
+      .where('idempotency_key', '=', k.idempotency_key)
+      .execute();
+  }
+}
+
+interface RedisRecord {
+  fingerprint: string;
+  state: 'in_progress' | 'done';
+  response?: StoredResponse;
+}
+
+/** Production: one Redis key per scope; SET NX decides who runs, the TTL expires it after 24 h. */
+export class RedisIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly redis: Redis) {}
+
+  private key(scope: IdempotencyScope) {
+    return `idem:${scope.tenantId}:${scope.credential}:${scope.key}`;
+  }
+
+  async begin(scope: IdempotencyScope, fingerprint: string): Promise<BeginResult> {
+    const record: RedisRecord = { fingerprint, state: 'in_progress' };
+    const set = await this.redis.set(this.key(scope), JSON.stringify(record), {
+      nx: true,
+      ex: IDEMPOTENCY_TTL_SECONDS,
+    });
+    if (set === 'OK') return { kind: 'new' };
+    const raw = await this.redis.get<RedisRecord | string>(this.key(scope));
+    if (raw === null) return this.begin(scope, fingerprint);
+    const existing: RedisRecord = typeof raw === 'string' ? JSON.parse(raw) : raw;
+    if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (existing.state !== 'done' || !existing.response) return { kind: 'in_progress' };
+    return { kind: 'replay', response: existing.response };
+  }
+
+  async complete(scope: IdempotencyScope, fingerprint: string, response: StoredResponse): Promise<void> {
+    const record: RedisRecord = { fingerprint, state: 'done', response };
+    await this.redis.set(this.key(scope), JSON.stringify(record), { ex: IDEMPOTENCY_TTL_SECONDS });
+  }
+
+  async release(scope: IdempotencyScope): Promise<void> {
+    await this.redis.del(this.key(scope));
+  }
+}
+
+const redisStores = new Map<string, RedisIdempotencyStore>();
+
+/** Redis when Upstash is configured (production), the database otherwise (embedded). */
+export function idempotencyStoreFor(c: Context<AppEnv>): IdempotencyStore {
+  const { config, db } = c.var.services;
+  if (config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN) {
+    const id = `${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}`;
+    let store = redisStores.get(id);
+    if (!store) {
+      store = new RedisIdempotencyStore(
+        new Redis({
+          url: config.UPSTASH_REDIS_REST_URL,
+          token: config.UPSTASH_REDIS_REST_TOKEN,
+          automaticDeserialization: false,
+        }),
+      );
+      redisStores.set(id, store);
+    }
+    return store;
+  }
+  return new DbIdempotencyStore(db);
+}
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+function credentialOf(c: Context<AppEnv>): { tenantId: string; credential: string } | null {
+  const auth = c.get('auth');
+  if (auth.kind === 'api_key') return { tenantId: auth.tenantId, credential: `api_key:${auth.keyId}` };
+  if (auth.kind === 'dashboard') return { tenantId: auth.tenantId, credential: `user:${auth.userId}` };
+  return null;
+}
+
+export function idempotency(
+  storeFor: (c: Context<AppEnv>) => IdempotencyStore = idempotencyStoreFor,
+): MiddlewareHandler<AppEnv> {
+  return async function idempotencyKey(c, next) {
+    const key = c.req.header('idempotency-key');
+    if (
+      key === undefined ||
+      (c.req.method !== 'POST' && c.req.method !== 'PATCH') ||
+      surfaceOf(c.req.path) !== 'api'
+    ) {
+      return next();
+    }
+    const who = credentialOf(c);
+    if (!who) return next();
+    if (!KEY_SHAPE.test(key)) {
+      throw validationError([
+        {
+          loc: ['header', 'idempotency-key'],
+          msg: 'Idempotency-Key must be 1-255 visible ASCII characters',
+          type: 'value_error',
+        },
+      ]);
+    }
+    const url = new URL(c.req.url);
+    const fingerprint = await sha256Hex(
+      `${c.req.method} ${url.pathname}${url.search}\n${await c.req.text()}`,
+    );
+    const scope: IdempotencyScope = { ...who, key };
+    const store = storeFor(c);
+    const begun = await store.begin(scope, fingerprint);
+    if (begun.kind === 'mismatch') {
+      throw new ApiError(
+        422,
+        'Idempotency-Key was already used with a different request; use a new key for a new request',
+      );
+    }
+    if (begun.kind === 'in_progress')
+      throw conflict('A request with this Idempotency-Key is still being processed; retry later');
+    if (begun.kind === 'replay') {
+      const { status, headers, body } = begun.response;
+      return new Response(status === 204 || status === 304 ? null : body, {
+        status,
+        headers: { ...headers, [REPLAYED_HEADER]: 'true' },
+      });
+    }
+    try {
+      await next();
+    } catch (err) {
+      await store.release(scope);
+      throw err;
+    }
+    if (c.res.status >= 500) {
+      await store.release(scope);
+      return;
+    }
+    const body = await c.res.clone().text();
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const value = c.res.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    await store.complete(scope, fingerprint, { status: c.res.status, headers, body });
+  };
+}
