@@ -21,6 +21,8 @@ export interface VerifiedKey {
 export class KeyCache {
   #byHash = new Map<string, { key: VerifiedKey | null; until: number }>();
   #hashById = new Map<string, string>();
+  /** cache misses (each one costs a lookup): the benchmark and tests read it */
+  misses = 0;
 
   constructor(
     private readonly ttlMs = 60_000,
@@ -29,9 +31,13 @@ export class KeyCache {
 
   get(hash: string): VerifiedKey | null | undefined {
     const hit = this.#byHash.get(hash);
-    if (!hit) return undefined;
+    if (!hit) {
+      this.misses++;
+      return undefined;
+    }
     if (hit.until < Date.now()) {
       this.#byHash.delete(hash);
+      this.misses++;
       return undefined;
     }
     return hit.key;
