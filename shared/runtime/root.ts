@@ -9,6 +9,8 @@ export interface RootOptions {
   /** sets `c.var.services` (the only runtime-specific piece) */
   provideServices: MiddlewareHandler<AppEnv>;
   maxBodyBytes: number;
+  /** replaces the auth gate: only the benchmark's "auth bypassed" comparison uses it */
+  authenticate?: MiddlewareHandler<AppEnv>;
   /** middleware that runs after the gate, e.g. rate limiting (needs the tenant) */
   afterGate?: MiddlewareHandler<AppEnv>[];
 }
@@ -35,7 +37,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
       },
     }),
   );
-  root.use('*', gate);
+  root.use('*', options.authenticate ?? gate);
   for (const mw of options.afterGate ?? []) root.use('*', mw);
   root.use('*', idempotency());
   for (const app of apps) root.route('/', app);
