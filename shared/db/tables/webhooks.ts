@@ -1,3 +1,49 @@
+import type { Generated } from 'kysely';
+import type { Json, NullableTimestamp, Timestamp } from './foundation';
+
+export interface WebhooksTable {
+  id: string;
+  tenant_id: string;
+  url: string;
+  /** catalog names, or the single literal `*` */
+  events: string[];
+  /** AES-GCM sealed signing secret (shared/crypto.ts); never the secret itself */
+  secret_encrypted: string;
+  is_active: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  /** soft delete: deliveries (and metering) outlive the subscription */
+  deleted_at: NullableTimestamp;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  tenant_id: string;
+  webhook_id: string;
+  event_id: string | null;
+  event_type: string;
+  /** the envelope's `data` */
+  payload: Json<Record<string, unknown>>;
+  /** the envelope's `timestamp` */
+  event_created_at: Timestamp;
+  status: Generated<DeliveryStatus>;
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  claimed_until: NullableTimestamp;
+  claim_token: string | null;
+  last_attempt_at: NullableTimestamp;
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  redelivery_of: string | null;
+  created_at: Generated<Date>;
+  delivered_at: NullableTimestamp;
+}
+
 /** Tables of this area, merged into `Database` by ../schema.ts. */
-// biome-ignore lint/suspicious/noEmptyInterface: filled as the area's functions land
-export interface WebhooksTables {}
+export interface WebhooksTables {
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}
