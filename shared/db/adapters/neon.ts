@@ -5,7 +5,10 @@ import type { DatabaseHandle } from '../handle';
 import type { Database } from '../schema';
 
 export interface NeonOptions {
-  /** Local development/tests: `host:port` of a WebSocket-to-TCP proxy in front of a plain Postgres. */
+  /**
+   * Local development/tests: `host:port` of a WebSocket-to-TCP proxy in front of a plain Postgres.
+   * The driver then opens `ws://<wsProxy>/v1?address=<db host>:<db port>` (test/support/ws-proxy.ts).
+   */
   wsProxy?: string;
 }
 
@@ -16,7 +19,7 @@ export interface NeonOptions {
 export function createNeonHandle(connectionString: string, options: NeonOptions = {}): DatabaseHandle {
   if (options.wsProxy) {
     const proxy = options.wsProxy;
-    neonConfig.wsProxy = () => `${proxy}/v1`;
+    neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
     neonConfig.useSecureWebSocket = false;
     neonConfig.pipelineConnect = false;
     neonConfig.pipelineTLS = false;

@@ -1,0 +1,110 @@
+// Edge runtime (Cloudflare Workers): one function app per Worker, the same root chain as the
+// embedded server (shared/runtime/root.ts); only `provideServices` differs. Nothing here may import
+// a Node-only module: scripts/check-runtime-parity.ts bundles every entry and fails if one creeps in.
+import type { ExecutionContext, MiddlewareHandler } from 'hono';
+import { createNeonHandle } from '../db/adapters/neon';
+import type { DatabaseHandle } from '../db/handle';
+import { type AppConfig, ConfigError, loadConfig } from '../env';
+import type { AppEnv, FunctionApp } from './app-env';
+import { buildRoot, type RootOptions } from './root';
+import type { EventKicker, Services } from './services';
+
+/** What a Worker receives: vars and secrets from wrangler (strings), plus bindings such as ASSETS. */
+export type EdgeBindings = Record<string, unknown>;
+
+/** Per-runtime extension points wired by the entry (webhook kicker, rate limiter): all optional. */
+export interface EdgeOptions {
+  /** builds the events kicker of one request; default: a no-op (the outbox row is the truth) */
+  kicker?: (ctx: { config: AppConfig; env: EdgeBindings; services: Services }) => EventKicker;
+  /** middleware after the gate (rate limits, metering) */
+  afterGate?: RootOptions['afterGate'];
+}
+
+// Config is validated once per env object (an isolate sees the same object for its lifetime).
+const configs = new WeakMap<object, AppConfig>();
+function configOf(env: EdgeBindings): AppConfig {
+  let config = configs.get(env);
+  if (!config) {
+    config = loadConfig(env);
+    if (!config.DATABASE_URL) throw new ConfigError('DATABASE_URL must be set on the edge');
+    configs.set(env, config);
+  }
+  return config;
+}
+
+const noopKicker: EventKicker = { kick() {} };
+
+function waitUntilOf(c: { executionCtx: ExecutionContext }): (p: Promise<unknown>) => void {
+  try {
+    const ctx = c.executionCtx;
+    return (p) => ctx.waitUntil(p);
+  } catch {
+    // no ExecutionContext (e.g. app.request() in a unit test): let the promise run on its own
+    return () => {};
+  }
+}
+
+/** `provideServices` for Workers: env validated, one Neon handle per request, closed after the response and deferred work. */
+export function edgeServices(options: EdgeOptions = {}): MiddlewareHandler<AppEnv> {
+  return async function provideEdgeServices(c, next) {
+    const env = (c.env ?? {}) as EdgeBindings;
+    const config = configOf(env);
+    const waitUntil = waitUntilOf(c);
+    const handle: DatabaseHandle = createNeonHandle(config.DATABASE_URL as string, {
+      wsProxy: typeof env.NEON_WS_PROXY === 'string' && env.NEON_WS_PROXY ? env.NEON_WS_PROXY : undefined,
+    });
+    const pending: Promise<unknown>[] = [];
+    const defer = (task: () => Promise<unknown>) => {
+      const p = Promise.resolve()
+        .then(task)
+        .catch((err) =>
+          console.error(JSON.stringify({ level: 'warn', msg: 'deferred task failed', error: String(err) })),
+        );
+      pending.push(p);
+      waitUntil(p);
+    };
+    const services: Services = {
+      config,
+      db: handle.db,
+      keyCache: null,
+      events: noopKicker,
+      defer,
+      runtime: 'edge',
+    };
+    if (options.kicker) services.events = options.kicker({ config, env, services });
+    c.set('services', services);
+    try {
+      await next();
+    } finally {
+      // Close after the response and after every deferred task (which may still use the handle).
+      const closing = (async () => {
+        while (pending.length > 0) await Promise.allSettled(pending.splice(0));
+        await handle.close().catch(() => {});
+      })();
+      waitUntil(closing);
+    }
+  };
+}
+
+/** The Worker's module export: `export default edgeWorker(app)` in functions/<name>/index.ts. */
+export function edgeWorker(app: FunctionApp, options: EdgeOptions = {}): ExportedHandler<EdgeBindings> {
+  let root: ReturnType<typeof buildRoot> | null = null;
+  return {
+    fetch(request, env, ctx) {
+      if (!root) {
+        const max = Number(env.MAX_BODY_BYTES);
+        root = buildRoot([app], {
+          provideServices: edgeServices(options),
+          maxBodyBytes: Number.isInteger(max) && max > 0 ? max : 1024 * 1024,
+          afterGate: options.afterGate,
+        });
+      }
+      return root.fetch(request, env, ctx);
+    },
+  };
+}
+
+/** Minimal Workers types (no @cloudflare/workers-types dependency). */
+export interface ExportedHandler<Env> {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response>;
+}
