@@ -1,0 +1,88 @@
+import type { ConversationRow, Executor, MessageRow } from './model';
+import { foreign } from './model';
+
+/**
+ * AI auto-reply for widget and WhatsApp inbound messages. Pluggable: `setAnswerer()` swaps the
+ * implementation (an LLM-backed one in production, a fake in tests). Returning `null` means
+ * "no answer": nothing is posted and no event is emitted.
+ */
+export interface Answerer {
+  answer(input: {
+    db: Executor;
+    tenantId: string;
+    conversation: ConversationRow;
+    message: MessageRow;
+  }): Promise<{ body: string; content_type?: 'text' | 'markdown' } | null>;
+}
+
+const STOPWORDS = new Set(
+  'the and for are but not you your with this that have from was were what when where which who how can does did has had its our out get got into about there their them they then than too very just also any all please thanks thank hello hi'.split(
+    ' ',
+  ),
+);
+
+/** Lower-cased words of 3+ letters/digits, stopwords dropped. */
+export function words(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of text.toLowerCase().split(/[^\p{L}\p{N}]+/u))
+    if (w.length >= 3 && !STOPWORDS.has(w)) out.add(w);
+  return out;
+}
+
+/** Overlap score: a question word found in the title counts 2, in the body 1. */
+export function scoreArticle(question: Set<string>, article: { title: string; body: string }): number {
+  const title = words(article.title);
+  const body = words(article.body);
+  let score = 0;
+  for (const w of question) {
+    if (title.has(w)) score += 2;
+    else if (body.has(w)) score += 1;
+  }
+  return score;
+}
+
+/** A match must score at least this much (one title word, or two body words). */
+export const MIN_SCORE = 2;
+const CANDIDATES = 200;
+const EXCERPT = 600;
+
+/**
+ * The deterministic default: the best-matching published KB article of the tenant (ties: most
+ * recently updated, then smallest id), answered with its title, an excerpt and its url.
+ */
+export const kbAnswerer: Answerer = {
+  async answer({ db, tenantId, message }) {
+    const question = words(message.body);
+    if (question.size === 0) return null;
+    const articles = await foreign(db)
+      .selectFrom('kb_articles')
+      .select(['id', 'title', 'body', 'url', 'updated_at'])
+      .where('tenant_id', '=', tenantId)
+      .where('status', '=', 'published')
+      .orderBy('updated_at', 'desc')
+      .orderBy('id', 'asc')
+      .limit(CANDIDATES)
+      .execute();
+    let best: (typeof articles)[number] | null = null;
+    let bestScore = 0;
+    for (const a of articles) {
+      const s = scoreArticle(question, a);
+      if (s > bestScore) {
+        best = a;
+        bestScore = s;
+      }
+    }
+    if (!best || bestScore < MIN_SCORE) return null;
+    const excerpt = best.body.length > EXCERPT ? `${best.body.slice(0, EXCERPT).trimEnd()}…` : best.body;
+    const parts = [best.title, excerpt.trim(), best.url ? `Read more: ${best.url}` : ''].filter(Boolean);
+    return { body: parts.join('\n\n'), content_type: 'text' };
+  },
+};
+
+let current: Answerer = kbAnswerer;
+
+/** Swaps the answerer (null restores the KB default). */
+export function setAnswerer(answerer: Answerer | null): void {
+  current = answerer ?? kbAnswerer;
+}
+export const answerer = (): Answerer => current;

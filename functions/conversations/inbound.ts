@@ -1,0 +1,269 @@
+import { sql } from 'kysely';
+import type { Db } from '../../shared/db/schema';
+import type { MessageContentType } from '../../shared/db/tables/conversations';
+import { emitEvent } from '../../shared/events/emit';
+import { notFound } from '../../shared/http/errors';
+import { newId } from '../../shared/ids';
+import type { Services } from '../../shared/runtime/services';
+import { answerer } from './answerer';
+import { deliverMessage, initialDeliveryStatus } from './channels';
+import {
+  type ConversationRow,
+  conversationRef,
+  countConversationForContact,
+  type Executor,
+  findConversation,
+  foreign,
+  type MessageRow,
+  messageRef,
+  STATUS_SIDE,
+  transitionEvent,
+} from './model';
+
+export type InboundChannel = 'widget' | 'email' | 'whatsapp';
+
+export interface InboundInput {
+  tenantId: string;
+  channel: InboundChannel;
+  identity: { email?: string; phone?: string; visitorId?: string; name?: string };
+  body: string;
+  contentType?: MessageContentType;
+  subject?: string | null;
+  /** a thread reference: must be a conversation of the same tenant and contact */
+  conversationId?: string;
+}
+
+export interface InboundResult {
+  conversation: ConversationRow;
+  message: MessageRow;
+  created: boolean;
+}
+
+/** Public and internal endpoints name their tenant in the body: it must exist. */
+export async function requireTenant(db: Db, tenantId: string): Promise<void> {
+  const t = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
+  if (!t) throw notFound('Tenant');
+}
+
+/** Digits with an optional leading +, so "+1 (555) 010-2030" and "+15550102030" are one contact. */
+export const normalizePhone = (phone: string) => {
+  const digits = phone.replace(/[^0-9]/g, '');
+  return phone.trim().startsWith('+') ? `+${digits}` : digits;
+};
+
+function splitName(name: string | undefined) {
+  if (!name) return { first_name: null, last_name: null };
+  const [first, ...rest] = name.trim().split(/\s+/);
+  return { first_name: first ?? null, last_name: rest.length ? rest.join(' ') : null };
+}
+
+/**
+ * The live contact for this identity, created when there is none: by email (case-insensitive, the
+ * live-row unique index makes concurrent creation safe), else by phone (WhatsApp), else by the
+ * widget's visitor_id (kept in custom_attrs.widget_visitor_id). Soft-deleted contacts are ignored.
+ * Creating a contact here emits no contact.created (that event belongs to the contacts API and sync).
+ */
+export async function findOrCreateContact(
+  db: Executor,
+  tenantId: string,
+  identity: InboundInput['identity'],
+): Promise<{ id: string }> {
+  const f = foreign(db);
+  const live = f
+    .selectFrom('contacts')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null);
+  const email = identity.email?.trim().toLowerCase();
+  const phone = identity.phone ? normalizePhone(identity.phone) : undefined;
+  const lookup = () =>
+    email
+      ? live.where(sql<string>`lower(email)`, '=', email).executeTakeFirst()
+      : phone
+        ? live.where('phone', '=', phone).orderBy('created_at').orderBy('id').executeTakeFirst()
+        : live
+            .where(sql<string>`custom_attrs->>'widget_visitor_id'`, '=', identity.visitorId ?? '')
+            .orderBy('created_at')
+            .orderBy('id')
+            .executeTakeFirst();
+  const found = await lookup();
+  if (found) {
+    await f.updateTable('contacts').set({ last_seen_at: new Date() }).where('id', '=', found.id).execute();
+    return found;
+  }
+  const inserted = await f
+    .insertInto('contacts')
+    .values({
+      id: newId('contact'),
+      tenant_id: tenantId,
+      email: email ?? null,
+      phone: phone ?? null,
+      ...splitName(identity.name),
+      custom_attrs: JSON.stringify(identity.visitorId ? { widget_visitor_id: identity.visitorId } : {}),
+      last_seen_at: new Date(),
+    } as never)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (inserted) return inserted;
+  const raced = await lookup();
+  if (!raced) throw new Error('contact vanished after a conflicting insert');
+  return raced;
+}
+
+/**
+ * Persists an inbound message: finds or creates the contact and its live conversation on the
+ * channel (creating one emits conversation.created; a thread reference to a resolved/closed
+ * conversation reopens it, emitting conversation.reopened), stores the message (sender_type
+ * contact) and emits message.received. One transaction: all of it or none.
+ */
+export async function ingestInbound(db: Db, input: InboundInput): Promise<InboundResult> {
+  await requireTenant(db, input.tenantId);
+  const { tenantId } = input;
+  return db.transaction().execute(async (trx) => {
+    const contact = await findOrCreateContact(trx, tenantId, input.identity);
+    const now = new Date();
+    let conversation: ConversationRow | undefined;
+    let created = false;
+    if (input.conversationId) {
+      conversation = await findConversation(trx, tenantId, input.conversationId, true);
+      if (conversation.contact_id !== contact.id) throw notFound('Conversation');
+      if (STATUS_SIDE[conversation.status] === 'closed') {
+        const previous = conversation.status;
+        conversation = await trx
+          .updateTable('conversations')
+          .set({ status: 'open', updated_at: now })
+          .where('id', '=', conversation.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const event = transitionEvent(previous, 'open');
+        if (event)
+          await emitEvent(trx, tenantId, event, {
+            conversation: conversationRef(conversation),
+            previous_status: previous,
+          });
+      }
+    } else {
+      conversation = await trx
+        .selectFrom('conversations')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('contact_id', '=', contact.id)
+        .where('channel', '=', input.channel)
+        .where('status', 'in', ['open', 'waiting'])
+        .orderBy('updated_at', 'desc')
+        .orderBy('id', 'desc')
+        .forUpdate()
+        .executeTakeFirst();
+    }
+    if (!conversation) {
+      conversation = await trx
+        .insertInto('conversations')
+        .values({
+          id: newId('conversation'),
+          tenant_id: tenantId,
+          contact_id: contact.id,
+          subject: input.subject ?? null,
+          channel: input.channel,
+          assignee_user_id: null,
+          assignee_team_id: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      created = true;
+      await countConversationForContact(trx, tenantId, contact.id);
+      await emitEvent(trx, tenantId, 'conversation.created', { conversation: conversationRef(conversation) });
+    }
+    const message = await trx
+      .insertInto('messages')
+      .values({
+        id: newId('message'),
+        tenant_id: tenantId,
+        conversation_id: conversation.id,
+        sender_type: 'contact',
+        sender_id: contact.id,
+        body: input.body,
+        content_type: input.contentType ?? 'text',
+        is_internal: false,
+        source: input.channel,
+        delivery_status: null,
+        delivery_error: null,
+        created_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (!created) {
+      conversation = await trx
+        .updateTable('conversations')
+        .set({ updated_at: now })
+        .where('id', '=', conversation.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    }
+    await emitEvent(trx, tenantId, 'message.received', {
+      message: { ...messageRef(message), sender_type: 'contact' },
+      conversation: conversationRef(conversation),
+    });
+    return { conversation, message, created };
+  });
+}
+
+/** Channels whose inbound messages get an AI auto-reply. */
+export const AUTO_REPLY_CHANNELS: ReadonlySet<InboundChannel> = new Set(['widget', 'whatsapp']);
+
+/**
+ * AI auto-reply after the inbound message has committed: asks the answerer; an answer becomes a
+ * message (sender_type ai) with message.sent, then the channel send runs after the response.
+ * Skipped when a human agent is assigned. An answerer failure is logged and leaves no trace.
+ */
+export async function autoReply(services: Services, inbound: InboundResult): Promise<MessageRow | null> {
+  const { conversation, message } = inbound;
+  const channel = message.source as InboundChannel;
+  if (!AUTO_REPLY_CHANNELS.has(channel) || conversation.assignee_user_id) return null;
+  const { db } = services;
+  let answer: Awaited<ReturnType<ReturnType<typeof answerer>['answer']>>;
+  try {
+    answer = await answerer().answer({ db, tenantId: conversation.tenant_id, conversation, message });
+  } catch (err) {
+    console.error(JSON.stringify({ level: 'warn', msg: 'answerer failed', error: String(err) }));
+    return null;
+  }
+  if (!answer || answer.body.trim() === '') return null;
+  const reply = await db.transaction().execute(async (trx) => {
+    const now = new Date();
+    const row = await trx
+      .insertInto('messages')
+      .values({
+        id: newId('message'),
+        tenant_id: conversation.tenant_id,
+        conversation_id: conversation.id,
+        sender_type: 'ai',
+        sender_id: null,
+        body: answer.body.slice(0, 20_000),
+        content_type: answer.content_type ?? 'text',
+        is_internal: false,
+        source: channel,
+        delivery_status: initialDeliveryStatus(conversation.channel),
+        delivery_error: null,
+        created_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const conv = await trx
+      .updateTable('conversations')
+      .set({ updated_at: now })
+      .where('id', '=', conversation.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await emitEvent(trx, conversation.tenant_id, 'message.sent', {
+      message: messageRef(row),
+      conversation: conversationRef(conv),
+    });
+    return { row, conv };
+  });
+  services.events.kick();
+  if (reply.row.delivery_status === 'queued') services.defer(() => deliverMessage(db, reply.conv, reply.row));
+  return reply.row;
+}

@@ -1,0 +1,186 @@
+import { z } from 'zod';
+import { ROUTING_REASONS_FIXED } from '../../shared/events/catalog';
+import { pageQuery } from '../../shared/http/pagination';
+
+/** The complete conversation status set; `open`/`waiting` are the open side, `resolved`/`closed` the closed side. */
+export const CONVERSATION_STATUSES = ['open', 'waiting', 'resolved', 'closed'] as const;
+export const CONVERSATION_CHANNELS = ['email', 'widget', 'whatsapp', 'phone', 'api'] as const;
+export const CONVERSATION_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+export const MESSAGE_CONTENT_TYPES = ['text', 'html', 'markdown'] as const;
+/** Team routing algorithm names accepted as routing_reason besides the four fixed reasons. */
+export const ROUTING_ALGORITHMS = [
+  'balanced',
+  'round_robin',
+  'least_busy',
+  'load_balanced',
+  'skill_based',
+] as const;
+export const ROUTING_REASONS = [...ROUTING_REASONS_FIXED, ...ROUTING_ALGORITHMS] as const;
+
+export const CONVERSATIONS_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
+export const MESSAGES_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;
+
+const RefId = z.string().trim().min(1).max(64);
+const Tag = z.string().trim().min(1).max(64);
+const Tags = z.array(Tag).max(50);
+const Subject = z.string().trim().max(500);
+const MessageBody = z.string().trim().min(1).max(20_000);
+
+export const ConversationIdParam = z.object({ id: z.string().min(1).max(128) });
+export const ExportParam = z.object({
+  id: z.string().min(1).max(128),
+  export_id: z.string().min(1).max(128),
+});
+
+export const CreateConversationBody = z.strictObject({
+  contact_id: RefId.nullish(),
+  subject: Subject.nullish(),
+  channel: z.enum(CONVERSATION_CHANNELS).default('api'),
+  priority: z.enum(CONVERSATION_PRIORITIES).default('medium'),
+  tags: Tags.default([]),
+});
+export type CreateConversationBody = z.infer<typeof CreateConversationBody>;
+
+export const UpdateConversationBody = z
+  .strictObject({
+    status: z.enum(CONVERSATION_STATUSES).optional(),
+    priority: z.enum(CONVERSATION_PRIORITIES).optional(),
+    tags: Tags.optional(),
+    subject: Subject.nullable().optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), {
+    message: 'At least one of status, priority, tags, subject is required',
+  });
+export type UpdateConversationBody = z.infer<typeof UpdateConversationBody>;
+
+export const AssignConversationBody = z
+  .strictObject({
+    assignee_user_id: RefId.nullable().optional(),
+    assignee_team_id: RefId.nullable().optional(),
+    routing_reason: z.enum(ROUTING_REASONS).optional(),
+  })
+  .refine((b) => Boolean(b.assignee_user_id) || Boolean(b.assignee_team_id), {
+    message: 'assignee_user_id or assignee_team_id is required',
+  });
+export type AssignConversationBody = z.infer<typeof AssignConversationBody>;
+
+export const CreateMessageBody = z.strictObject({
+  body: MessageBody,
+  is_internal: z.boolean().default(false),
+  content_type: z.enum(MESSAGE_CONTENT_TYPES).default('text'),
+});
+export type CreateMessageBody = z.infer<typeof CreateMessageBody>;
+
+const SORTS = ['-created_at', 'created_at', 'updated_at', '-updated_at'] as const;
+
+export const ListConversationsQuery = pageQuery(CONVERSATIONS_PAGE).extend({
+  status: z.enum(CONVERSATION_STATUSES).optional(),
+  channel: z.enum(CONVERSATION_CHANNELS).optional(),
+  contact_id: RefId.optional(),
+  assignee_user_id: RefId.optional(),
+  assignee_team_id: RefId.optional(),
+  /** inclusive: updated_at >= updated_since */
+  updated_since: z.iso.datetime({ offset: true }).optional(),
+  sort: z.enum(SORTS).default('-created_at'),
+});
+export type ListConversationsQuery = z.infer<typeof ListConversationsQuery>;
+
+export const ListMessagesQuery = pageQuery(MESSAGES_PAGE);
+
+export const ExportBody = z
+  .strictObject({
+    format: z.enum(['json', 'text']).default('json'),
+    include_internal: z.boolean().default(false),
+  })
+  .optional();
+
+// ---- inbound channels ----
+
+const TenantRef = z.string().trim().min(1).max(64);
+const Email = z.email().max(320);
+
+export const WidgetMessageBody = z
+  .strictObject({
+    tenant_id: TenantRef,
+    email: Email.optional(),
+    visitor_id: z.string().trim().min(1).max(128).optional(),
+    name: z.string().trim().min(1).max(200).optional(),
+    body: MessageBody,
+    conversation_id: RefId.optional(),
+  })
+  .refine((b) => b.email !== undefined || b.visitor_id !== undefined, {
+    message: 'email or visitor_id is required',
+  });
+export type WidgetMessageBody = z.infer<typeof WidgetMessageBody>;
+
+export const InboundEmailBody = z.strictObject({
+  tenant_id: TenantRef,
+  from: Email,
+  from_name: z.string().trim().min(1).max(200).optional(),
+  subject: Subject.optional(),
+  body: MessageBody,
+  content_type: z.enum(MESSAGE_CONTENT_TYPES).default('text'),
+  /** thread reference: the conversation this email replies to */
+  conversation_id: RefId.optional(),
+});
+export type InboundEmailBody = z.infer<typeof InboundEmailBody>;
+
+export const InboundWhatsAppBody = z.strictObject({
+  tenant_id: TenantRef,
+  from: z
+    .string()
+    .trim()
+    .regex(/^\+?[0-9][0-9 ().-]{5,30}$/, 'must be a phone number'),
+  name: z.string().trim().min(1).max(200).optional(),
+  body: MessageBody,
+  conversation_id: RefId.optional(),
+});
+export type InboundWhatsAppBody = z.infer<typeof InboundWhatsAppBody>;
+
+// ---- response shapes (OpenAPI) ----
+
+export const ConversationSchema = z.object({
+  id: z.string(),
+  tenant_id: z.string(),
+  contact_id: z.string().nullable(),
+  subject: z.string().nullable(),
+  status: z.enum(CONVERSATION_STATUSES),
+  channel: z.enum(CONVERSATION_CHANNELS),
+  priority: z.enum(CONVERSATION_PRIORITIES),
+  assignee_user_id: z.string().nullable(),
+  assignee_team_id: z.string().nullable(),
+  tags: z.array(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const MessageSchema = z.object({
+  id: z.string(),
+  conversation_id: z.string(),
+  sender_type: z.enum(['contact', 'agent', 'ai']),
+  sender_id: z.string().nullable(),
+  body: z.string(),
+  content_type: z.enum(MESSAGE_CONTENT_TYPES),
+  is_internal: z.boolean(),
+  source: z.enum(['dashboard', 'widget', 'whatsapp', 'email']),
+  delivery_status: z.enum(['queued', 'sent', 'failed', 'skipped']).nullable(),
+  created_at: z.string(),
+});
+
+export const InboundResultSchema = z.object({
+  conversation_id: z.string(),
+  conversation_created: z.boolean(),
+  message: MessageSchema,
+  reply: MessageSchema.nullable(),
+});
+
+export const ExportSchema = z.object({
+  id: z.string(),
+  conversation_id: z.string(),
+  format: z.enum(['json', 'text']),
+  status: z.enum(['completed', 'failed']),
+  include_internal: z.boolean(),
+  message_count: z.number(),
+  download_url: z.string(),
+  created_at: z.string(),
+});
