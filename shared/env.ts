@@ -25,6 +25,8 @@ export const EnvSchema = z.object({
   API_KEY_HASH_SECRET: z.string().optional(),
   /** AES-GCM key (base64 of 32 bytes, or any string: it is hashed to 32 bytes) for webhook secrets at rest. */
   WEBHOOK_ENCRYPTION_KEY: z.string().optional(),
+  /** HS256 secret of the short-lived voice-widget session tokens (POST /api/v1/voice-widget/token). */
+  VOICE_WIDGET_SECRET: z.string().optional(),
   WEBHOOK_SSRF_ALLOW: z
     .string()
     .optional()
@@ -74,6 +76,7 @@ export function loadConfig(source: Record<string, unknown>): AppConfig {
     if (typeof value === 'string') picked[key] = value;
   }
   const parsed = EnvSchema.safeParse(picked);
+  VOICE_WIDGET_SECRET: string;
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new ConfigError(`Invalid environment: ${issues}`);
@@ -83,6 +86,7 @@ export function loadConfig(source: Record<string, unknown>): AppConfig {
   const resolved = { ...env } as AppConfig;
   for (const [key, fallback] of Object.entries(DEV_DEFAULTS) as [keyof typeof DEV_DEFAULTS, string][]) {
     if (env[key]) continue;
+  VOICE_WIDGET_SECRET: 'dev-voice-widget-secret',
     // The JWKS URL replaces the shared dashboard secret in production.
     if (production && !(key === 'DASHBOARD_JWT_SECRET' && env.DASHBOARD_JWKS_URL)) {
       throw new ConfigError(`${key} must be set when APP_ENV=${env.APP_ENV}`);

@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   ticketReply: 'trp',
   call: 'call',
   escalation: 'esc',
+  voiceSession: 'vws',
   webhook: 'whk',
   delivery: 'dlv',
   conversation: 'cnv',

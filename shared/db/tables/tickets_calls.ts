@@ -1,3 +1,80 @@
-/** Tables of this area, merged into `Database` by ../schema.ts. */
-// biome-ignore lint/suspicious/noEmptyInterface: filled as the area's functions land
-export interface TicketsCallsTables {}
+import type { Generated } from 'kysely';
+import type { NullableTimestamp, Timestamp } from './foundation';
+
+/** Tables of this area (schema/0002_tickets_calls.sql), merged into `Database` by ../schema.ts. */
+export interface TicketsTable {
+  id: string;
+  tenant_id: string;
+  subject: string;
+  description: Generated<string>;
+  status: Generated<string>;
+  priority: Generated<string>;
+  type: Generated<string>;
+  source: Generated<string>;
+  requester_id: string | null;
+  requester_name: string | null;
+  requester_email: string | null;
+  assignee_id: string | null;
+  tags: Generated<string[]>;
+  call_id: string | null;
+  reply_count: Generated<number>;
+  created_by: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  resolved_at: NullableTimestamp;
+  closed_at: NullableTimestamp;
+}
+
+export interface TicketRepliesTable {
+  id: string;
+  tenant_id: string;
+  ticket_id: string;
+  body: string;
+  author_type: 'agent' | 'api' | 'requester' | 'system';
+  author_id: string | null;
+  is_public: Generated<boolean>;
+  created_at: Timestamp;
+}
+
+export interface CallsTable {
+  id: string;
+  tenant_id: string;
+  channel: Generated<string>;
+  direction: Generated<string>;
+  caller_phone: string | null;
+  telephony_call_sid: string | null;
+  media_room_id: string | null;
+  started_at: Timestamp;
+  ended_at: NullableTimestamp;
+  duration_seconds: number | null;
+  outcome: string | null;
+  recording_url: string | null;
+  ticket_id: string | null;
+  detected_language: string | null;
+  summary: string | null;
+  escalated_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CallEscalationsTable {
+  id: string;
+  tenant_id: string;
+  call_id: string;
+  result: 'transferred' | 'failed';
+  reason: string;
+  route: string | null;
+  destination: string | null;
+  failure: string | null;
+  emitted: boolean;
+  escalated_at: Timestamp;
+  created_at: Generated<Date>;
+}
+
+export interface TicketsCallsTables {
+  tickets: TicketsTable;
+  ticket_replies: TicketRepliesTable;
+  calls: CallsTable;
+  call_escalations: CallEscalationsTable;
+}

@@ -1,0 +1,192 @@
+import { z } from 'zod';
+import { CALL_OUTCOMES, ESCALATION_REASONS, ESCALATION_ROUTES } from '../../shared/events/catalog';
+import { pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
+import { TICKET_PRIORITIES, TICKET_TYPES } from '../tickets/schemas';
+import { isPhoneNumber, isSipUri } from './masking';
+
+export const CALL_CHANNELS = ['phone', 'sip', 'web', 'app'] as const;
+/** Channels that ride a telephony carrier: escalation to a human can only bridge these. */
+export const TELEPHONY_CHANNELS: ReadonlySet<string> = new Set(['phone', 'sip']);
+export const CALL_DIRECTIONS = ['inbound', 'outbound'] as const;
+export const CALL_STATUSES = ['in_progress', 'completed'] as const;
+export const ESCALATION_FAILURES = ['max_retries', 'no_target', 'not_telephony', 'transfer_error'] as const;
+export const CALL_SORTS = ['-started_at', 'updated_at'] as const;
+
+const isoTimestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+const tenantId = z.string().min(1).max(128);
+const externalId = z.string().trim().min(1).max(128);
+const phone = z.string().trim().max(40).refine(isPhoneNumber, { message: 'Invalid phone number' });
+/** BCP 47-ish locale tag: `en`, `en-US`, `pt-BR`, `zh-Hant-TW`. */
+const localeTag = z
+  .string()
+  .max(35)
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'Invalid locale tag');
+
+export const CreateCallBody = z.strictObject({
+  tenant_id: tenantId,
+  /** optional: the voice agent may name the call itself (a retry with the same id is the same call) */
+  id: z
+    .string()
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/, 'Invalid id')
+    .optional(),
+  channel: z.enum(CALL_CHANNELS).default('phone'),
+  direction: z.enum(CALL_DIRECTIONS).default('inbound'),
+  caller_phone: phone.nullish(),
+  telephony_call_sid: externalId.nullish(),
+  media_room_id: externalId.nullish(),
+  started_at: isoTimestamp.optional(),
+});
+export type CreateCallInput = z.output<typeof CreateCallBody>;
+
+export const EscalationBody = z
+  .strictObject({
+    tenant_id: tenantId,
+    /** what the transfer to a human returned */
+    status: z.enum(['transferred', 'failed']),
+    reason: z.enum(ESCALATION_REASONS),
+    route: z.enum(ESCALATION_ROUTES).nullish(),
+    /** phone number or SIP URI; stored and emitted masked only */
+    destination: z
+      .string()
+      .trim()
+      .max(256)
+      .refine((v) => isSipUri(v) || isPhoneNumber(v), { message: 'Must be a phone number or a SIP URI' })
+      .nullish(),
+    failure: z.enum(ESCALATION_FAILURES).nullish(),
+    /** optional, for retries: the same escalation_id is recorded (and emitted) once */
+    escalation_id: z
+      .string()
+      .max(64)
+      .regex(/^[A-Za-z0-9_-]+$/, 'Invalid id')
+      .optional(),
+    escalated_at: isoTimestamp.optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.status !== 'transferred') return;
+    for (const field of ['route', 'destination'] as const)
+      if (!v[field])
+        ctx.addIssue({ code: 'custom', path: [field], message: 'Required when status is transferred' });
+  });
+export type EscalationInput = z.output<typeof EscalationBody>;
+
+export const CompleteCallBody = z.strictObject({
+  tenant_id: tenantId,
+  outcome: z.enum(CALL_OUTCOMES),
+  ended_at: isoTimestamp.optional(),
+  /** default: whole seconds between started_at and ended_at */
+  duration_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .optional(),
+  recording_url: z.string().trim().min(1).max(2048).nullish(),
+  detected_language: localeTag.nullish(),
+  summary: z.string().max(20_000).nullish(),
+  /** an existing ticket of the tenant to link (any outcome) */
+  ticket_id: z.string().min(1).max(128).nullish(),
+  /** outcome `ticket_created` without ticket_id: fields of the ticket created from the call */
+  ticket: z
+    .strictObject({
+      subject: z.string().trim().min(1).max(255).optional(),
+      description: z.string().max(20_000).optional(),
+      priority: z.enum(TICKET_PRIORITIES).optional(),
+      type: z.enum(TICKET_TYPES).optional(),
+      requester_id: z.string().trim().min(1).max(128).nullish(),
+      requester_name: z.string().trim().max(200).nullish(),
+      requester_email: z.email().max(254).nullish(),
+      tags: z.array(z.string().trim().min(1).max(50)).max(20).optional(),
+    })
+    .optional(),
+});
+export type CompleteCallInput = z.output<typeof CompleteCallBody>;
+
+export const CallIdParam = z.object({ call_id: z.string().min(1).max(128) });
+
+const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .string()
+    .max(200)
+    .transform((v) => v.split(',').map((s) => s.trim()))
+    .pipe(z.array(z.enum(values)).min(1));
+
+export const ListCallsQuery = pageQuery(TICKETS_PAGE).extend({
+  outcome: enumList(CALL_OUTCOMES).optional(),
+  direction: z.enum(CALL_DIRECTIONS).optional(),
+  channel: z.enum(CALL_CHANNELS).optional(),
+  status: z.enum(CALL_STATUSES).optional(),
+  /** exact match on the stored caller_phone */
+  caller_phone: z.string().trim().min(1).max(40).optional(),
+  ticket_id: z.string().min(1).max(128).optional(),
+  /** started_at >= started_after (inclusive) */
+  started_after: isoTimestamp.optional(),
+  /** started_at < started_before (exclusive) */
+  started_before: isoTimestamp.optional(),
+  /** updated_at >= updated_since (inclusive) */
+  updated_since: isoTimestamp.optional(),
+  sort: z.enum(CALL_SORTS).default('-started_at'),
+});
+export type ListCallsFilters = z.output<typeof ListCallsQuery>;
+
+export const VoiceWidgetTokenBody = z
+  .strictObject({
+    /** token lifetime, default 300 s */
+    ttl_seconds: z.number().int().min(30).max(900).optional(),
+    /** caller locale hint for the voice agent */
+    locale: localeTag.optional(),
+    /** the integrator's own id of the visitor (echoed in the token as `visitor_id`) */
+    visitor_id: z.string().trim().min(1).max(128).optional(),
+  })
+  .optional();
+
+export const Escalation = z.object({
+  id: z.string(),
+  call_id: z.string(),
+  result: z.enum(['transferred', 'failed']),
+  reason: z.string(),
+  route: z.string().nullable(),
+  destination: z.string().nullable(),
+  failure: z.string().nullable(),
+  emitted: z.boolean(),
+  escalated_at: z.iso.datetime(),
+  created_at: z.iso.datetime(),
+});
+
+export const Call = z.object({
+  id: z.string(),
+  tenant_id: z.string(),
+  status: z.enum(CALL_STATUSES),
+  channel: z.string(),
+  direction: z.string(),
+  caller_phone: z.string().nullable(),
+  telephony_call_sid: z.string().nullable(),
+  media_room_id: z.string().nullable(),
+  started_at: z.iso.datetime(),
+  ended_at: z.iso.datetime().nullable(),
+  duration_seconds: z.number().int().nullable(),
+  outcome: z.enum(CALL_OUTCOMES).nullable(),
+  recording_url: z.string().nullable(),
+  ticket_id: z.string().nullable(),
+  detected_language: z.string().nullable(),
+  summary: z.string().nullable(),
+  escalated_at: z.iso.datetime().nullable(),
+  completed_at: z.iso.datetime().nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export const CallDetail = Call.extend({ escalations: z.array(Escalation) });
+export const CallList = z.object({
+  calls: z.array(Call),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+export const VoiceWidgetToken = z.object({
+  token: z.string(),
+  token_type: z.literal('Bearer'),
+  session_id: z.string(),
+  tenant_id: z.string(),
+  expires_in: z.number().int(),
+  expires_at: z.iso.datetime(),
+});

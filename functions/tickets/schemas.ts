@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import { pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
+
+/**
+ * Ticket value sets and the allowed status transitions: data, read by one function
+ * (`canTransition`), documented in docs/tickets.md and iterated by the tests.
+ */
+export const TICKET_STATUSES = ['new', 'open', 'pending', 'on_hold', 'resolved', 'closed'] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+export const TICKET_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+export const TICKET_TYPES = ['question', 'incident', 'problem', 'service_request', 'change'] as const;
+export const TICKET_SOURCES = ['api', 'dashboard', 'email', 'phone', 'web', 'chat', 'end_user'] as const;
+/** Statuses a ticket may be created in. */
+export const INITIAL_STATUSES = ['new', 'open', 'pending', 'on_hold'] as const;
+
+/** from -> the statuses it may move to. `new` is only ever an initial state; `closed` is final. */
+export const TICKET_TRANSITIONS: Readonly<Record<TicketStatus, readonly TicketStatus[]>> = {
+  new: ['open', 'pending', 'on_hold', 'resolved', 'closed'],
+  open: ['pending', 'on_hold', 'resolved', 'closed'],
+  pending: ['open', 'on_hold', 'resolved', 'closed'],
+  on_hold: ['open', 'pending', 'resolved', 'closed'],
+  resolved: ['open', 'closed'],
+  closed: [],
+};
+/** Terminal side of the boundary: entering it from the other side emits `ticket.resolved`. */
+export const RESOLVED_STATUSES: ReadonlySet<string> = new Set(['resolved', 'closed']);
+
+export const canTransition = (from: string, to: string) =>
+  from === to || (TICKET_TRANSITIONS[from as TicketStatus]?.includes(to as TicketStatus) ?? false);
+
+export const LIMITS = {
+  subject: 255,
+  description: 20_000,
+  replyBody: 20_000,
+  id: 128,
+  name: 200,
+  email: 254,
+  tag: 50,
+  tags: 20,
+} as const;
+
+const text = (max: number) => z.string().trim().max(max);
+const tag = z.string().trim().min(1).max(LIMITS.tag);
+const ref = z.string().trim().min(1).max(LIMITS.id);
+
+const TicketFields = {
+  subject: z.string().trim().min(1).max(LIMITS.subject),
+  description: z.string().max(LIMITS.description),
+  priority: z.enum(TICKET_PRIORITIES),
+  type: z.enum(TICKET_TYPES),
+  requester_id: ref.nullable(),
+  requester_name: text(LIMITS.name).nullable(),
+  requester_email: z.email().max(LIMITS.email).nullable(),
+  assignee_id: ref.nullable(),
+  tags: z.array(tag).max(LIMITS.tags),
+  call_id: ref.nullable(),
+};
+
+export const CreateTicketBody = z.strictObject({
+  subject: TicketFields.subject,
+  description: TicketFields.description.optional(),
+  status: z.enum(INITIAL_STATUSES).optional(),
+  priority: TicketFields.priority.optional(),
+  type: TicketFields.type.optional(),
+  source: z.enum(TICKET_SOURCES).optional(),
+  requester_id: TicketFields.requester_id.optional(),
+  requester_name: TicketFields.requester_name.optional(),
+  requester_email: TicketFields.requester_email.optional(),
+  assignee_id: TicketFields.assignee_id.optional(),
+  tags: TicketFields.tags.optional(),
+  call_id: TicketFields.call_id.optional(),
+});
+export type CreateTicketInput = z.infer<typeof CreateTicketBody>;
+
+export const UpdateTicketBody = z.strictObject({
+  subject: TicketFields.subject.optional(),
+  description: TicketFields.description.optional(),
+  status: z.enum(TICKET_STATUSES).optional(),
+  priority: TicketFields.priority.optional(),
+  type: TicketFields.type.optional(),
+  requester_id: TicketFields.requester_id.optional(),
+  requester_name: TicketFields.requester_name.optional(),
+  requester_email: TicketFields.requester_email.optional(),
+  assignee_id: TicketFields.assignee_id.optional(),
+  tags: TicketFields.tags.optional(),
+  call_id: TicketFields.call_id.optional(),
+});
+export type UpdateTicketInput = z.infer<typeof UpdateTicketBody>;
+
+export const CreateReplyBody = z.strictObject({
+  body: z.string().trim().min(1).max(LIMITS.replyBody),
+  is_public: z.boolean().optional(),
+});
+
+/** ISO 8601 with an explicit offset (`Z` or `+02:00`), parsed to a Date. */
+export const isoTimestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+
+/** `status=open,pending`: one value or a comma list, each from the set. */
+const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .string()
+    .max(200)
+    .transform((v) => v.split(',').map((s) => s.trim()))
+    .pipe(z.array(z.enum(values)).min(1));
+
+export const TICKET_SORTS = ['-created_at', 'updated_at'] as const;
+
+export const ListTicketsQuery = pageQuery(TICKETS_PAGE).extend({
+  status: enumList(TICKET_STATUSES).optional(),
+  priority: enumList(TICKET_PRIORITIES).optional(),
+  type: enumList(TICKET_TYPES).optional(),
+  requester_id: ref.optional(),
+  assignee_id: ref.optional(),
+  tag: tag.optional(),
+  call_id: ref.optional(),
+  /** created_at >= created_after (inclusive) */
+  created_after: isoTimestamp.optional(),
+  /** created_at < created_before (exclusive) */
+  created_before: isoTimestamp.optional(),
+  /** updated_at >= updated_since (inclusive) */
+  updated_since: isoTimestamp.optional(),
+  /** `-created_at` (default): newest first; `updated_at`: oldest change first, then id (mirroring) */
+  sort: z.enum(TICKET_SORTS).default('-created_at'),
+});
+export type ListTicketsFilters = z.output<typeof ListTicketsQuery>;
+
+export const TicketIdParam = z.object({ ticket_id: z.string().min(1).max(LIMITS.id) });
+export const ListRepliesQuery = pageQuery(TICKETS_PAGE);
+
+/** The ticket as every read, write and event returns it. */
+export const Ticket = z.object({
+  id: z.string(),
+  subject: z.string(),
+  description: z.string(),
+  status: z.enum(TICKET_STATUSES),
+  priority: z.enum(TICKET_PRIORITIES),
+  type: z.enum(TICKET_TYPES),
+  source: z.enum(TICKET_SOURCES),
+  requester_id: z.string().nullable(),
+  requester_name: z.string().nullable(),
+  requester_email: z.string().nullable(),
+  assignee_id: z.string().nullable(),
+  tags: z.array(z.string()),
+  call_id: z.string().nullable(),
+  reply_count: z.number().int(),
+  created_by: z.string(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+  resolved_at: z.iso.datetime().nullable(),
+  closed_at: z.iso.datetime().nullable(),
+});
+
+export const TicketReply = z.object({
+  id: z.string(),
+  ticket_id: z.string(),
+  body: z.string(),
+  author_type: z.enum(['agent', 'api', 'requester', 'system']),
+  author_id: z.string().nullable(),
+  is_public: z.boolean(),
+  created_at: z.iso.datetime(),
+});
+
+export const TicketList = z.object({
+  tickets: z.array(Ticket),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+export const ReplyList = z.object({
+  replies: z.array(TicketReply),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
