@@ -10,13 +10,19 @@ import { migrate } from '../shared/db/migrate';
 import { readMigrations } from '../shared/db/migrations-fs';
 import type { AppConfig } from '../shared/env';
 import type { AppEnv, FunctionApp } from '../shared/runtime/app-env';
+import { createRateLimiter, rateLimit } from '../shared/ratelimit';
 import { buildRoot } from '../shared/runtime/root';
-import { createNodeDefer, type EventKicker, type Services } from '../shared/runtime/services';
+import { createNodeDefer, type Services } from '../shared/runtime/services';
+import { nodeWebhookPort } from '../shared/webhooks/node.node';
+import { createDeliveryWorker, type DeliveryWorker } from '../shared/webhooks/worker';
+import { meterUsage } from '../shared/usage/meter';
 
 export interface EmbeddedRuntime {
   app: Hono<AppEnv>;
   handle: DatabaseHandle;
   services: Services;
+  /** the in-process webhook dispatcher/scheduler (`settle()` waits until no delivery is pending) */
+  webhooks: DeliveryWorker;
   /** waits for deferred work (last_used_at writes, deliveries kicked) to settle */
   drain(): Promise<void>;
   close(): Promise<void>;
@@ -51,26 +57,37 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
   const { config } = options;
   const handle = options.handle ?? (await openDatabase(config, options.inMemory));
   const { defer, drain } = createNodeDefer();
-  const events: EventKicker = { kick() {} };
+  const webhookPort = nodeWebhookPort();
+  const webhooks = createDeliveryWorker({ db: handle.db, config, port: webhookPort });
   const services: Services = {
     config,
     db: handle.db,
     keyCache: new KeyCache(),
-    events,
+    events: webhooks,
+    webhooks: webhookPort,
     defer,
+    rateLimiter: createRateLimiter(config),
     runtime: 'node',
   };
   const provideServices: MiddlewareHandler<AppEnv> = async function provideServices(c, next) {
     c.set('services', services);
     await next();
   };
-  const app = buildRoot(await loadFunctionApps(), { provideServices, maxBodyBytes: config.MAX_BODY_BYTES });
+  const app = buildRoot(await loadFunctionApps(), {
+    provideServices,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    // rate limits first: a refused request is neither served nor metered
+    afterGate: [rateLimit(), meterUsage()],
+  });
+  webhooks.start();
   return {
     app,
     handle,
     services,
+    webhooks,
     drain,
     async close() {
+      await webhooks.stop();
       await drain();
       if (!options.handle) await handle.close();
     },

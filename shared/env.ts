@@ -46,6 +46,8 @@ export const EnvSchema = z.object({
   QSTASH_NEXT_SIGNING_KEY: z.string().optional(),
   /** Public base URL of this API (QStash callbacks, export download links). */
   PUBLIC_BASE_URL: z.string().optional(),
+  /** How long the rate limiter waits for Upstash Redis before judging the request in memory (fail-open). */
+  RATE_LIMIT_TIMEOUT_MS: intFromString(250),
   /** Largest accepted request body in bytes. */
   MAX_BODY_BYTES: intFromString(1024 * 1024),
 });

@@ -27,6 +27,7 @@ export const ID_PREFIX = {
   requester: 'req',
   audit: 'aud',
   invoice: 'inv',
+  tenantUser: 'tus',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

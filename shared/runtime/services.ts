@@ -1,6 +1,8 @@
 import type { KeyCache } from '../auth/key-verify';
 import type { Db } from '../db/schema';
 import type { AppConfig } from '../env';
+import type { WebhookPort } from '../webhooks/port';
+import type { RateLimiter } from '../ratelimit/limiter';
 
 /**
  * Tells the webhook dispatcher that new events sit in the outbox. The outbox row is the truth;
@@ -18,8 +20,12 @@ export interface Services {
   /** in-process verified-key cache (embedded runtime); null on the edge */
   keyCache: KeyCache | null;
   events: EventKicker;
+  /** webhook DNS resolver + outbound transport (Node: node:dns/https; absent = edge default: DoH + fetch) */
+  webhooks?: WebhookPort;
   /** Runs work after the response (Workers: waitUntil; Node: tracked promise). Never throws into the request. */
   defer(task: () => Promise<unknown>): void;
+  /** Per-plan rate limits (shared/ratelimit): in-memory (embedded) or Upstash Redis; absent = not limited. */
+  rateLimiter?: RateLimiter;
   /** Where this code runs: handlers must not branch on it; adapters and diagnostics may. */
   runtime: 'node' | 'edge';
 }

@@ -1,0 +1,25 @@
+import { Redis } from '@upstash/redis';
+import type { AppConfig } from '../env';
+import { MemoryRateLimiter, type RateLimiter } from './limiter';
+import { UpstashRateLimiter } from './upstash';
+
+/**
+ * Upstash Redis when UPSTASH_REDIS_REST_URL and _TOKEN are set (production, staging, CI), else the
+ * in-memory limiter (embedded runtime). One limiter per configuration, kept at module scope so a
+ * Worker isolate reuses it (and its fallback counters) across requests.
+ */
+const limiters = new Map<string, RateLimiter>();
+
+export function createRateLimiter(config: AppConfig): RateLimiter {
+  const { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token } = config;
+  if (!url || !token) return new MemoryRateLimiter();
+  const id = `${url}|${token}|${config.RATE_LIMIT_TIMEOUT_MS}`;
+  let limiter = limiters.get(id);
+  if (!limiter) {
+    // no retries: a slow or failing Redis is answered by the fail-open path, not by waiting longer
+    const redis = new Redis({ url, token, retry: false, enableTelemetry: false });
+    limiter = new UpstashRateLimiter(redis, { timeoutMs: config.RATE_LIMIT_TIMEOUT_MS });
+    limiters.set(id, limiter);
+  }
+  return limiter;
+}

@@ -1,0 +1,124 @@
+import type { KindLimit } from './limits';
+
+/**
+ * The rate-limiter port. Two implementations behind it: in-memory (embedded runtime, and the
+ * fail-open fallback) and Upstash Redis (production, CI). Both count fixed windows aligned to the
+ * clock (a minute and a 10-second burst window) and count a request only when every window
+ * admits it, so a refused request never eats budget.
+ */
+export interface RateWindow {
+  limit: number;
+  windowMs: number;
+}
+
+export interface RateRule {
+  windows: readonly RateWindow[];
+}
+
+export interface WindowState {
+  limit: number;
+  windowMs: number;
+  /** requests left in this window after this one */
+  remaining: number;
+  /** epoch ms when the window ends */
+  reset: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  /** the window the headers report: the blocking one, else the one with the fewest remaining */
+  limit: number;
+  remaining: number;
+  /** epoch ms when the reported window resets */
+  reset: number;
+  /** seconds to wait before retrying (0 when allowed) */
+  retryAfter: number;
+  windows: WindowState[];
+}
+
+export interface RateLimiter {
+  check(key: string, rule: RateRule): Promise<RateDecision>;
+}
+
+export const MINUTE_MS = 60_000;
+export const BURST_MS = 10_000;
+
+/** A plan cell as a rule: the per-minute window and the 10-second burst window. */
+export const ruleOf = (limit: KindLimit): RateRule => ({
+  windows: [
+    { limit: limit.perMinute, windowMs: MINUTE_MS },
+    { limit: limit.per10s, windowMs: BURST_MS },
+  ],
+});
+
+export const windowStart = (now: number, windowMs: number) => Math.floor(now / windowMs) * windowMs;
+
+/** Builds the decision from each window's count (after counting, or as found when refused). */
+export function decide(rule: RateRule, now: number, counts: readonly number[], allowed: boolean): RateDecision {
+  const windows: WindowState[] = rule.windows.map((w, i) => ({
+    limit: w.limit,
+    windowMs: w.windowMs,
+    remaining: Math.max(0, w.limit - (counts[i] ?? 0)),
+    reset: windowStart(now, w.windowMs) + w.windowMs,
+  }));
+  let shown: WindowState;
+  let retryAfter = 0;
+  if (!allowed) {
+    const blocking = windows.filter((w, i) => (counts[i] ?? 0) >= w.limit);
+    // wait for the last blocking window to reset: retrying earlier would be refused again
+    shown = blocking.reduce((a, b) => (b.reset > a.reset ? b : a));
+    retryAfter = Math.max(1, Math.ceil((shown.reset - now) / 1000));
+  } else {
+    shown = windows.reduce((a, b) =>
+      b.remaining < a.remaining || (b.remaining === a.remaining && b.limit < a.limit) ? b : a,
+    );
+  }
+  return {
+    allowed,
+    limit: shown.limit,
+    remaining: allowed ? shown.remaining : 0,
+    reset: shown.reset,
+    retryAfter,
+    windows,
+  };
+}
+
+export type Clock = () => number;
+
+/** In-memory fixed windows: the embedded runtime, and the per-instance fallback of the Redis limiter. */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly counters = new Map<string, { count: number; expiresAt: number }>();
+  private checks = 0;
+  now: Clock;
+
+  constructor(options: { now?: Clock } = {}) {
+    this.now = options.now ?? Date.now;
+  }
+
+  async check(key: string, rule: RateRule): Promise<RateDecision> {
+    const now = this.now();
+    if (++this.checks % 1000 === 0) this.sweep(now);
+    const slots = rule.windows.map((w) => {
+      const start = windowStart(now, w.windowMs);
+      const k = `${key}:${w.windowMs}:${start}`;
+      let slot = this.counters.get(k);
+      if (!slot || slot.expiresAt <= now) {
+        slot = { count: 0, expiresAt: start + w.windowMs };
+        this.counters.set(k, slot);
+      }
+      return slot;
+    });
+    const allowed = slots.every((s, i) => s.count < rule.windows[i]!.limit);
+    if (allowed) for (const s of slots) s.count += 1;
+    return decide(
+      rule,
+      now,
+      slots.map((s) => s.count),
+      allowed,
+    );
+  }
+
+  private sweep(now: number) {
+    for (const [k, v] of this.counters) if (v.expiresAt <= now) this.counters.delete(k);
+  }
+}

@@ -1,0 +1,24 @@
+import type { Db, TenantPlan } from '../db/schema';
+
+/**
+ * The tenant's plan without a query per request: cached in memory (per process / isolate) for
+ * PLAN_TTL_MS. A plan change through /api/v1/billing/plan evicts the entry on the instance that
+ * served it; other instances pick it up within the TTL.
+ */
+export const PLAN_TTL_MS = 30_000;
+const cache = new Map<string, { plan: TenantPlan; expires: number }>();
+
+export async function planOf(db: Db, tenantId: string, now = Date.now()): Promise<TenantPlan> {
+  const hit = cache.get(tenantId);
+  if (hit && hit.expires > now) return hit.plan;
+  const row = await db.selectFrom('tenants').select('plan').where('id', '=', tenantId).executeTakeFirst();
+  // a credential for a tenant that no longer exists gets the smallest plan
+  const plan = row?.plan ?? 'free';
+  if (cache.size > 10_000) cache.clear();
+  cache.set(tenantId, { plan, expires: now + PLAN_TTL_MS });
+  return plan;
+}
+
+export function invalidatePlan(tenantId: string): void {
+  cache.delete(tenantId);
+}
