@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { defineRoutes } from '../../shared/http/openapi';
+import {
+  CreateWebhookBody,
+  DeliveriesQuery,
+  DeliveryIdParam,
+  DeliveryList,
+  DeliveryLogEntry,
+  EventTypes,
+  RecoverBody,
+  UpdateWebhookBody,
+  WebhookCreated,
+  WebhookIdParam,
+  WebhookList,
+  WebhookRecord,
+} from './schemas';
+
+const Detail = z.object({ detail: z.string() });
+const tags = ['Webhooks'];
+
+export const routes = defineRoutes([
+  {
+    method: 'post',
+    path: '/api/v1/webhooks',
+    summary: 'Create a webhook subscription',
+    description:
+      'Only `url` and `events` are read (a supplied `secret` is ignored). The URL must start with https:// and its host must resolve to public addresses only. The signing secret is generated and returned only in this response. See docs/webhooks.md.',
+    tags,
+    body: CreateWebhookBody,
+    responses: {
+      201: { description: 'Created; `secret` is shown only here', schema: WebhookCreated },
+      400: {
+        description:
+          'Non-https URL (`Webhook URL must start with https://`), unknown event (`Invalid event type: <name>. Valid events: ...`), host that does not resolve (`Webhook URL host could not be resolved`) or resolves to a private/reserved address (`Webhook URL host resolves to a private or reserved address`)',
+        schema: Detail,
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks',
+    summary: 'List webhook subscriptions',
+    description: 'The full list, oldest first; never the secret; no pagination fields.',
+    tags,
+    responses: { 200: { description: 'Every subscription of the tenant', schema: WebhookList } },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/webhooks/{id}',
+    summary: 'Delete a webhook subscription',
+    description:
+      'Needs webhooks:write and webhooks:delete. Pending deliveries are closed as failed; the delivery log is kept.',
+    tags,
+    params: WebhookIdParam,
+    responses: {
+      204: { description: 'Deleted' },
+      404: { description: '`Webhook not found`', schema: Detail },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks/{id}/deliveries',
+    summary: 'Delivery log of a webhook',
+    description:
+      'Most recent first; limit default 50, range 1-200. Neither the payload nor the response body is exposed.',
+    tags,
+    params: WebhookIdParam,
+    query: DeliveriesQuery,
+    responses: {
+      200: { description: 'Deliveries', schema: DeliveryList },
+      404: { description: '`Webhook not found`', schema: Detail },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver',
+    summary: 'Re-send a delivered or failed delivery',
+    description:
+      'Creates a new delivery (new id, fresh X-Webhook-Timestamp and signature, same body data) that appears in the delivery log.',
+    tags,
+    params: DeliveryIdParam,
+    responses: {
+      202: { description: 'The new delivery, pending', schema: DeliveryLogEntry },
+      404: { description: '`Webhook not found` or `Delivery not found`', schema: Detail },
+      409: { description: '`Delivery is still pending` or `Webhook is inactive`', schema: Detail },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/recover',
+    summary: 'Re-send every failed delivery since a time',
+    description:
+      'Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery.',
+    tags,
+    params: WebhookIdParam,
+    body: RecoverBody,
+    responses: {
+      202: { description: 'The new deliveries, pending', schema: DeliveryList },
+      404: { description: '`Webhook not found`', schema: Detail },
+      409: { description: '`Webhook is inactive`', schema: Detail },
+    },
+  },
+  {
+    method: 'patch',
+    path: '/api/v2/webhooks/{id}',
+    summary: 'Change a webhook (dashboard)',
+    description:
+      'is_active, url and/or events; the same validation as creation. Dashboard session, tenant_admin or higher.',
+    tags,
+    params: WebhookIdParam,
+    body: UpdateWebhookBody,
+    responses: {
+      200: { description: 'The updated subscription (no secret)', schema: WebhookRecord },
+      400: { description: 'Same URL and event errors as creation', schema: Detail },
+      404: { description: '`Webhook not found`', schema: Detail },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v2/webhooks/event-types',
+    summary: 'The webhook event catalog (dashboard)',
+    tags,
+    responses: { 200: { description: 'Catalog names, by group, and the `*` wildcard', schema: EventTypes } },
+  },
+]);

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { ALL_EVENTS, EVENT_GROUPS, EVENT_TYPES } from '../../shared/events/catalog';
+
+/**
+ * POST /api/v1/webhooks body. Only `url` and `events` are read; other fields (a supplied `secret`
+ * included) are ignored, not refused (spec: "Only these two fields are accepted; a supplied secret
+ * is ignored"). Event names are checked by the handler so the answer is the spec's 400 string.
+ */
+export const CreateWebhookBody = z.object({
+  url: z
+    .string()
+    .min(1)
+    .max(2048)
+    .describe('Must start with https://; the host must resolve to public addresses only'),
+  events: z
+    .array(z.string().min(1).max(100))
+    .min(1)
+    .max(100)
+    .describe(`Catalog event names, or "${ALL_EVENTS}" for every event`),
+});
+export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
+
+/** PATCH /api/v2/webhooks/{id} (dashboard): any of is_active, url, events; at least one. */
+export const UpdateWebhookBody = z
+  .strictObject({
+    is_active: z.boolean().optional(),
+    url: CreateWebhookBody.shape.url.optional(),
+    events: CreateWebhookBody.shape.events.optional(),
+  })
+  .refine((b) => b.is_active !== undefined || b.url !== undefined || b.events !== undefined, {
+    message: 'At least one of is_active, url, events is required',
+  });
+export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>;
+
+export const WebhookIdParam = z.object({ id: z.string().min(1).max(64) });
+export const DeliveryIdParam = z.object({
+  id: z.string().min(1).max(64),
+  delivery_id: z.string().min(1).max(64),
+});
+
+/** limit default 50, range 1-200 (422 outside); no offset (the log returns no pagination fields). */
+export const DeliveriesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const RecoverBody = z.strictObject({
+  since: z.iso
+    .datetime({ offset: true })
+    .describe('Re-send every failed delivery created at or after this time'),
+});
+
+/** QStash callback body (shared/webhooks/qstash.ts publishes it). */
+export const QStashCallbackBody = z.object({
+  delivery_id: z.string().min(1).max(64),
+  attempt: z.number().int().min(1).max(5),
+});
+
+const Timestamp = z.string().describe('ISO 8601 UTC');
+
+export const WebhookListItem = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  is_active: z.boolean(),
+  created_at: Timestamp,
+});
+export const WebhookCreated = WebhookListItem.extend({
+  secret: z.string().describe('Signing secret: shown only in this response'),
+  updated_at: Timestamp,
+});
+export const WebhookRecord = WebhookListItem.extend({ updated_at: Timestamp });
+export const WebhookList = z.object({ webhooks: z.array(WebhookListItem) });
+
+export const DeliveryLogEntry = z.object({
+  id: z.string().describe('Also sent as X-Webhook-Delivery-Id on every attempt of this delivery'),
+  event_type: z.string(),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  last_attempt_at: Timestamp.nullable(),
+  next_attempt_at: Timestamp.nullable(),
+  response_status: z.number().int().nullable().describe('HTTP status returned by the subscriber'),
+  duration_ms: z.number().int().nullable(),
+  error: z.string().nullable(),
+  created_at: Timestamp,
+});
+export const DeliveryList = z.object({ deliveries: z.array(DeliveryLogEntry) });
+
+export const EventTypes = z.object({
+  event_types: z.array(z.enum(EVENT_TYPES as [string, ...string[]])),
+  groups: z.record(z.string(), z.array(z.string())),
+  wildcard: z.literal(ALL_EVENTS),
+});
+export const eventTypesBody = () => ({
+  event_types: [...EVENT_TYPES],
+  groups: EVENT_GROUPS,
+  wildcard: ALL_EVENTS,
+});

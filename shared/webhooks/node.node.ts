@@ -1,0 +1,88 @@
+// Node-only webhook adapters (embedded runtime, tests, benchmark): never imported by a Workers entry.
+
+import { promises as dns } from 'node:dns';
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import type { DeliveryTransport, WebhookPort } from './port';
+import type { HostResolver } from './ssrf';
+
+/** getaddrinfo (honours /etc/hosts like the connection itself would), bounded by a timeout. */
+export const nodeResolver: HostResolver = async (host) => {
+  const lookup = dns.lookup(host, { all: true, verbatim: true });
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error('dns timeout')), 5000).unref(),
+  );
+  const results = await Promise.race([lookup, timeout]);
+  return results.map((r) => r.address);
+};
+
+/**
+ * Extra CAs from NODE_EXTRA_CA_CERTS, read when first needed. Node reads that variable only at
+ * process start; reading it here too makes it work when it is set later (e.g. inside a test file).
+ */
+let extraCa: { path: string; ca: string[] } | null = null;
+function caBundle(): string[] | undefined {
+  const path = process.env.NODE_EXTRA_CA_CERTS;
+  if (!path) return undefined;
+  if (extraCa?.path !== path) {
+    try {
+      extraCa = { path, ca: [...rootCertificates, readFileSync(path, 'utf8')] };
+    } catch {
+      extraCa = { path, ca: [...rootCertificates] };
+    }
+  }
+  return extraCa.ca;
+}
+
+const agent = new https.Agent({ keepAlive: true, maxSockets: 256 });
+
+/**
+ * node:https transport: connects to the address the SSRF check accepted (no second DNS lookup,
+ * so DNS rebinding between check and connect gets nothing), verifies TLS for the URL's host name,
+ * never follows redirects.
+ */
+export const nodeTransport: DeliveryTransport = (request) =>
+  new Promise((resolve) => {
+    const pinned = request.addresses[0];
+    const lookup: LookupFunction | undefined = pinned
+      ? (_host, options, callback) => {
+          const family = pinned.includes(':') ? 6 : 4;
+          if ((options as { all?: boolean }).all)
+            (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [
+              { address: pinned, family },
+            ]);
+          else callback(null, pinned, family);
+        }
+      : undefined;
+    let settled = false;
+    const done = (result: Awaited<ReturnType<DeliveryTransport>>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const req = https.request(
+      request.url,
+      {
+        method: 'POST',
+        headers: { ...request.headers, 'Content-Length': String(Buffer.byteLength(request.body)) },
+        agent,
+        ca: caBundle(),
+        lookup,
+      },
+      (res) => {
+        res.resume(); // the body is never kept
+        done({ status: res.statusCode ?? 0 });
+      },
+    );
+    const timer = setTimeout(() => {
+      done({ status: null, error: `Timed out after ${request.timeoutMs} ms` });
+      req.destroy();
+    }, request.timeoutMs);
+    req.on('error', (err) => done({ status: null, error: `Request failed: ${err.message}`.slice(0, 500) }));
+    req.end(request.body);
+  });
+
+export const nodeWebhookPort = (): WebhookPort => ({ resolveHost: nodeResolver, transport: nodeTransport });

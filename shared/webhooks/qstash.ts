@@ -1,0 +1,138 @@
+import { Client, Receiver } from '@upstash/qstash';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema';
+import type { AppConfig } from '../env';
+import type { EventKicker } from '../runtime/services';
+import {
+  type AttemptResult,
+  claimDue,
+  type DeliveryDeps,
+  dispatchEvents,
+  leaseMs,
+  performAttempt,
+} from './delivery';
+import { edgeWebhookPort, type RetryScheduler, type WebhookPort } from './port';
+
+/**
+ * Production retry schedule: each retry is a delayed QStash publish to the webhooks function's
+ * internal callback (`/api/internal/webhooks/qstash`), carrying `{delivery_id, attempt}`. The
+ * callback is verified with QStash's Receiver; the attempt is claimed in the database, so a
+ * duplicate callback (QStash is at-least-once) finds it made or held and sends nothing.
+ */
+export const QSTASH_CALLBACK_PATH = '/api/internal/webhooks/qstash';
+
+type QStashConfig = Pick<
+  AppConfig,
+  'QSTASH_URL' | 'QSTASH_TOKEN' | 'QSTASH_CURRENT_SIGNING_KEY' | 'QSTASH_NEXT_SIGNING_KEY' | 'PUBLIC_BASE_URL'
+>;
+
+export const callbackUrl = (config: Pick<AppConfig, 'PUBLIC_BASE_URL'>) =>
+  `${(config.PUBLIC_BASE_URL ?? '').replace(/\/+$/, '')}${QSTASH_CALLBACK_PATH}`;
+
+export const qstashConfigured = (config: QStashConfig) =>
+  Boolean(config.QSTASH_TOKEN && config.PUBLIC_BASE_URL);
+
+/** Delayed publish per retry. `deduplicationId` makes a repeated schedule of one attempt a no-op at QStash. */
+export function createQStashScheduler(config: QStashConfig): RetryScheduler {
+  const client = new Client({
+    token: config.QSTASH_TOKEN ?? '',
+    ...(config.QSTASH_URL ? { baseUrl: config.QSTASH_URL } : {}),
+  });
+  const url = callbackUrl(config);
+  return {
+    async schedule(deliveryId, attempt, at) {
+      await client.publishJSON({
+        url,
+        body: { delivery_id: deliveryId, attempt },
+        notBefore: Math.ceil(at.getTime() / 1000),
+        deduplicationId: `${deliveryId}-${attempt}`,
+        retries: 3,
+      });
+    },
+  };
+}
+
+/** Verifies `Upstash-Signature` over the raw body for our callback URL (current key, then next). */
+export async function verifyQStashSignature(
+  config: QStashConfig,
+  signature: string | undefined,
+  rawBody: string,
+): Promise<boolean> {
+  if (!signature || !config.QSTASH_CURRENT_SIGNING_KEY || !config.QSTASH_NEXT_SIGNING_KEY) return false;
+  const receiver = new Receiver({
+    currentSigningKey: config.QSTASH_CURRENT_SIGNING_KEY,
+    nextSigningKey: config.QSTASH_NEXT_SIGNING_KEY,
+  });
+  try {
+    return await receiver.verify({ signature, body: rawBody, url: callbackUrl(config), clockTolerance: 5 });
+  } catch {
+    return false;
+  }
+}
+
+/** After an attempt: if another one is due later, put it on the schedule (errors logged, never thrown). */
+export async function scheduleNext(scheduler: RetryScheduler | null, result: AttemptResult): Promise<void> {
+  if (!scheduler || result.status !== 'pending' || !result.nextAttemptAt || !result.recorded) return;
+  try {
+    await scheduler.schedule(result.deliveryId, result.attempt + 1, result.nextAttemptAt);
+  } catch (err) {
+    // not lost: the row stays pending and the next kick's sweep (or the embedded poll) takes it
+    console.error(
+      JSON.stringify({
+        level: 'warn',
+        msg: 'qstash schedule failed',
+        delivery: result.deliveryId,
+        error: String(err),
+      }),
+    );
+  }
+}
+
+export interface EdgeKickerOptions {
+  db: Kysely<Database>;
+  config: AppConfig;
+  /** the request's waitUntil-backed defer */
+  defer(task: () => Promise<unknown>): void;
+  /** default: DNS-over-HTTPS + fetch */
+  port?: WebhookPort;
+  /** default: QStash when QSTASH_TOKEN and PUBLIC_BASE_URL are set, else none (the sweep still retries) */
+  scheduler?: RetryScheduler | null;
+  /** attempts made per kick (default 25) */
+  sweepLimit?: number;
+}
+
+/**
+ * One edge cycle: fan out the outbox, then send every due attempt (new deliveries and retries whose
+ * callback was lost), scheduling the next attempt of each failure on QStash.
+ */
+export async function runEdgeCycle(deps: DeliveryDeps, scheduler: RetryScheduler | null, sweepLimit = 25) {
+  await dispatchEvents(deps.db);
+  const claimed = await claimDue(deps.db, sweepLimit, leaseMs(deps.config));
+  const results = await Promise.all(claimed.map((row) => performAttempt(deps, row)));
+  await Promise.all(results.map((r) => scheduleNext(scheduler, r)));
+  return results;
+}
+
+/**
+ * The edge `events` kicker: `edgeWorker(app, { kicker: ({ config, services }) =>
+ * createEdgeWebhookKicker({ db: services.db, config, defer: services.defer }) })`.
+ * kick() runs one cycle after the response (waitUntil); the action never waits for it.
+ */
+export function createEdgeWebhookKicker(options: EdgeKickerOptions): EventKicker {
+  const port = options.port ?? edgeWebhookPort();
+  const scheduler =
+    options.scheduler !== undefined
+      ? options.scheduler
+      : qstashConfigured(options.config)
+        ? createQStashScheduler(options.config)
+        : null;
+  const deps: DeliveryDeps = { db: options.db, config: options.config, port };
+  let queued = false;
+  return {
+    kick() {
+      if (queued) return; // one cycle per request is enough: it takes every pending event
+      queued = true;
+      options.defer(() => runEdgeCycle(deps, scheduler, options.sweepLimit));
+    },
+  };
+}

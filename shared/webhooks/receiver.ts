@@ -1,0 +1,80 @@
+/**
+ * Receiver helper: verifies a delivery on the subscriber's side. Web Crypto only, so it runs in
+ * Node 18+, Deno, Bun, browsers and Workers. Copy this file, or import it from this package.
+ *
+ * ```ts
+ * const raw = await request.text(); // the RAW body, before JSON.parse
+ * const ok = await verifyWebhookSignature({
+ *   payload: raw,
+ *   headers: request.headers,
+ *   secret: process.env.WEBHOOK_SECRET!,
+ *   toleranceSeconds: 300,
+ * });
+ * if (!ok) return new Response('bad signature', { status: 401 });
+ * ```
+ */
+export interface VerifyWebhookInput {
+  /** the raw request body exactly as received (string or bytes) */
+  payload: string | Uint8Array;
+  /** the request headers (a Headers object or a plain record; names case-insensitive) */
+  headers?: Headers | Record<string, string | string[] | undefined>;
+  /** or the two values directly */
+  timestamp?: string;
+  signature?: string;
+  /** the subscription secret (`whsec_…`), shown once at creation */
+  secret: string;
+  /** refuse timestamps further than this from now (replay protection); omitted = no check */
+  toleranceSeconds?: number;
+  /** for tests: the current time */
+  now?: Date;
+}
+
+const encoder = new TextEncoder();
+
+function header(headers: VerifyWebhookInput['headers'], name: string): string | undefined {
+  if (!headers) return undefined;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const lower = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === lower) return Array.isArray(value) ? value[0] : value;
+  }
+  return undefined;
+}
+
+function constantTimeEqual(a: string, b: string): boolean {
+  const ab = encoder.encode(a);
+  const bb = encoder.encode(b);
+  let diff = ab.length ^ bb.length;
+  const n = Math.max(ab.length, bb.length);
+  for (let i = 0; i < n; i++) diff |= (ab[i] ?? 0) ^ (bb[i] ?? 0);
+  return diff === 0;
+}
+
+/** `true` when the signature is the HMAC-SHA256 of `timestamp + "." + payload` (and the timestamp is fresh enough). */
+export async function verifyWebhookSignature(input: VerifyWebhookInput): Promise<boolean> {
+  const timestamp = input.timestamp ?? header(input.headers, 'X-Webhook-Timestamp');
+  const signature = (input.signature ?? header(input.headers, 'X-Webhook-Signature'))?.trim().toLowerCase();
+  if (!timestamp || !signature) return false;
+  if (input.toleranceSeconds !== undefined) {
+    const sent = Date.parse(timestamp);
+    if (Number.isNaN(sent)) return false;
+    const now = (input.now ?? new Date()).getTime();
+    if (Math.abs(now - sent) > input.toleranceSeconds * 1000) return false;
+  }
+  const body = typeof input.payload === 'string' ? encoder.encode(input.payload) : input.payload;
+  const prefix = encoder.encode(`${timestamp}.`);
+  const message = new Uint8Array(prefix.length + body.length);
+  message.set(prefix, 0);
+  message.set(body, prefix.length);
+  const key = await crypto.subtle.importKey(
+    'raw',
+    encoder.encode(input.secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, message));
+  let expected = '';
+  for (const b of mac) expected += b.toString(16).padStart(2, '0');
+  return constantTimeEqual(expected, signature);
+}
