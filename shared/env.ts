@@ -50,6 +50,24 @@ export const EnvSchema = z.object({
   RATE_LIMIT_TIMEOUT_MS: intFromString(250),
   /** Largest accepted request body in bytes. */
   MAX_BODY_BYTES: intFromString(1024 * 1024),
+  /** AES-GCM key for contact-sync API tokens at rest; unset = WEBHOOK_ENCRYPTION_KEY. */
+  SYNC_ENCRYPTION_KEY: z.string().optional(),
+  /** Comma list of host names a sync connection may reach over plain http or at a private address (local fakes only). */
+  SYNC_HTTP_ALLOW_HOSTS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  /** Timeout of one upstream helpdesk page request (contact sync). */
+  SYNC_TIMEOUT_MS: intFromString(10_000),
+  /** Base URL of the upstream ITSM knowledge-base API (KB destination `itsm`); unset = destination unavailable. */
+  ITSM_KB_URL: z.string().url().optional(),
+  /** Bearer token sent to ITSM_KB_URL. */
+  ITSM_KB_TOKEN: z.string().optional(),
 });
 
 export type AppConfig = z.infer<typeof EnvSchema> & {

@@ -1,6 +1,14 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../shared/runtime/app-env';
+import { companiesApp } from './companies-routes';
+import { contactsApp } from './contacts-routes';
+import { syncApp } from './sync/routes';
 
-// Not built yet: this function's routes land with its issue. Until then its paths answer the
-// gate's 401/403 and the root's 404.
+/**
+ * Contacts and companies (dashboard v2) and contact sync from external helpdesks (`/api/sync`).
+ * docs/contacts.md describes every route, the sync providers' APIs and the event rules.
+ */
 export const app = new Hono<AppEnv>();
+app.route('/', contactsApp);
+app.route('/', companiesApp);
+app.route('/', syncApp);

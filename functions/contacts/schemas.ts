@@ -1,0 +1,224 @@
+import { z } from 'zod';
+import { pageQuery } from '../../shared/http/pagination';
+
+/**
+ * Request and response schemas of contacts, companies and contact sync. The handlers validate
+ * with these and openapi.ts documents the same objects.
+ */
+
+export const CONTACTS_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
+
+/** Path ids: short, URL-safe; anything else is the spec's 422 at ["path", "<name>"]. */
+const pathId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'Invalid id: letters, digits, _ and - only');
+
+export const ContactIdParam = z.object({ contact_id: pathId });
+export const CompanyIdParam = z.object({ company_id: pathId });
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+const validTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** custom_attrs: a flat-ish JSON object, at most 100 keys and 16 KiB serialized. */
+const CustomAttrs = z
+  .record(z.string().min(1).max(100), z.unknown())
+  .refine((v) => Object.keys(v).length <= 100, 'At most 100 custom attributes')
+  .refine((v) => JSON.stringify(v).length <= 16_384, 'custom_attrs must serialize to at most 16384 bytes');
+
+/** Tags: trimmed, 1-50 chars each, at most 50, de-duplicated in the caller's order. */
+const Tags = z
+  .array(text(50))
+  .max(50)
+  .transform((tags) => [...new Set(tags)]);
+
+const HttpUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
+const isoDate = z.iso.datetime({ offset: true });
+
+const contactFields = {
+  external_id: text(255).nullish(),
+  first_name: text(255).nullish(),
+  last_name: text(255).nullish(),
+  email: z
+    .email()
+    .max(320)
+    .transform((e) => e.toLowerCase())
+    .nullish(),
+  phone: text(50).nullish(),
+  role: text(50).nullish(),
+  locale: text(35).nullish(),
+  timezone: text(64).refine(validTimeZone, 'Unknown IANA time zone').nullish(),
+  company_id: text(64).nullish(),
+  custom_attrs: CustomAttrs.optional(),
+  tags: Tags.optional(),
+  unsubscribed_from_emails: z.boolean().optional(),
+  last_seen_at: isoDate.nullish(),
+};
+
+export const CreateContactBody = z.strictObject(contactFields).superRefine((v, ctx) => {
+  if (!v.email && !v.phone && !v.external_id && !v.first_name && !v.last_name)
+    ctx.addIssue({
+      code: 'custom',
+      message: 'At least one of email, phone, external_id, first_name or last_name is required',
+      path: [],
+    });
+});
+export type CreateContactBody = z.infer<typeof CreateContactBody>;
+
+export const UpdateContactBody = z.strictObject(contactFields);
+export type UpdateContactBody = z.infer<typeof UpdateContactBody>;
+
+const boolFlag = z
+  .enum(['true', 'false'])
+  .default('false')
+  .transform((v) => v === 'true');
+
+export const ListContactsQuery = pageQuery(CONTACTS_PAGE).extend({
+  /** case-insensitive substring of first name, last name, full name, email or phone */
+  q: z.string().trim().min(1).max(200).optional(),
+  /** contacts carrying this tag */
+  tag: text(50).optional(),
+  company_id: text(64).optional(),
+  /** contacts with updated_at >= this instant (inclusive) */
+  updated_since: isoDate.optional(),
+  /** `created_at`: newest first (default); `updated_at`: oldest change first, ties by id */
+  sort: z.enum(['created_at', 'updated_at']).default('created_at'),
+  include_deleted: boolFlag,
+});
+
+const companyFields = {
+  name: text(255),
+  domain: text(255)
+    .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'Invalid domain name')
+    .transform((d) => d.toLowerCase())
+    .nullish(),
+  industry: text(100).nullish(),
+  logo_url: HttpUrl.nullish(),
+  notes: z.string().max(10_000).nullish(),
+  plan: text(100).nullish(),
+  size: text(50).nullish(),
+  sla_tier: text(100).nullish(),
+  website: HttpUrl.nullish(),
+  monthly_spend: z.number().finite().min(0).max(1e12).nullish(),
+  custom_attrs: CustomAttrs.optional(),
+  tags: Tags.optional(),
+};
+
+export const CreateCompanyBody = z.strictObject(companyFields);
+export type CreateCompanyBody = z.infer<typeof CreateCompanyBody>;
+export const UpdateCompanyBody = z.strictObject(companyFields).partial();
+export type UpdateCompanyBody = z.infer<typeof UpdateCompanyBody>;
+
+export const ListCompaniesQuery = pageQuery(CONTACTS_PAGE).extend({
+  /** case-insensitive substring of name or domain */
+  q: z.string().trim().min(1).max(200).optional(),
+  tag: text(50).optional(),
+  include_deleted: boolFlag,
+});
+
+// ---- response records ---------------------------------------------------------------------
+
+const ts = z.iso.datetime();
+
+export const ContactRecord = z.object({
+  id: z.string(),
+  external_id: z.string().nullable(),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  role: z.string().nullable(),
+  locale: z.string().nullable(),
+  timezone: z.string().nullable(),
+  company_id: z.string().nullable(),
+  company_name: z.string().nullable(),
+  conversation_count: z.number().int(),
+  custom_attrs: z.record(z.string(), z.unknown()),
+  tags: z.array(z.string()),
+  unsubscribed_from_emails: z.boolean(),
+  created_at: ts,
+  updated_at: ts,
+  deleted_at: ts.nullable(),
+  last_seen_at: ts.nullable(),
+  /** `helpdesk_a_sync` / `helpdesk_b_sync` for synced contacts, null for dashboard ones */
+  source: z.enum(['helpdesk_a_sync', 'helpdesk_b_sync']).nullable(),
+  /** false once a full sync no longer finds the contact upstream (or upstream marks it inactive) */
+  active: z.boolean(),
+});
+
+export const CompanyRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  domain: z.string().nullable(),
+  industry: z.string().nullable(),
+  logo_url: z.string().nullable(),
+  notes: z.string().nullable(),
+  plan: z.string().nullable(),
+  size: z.string().nullable(),
+  sla_tier: z.string().nullable(),
+  website: z.string().nullable(),
+  contact_count: z.number().int(),
+  conversation_count: z.number().int(),
+  monthly_spend: z.number().nullable(),
+  custom_attrs: z.record(z.string(), z.unknown()),
+  tags: z.array(z.string()),
+  created_at: ts,
+  updated_at: ts,
+  deleted_at: ts.nullable(),
+});
+
+// ---- contact sync -------------------------------------------------------------------------
+
+export const SYNC_PROVIDERS = ['helpdesk_a', 'helpdesk_b'] as const;
+export const ProviderParam = z.object({ provider: z.enum(SYNC_PROVIDERS) });
+export const SyncRunIdParam = z.object({ run_id: pathId });
+
+export const PutConnectionBody = z.strictObject({
+  base_url: z.url({ protocol: /^https?$/ }).max(2048),
+  api_token: z.string().min(1).max(4096),
+});
+
+export const TriggerRunBody = z.strictObject({
+  provider: z.enum(SYNC_PROVIDERS),
+  mode: z.enum(['full', 'incremental']).default('incremental'),
+});
+
+export const ListRunsQuery = pageQuery({ defaultLimit: 20, maxLimit: 100 }).extend({
+  provider: z.enum(SYNC_PROVIDERS).optional(),
+});
+
+export const ConnectionRecord = z.object({
+  provider: z.enum(SYNC_PROVIDERS),
+  base_url: z.string(),
+  has_token: z.literal(true),
+  created_at: ts,
+  updated_at: ts,
+});
+
+export const SyncRunRecord = z.object({
+  id: z.string(),
+  provider: z.enum(SYNC_PROVIDERS),
+  mode: z.enum(['full', 'incremental']),
+  status: z.enum(['running', 'succeeded', 'failed']),
+  pages: z.number().int(),
+  fetched: z.number().int(),
+  created: z.number().int(),
+  updated: z.number().int(),
+  unchanged: z.number().int(),
+  deactivated: z.number().int(),
+  skipped: z.number().int(),
+  error: z.string().nullable(),
+  triggered_by: z.string(),
+  started_at: ts,
+  finished_at: ts.nullable(),
+});
