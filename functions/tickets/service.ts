@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database } from '../../shared/db/schema';
 import type { TicketRepliesTable, TicketsTable } from '../../shared/db/tables/tickets_calls';
 import { emitEvent, iso } from '../../shared/events/emit';
@@ -127,7 +127,7 @@ function filtered(db: Executor, tenantId: string, f: Partial<ListTicketsFilters>
   if (f.requester_id) q = q.where('requester_id', '=', f.requester_id);
   if (f.assignee_id) q = q.where('assignee_id', '=', f.assignee_id);
   if (f.call_id) q = q.where('call_id', '=', f.call_id);
-  if (f.tag) q = q.where('tags', '@>', [f.tag]);
+  if (f.tag) q = q.where(sql<boolean>`tags @> ARRAY[${f.tag}]::text[]`);
   if (f.created_after) q = q.where('created_at', '>=', f.created_after);
   if (f.created_before) q = q.where('created_at', '<', f.created_before);
   if (f.updated_since) q = q.where('updated_at', '>=', f.updated_since);
