@@ -1,0 +1,103 @@
+/**
+ * A real HTTPS webhook receiver on localhost (self-signed certificate from test/fixtures/tls) that
+ * records every request and answers as told, per path: `success` (200), `fail` (500), `timeout`
+ * (never answers), `slow` (200 after `slowMs`), `redirect` (302 to /elsewhere), or a status code.
+ */
+import { readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import { fileURLToPath } from 'node:url';
+
+export const TLS_CERT_PATH = fileURLToPath(new URL('../fixtures/tls/localhost.crt', import.meta.url));
+const TLS_KEY_PATH = fileURLToPath(new URL('../fixtures/tls/localhost.key', import.meta.url));
+
+/** Makes outbound HTTPS from this process trust the test certificate (the Node transport reads it lazily). */
+export function trustTestCertificate() {
+  process.env.NODE_EXTRA_CA_CERTS ??= TLS_CERT_PATH;
+}
+
+export type Behaviour = 'success' | 'fail' | 'timeout' | 'slow' | 'redirect' | number;
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** the raw body exactly as received */
+  body: string;
+  receivedAt: number;
+  /** what the receiver answered (`timeout`: nothing) */
+  answered: Behaviour;
+}
+
+export interface HttpsReceiver {
+  /** https://localhost:<port><path> */
+  url(path?: string, host?: string): string;
+  port: number;
+  requests: ReceivedRequest[];
+  /** answers for the next requests to `path`, in order; then `fallback` (default success) */
+  plan(path: string, answers: Behaviour[], fallback?: Behaviour): void;
+  received(path: string): ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startHttpsReceiver(options: { slowMs?: number } = {}): Promise<HttpsReceiver> {
+  const slowMs = options.slowMs ?? 50;
+  const plans = new Map<string, { queue: Behaviour[]; fallback: Behaviour }>();
+  const requests: ReceivedRequest[] = [];
+  const hanging = new Set<ServerResponse>();
+
+  const server: Server = createServer(
+    { cert: readFileSync(TLS_CERT_PATH), key: readFileSync(TLS_KEY_PATH) },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const path = (req.url ?? '/').split('?')[0]!;
+        const plan = plans.get(path);
+        const answer: Behaviour = plan ? (plan.queue.shift() ?? plan.fallback) : 'success';
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(req.headers))
+          headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
+        requests.push({
+          method: req.method ?? '',
+          path,
+          headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          receivedAt: Date.now(),
+          answered: answer,
+        });
+        const send = (status: number, extra: Record<string, string> = {}) => {
+          res.writeHead(status, { 'content-type': 'text/plain', ...extra });
+          res.end(status >= 200 && status < 300 ? 'ok' : 'no');
+        };
+        if (answer === 'timeout') {
+          hanging.add(res);
+          return;
+        }
+        if (answer === 'slow') {
+          setTimeout(() => send(200), slowMs);
+          return;
+        }
+        if (answer === 'redirect') return send(302, { location: '/elsewhere' });
+        send(answer === 'success' ? 200 : answer === 'fail' ? 500 : answer);
+      });
+    },
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+
+  return {
+    port,
+    requests,
+    url: (path = '/hook', host = 'localhost') => `https://${host}:${port}${path}`,
+    plan(path, answers, fallback = 'success') {
+      plans.set(path, { queue: [...answers], fallback });
+    },
+    received: (path) => requests.filter((r) => r.path === path),
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
