@@ -42,8 +42,8 @@ describe.skipIf(postgresUnavailable())('conversations: create, read, list, updat
     t = await h.tenant();
     other = await h.tenant();
     agent = await t.token('agent', 'user_agent1');
-  });
-  afterAll(() => h?.close());
+  }, 120_000);
+  afterAll(() => h?.close(), 60_000);
 
   const create = (body: unknown = {}, bearer = agent, base = '/api/v2/conversations') =>
     h.request('POST', base, { bearer, body });
@@ -428,8 +428,8 @@ describe.skipIf(postgresUnavailable())('conversations: list filters, pagination,
       .set({ updated_at: new Date(base + 3_600_000 + 60_000), status: 'waiting' })
       .where('id', '=', ids[1]!)
       .execute();
-  });
-  afterAll(() => h?.close());
+  }, 120_000);
+  afterAll(() => h?.close(), 60_000);
 
   const list = (qs = '') => h.request('GET', `/api/v2/conversations${qs}`, { bearer: token });
   const idsOf = (res: { body: { conversations: { id: string }[] } }) =>

@@ -69,8 +69,8 @@ describe.skipIf(postgresUnavailable())('inbound: widget, email, WhatsApp; AI aut
       ('art_other', ${other.id}, 'Invoice download guide', 'Invoices live under Billing', 'published', null)`.execute(
       h.db,
     );
-  });
-  afterAll(() => h?.close());
+  }, 120_000);
+  afterAll(() => h?.close(), 60_000);
   afterEach(() => {
     setAnswerer(null);
     setChannelSender('whatsapp', null);

@@ -45,8 +45,8 @@ describe.skipIf(postgresUnavailable())('conversation messages: notes, replies, o
     h = await startHarness();
     t = await h.tenant();
     agent = await t.token('agent', 'user_agent7');
-  });
-  afterAll(() => h?.close());
+  }, 120_000);
+  afterAll(() => h?.close(), 60_000);
   afterEach(() => {
     setChannelSender('email', null);
     setChannelSender('whatsapp', null);
