@@ -162,7 +162,9 @@ contactsApp.get('/api/v2/contacts', validate('query', ListContactsQuery), async 
   }
   if (query.tag) base = base.where(sql<boolean>`contacts.tags @> array[${query.tag}]::text[]`);
   if (query.company_id) base = base.where('contacts.company_id', '=', query.company_id);
-  if (query.updated_since) base = base.where('contacts.updated_at', '>=', new Date(query.updated_since));
+  if (query.updated_since)
+    // compared in SQL, so sub-millisecond and offset forms keep their exact meaning
+    base = base.where(sql<boolean>`contacts.updated_at >= ${query.updated_since}::timestamptz`);
   const ordered =
     query.sort === 'updated_at'
       ? base.orderBy('contacts.updated_at', 'asc').orderBy('contacts.id', 'asc')

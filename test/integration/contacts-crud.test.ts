@@ -11,8 +11,8 @@ describe.skipIf(postgresUnavailable())('contacts and companies (v2, dashboard)',
     t = await h.tenant();
     other = await h.tenant();
     agent = await t.token('agent');
-  });
-  afterAll(() => h?.close());
+  }, 60_000);
+  afterAll(() => h?.close(), 60_000);
 
   const req = (method: string, path: string, body?: unknown, bearer = agent) =>
     h.request(method, path, { bearer, body });

@@ -106,6 +106,10 @@ export async function startFakeHelpdesk(): Promise<FakeHelpdesk> {
   const { port } = server.address() as AddressInfo;
   return Object.assign(state, {
     baseUrl: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }
