@@ -13,7 +13,7 @@ import type { AppEnv, FunctionApp } from '../shared/runtime/app-env';
 import { createRateLimiter, rateLimit } from '../shared/ratelimit';
 import { buildRoot } from '../shared/runtime/root';
 import { createNodeDefer, type Services } from '../shared/runtime/services';
-import { nodeWebhookPort } from '../shared/webhooks/node.node';
+import { nodeWebhookPort } from '../shared/webhooks/transport.node.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../shared/webhooks/worker';
 import { meterUsage } from '../shared/usage/meter';
 
@@ -35,6 +35,9 @@ export interface EmbeddedOptions {
   /** PGlite in memory instead of DATA_DIR (tests) */
   inMemory?: boolean;
 }
+
+/** Rate limits first: a refused request is neither served nor metered. */
+export const standardAfterGate = (): MiddlewareHandler<AppEnv>[] => [rateLimit(), meterUsage()];
 
 export async function loadFunctionApps(): Promise<FunctionApp[]> {
   const apps: FunctionApp[] = [];
@@ -76,8 +79,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
   const app = buildRoot(await loadFunctionApps(), {
     provideServices,
     maxBodyBytes: config.MAX_BODY_BYTES,
-    // rate limits first: a refused request is neither served nor metered
-    afterGate: [rateLimit(), meterUsage()],
+    afterGate: standardAfterGate(),
   });
   webhooks.start();
   return {
