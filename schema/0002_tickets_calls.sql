@@ -38,6 +38,36 @@ CREATE INDEX tickets_tenant_assignee_created_idx ON tickets (tenant_id, assignee
 CREATE INDEX tickets_tags_idx ON tickets USING gin (tags);
 CREATE INDEX tickets_call_idx ON tickets (call_id) WHERE call_id IS NOT NULL;
 
+-- Live ticket count per tenant, so the unfiltered list's `total` is one row read instead of a
+-- count over every ticket of the tenant (100,000 index entries: ~20 ms). Kept by statement-level
+-- triggers (one upsert per statement, so bulk inserts stay cheap). No FK: a tenant's row outlives
+-- nothing that matters, and the cascade from tenants must not race the trigger.
+CREATE TABLE ticket_counts (
+  tenant_id text PRIMARY KEY,
+  n         bigint NOT NULL DEFAULT 0
+);
+
+CREATE FUNCTION ticket_counts_on_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO ticket_counts AS tc (tenant_id, n)
+    SELECT tenant_id, count(*) FROM inserted GROUP BY tenant_id
+  ON CONFLICT (tenant_id) DO UPDATE SET n = tc.n + excluded.n;
+  RETURN NULL;
+END $$;
+
+CREATE FUNCTION ticket_counts_on_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE ticket_counts AS tc SET n = tc.n - d.n
+    FROM (SELECT tenant_id, count(*) AS n FROM deleted GROUP BY tenant_id) AS d
+   WHERE tc.tenant_id = d.tenant_id;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER tickets_count_insert AFTER INSERT ON tickets
+  REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION ticket_counts_on_insert();
+CREATE TRIGGER tickets_count_delete AFTER DELETE ON tickets
+  REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION ticket_counts_on_delete();
+
 CREATE TABLE ticket_replies (
   id          text PRIMARY KEY,
   tenant_id   text NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,

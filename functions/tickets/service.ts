@@ -155,9 +155,26 @@ export function ticketListQueries(
   const rows = order(
     db.selectFrom('tickets').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', pageIds),
   );
-  const count = filtered(db, tenantId, f).select((eb) => eb.fn.countAll<string>().as('n'));
+  // Unfiltered: the trigger-kept counter (one row); filtered: an exact count over the indexes.
+  const count = hasFilters(f)
+    ? filtered(db, tenantId, f).select((eb) => eb.fn.countAll<string>().as('n'))
+    : db.selectFrom('ticket_counts').select('n').where('tenant_id', '=', tenantId);
   return { rows, count };
 }
+
+const FILTER_KEYS = [
+  'status',
+  'priority',
+  'type',
+  'requester_id',
+  'assignee_id',
+  'call_id',
+  'tag',
+  'created_after',
+  'created_before',
+  'updated_since',
+] as const satisfies readonly (keyof ListTicketsFilters)[];
+const hasFilters = (f: Partial<ListTicketsFilters>) => FILTER_KEYS.some((k) => f[k] !== undefined);
 
 export async function listTickets(
   db: Executor,
@@ -165,6 +182,6 @@ export async function listTickets(
   f: Partial<ListTicketsFilters> & { limit: number; offset: number },
 ) {
   const q = ticketListQueries(db, tenantId, f);
-  const [rows, count] = await Promise.all([q.rows.execute(), q.count.executeTakeFirstOrThrow()]);
-  return { rows, total: Number(count.n) };
+  const [rows, count] = await Promise.all([q.rows.execute(), q.count.executeTakeFirst()]);
+  return { rows, total: Number(count?.n ?? 0) };
 }

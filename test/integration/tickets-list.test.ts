@@ -152,6 +152,31 @@ describe.skipIf(postgresUnavailable())('Ticket and call lists (issue 3, issue 9 
     expect(all[0]).toBe(ids[24]);
   });
 
+  it('the unfiltered total (trigger-kept counter) follows inserts, bulk inserts and deletes', async () => {
+    const other = await h.tenant();
+    const k = await other.key(['tickets:read', 'tickets:write']);
+    const total = async () => (await h.request('GET', '/api/v1/tickets', { apiKey: k })).body.total;
+    expect(await total()).toBe(0);
+    await h.request('POST', '/api/v1/tickets', { apiKey: k, body: { subject: 'one' } });
+    expect(await total()).toBe(1);
+    await h.db
+      .insertInto('tickets')
+      .values(
+        [1, 2, 3].map((i) => ({
+          id: `tkt_bulk${i}`,
+          tenant_id: other.id,
+          subject: `b${i}`,
+          created_by: 'test',
+        })),
+      )
+      .execute();
+    expect(await total()).toBe(4);
+    await h.db.deleteFrom('tickets').where('id', 'in', ['tkt_bulk1', 'tkt_bulk2']).execute();
+    expect(await total()).toBe(2);
+    // the filtered total is an exact count and agrees
+    expect((await h.request('GET', '/api/v1/tickets?status=new', { apiKey: k })).body.total).toBe(2);
+  });
+
   describe('calls', () => {
     const calls = async (query = '') => {
       const res = await h.request('GET', `/api/v1/calls${query}`, { apiKey: key });

@@ -72,8 +72,15 @@ export interface CallEscalationsTable {
   created_at: Generated<Date>;
 }
 
+/** Live ticket count per tenant (trigger-maintained): the unfiltered list's `total`. */
+export interface TicketCountsTable {
+  tenant_id: string;
+  n: Generated<string>;
+}
+
 export interface TicketsCallsTables {
   tickets: TicketsTable;
+  ticket_counts: TicketCountsTable;
   ticket_replies: TicketRepliesTable;
   calls: CallsTable;
   call_escalations: CallEscalationsTable;
