@@ -95,7 +95,8 @@ export const SCOPE_RULES: readonly ScopeRule[] = [
     prefix: '/api/v1/tenant/users',
     read: 'users:read',
     write: 'users:write',
-    extra: [{ methods: ['GET', 'HEAD'], scopes: ['roles:write'] }],
+    // reading the team or changing anyone's role (creating, editing, removing a user) needs roles:write
+    extra: [{ methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'], scopes: ['roles:write'] }],
   },
   {
     prefix: '/api/v1/conversations',

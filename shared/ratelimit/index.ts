@@ -1,6 +1,6 @@
+export * from './factory';
 export * from './limiter';
 export * from './limits';
 export * from './middleware';
 export * from './plan-cache';
 export * from './upstash';
-export * from './factory';

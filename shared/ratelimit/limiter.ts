@@ -54,7 +54,12 @@ export const ruleOf = (limit: KindLimit): RateRule => ({
 export const windowStart = (now: number, windowMs: number) => Math.floor(now / windowMs) * windowMs;
 
 /** Builds the decision from each window's count (after counting, or as found when refused). */
-export function decide(rule: RateRule, now: number, counts: readonly number[], allowed: boolean): RateDecision {
+export function decide(
+  rule: RateRule,
+  now: number,
+  counts: readonly number[],
+  allowed: boolean,
+): RateDecision {
   const windows: WindowState[] = rule.windows.map((w, i) => ({
     limit: w.limit,
     windowMs: w.windowMs,

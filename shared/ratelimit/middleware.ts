@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { ApiError, Detail } from '../http/errors';
 import { clientIp } from '../http/client-ip';
+import { ApiError, Detail } from '../http/errors';
 import type { AppEnv } from '../runtime/app-env';
 import { type RateDecision, ruleOf } from './limiter';
 import { AUTH_IP_LIMIT, isAuthPath, type KindLimit, limitFor, rateKindOf } from './limits';

@@ -1,5 +1,13 @@
 import type { Redis } from '@upstash/redis';
-import { type Clock, decide, MemoryRateLimiter, type RateDecision, type RateLimiter, type RateRule, windowStart } from './limiter';
+import {
+  type Clock,
+  decide,
+  MemoryRateLimiter,
+  type RateDecision,
+  type RateLimiter,
+  type RateRule,
+  windowStart,
+} from './limiter';
 
 /**
  * Both windows in one atomic script, one round trip: read every window's counter; if all are
@@ -67,7 +75,9 @@ export class UpstashRateLimiter implements RateLimiter {
 
   async check(key: string, rule: RateRule): Promise<RateDecision> {
     const now = this.now();
-    const keys = rule.windows.map((w) => `${this.prefix}${key}:${w.windowMs}:${windowStart(now, w.windowMs)}`);
+    const keys = rule.windows.map(
+      (w) => `${this.prefix}${key}:${w.windowMs}:${windowStart(now, w.windowMs)}`,
+    );
     const ttls = rule.windows.map((w) => String(windowStart(now, w.windowMs) + w.windowMs - now + 1000));
     const limits = rule.windows.map((w) => String(w.limit));
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -75,10 +85,14 @@ export class UpstashRateLimiter implements RateLimiter {
       const reply = await Promise.race([
         this.script.exec(keys, [...limits, ...ttls]),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`rate limiter timeout after ${this.timeoutMs} ms`)), this.timeoutMs);
+          timer = setTimeout(
+            () => reject(new Error(`rate limiter timeout after ${this.timeoutMs} ms`)),
+            this.timeoutMs,
+          );
         }),
       ]);
-      if (!Array.isArray(reply) || reply.length !== rule.windows.length + 1) throw new Error('bad script reply');
+      if (!Array.isArray(reply) || reply.length !== rule.windows.length + 1)
+        throw new Error('bad script reply');
       const [allowed, ...counts] = reply.map(Number);
       return decide(rule, now, counts, allowed === 1);
     } catch (err) {

@@ -37,7 +37,12 @@ class UsageRecorder {
         await this.db.insertInto('usage_records').values(batch).execute();
       } catch {
         // one bad row (a tenant deleted meanwhile) must not lose the others
-        for (const row of batch) await this.db.insertInto('usage_records').values(row).execute().catch(() => {});
+        for (const row of batch)
+          await this.db
+            .insertInto('usage_records')
+            .values(row)
+            .execute()
+            .catch(() => {});
       }
     }
   }

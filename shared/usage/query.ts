@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/schema';
-import { emptyTotals, type Metric, METRICS, type Totals } from './plans';
+import { emptyTotals, METRICS, type Metric, type Totals } from './plans';
 
 /**
  * Usage is read from three places, unified at query time (no metering job, so figures are never
@@ -51,9 +51,12 @@ function usageRelation(f: UsageFilter) {
 
 export async function usageTotals(db: Db, f: UsageFilter): Promise<Totals> {
   const { rows } = await sql<{ kind: Metric; quantity: string | number }>`
-    SELECT x.kind, COALESCE(SUM(x.quantity), 0) AS quantity FROM (${usageRelation(f)}) x GROUP BY x.kind`.execute(db);
+    SELECT x.kind, COALESCE(SUM(x.quantity), 0) AS quantity FROM (${usageRelation(f)}) x GROUP BY x.kind`.execute(
+    db,
+  );
   const totals = emptyTotals();
-  for (const r of rows) if ((METRICS as readonly string[]).includes(r.kind)) totals[r.kind] = Number(r.quantity);
+  for (const r of rows)
+    if ((METRICS as readonly string[]).includes(r.kind)) totals[r.kind] = Number(r.quantity);
   return totals;
 }
 
@@ -107,7 +110,12 @@ const GROUP_EXPR: Record<GroupBy, ReturnType<typeof sql>> = {
   status: sql`CASE WHEN x.kind = 'api_requests' THEN x.status::text ELSE NULL END`,
 };
 
-export async function usageGroups(db: Db, f: UsageFilter, groupBy: GroupBy, page: { limit: number; offset: number }) {
+export async function usageGroups(
+  db: Db,
+  f: UsageFilter,
+  groupBy: GroupBy,
+  page: { limit: number; offset: number },
+) {
   const rel = usageRelation(f);
   const grouped = sql`SELECT ${GROUP_EXPR[groupBy]} AS key, x.kind AS kind, COUNT(*) AS count, COALESCE(SUM(x.quantity), 0) AS quantity
     FROM (${rel}) x GROUP BY 1, 2`;
@@ -119,7 +127,12 @@ export async function usageGroups(db: Db, f: UsageFilter, groupBy: GroupBy, page
     sql<{ n: string | number }>`SELECT COUNT(*) AS n FROM (${grouped}) g`.execute(db),
   ]);
   return {
-    rows: list.rows.map((r) => ({ key: r.key, kind: r.kind, count: Number(r.count), quantity: Number(r.quantity) })),
+    rows: list.rows.map((r) => ({
+      key: r.key,
+      kind: r.kind,
+      count: Number(r.count),
+      quantity: Number(r.quantity),
+    })),
     total: Number(count.rows[0]?.n ?? 0),
   };
 }

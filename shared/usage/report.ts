@@ -1,6 +1,6 @@
 import type { Db } from '../db/schema';
 import { emitEvent } from '../events/emit';
-import { PLAN_CATALOG, type Period } from './plans';
+import { type Period, PLAN_CATALOG } from './plans';
 import { usageTotals } from './query';
 
 /**

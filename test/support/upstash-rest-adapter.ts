@@ -19,7 +19,11 @@ function encodeCommand(args: readonly unknown[]): Buffer {
   const parts: Buffer[] = [Buffer.from(`*${args.length}\r\n`)];
   for (const arg of args) {
     const text = Buffer.from(
-      typeof arg === 'string' ? arg : typeof arg === 'object' && arg !== null ? JSON.stringify(arg) : String(arg),
+      typeof arg === 'string'
+        ? arg
+        : typeof arg === 'object' && arg !== null
+          ? JSON.stringify(arg)
+          : String(arg),
     );
     parts.push(Buffer.from(`$${text.length}\r\n`), text, Buffer.from('\r\n'));
   }
@@ -168,7 +172,8 @@ export async function startUpstashRestAdapter(
           exec.map((r) => entry(r, base64)),
         );
       }
-      if (!Array.isArray(body) || body.length === 0) return send(400, { error: 'ERR expected a command array' });
+      if (!Array.isArray(body) || body.length === 0)
+        return send(400, { error: 'ERR expected a command array' });
       state.commands.push(String(body[0]).toLowerCase());
       const [reply] = await sendCommands(redisHost, redisPort, [body as unknown[]]);
       if (reply instanceof RespError) return send(400, { error: reply.message });

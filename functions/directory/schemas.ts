@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { pageQuery } from '../../shared/http/pagination';
+
+export const DIRECTORY_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
+
+export const RequestersQuery = pageQuery(DIRECTORY_PAGE).extend({
+  /** exact email (case-insensitive) */
+  email: z.string().max(320).optional(),
+  /** substring of email or name */
+  search: z.string().min(1).max(200).optional(),
+});
+export const TenantUsersQuery = pageQuery(DIRECTORY_PAGE).extend({
+  role: z.enum(['agent', 'tenant_admin']).optional(),
+  search: z.string().min(1).max(200).optional(),
+});
+
+export const IdParam = z.object({ id: z.string().min(1).max(64) });
+
+export const CreateTenantUserBody = z.strictObject({
+  email: z.string().email().max(320),
+  name: z.string().trim().min(1).max(200).nullish(),
+  role: z.enum(['agent', 'tenant_admin']).default('agent'),
+});
+export const UpdateTenantUserBody = z.strictObject({
+  name: z.string().trim().min(1).max(200).nullish(),
+  role: z.enum(['agent', 'tenant_admin']).optional(),
+});
+
+export const Requester = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  has_password: z.boolean(),
+  ticket_count: z.number(),
+  created_at: z.string(),
+});
+export const TenantUser = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  role: z.enum(['agent', 'tenant_admin']),
+  created_at: z.string(),
+  updated_at: z.string(),
+});

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { pageQuery } from '../../shared/http/pagination';
+import { CreateTicketBody } from '../tickets/schemas';
+
+const TenantId = z.string().min(1).max(64);
+const Email = z.string().trim().toLowerCase().email().max(320);
+
+export const RegisterBody = z.strictObject({
+  tenant_id: TenantId,
+  email: Email,
+  password: z.string().min(8).max(200),
+  name: z.string().trim().min(1).max(200).nullish(),
+});
+export const LoginBody = z.strictObject({
+  tenant_id: TenantId,
+  email: Email,
+  password: z.string().min(1).max(200),
+});
+export const MagicLinkBody = z.strictObject({ tenant_id: TenantId, email: Email });
+export const MagicLinkVerifyBody = z.strictObject({ token: z.string().min(1).max(200) });
+
+export const TokenResponse = z.object({
+  access_token: z.string(),
+  token_type: z.literal('bearer'),
+  expires_in: z.number(),
+  user: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
+});
+export const MagicLinkResponse = z.object({
+  detail: z.string(),
+  expires_in: z.number(),
+  magic_link: z.string().optional(),
+  token: z.string().optional(),
+});
+
+export const AppTicketsQuery = pageQuery({ defaultLimit: 20, maxLimit: 100 }).extend({
+  status: z.string().min(1).max(32).optional(),
+});
+export const AppTicketParam = z.object({ id: z.string().min(1).max(64) });
+
+/** What an end user may set: no status, assignee, requester or source (those are the agents'). */
+export const AppCreateTicketBody = CreateTicketBody.pick({
+  subject: true,
+  description: true,
+  priority: true,
+  type: true,
+  tags: true,
+});

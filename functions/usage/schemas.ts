@@ -1,0 +1,77 @@
+import { z } from 'zod';
+import { pageQuery } from '../../shared/http/pagination';
+import { METRICS, PERIOD_RE } from '../../shared/usage/plans';
+import { GROUP_BY } from '../../shared/usage/query';
+
+export const USAGE_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;
+
+const Period = z.string().regex(PERIOD_RE, 'period must be YYYY-MM');
+const Instant = z.iso.datetime({ offset: true }).or(z.iso.date());
+
+export const SummaryQuery = z.strictObject({ period: Period.optional() });
+
+/** `period` (YYYY-MM, default the current month) or an explicit `from`/`to` range; `kind` filters one metric. */
+export const DetailsQuery = pageQuery(USAGE_PAGE)
+  .extend({
+    period: Period.optional(),
+    from: Instant.optional(),
+    to: Instant.optional(),
+    kind: z.enum(METRICS).optional(),
+    group_by: z.enum(GROUP_BY).optional(),
+  })
+  .strict();
+
+export const ReportBody = z.strictObject({ period: Period.optional() });
+
+const Totals = z.object(
+  Object.fromEntries(METRICS.map((m) => [m, z.number()])) as Record<(typeof METRICS)[number], z.ZodNumber>,
+);
+
+export const SummaryResponse = z.object({
+  tenant_id: z.string(),
+  plan: z.string(),
+  period: z.string(),
+  period_start: z.string(),
+  period_end: z.string(),
+  totals: Totals,
+  quotas: Totals,
+  remaining: Totals,
+  percent_used: Totals,
+});
+
+export const UsageEvent = z.object({
+  id: z.string(),
+  kind: z.enum(METRICS),
+  quantity: z.number(),
+  method: z.string().nullable(),
+  endpoint: z.string().nullable(),
+  status: z.number().nullable(),
+  api_key_id: z.string().nullable(),
+  actor: z.string().nullable(),
+  reference: z.string().nullable(),
+  occurred_at: z.string(),
+});
+
+export const UsageGroup = z.object({
+  key: z.string().nullable(),
+  kind: z.enum(METRICS),
+  count: z.number(),
+  quantity: z.number(),
+});
+
+export const DetailsResponse = z.object({
+  group_by: z.string().nullable(),
+  from: z.string(),
+  to: z.string(),
+  events: z.array(UsageEvent).optional(),
+  groups: z.array(UsageGroup).optional(),
+  total: z.number().nullable(),
+  limit: z.number().nullable(),
+  offset: z.number().nullable(),
+});
+
+export const ReportResponse = z.object({
+  period: z.string(),
+  reported: z.array(z.string()),
+  skipped: z.number(),
+});

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BURST_MS,
+  decide,
+  MemoryRateLimiter,
+  MINUTE_MS,
+  PLANS,
+  RATE_KINDS,
+  RATE_LIMITS,
+  type RateLimiter,
+  rateKindOf,
+  ruleOf,
+} from '../../shared/ratelimit';
+
+/** The boundary suite every implementation must pass (the Upstash one runs it in test/integration). */
+export async function windowBoundaries(limiter: RateLimiter & { now: () => number }, key: string) {
+  let now = 1_800_000_000_000 - (1_800_000_000_000 % MINUTE_MS); // start of a minute
+  limiter.now = () => now;
+  const rule = ruleOf({ perMinute: 5, per10s: 3 });
+
+  // burst window: exactly 3 in the first 10 s
+  for (let i = 1; i <= 3; i++) {
+    const d = await limiter.check(key, rule);
+    expect(d.allowed).toBe(true);
+    expect(d.windows.map((w) => w.remaining)).toEqual([5 - i, 3 - i]);
+  }
+  now += 9_999; // last millisecond of the burst window
+  const blocked = await limiter.check(key, rule);
+  expect(blocked).toMatchObject({ allowed: false, limit: 3, remaining: 0, retryAfter: 1 });
+  expect(blocked.reset).toBe(now + 1);
+
+  // next burst window: 2 more reach the minute limit of 5
+  now += 1; // 10 000 ms into the minute
+  expect((await limiter.check(key, rule)).allowed).toBe(true);
+  const fifth = await limiter.check(key, rule);
+  expect(fifth).toMatchObject({ allowed: true, limit: 5, remaining: 0 });
+  const sixth = await limiter.check(key, rule);
+  expect(sixth).toMatchObject({ allowed: false, limit: 5, remaining: 0, retryAfter: 50 });
+  // refused requests are not counted: still blocked, and still 5 used, until the minute ends
+  now += 49_999;
+  expect((await limiter.check(key, rule)).allowed).toBe(false);
+  now += 1; // the next minute
+  const fresh = await limiter.check(key, rule);
+  expect(fresh).toMatchObject({ allowed: true });
+  expect(fresh.windows.map((w) => w.remaining)).toEqual([4, 2]);
+}
+
+describe('MemoryRateLimiter', () => {
+  it('admits exactly the limit of each window, refuses the next, resets at the boundary', async () => {
+    await windowBoundaries(new MemoryRateLimiter(), 'k1');
+  });
+
+  it('keeps keys apart', async () => {
+    const limiter = new MemoryRateLimiter({ now: () => 0 });
+    const rule = ruleOf({ perMinute: 1, per10s: 1 });
+    expect((await limiter.check('a', rule)).allowed).toBe(true);
+    expect((await limiter.check('a', rule)).allowed).toBe(false);
+    expect((await limiter.check('b', rule)).allowed).toBe(true);
+  });
+});
+
+describe('decide (headers)', () => {
+  it('reports the window with the fewest remaining, the blocking one when refused', () => {
+    const rule = ruleOf({ perMinute: 100, per10s: 10 });
+    expect(decide(rule, 0, [50, 2], true)).toMatchObject({ limit: 10, remaining: 8, reset: BURST_MS });
+    expect(decide(rule, 0, [99, 2], true)).toMatchObject({ limit: 100, remaining: 1, reset: MINUTE_MS });
+    expect(decide(rule, 1000, [100, 10], false)).toMatchObject({
+      allowed: false,
+      limit: 100,
+      retryAfter: 59,
+    });
+  });
+});
+
+describe('limits table', () => {
+  it('free allows no more than 600 requests a minute across all kinds', () => {
+    const total = RATE_KINDS.reduce((s, k) => s + RATE_LIMITS.free[k].perMinute, 0);
+    expect(total).toBeLessThanOrEqual(600);
+  });
+  it.each(PLANS)('%s: every kind has a burst at most its minute limit, plans grow', (plan) => {
+    for (const k of RATE_KINDS) {
+      const l = RATE_LIMITS[plan][k];
+      expect(l.per10s).toBeGreaterThan(0);
+      expect(l.per10s).toBeLessThanOrEqual(l.perMinute);
+    }
+    const i = PLANS.indexOf(plan);
+    if (i > 0) for (const k of RATE_KINDS) expect(RATE_LIMITS[plan][k].perMinute).toBeGreaterThan(RATE_LIMITS[PLANS[i - 1]!][k].perMinute);
+  });
+  it('classifies endpoints by kind', () => {
+    expect(rateKindOf('GET', '/api/v1/tickets')).toBe('read');
+    expect(rateKindOf('HEAD', '/api/v1/tickets')).toBe('read');
+    expect(rateKindOf('POST', '/api/v1/tickets')).toBe('write');
+    expect(rateKindOf('DELETE', '/api/v1/webhooks/x')).toBe('write');
+    expect(rateKindOf('POST', '/api/v1/tenant/exports')).toBe('export');
+    expect(rateKindOf('POST', '/api/v1/conversations/cnv_1/export')).toBe('export');
+    expect(rateKindOf('GET', '/api/v1/tenant/exports/exp_1/download')).toBe('read');
+  });
+  it('docs/rate-limits.md shows this table', async () => {
+    const { readFileSync } = await import('node:fs');
+    const doc = readFileSync('docs/rate-limits.md', 'utf8');
+    for (const plan of PLANS)
+      for (const k of RATE_KINDS) {
+        const l = RATE_LIMITS[plan][k];
+        expect(doc).toContain(`| ${plan} | ${k} | ${l.perMinute} | ${l.per10s} |`);
+      }
+  });
+});
