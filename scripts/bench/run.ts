@@ -1,0 +1,254 @@
+// `npm run bench`: the embedded server, started as `npm start` would (child process), on this
+// machine's Postgres and once on PGlite, driven by autocannon for a fixed time per case.
+// Prints req/s, p50/p99 latency and the ratio to the bare-route ceiling, plus the auth cost by
+// difference against the same handler with the gate bypassed. Figures, not assertions.
+//
+//   BENCH_DB=postgres|pglite|both (default both)  BENCH_SECONDS (default 8)
+//   BENCH_CONNECTIONS (default 16)  BENCH_TICKETS (default 100000)
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { signDashboardToken } from '../../shared/auth/jwt';
+import { startHttpsReceiver, TLS_CERT_PATH } from '../../test/support/https-receiver';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const TICKETS = Number(process.env.BENCH_TICKETS ?? 100_000);
+const PORT = 8961;
+const BASE = `http://127.0.0.1:${PORT}`;
+const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SECRETS = {
+  DASHBOARD_JWT_SECRET: 'bench-dashboard-secret',
+  INTERNAL_API_TOKEN: 'bench-internal',
+  API_KEY_HASH_SECRET: 'bench-hash',
+  WEBHOOK_ENCRYPTION_KEY: 'bench-webhook-key',
+  END_USER_JWT_SECRET: 'bench-end-user',
+};
+
+async function admin(sql: string) {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function startServer(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/server.ts'], {
+    env: {
+      ...process.env,
+      ...SECRETS,
+      ...env,
+      PORT: String(PORT),
+      APP_ENV: 'test',
+      NODE_EXTRA_CA_CERTS: TLS_CERT_PATH,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(`${BASE}/api/v2/health`)).ok) return child;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  child.kill('SIGKILL');
+  throw new Error('bench server did not start');
+}
+
+async function call(
+  method: string,
+  path: string,
+  init: { body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const res = await fetch(`${BASE}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const body = (await res.json().catch(() => null)) as any;
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+interface Case {
+  id: string;
+  label: string;
+  path: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function drive(c: Case): Promise<Figures> {
+  const result = await autocannon({
+    url: `${BASE}${c.path}`,
+    method: c.method ?? 'GET',
+    headers: c.headers,
+    body: c.body,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+async function benchOne(mode: 'postgres' | 'pglite') {
+  let dataDir: string | null = null;
+  let dbName: string | null = null;
+  const env: Record<string, string> = {
+    WEBHOOK_SSRF_ALLOW: 'localhost,127.0.0.1',
+    BENCH_RATE_LIMIT_SCALE: '1000',
+  };
+  if (mode === 'postgres') {
+    dbName = `spa_bench_${Date.now().toString(36)}`;
+    await admin(`CREATE DATABASE ${dbName}`);
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${dbName}`;
+    env.DATABASE_URL = url.toString();
+  } else {
+    dataDir = mkdtempSync(join(tmpdir(), 'spa-bench-'));
+    env.DATA_DIR = dataDir;
+  }
+  const receiver = await startHttpsReceiver();
+  const server = await startServer(env);
+  try {
+    const superToken = await signDashboardToken(SECRETS.DASHBOARD_JWT_SECRET, {
+      sub: 'bench',
+      tenant_id: 'platform',
+      role: 'super_admin',
+    });
+    const tenant = await call('POST', '/api/v1/tenants', {
+      headers: { authorization: `Bearer ${superToken}` },
+      body: { name: 'Bench', plan: 'enterprise', environment: 'production' },
+    });
+    const admin = await signDashboardToken(SECRETS.DASHBOARD_JWT_SECRET, {
+      sub: 'bench',
+      tenant_id: tenant.id,
+      role: 'tenant_admin',
+    });
+    const adminHeaders = { authorization: `Bearer ${admin}` };
+    const key = (
+      await call('POST', '/api/v1/api-keys', {
+        headers: adminHeaders,
+        body: { name: 'bench', scopes: ['tickets:read', 'tickets:write', 'webhooks:write'] },
+      })
+    ).api_key;
+    const narrowKey = (
+      await call('POST', '/api/v1/api-keys', {
+        headers: adminHeaders,
+        body: { name: 'narrow', scopes: ['calls:read'] },
+      })
+    ).api_key;
+    await call('POST', '/api/v1/webhooks', {
+      headers: { 'x-api-key': key },
+      body: { url: receiver.url('/bench'), events: ['ticket.created'] },
+    });
+    const seeded = await call('POST', '/__bench/seed-tickets', {
+      body: { tenant_id: tenant.id, count: TICKETS },
+    });
+    const ticket = await call('POST', '/api/v1/tickets', {
+      headers: { 'x-api-key': key },
+      body: { subject: 'Bench ticket' },
+    });
+    console.log(
+      `\n[${mode}] seeded ${seeded.inserted} tickets in ${seeded.ms} ms; ${SECONDS}s per case, ${CONNECTIONS} connections`,
+    );
+
+    const keyHeader = { 'x-api-key': key };
+    const cases: Case[] = [
+      { id: 'a', label: 'bare Hono route (ceiling)', path: '/__bench/bare' },
+      { id: 'b', label: 'GET /api/v2/health', path: '/api/v2/health' },
+      {
+        id: 'c',
+        label: 'GET /api/v1/tickets/{id} (API key)',
+        path: `/api/v1/tickets/${ticket.id}`,
+        headers: keyHeader,
+      },
+      {
+        id: 'c0',
+        label: '  same handler, auth bypassed',
+        path: `/__bench/noauth/api/v1/tickets/${ticket.id}`,
+        headers: { 'x-bench-tenant': tenant.id },
+      },
+      {
+        id: 'd',
+        label: `GET /api/v1/tickets?limit=20 (${TICKETS} tickets)`,
+        path: '/api/v1/tickets?limit=20',
+        headers: keyHeader,
+      },
+      {
+        id: 'e',
+        label: 'POST /api/v1/tickets (1 webhook subscription)',
+        path: '/api/v1/tickets',
+        method: 'POST',
+        headers: { ...keyHeader, 'content-type': 'application/json' },
+        body: JSON.stringify({ subject: 'Load', description: 'created by the benchmark', priority: 'high' }),
+      },
+      {
+        id: 'f',
+        label: 'refused: missing scope (403)',
+        path: '/api/v1/tickets',
+        headers: { 'x-api-key': narrowKey },
+      },
+    ];
+    const results = new Map<string, Figures>();
+    for (const c of cases) results.set(c.id, await drive(c));
+
+    const ceiling = results.get('a')!.rps;
+    const rows = cases.map((c) => {
+      const f = results.get(c.id)!;
+      return `${c.id.padEnd(3)} ${c.label.padEnd(48)} ${f.rps.toFixed(0).padStart(8)} ${String(f.p50).padStart(6)} ${String(f.p99).padStart(6)} ${(f.rps / ceiling).toFixed(2).padStart(6)} ${String(f.non2xx).padStart(8)}`;
+    });
+    console.log(
+      `${'id'.padEnd(3)} ${'case'.padEnd(48)} ${'req/s'.padStart(8)} ${'p50ms'.padStart(6)} ${'p99ms'.padStart(6)} ${'ratio'.padStart(6)} ${'non-2xx'.padStart(8)}`,
+    );
+    for (const r of rows) console.log(r);
+    const c = results.get('c')!;
+    const c0 = results.get('c0')!;
+    const f = results.get('f')!;
+    const authMs = 1000 / c.rps - 1000 / c0.rps;
+    console.log(
+      `auth cost per request (1/rps(c) - 1/rps(c0)): ${authMs.toFixed(4)} ms  target < 0.1 ms  ${authMs < 0.1 ? 'MET' : 'MISSED'}`,
+    );
+    console.log(
+      `(c)/(a) = ${(c.rps / ceiling).toFixed(2)}  target >= 0.40  ${c.rps / ceiling >= 0.4 ? 'MET' : 'MISSED'}`,
+    );
+    console.log(
+      `(f)/(a) = ${(f.rps / ceiling).toFixed(2)}  target >= 0.80  ${f.rps / ceiling >= 0.8 ? 'MET' : 'MISSED'}`,
+    );
+    console.log(`webhook deliveries received during (e): ${receiver.received('/bench').length}`);
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    await receiver.close();
+    if (dbName) await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const which = process.env.BENCH_DB ?? 'both';
+console.log(
+  `Support Platform API benchmark, ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`,
+);
+if (which === 'postgres' || which === 'both') await benchOne('postgres');
+if (which === 'pglite' || which === 'both') await benchOne('pglite');

@@ -1,0 +1,59 @@
+// The benchmark's server: the embedded runtime exactly as `npm start` runs it, plus three
+// bench-only routes under /__bench (never mounted by `npm start`):
+//   GET  /__bench/bare            a bare Hono route in the same process: the ceiling
+//   ANY  /__bench/noauth/<path>   the same app with the auth gate replaced by a fixed credential
+//                                 (tenant from X-Bench-Tenant): what auth costs, by difference
+//   POST /__bench/seed-tickets    bulk-inserts tickets with SQL (100,000 in seconds)
+import { serve } from '@hono/node-server';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { loadConfig } from '../../shared/env';
+import type { AppEnv } from '../../shared/runtime/app-env';
+import { buildRoot } from '../../shared/runtime/root';
+import { createEmbeddedRuntime, loadFunctionApps, standardAfterGate } from '../embedded';
+import { seedTickets } from './seed-tickets';
+
+const config = loadConfig(process.env);
+const runtime = await createEmbeddedRuntime({ config });
+
+const provideServices: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set('services', runtime.services);
+  await next();
+};
+const fixedCredential: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set('auth', {
+    kind: 'api_key',
+    tenantId: c.req.header('x-bench-tenant') ?? '',
+    keyId: 'key_bench',
+    scopes: new Set(SCOPE_CATALOG),
+  });
+  await next();
+};
+const bypass = buildRoot(await loadFunctionApps(), {
+  provideServices,
+  maxBodyBytes: config.MAX_BODY_BYTES,
+  authenticate: fixedCredential,
+  afterGate: standardAfterGate(),
+});
+
+const top = new Hono();
+top.get('/__bench/bare', (c) => c.json({ ok: true }));
+top.post('/__bench/seed-tickets', async (c) => {
+  const { tenant_id, count } = await c.req.json<{ tenant_id: string; count: number }>();
+  const started = performance.now();
+  await seedTickets(runtime.services.db, tenant_id, count);
+  return c.json({ inserted: count, ms: Math.round(performance.now() - started) });
+});
+top.all('/__bench/noauth/*', (c) => {
+  const url = new URL(c.req.url);
+  url.pathname = url.pathname.slice('/__bench/noauth'.length);
+  return bypass.fetch(new Request(url, c.req.raw), c.env as Record<string, unknown>);
+});
+top.all('*', (c) => runtime.app.fetch(c.req.raw, c.env as Record<string, unknown>));
+
+const port = Number(process.env.PORT ?? 8960);
+serve({ fetch: top.fetch, port, hostname: '127.0.0.1' }, () => console.log(`bench server on ${port}`));
+process.on('SIGTERM', async () => {
+  await runtime.close();
+  process.exit(0);
+});
