@@ -121,6 +121,14 @@ export async function ingestInbound(db: Db, input: InboundInput): Promise<Inboun
   await requireTenant(db, input.tenantId);
   const { tenantId } = input;
   return db.transaction().execute(async (trx) => {
+    // One inbound pipeline at a time per sender identity: concurrent first messages of a new
+    // visitor make one contact and one conversation (transaction-scoped advisory lock).
+    const who =
+      input.identity.email?.trim().toLowerCase() ??
+      input.identity.phone ??
+      `visitor:${input.identity.visitorId}`;
+    const lockKey = `inbound:${tenantId}:${input.identity.phone ? normalizePhone(input.identity.phone) : who}`;
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
     const contact = await findOrCreateContact(trx, tenantId, input.identity);
     const now = new Date();
     let conversation: ConversationRow | undefined;

@@ -151,6 +151,25 @@ describe.skipIf(postgresUnavailable())('inbound: widget, email, WhatsApp; AI aut
     expect(Number(contacts.rows[0]!.n)).toBe(1);
   });
 
+  it('concurrent first messages of one visitor make one contact and one conversation', async () => {
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) => widget({ tenant_id: t.id, email: 'burst@example.com', body: `burst ${i}` })),
+    );
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    const cids = new Set(results.map((r) => r.body.conversation_id));
+    expect(cids.size).toBe(1);
+    expect(results.filter((r) => r.body.conversation_created)).toHaveLength(1);
+    const [cid] = [...cids] as [string];
+    expect(await eventsFor(h, t.id, 'conversation.created', cid)).toHaveLength(1);
+    expect(await eventsFor(h, t.id, 'message.received', cid)).toHaveLength(5);
+    const contacts = await sql<{
+      n: number;
+    }>`SELECT count(*) AS n FROM contacts WHERE tenant_id = ${t.id} AND email = 'burst@example.com'`.execute(
+      h.db,
+    );
+    expect(Number(contacts.rows[0]!.n)).toBe(1);
+  });
+
   it('a soft-deleted contact with the same email does not block: a new contact is created', async () => {
     await sql`INSERT INTO contacts (id, tenant_id, email, deleted_at) VALUES ('ctc_gone', ${t.id}, 'gone@example.com', now())`.execute(
       h.db,
