@@ -1,21 +1,14 @@
 import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
-import { z } from 'zod';
 import { requireRole } from '../../shared/auth/credential';
 import type { TenantsTable } from '../../shared/db/schema';
 import { notFound } from '../../shared/http/errors';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
 import type { AppEnv } from '../../shared/runtime/app-env';
+import { CreateTenantBody } from './schemas';
 
-export const TENANT_PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
-export const TENANT_ENVIRONMENTS = ['production', 'staging', 'sandbox'] as const;
-
-export const CreateTenantBody = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  plan: z.enum(TENANT_PLANS),
-  environment: z.enum(TENANT_ENVIRONMENTS),
-});
+export { CreateTenantBody, TENANT_ENVIRONMENTS, TENANT_PLANS } from './schemas';
 
 export const tenantView = (t: Selectable<TenantsTable>) => ({
   id: t.id,

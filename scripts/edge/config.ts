@@ -46,8 +46,13 @@ export function apiHostOf(sharedToml: string, env: Environment): string {
   return new URL(url).host;
 }
 
-/** Route patterns of one prefix: the path itself and everything under it (segment-aware). */
-export const routePatterns = (host: string, prefix: string) => [`${host}${prefix}`, `${host}${prefix}/*`];
+/**
+ * Route pattern of one prefix. `prefix*` also catches `/api/v1/ticketsX`; harmless, since every
+ * Worker runs the same gate and 404 as the fallback (segment-aware surfaces in shared/auth/access.ts),
+ * and the most specific pattern wins (`/api/v1/tenants*` over `/api/v1/tenant*`), as in Cloudflare.
+ * A query string never prevents the match.
+ */
+export const routePattern = (host: string, prefix: string) => `${host}${prefix}*`;
 
 export function prepareDocsAssets(): string {
   const require = createRequire(import.meta.url);
@@ -84,8 +89,12 @@ export function writeFunctionConfig(fn: FunctionSpec): string {
     const host = apiHostOf(shared, env);
     const zone = process.env[`CF_ZONE_NAME_${env.toUpperCase()}`] ?? host.split('.').slice(-2).join('.');
     for (const prefix of fn.prefixes)
-      for (const pattern of routePatterns(host, prefix))
-        lines.push('', `[[env.${env}.routes]]`, `pattern = "${pattern}"`, `zone_name = "${zone}"`);
+      lines.push(
+        '',
+        `[[env.${env}.routes]]`,
+        `pattern = "${routePattern(host, prefix)}"`,
+        `zone_name = "${zone}"`,
+      );
   }
   mkdirSync(CONFIG_DIR, { recursive: true });
   const file = join(CONFIG_DIR, `${fn.name}.toml`);

@@ -1,13 +1,11 @@
-// zod's `v4/core/index.js` minus `locales` (see ./external.ts).
+// zod's `v4/core/index.js` minus `locales`, the JIT `compile` and the JSON-Schema generator class
+// (see ./external.ts; `toJSONSchema` stays).
 
 export * from '../../../node_modules/zod/v4/core/api.js';
 export * from '../../../node_modules/zod/v4/core/checks.js';
-export * from '../../../node_modules/zod/v4/core/compile.js';
 export * from '../../../node_modules/zod/v4/core/core.js';
 export * from '../../../node_modules/zod/v4/core/doc.js';
 export * from '../../../node_modules/zod/v4/core/errors.js';
-export * as JSONSchema from '../../../node_modules/zod/v4/core/json-schema.js';
-export { JSONSchemaGenerator } from '../../../node_modules/zod/v4/core/json-schema-generator.js';
 export { toJSONSchema } from '../../../node_modules/zod/v4/core/json-schema-processors.js';
 export * from '../../../node_modules/zod/v4/core/memoizer.js';
 export * from '../../../node_modules/zod/v4/core/parse.js';

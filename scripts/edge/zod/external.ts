@@ -1,4 +1,5 @@
-// zod's `v4/classic/external.js` minus `locales` (every language's error messages, ~260 KB).
+// zod's `v4/classic/external.js` minus `locales` (every language's error messages, ~260 KB), the
+// JIT `compile` family and `fromJSONSchema` (~45 KB; no Worker uses them: the parity check enforces it).
 // esbuild cannot tree-shake the `z` namespace of `import { z } from 'zod'`, so each Worker bundle
 // would carry all locales; wrangler.toml's generated `[alias] zod` points here instead (edge only;
 // zod still registers English itself on first schema construction). Keep in step with the installed
@@ -9,7 +10,6 @@ export * as coerce from '../../../node_modules/zod/v4/classic/coerce.js';
 export * from '../../../node_modules/zod/v4/classic/compat.js';
 export { deepPartial } from '../../../node_modules/zod/v4/classic/deep-partial.js';
 export * from '../../../node_modules/zod/v4/classic/errors.js';
-export { fromJSONSchema } from '../../../node_modules/zod/v4/classic/from-json-schema.js';
 export { input, output } from '../../../node_modules/zod/v4/classic/in-out.js';
 export * as iso from '../../../node_modules/zod/v4/classic/iso.js';
 export {
@@ -27,13 +27,11 @@ export {
   $input,
   $output,
   clone,
-  compile,
   config,
   flattenError,
   formatError,
   getDiscriminatedOption,
   globalRegistry,
-  INVALID,
   memoizer,
   NEVER,
   prettifyError,
@@ -43,7 +41,4 @@ export {
   toZod,
   treeifyError,
   util,
-  withParser,
-  ZodCompileAsyncError,
-  ZodCompileUnsupportedError,
 } from './core';

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { defineRoutes } from '../../shared/http/openapi';
+import { CreateApiKeyBody, KeyIdParam, ListApiKeysQuery } from './schemas';
+
+const Scope = z.enum(SCOPE_CATALOG);
+const ApiKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  key_prefix: z.string().describe('first characters of the key, to recognise it'),
+  scopes: z.array(Scope),
+  created_by: z.string().nullable(),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  last_used_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  is_active: z.boolean(),
+});
+const ApiKeyWithSecret = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  key_prefix: z.string(),
+  scopes: z.array(Scope),
+  created_at: z.string(),
+  expires_at: z.string().nullable(),
+  api_key: z.string().describe('the full key: shown only in this response'),
+});
+const Detail = z.object({ detail: z.string() });
+const notFound = {
+  description: 'Unknown key, or a key of another tenant',
+  schema: Detail,
+  example: { detail: 'API key not found' },
+};
+const secretExample = {
+  id: 'key_01J9Z4',
+  name: 'my integration',
+  description: null,
+  key_prefix: 'itsm_sk_live_7Hq2',
+  scopes: ['tickets:read', 'tickets:write'],
+  created_at: '2026-11-21T10:00:00.000Z',
+  expires_at: null,
+  api_key: 'itsm_sk_live_7Hq2…',
+};
+const adminOnly = 'Dashboard session with tenant_admin or higher; API keys cannot manage keys.';
+
+export const routes = defineRoutes([
+  {
+    method: 'post',
+    path: '/api/v1/api-keys',
+    summary: 'Create an API key',
+    description: `${adminOnly} Scopes from the catalog (${SCOPE_CATALOG.join(', ')}); unknown scopes are a 400. The secret is returned once.`,
+    tags: ['API keys'],
+    body: CreateApiKeyBody,
+    responses: {
+      201: {
+        description: 'The key, with its secret (shown only here)',
+        schema: ApiKeyWithSecret,
+        example: secretExample,
+      },
+      400: {
+        description: 'Unknown scope',
+        schema: Detail,
+        example: { detail: 'Unknown API key scope(s): tickets:admin' },
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/api-keys',
+    summary: "List the tenant's API keys",
+    description: `${adminOnly} Never returns a secret or its hash.`,
+    tags: ['API keys'],
+    query: ListApiKeysQuery,
+    responses: {
+      200: {
+        description: 'A page of keys, newest first',
+        schema: z.object({
+          api_keys: z.array(ApiKey),
+          total: z.number(),
+          limit: z.number(),
+          offset: z.number(),
+        }),
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/api-keys/{key_id}/rotate',
+    summary: 'Rotate an API key',
+    description: `${adminOnly} Revokes the key and issues a new one with the same name, scopes and expiry; the old one stops working on the next request.`,
+    tags: ['API keys'],
+    params: KeyIdParam,
+    responses: {
+      200: { description: 'The new key, with its secret', schema: ApiKeyWithSecret, example: secretExample },
+      404: notFound,
+      409: {
+        description: 'The key is already revoked',
+        schema: Detail,
+        example: { detail: 'API key is revoked and cannot be rotated' },
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/api-keys/{key_id}/revoke',
+    summary: 'Revoke an API key',
+    description: `${adminOnly} Idempotent; takes effect on the next request.`,
+    tags: ['API keys'],
+    params: KeyIdParam,
+    responses: { 204: { description: 'Revoked' }, 404: notFound },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/api-keys/{key_id}',
+    summary: 'Delete an API key',
+    description: adminOnly,
+    tags: ['API keys'],
+    params: KeyIdParam,
+    responses: { 204: { description: 'Deleted' }, 404: notFound },
+  },
+]);

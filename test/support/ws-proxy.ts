@@ -1,0 +1,89 @@
+// A WebSocket-to-TCP proxy: lets the Neon serverless driver (Workers, workerd) reach this machine's
+// plain Postgres, as Neon's own proxy does in production. The driver (shared/db/adapters/neon.ts with
+// NEON_WS_PROXY=127.0.0.1:<port>) opens `ws://127.0.0.1:<port>/v1?address=<host>:<port>`; each
+// connection is piped to that address, which must be in `allow` (default: the Postgres of the tests).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { WebSocketServer } from 'ws';
+
+export interface WsProxy {
+  port: number;
+  /** what to set as NEON_WS_PROXY */
+  address: string;
+  connections(): number;
+  close(): Promise<void>;
+}
+
+export async function startWsProxy(
+  options: { port?: number; allow?: string[]; defaultTarget?: string } = {},
+): Promise<WsProxy> {
+  const defaultTarget = options.defaultTarget ?? '127.0.0.1:5432';
+  const allow = new Set(options.allow ?? [defaultTarget, 'localhost:5432']);
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required');
+  });
+  const wss = new WebSocketServer({ server });
+  let opened = 0;
+  wss.on('connection', (ws, req) => {
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    const target = url.searchParams.get('address') ?? defaultTarget;
+    if (!allow.has(target)) {
+      ws.close(1008, `address not allowed: ${target}`);
+      return;
+    }
+    opened++;
+    const [host, port] = [
+      target.slice(0, target.lastIndexOf(':')),
+      Number(target.slice(target.lastIndexOf(':') + 1)),
+    ];
+    const socket = connect({ host: host === 'localhost' ? '127.0.0.1' : host, port });
+    socket.setNoDelay(true);
+    const pending: Buffer[] = [];
+    let connected = false;
+    socket.on('connect', () => {
+      connected = true;
+      for (const chunk of pending.splice(0)) socket.write(chunk);
+    });
+    ws.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
+      const chunk = Buffer.isBuffer(data)
+        ? data
+        : Array.isArray(data)
+          ? Buffer.concat(data)
+          : Buffer.from(data as ArrayBuffer);
+      if (connected) socket.write(chunk);
+      else pending.push(chunk);
+    });
+    socket.on('data', (chunk) => {
+      if (ws.readyState === ws.OPEN) ws.send(chunk);
+    });
+    const end = () => {
+      socket.destroy();
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close();
+    };
+    socket.on('error', end);
+    socket.on('close', end);
+    ws.on('close', end);
+    ws.on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    address: `127.0.0.1:${port}`,
+    connections: () => opened,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+// `tsx test/support/ws-proxy.ts [port]`: run it by hand next to `wrangler dev`.
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/.*\//, '/'))) {
+  const proxy = await startWsProxy({ port: Number(process.argv[2] ?? 8890) });
+  console.log(`ws-proxy on ws://${proxy.address}/v1 -> Postgres (NEON_WS_PROXY=${proxy.address})`);
+}

@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The e2e tier (`npm run test:e2e`): every function's Worker bundle in workerd (Miniflare), routed
+ * by the manifest, on this machine's Postgres through the Neon driver and a WebSocket proxy. Slow to
+ * start (one workerd for all functions), so it is not part of `npm test`.
+ */
+export default defineConfig({
+  test: {
+    name: 'e2e',
+    include: ['test/e2e/**/*.test.ts'],
+    globalSetup: ['test/e2e/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 180_000,
+    fileParallelism: false,
+  },
+});
