@@ -33,6 +33,8 @@ export interface RateDecision {
   reset: number;
   /** seconds to wait before retrying (0 when allowed) */
   retryAfter: number;
+  /** the limiter's clock when it decided (epoch ms) */
+  now: number;
   windows: WindowState[];
 }
 
@@ -84,6 +86,7 @@ export function decide(
     remaining: allowed ? shown.remaining : 0,
     reset: shown.reset,
     retryAfter,
+    now,
     windows,
   };
 }

@@ -13,11 +13,11 @@ import { planOf } from './plan-cache';
  * `{"detail": "Rate limit exceeded"}` with Retry-After too. Not limited: internal-token calls,
  * super_admin sessions (platform operators), and public surfaces other than end-user login.
  */
-export function rateLimitHeaders(d: RateDecision, now = Date.now()): Record<string, string> {
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(d.limit),
     'X-RateLimit-Remaining': String(d.remaining),
-    'X-RateLimit-Reset': String(Math.max(0, Math.ceil((d.reset - now) / 1000))),
+    'X-RateLimit-Reset': String(Math.max(0, Math.ceil((d.reset - d.now) / 1000))),
   };
 }
 
