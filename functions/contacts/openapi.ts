@@ -1,0 +1,245 @@
+import { z } from 'zod';
+import { defineRoutes, type RouteDoc } from '../../shared/http/openapi';
+import {
+  CompanyIdParam,
+  CompanyRecord,
+  ConnectionRecord,
+  ContactIdParam,
+  ContactRecord,
+  CreateCompanyBody,
+  CreateContactBody,
+  ListCompaniesQuery,
+  ListContactsQuery,
+  ListRunsQuery,
+  ProviderParam,
+  PutConnectionBody,
+  SyncRunIdParam,
+  SyncRunRecord,
+  TriggerRunBody,
+  UpdateCompanyBody,
+  UpdateContactBody,
+} from './schemas';
+
+const Detail = z.object({ detail: z.string() });
+const page = <K extends string>(key: K, item: z.ZodType) =>
+  z.object({
+    [key]: z.array(item),
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  });
+const contacts = ['Contacts'];
+const companies = ['Companies'];
+const sync = ['Contact sync'];
+const notFound = (what: string) => ({
+  description: `Unknown id, deleted, or another tenant's`,
+  schema: Detail,
+  example: { detail: `${what} not found` },
+});
+
+const contactRoutes: RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/api/v2/contacts',
+    summary: 'Create a contact',
+    description:
+      'Agent or higher. At least one of email, phone, external_id, first_name, last_name. Email is stored lower-cased and is unique among live contacts (soft-deleted ones do not count). Emits `contact.created` once.',
+    tags: contacts,
+    body: CreateContactBody,
+    responses: {
+      201: { description: 'The contact', schema: ContactRecord },
+      409: {
+        description: 'Email or external_id already used by a live contact',
+        schema: Detail,
+        example: { detail: 'A contact with this email already exists' },
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v2/contacts',
+    summary: 'List contacts',
+    description:
+      'Newest first by default; `sort=updated_at` is ascending by updated_at then id (for incremental reads with `updated_since`, which is inclusive). `q` searches first/last/full name, email and phone; `tag` filters by tag; `include_deleted=true` also lists soft-deleted contacts.',
+    tags: contacts,
+    query: ListContactsQuery,
+    responses: { 200: { description: 'A page of contacts', schema: page('contacts', ContactRecord) } },
+  },
+  {
+    method: 'get',
+    path: '/api/v2/contacts/{contact_id}',
+    summary: 'Get a contact',
+    tags: contacts,
+    params: ContactIdParam,
+    responses: { 200: { description: 'The contact', schema: ContactRecord }, 404: notFound('Contact') },
+  },
+  {
+    method: 'patch',
+    path: '/api/v2/contacts/{contact_id}',
+    summary: 'Update a contact',
+    description:
+      'Only the fields sent change; null clears a field. Emits exactly one `contact.updated` when something changed; a PATCH that changes nothing answers 200 with no event and keeps updated_at.',
+    tags: contacts,
+    params: ContactIdParam,
+    body: UpdateContactBody,
+    responses: {
+      200: { description: 'The contact', schema: ContactRecord },
+      404: notFound('Contact'),
+      409: { description: 'Email or external_id already used by another live contact', schema: Detail },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/v2/contacts/{contact_id}',
+    summary: 'Soft-delete a contact',
+    description:
+      'Sets deleted_at, hides the contact from gets and lists, frees its email and external_id, updates its company contact_count, emits `contact.deleted` once.',
+    tags: contacts,
+    params: ContactIdParam,
+    responses: { 204: { description: 'Deleted' }, 404: notFound('Contact') },
+  },
+  {
+    method: 'post',
+    path: '/api/v2/contacts/{contact_id}/restore',
+    summary: 'Restore a soft-deleted contact',
+    description:
+      'No body. A deleted contact is un-deleted and `contact.updated` is emitted once. A contact that is not deleted is returned unchanged, without event.',
+    tags: contacts,
+    params: ContactIdParam,
+    responses: {
+      200: { description: 'The full contact record', schema: ContactRecord },
+      404: notFound('Contact'),
+      409: {
+        description: 'Its email (or external_id) now belongs to a live contact; nothing changed',
+        schema: Detail,
+        example: { detail: 'Cannot restore: another contact now uses this email' },
+      },
+    },
+  },
+];
+
+const companyRoutes: RouteDoc[] = [
+  {
+    method: 'post',
+    path: '/api/v2/companies',
+    summary: 'Create a company',
+    tags: companies,
+    body: CreateCompanyBody,
+    responses: { 201: { description: 'The company', schema: CompanyRecord } },
+  },
+  {
+    method: 'get',
+    path: '/api/v2/companies',
+    summary: 'List companies',
+    description:
+      'Newest first. `q` searches name and domain; `tag` filters; `include_deleted=true` adds soft-deleted ones.',
+    tags: companies,
+    query: ListCompaniesQuery,
+    responses: { 200: { description: 'A page of companies', schema: page('companies', CompanyRecord) } },
+  },
+  {
+    method: 'get',
+    path: '/api/v2/companies/{company_id}',
+    summary: 'Get a company',
+    tags: companies,
+    params: CompanyIdParam,
+    responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFound('Company') },
+  },
+  {
+    method: 'patch',
+    path: '/api/v2/companies/{company_id}',
+    summary: 'Update a company',
+    description: 'A PATCH that changes nothing answers 200 and keeps updated_at.',
+    tags: companies,
+    params: CompanyIdParam,
+    body: UpdateCompanyBody,
+    responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFound('Company') },
+  },
+  {
+    method: 'delete',
+    path: '/api/v2/companies/{company_id}',
+    summary: 'Soft-delete a company',
+    description: 'Its contacts keep company_id (a restore brings the link back).',
+    tags: companies,
+    params: CompanyIdParam,
+    responses: { 204: { description: 'Deleted' }, 404: notFound('Company') },
+  },
+  {
+    method: 'post',
+    path: '/api/v2/companies/{company_id}/restore',
+    summary: 'Restore a soft-deleted company',
+    description: 'No body. A company that is not deleted is returned unchanged.',
+    tags: companies,
+    params: CompanyIdParam,
+    responses: {
+      200: { description: 'The full company record', schema: CompanyRecord },
+      404: notFound('Company'),
+    },
+  },
+];
+
+const syncRoutes: RouteDoc[] = [
+  {
+    method: 'put',
+    path: '/api/sync/contacts/connections/{provider}',
+    summary: 'Create or replace a helpdesk connection',
+    description:
+      'tenant_admin. base_url must be https to a public host (hosts on SYNC_HTTP_ALLOW_HOSTS excepted); the API token is stored encrypted and never returned.',
+    tags: sync,
+    params: ProviderParam,
+    body: PutConnectionBody,
+    responses: { 200: { description: 'The connection (no token)', schema: ConnectionRecord } },
+  },
+  {
+    method: 'get',
+    path: '/api/sync/contacts/connections',
+    summary: 'List helpdesk connections',
+    tags: sync,
+    responses: {
+      200: { description: 'Connections', schema: z.object({ connections: z.array(ConnectionRecord) }) },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/sync/contacts/connections/{provider}',
+    summary: 'Remove a helpdesk connection',
+    tags: sync,
+    params: ProviderParam,
+    responses: { 204: { description: 'Removed' }, 404: notFound('Sync connection') },
+  },
+  {
+    method: 'post',
+    path: '/api/sync/contacts/runs',
+    summary: 'Run a contact sync',
+    description:
+      'Runs to completion inside the request. Every page is fetched first; changes are applied in one transaction only when all pages arrived, so a failed run (status `failed`, `error`) changed nothing and emitted nothing. `full` also deactivates contacts of that provider no longer upstream (one contact.updated each, once); `incremental` asks upstream only for rows changed since the last successful run.',
+    tags: sync,
+    body: TriggerRunBody,
+    responses: {
+      201: { description: 'The finished run (succeeded or failed)', schema: SyncRunRecord },
+      400: {
+        description: 'No connection for the provider',
+        schema: Detail,
+        example: { detail: 'No sync connection configured for helpdesk_a' },
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/sync/contacts/runs',
+    summary: 'List sync runs',
+    tags: sync,
+    query: ListRunsQuery,
+    responses: { 200: { description: 'Newest first', schema: page('runs', SyncRunRecord) } },
+  },
+  {
+    method: 'get',
+    path: '/api/sync/contacts/runs/{run_id}',
+    summary: 'Get a sync run',
+    tags: sync,
+    params: SyncRunIdParam,
+    responses: { 200: { description: 'The run', schema: SyncRunRecord }, 404: notFound('Sync run') },
+  },
+];
+
+export const routes = defineRoutes([...contactRoutes, ...companyRoutes, ...syncRoutes]);
