@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
  *  - unit: pure modules, no database
  *  - pglite / postgres: the same integration suites on the embedded database and on this
  *    machine's real Postgres (with CI=true a missing Postgres fails the run)
+ *  - reliability: faults survived (killed server, Postgres restart, Redis down), real processes
  */
 export default defineConfig({
   test: {
@@ -28,6 +29,10 @@ export default defineConfig({
           env: { TEST_DB: 'postgres' },
           globalSetup: ['test/support/pg-global-setup.ts'],
         },
+      },
+      {
+        extends: true,
+        test: { name: 'reliability', include: ['test/reliability/**/*.test.ts'], testTimeout: 180_000 },
       },
     ],
   },

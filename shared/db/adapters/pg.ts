@@ -14,10 +14,12 @@ export function createPostgresHandle(
     connectionTimeoutMillis: 2_000,
     idleTimeoutMillis: 30_000,
   });
-  // A dropped idle connection (e.g. Postgres restarted) must not crash the process.
-  pool.on('error', (err) =>
-    console.error(JSON.stringify({ level: 'warn', msg: 'pg pool error', error: err.message })),
-  );
+  const logDropped = (err: Error) =>
+    console.error(JSON.stringify({ level: 'warn', msg: 'pg connection error', error: err.message }));
+  // A dropped connection (e.g. Postgres restarted) must not crash the process: idle clients report
+  // on the pool, checked-out ones on themselves. Their queries fail on their own (answered 503).
+  pool.on('error', logDropped);
+  pool.on('connect', (client) => client.on('error', logDropped));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: 'postgres',

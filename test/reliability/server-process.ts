@@ -1,0 +1,72 @@
+// Starts `scripts/serve.ts` (what `npm start` runs) as a child process, for tests that kill it,
+// restart it or take its database away.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { TEST_SECRETS } from '../support/harness';
+import { TLS_CERT_PATH } from '../support/https-receiver';
+
+export interface ServerProcess {
+  base: string;
+  child: ChildProcess;
+  output: () => string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startServer(port: number, env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+    env: {
+      ...process.env,
+      ...TEST_SECRETS,
+      APP_ENV: 'test',
+      NODE_EXTRA_CA_CERTS: TLS_CERT_PATH,
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout?.on('data', (d) => (log += d));
+  child.stderr?.on('data', (d) => (log += d));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${log}`);
+    try {
+      if ((await fetch(`${base}/api/v2/health`)).status < 500) break;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    child,
+    output: () => log,
+    async kill(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+export async function json(
+  base: string,
+  method: string,
+  path: string,
+  init: { body?: unknown; headers?: Record<string, string> } = {},
+) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body, headers: res.headers };
+}
