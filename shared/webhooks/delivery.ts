@@ -280,19 +280,11 @@ export async function nextDueAt(db: Executor): Promise<Date | null> {
   return next ? new Date(next) : null;
 }
 
-/** Counts for `settle()`: undispatched events and pending deliveries. */
+/** Counts for `settle()`: undispatched events and pending deliveries, read in one snapshot. */
 export async function outstandingWork(db: Executor): Promise<{ events: number; pending: number }> {
-  const [ev, dl] = await Promise.all([
-    db
-      .selectFrom('events')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('dispatched_at', 'is', null)
-      .executeTakeFirstOrThrow(),
-    db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('status', '=', 'pending')
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { events: Number(ev.n), pending: Number(dl.n) };
+  const result = await sql<{ events: string | number; pending: string | number }>`
+    SELECT (SELECT count(*) FROM events WHERE dispatched_at IS NULL) AS events,
+           (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS pending`.execute(db);
+  const row = result.rows[0]!;
+  return { events: Number(row.events), pending: Number(row.pending) };
 }

@@ -19,13 +19,15 @@ export const nodeResolver: HostResolver = async (host) => {
 };
 
 /**
- * Extra CAs from NODE_EXTRA_CA_CERTS, read when first needed. Node reads that variable only at
- * process start; reading it here too makes it work when it is set later (e.g. inside a test file).
+ * Extra CAs from NODE_EXTRA_CA_CERTS. Node reads that variable once, at process start, into its
+ * default trust store; when it changes later (e.g. a test file points it at a test certificate),
+ * the new file is read here and passed as `ca`, so it still takes effect.
  */
+const STARTUP_EXTRA_CA = process.env.NODE_EXTRA_CA_CERTS;
 let extraCa: { path: string; ca: string[] } | null = null;
 function caBundle(): string[] | undefined {
   const path = process.env.NODE_EXTRA_CA_CERTS;
-  if (!path) return undefined;
+  if (!path || path === STARTUP_EXTRA_CA) return undefined; // already in Node's default store
   if (extraCa?.path !== path) {
     try {
       extraCa = { path, ca: [...rootCertificates, readFileSync(path, 'utf8')] };

@@ -11,9 +11,12 @@ import { fileURLToPath } from 'node:url';
 export const TLS_CERT_PATH = fileURLToPath(new URL('../fixtures/tls/localhost.crt', import.meta.url));
 const TLS_KEY_PATH = fileURLToPath(new URL('../fixtures/tls/localhost.key', import.meta.url));
 
-/** Makes outbound HTTPS from this process trust the test certificate (the Node transport reads it lazily). */
+/**
+ * Makes the webhook transport of this process trust the test certificate. Node itself reads
+ * NODE_EXTRA_CA_CERTS only at start (`npm test` sets it); the Node transport re-reads it lazily.
+ */
 export function trustTestCertificate() {
-  process.env.NODE_EXTRA_CA_CERTS ??= TLS_CERT_PATH;
+  process.env.NODE_EXTRA_CA_CERTS = TLS_CERT_PATH;
 }
 
 export type Behaviour = 'success' | 'fail' | 'timeout' | 'slow' | 'redirect' | number;
