@@ -219,7 +219,16 @@ export function idempotency(
     );
     const scope: IdempotencyScope = { ...who, key };
     const store = storeFor(c);
-    const begun = await store.begin(scope, fingerprint);
+    // Fail closed: without the store a retry could run the action twice, so say so and let the
+    // client retry later (requests without the header are unaffected).
+    const begun = await store.begin(scope, fingerprint).catch((err) => {
+      console.error(
+        JSON.stringify({ level: 'warn', msg: 'idempotency store unavailable', error: String(err) }),
+      );
+      throw new ApiError(503, 'Idempotency store temporarily unavailable; retry later', {
+        'Retry-After': '1',
+      });
+    });
     if (begun.kind === 'mismatch') {
       throw new ApiError(
         422,
@@ -251,6 +260,14 @@ export function idempotency(
       const value = c.res.headers.get(name);
       if (value !== null) headers[name] = value;
     }
-    await store.complete(scope, fingerprint, { status: c.res.status, headers, body });
+    // The action is done; if its record cannot be kept, a replay would run it again: release
+    // is not possible either, so the key stays in_progress until its TTL and retries get 409.
+    await store
+      .complete(scope, fingerprint, { status: c.res.status, headers, body })
+      .catch((err) =>
+        console.error(
+          JSON.stringify({ level: 'warn', msg: 'idempotency record not saved', error: String(err) }),
+        ),
+      );
   };
 }
