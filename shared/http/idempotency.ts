@@ -172,6 +172,9 @@ export function idempotencyStoreFor(c: Context<AppEnv>): IdempotencyStore {
           url: config.UPSTASH_REDIS_REST_URL,
           token: config.UPSTASH_REDIS_REST_TOKEN,
           automaticDeserialization: false,
+          enableTelemetry: false,
+          // one quick retry, then the request fails closed (503) instead of hanging
+          retry: { retries: 1, backoff: () => 50 },
         }),
       );
       redisStores.set(id, store);
