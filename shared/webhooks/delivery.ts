@@ -100,9 +100,9 @@ export async function dispatchEvents(
 export async function claimDue(db: Executor, limit: number, lease: number): Promise<DeliveryRow[]> {
   if (limit <= 0) return [];
   const token = crypto.randomUUID();
+  // the CTE is evaluated once (a LIMIT inside `WHERE id IN (...)` is not guaranteed to be)
   const result = await sql<DeliveryRow>`
-    UPDATE webhook_deliveries SET claimed_until = now() + ${`${lease} milliseconds`}::interval, claim_token = ${token}
-    WHERE id IN (
+    WITH picked AS (
       SELECT id FROM webhook_deliveries
       WHERE status = 'pending' AND next_attempt_at <= now()
         AND (claimed_until IS NULL OR claimed_until < now())
@@ -110,8 +110,11 @@ export async function claimDue(db: Executor, limit: number, lease: number): Prom
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     )
-    AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())
-    RETURNING *`.execute(db);
+    UPDATE webhook_deliveries AS d
+    SET claimed_until = now() + ${`${lease} milliseconds`}::interval, claim_token = ${token}
+    FROM picked
+    WHERE d.id = picked.id AND d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < now())
+    RETURNING d.*`.execute(db);
   return result.rows;
 }
 
