@@ -4,7 +4,7 @@ import { promises as dns } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { DeliveryTransport, WebhookPort } from './port';
 import type { HostResolver } from './ssrf';
 
@@ -24,21 +24,34 @@ export const nodeResolver: HostResolver = async (host) => {
  * the new file is read here and passed as `ca`, so it still takes effect.
  */
 const STARTUP_EXTRA_CA = process.env.NODE_EXTRA_CA_CERTS;
-let extraCa: { path: string; ca: string[] } | null = null;
-function caBundle(): string[] | undefined {
+let extraCa: { path: string; context: SecureContext } | null = null;
+function extraCaContext(): SecureContext | undefined {
   const path = process.env.NODE_EXTRA_CA_CERTS;
   if (!path || path === STARTUP_EXTRA_CA) return undefined; // already in Node's default store
   if (extraCa?.path !== path) {
+    let ca = [...rootCertificates];
     try {
-      extraCa = { path, ca: [...rootCertificates, readFileSync(path, 'utf8')] };
+      ca = [...ca, readFileSync(path, 'utf8')];
     } catch {
-      extraCa = { path, ca: [...rootCertificates] };
+      /* unreadable: Node's own roots only */
     }
+    // one context for every connection: building one per request costs a parse of ~150 roots
+    extraCa = { path, context: createSecureContext({ ca }) };
   }
-  return extraCa.ca;
+  return extraCa.context;
 }
 
-const agent = new https.Agent({ keepAlive: true, maxSockets: 256 });
+const defaultAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
+const agents = new WeakMap<SecureContext, https.Agent>();
+function agentFor(context: SecureContext | undefined): https.Agent {
+  if (!context) return defaultAgent;
+  let agent = agents.get(context);
+  if (!agent) {
+    agent = new https.Agent({ keepAlive: true, maxSockets: 256, secureContext: context });
+    agents.set(context, agent);
+  }
+  return agent;
+}
 
 /**
  * node:https transport: connects to the address the SSRF check accepted (no second DNS lookup,
@@ -70,8 +83,7 @@ export const nodeTransport: DeliveryTransport = (request) =>
       {
         method: 'POST',
         headers: { ...request.headers, 'Content-Length': String(Buffer.byteLength(request.body)) },
-        agent,
-        ca: caBundle(),
+        agent: agentFor(extraCaContext()),
         lookup,
       },
       (res) => {
