@@ -34,6 +34,7 @@ export const SECRETS = [
   'QSTASH_TOKEN',
   'QSTASH_CURRENT_SIGNING_KEY',
   'QSTASH_NEXT_SIGNING_KEY',
+  'VOICE_WIDGET_SECRET',
 ] as const;
 
 const { values } = parseArgs({

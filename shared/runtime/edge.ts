@@ -5,6 +5,10 @@ import type { ExecutionContext, MiddlewareHandler } from 'hono';
 import { createNeonHandle } from '../db/adapters/neon';
 import type { DatabaseHandle } from '../db/handle';
 import { type AppConfig, ConfigError, loadConfig } from '../env';
+import { createRateLimiter } from '../ratelimit/factory';
+import { rateLimit } from '../ratelimit/middleware';
+import { meterUsage } from '../usage/meter';
+import { createEdgeWebhookKicker } from '../webhooks/qstash';
 import type { AppEnv, FunctionApp } from './app-env';
 import { buildRoot, type RootOptions } from './root';
 import type { EventKicker, Services } from './services';
@@ -12,13 +16,19 @@ import type { EventKicker, Services } from './services';
 /** What a Worker receives: vars and secrets from wrangler (strings), plus bindings such as ASSETS. */
 export type EdgeBindings = Record<string, unknown>;
 
-/** Per-runtime extension points wired by the entry (webhook kicker, rate limiter): all optional. */
+/** Per-runtime extension points; the defaults are what production runs. */
 export interface EdgeOptions {
-  /** builds the events kicker of one request; default: a no-op (the outbox row is the truth) */
+  /**
+   * builds the events kicker of one request; default: shared/webhooks' edge kicker (after the
+   * response, waitUntil: fan out the outbox, send due attempts, schedule retries on QStash)
+   */
   kicker?: (ctx: { config: AppConfig; env: EdgeBindings; services: Services }) => EventKicker;
-  /** middleware after the gate (rate limits, metering) */
+  /** middleware after the gate; default: per-plan rate limits (Upstash) and usage metering, as embedded */
   afterGate?: RootOptions['afterGate'];
 }
+
+const defaultKicker: NonNullable<EdgeOptions['kicker']> = ({ config, services }) =>
+  createEdgeWebhookKicker({ db: services.db, config, defer: services.defer });
 
 // Config is validated once per env object (an isolate sees the same object for its lifetime).
 const configs = new WeakMap<object, AppConfig>();
@@ -69,9 +79,12 @@ export function edgeServices(options: EdgeOptions = {}): MiddlewareHandler<AppEn
       keyCache: null,
       events: noopKicker,
       defer,
+      // Upstash Redis when UPSTASH_REDIS_REST_URL/TOKEN are set (one limiter per isolate, fail-open),
+      // else an in-memory limiter of this isolate
+      rateLimiter: createRateLimiter(config),
       runtime: 'edge',
     };
-    if (options.kicker) services.events = options.kicker({ config, env, services });
+    services.events = (options.kicker ?? defaultKicker)({ config, env, services });
     c.set('services', services);
     try {
       await next();
@@ -96,7 +109,7 @@ export function edgeWorker(app: FunctionApp, options: EdgeOptions = {}): Exporte
         root = buildRoot([app], {
           provideServices: edgeServices(options),
           maxBodyBytes: Number.isInteger(max) && max > 0 ? max : 1024 * 1024,
-          afterGate: options.afterGate,
+          afterGate: options.afterGate ?? [rateLimit(), meterUsage()],
         });
       }
       return root.fetch(request, env, ctx);

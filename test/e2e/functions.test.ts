@@ -83,9 +83,9 @@ describe('happy paths', () => {
   it('api-keys: create, list, use, revoke (takes effect on the next request)', async () => {
     const created = await call('POST', '/api/v1/api-keys', {
       bearer: tenant.adminToken,
-      body: { name: 'edge' },
+      body: { name: 'edge', scopes: ['tickets:read'] },
     });
-    expect(created.status).toBe(201);
+    expect(created.status, created.text).toBe(201);
     expect(created.body.api_key).toMatch(/^itsm_sk_live_/);
     const list = await call('GET', '/api/v1/api-keys', { bearer: tenant.adminToken });
     expect(list.status).toBe(200);
