@@ -7,6 +7,7 @@ import {
   DeliveryList,
   DeliveryLogEntry,
   EventTypes,
+  QStashCallbackBody,
   RecoverBody,
   UpdateWebhookBody,
   WebhookCreated,
@@ -121,5 +122,27 @@ export const routes = defineRoutes([
     summary: 'The webhook event catalog (dashboard)',
     tags,
     responses: { 200: { description: 'Catalog names, by group, and the `*` wildcard', schema: EventTypes } },
+  },
+  {
+    method: 'post',
+    path: '/api/internal/webhooks/qstash',
+    summary: 'QStash retry callback (internal)',
+    description:
+      'Called by QStash at the due time of a scheduled retry; verified with the `Upstash-Signature` header (QStash signing keys), not with a bearer token. Sends that attempt unless it was already made or is held by another process.',
+    tags: ['Internal'],
+    body: QStashCallbackBody,
+    responses: {
+      200: {
+        description: 'The attempt was made (`status`), or skipped (`skipped`: done, held, not_found)',
+        schema: z.object({
+          delivery_id: z.string(),
+          attempt: z.number().int(),
+          status: z.enum(['pending', 'delivered', 'failed']).optional(),
+          skipped: z.enum(['done', 'held', 'not_found']).optional(),
+        }),
+      },
+      401: { description: '`Invalid QStash signature`', schema: Detail },
+      503: { description: 'Not due yet; QStash retries', schema: Detail },
+    },
   },
 ]);
