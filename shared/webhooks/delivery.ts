@@ -22,8 +22,12 @@ export interface DeliveryDeps {
   port: WebhookPort;
 }
 
-/** How long a claim holds an attempt: the timeout plus room to record the result. */
-export const leaseMs = (config: Pick<AppConfig, 'WEBHOOK_TIMEOUT_MS'>) => config.WEBHOOK_TIMEOUT_MS + 15_000;
+/**
+ * How long a claim holds an attempt: the timeout plus as much again (at least 5 s) to record the
+ * result. A process killed mid-attempt blocks that attempt for this long, then anyone takes it.
+ */
+export const leaseMs = (config: Pick<AppConfig, 'WEBHOOK_TIMEOUT_MS'>) =>
+  config.WEBHOOK_TIMEOUT_MS + Math.max(5_000, config.WEBHOOK_TIMEOUT_MS);
 
 /**
  * Outbox -> deliveries. Claims up to `batch` undispatched events with FOR UPDATE SKIP LOCKED (two
