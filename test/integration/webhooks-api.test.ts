@@ -125,7 +125,9 @@ describe.skipIf(postgresUnavailable())('webhook subscriptions API', () => {
     expect(res.body).toEqual({ detail: 'Webhook URL host could not be resolved' });
   });
 
-  it('refuses a name that resolves to a private address without the allow list', { timeout: 120_000 }, async () => {
+  it('refuses a name that resolves to a private address without the allow list', {
+    timeout: 120_000,
+  }, async () => {
     const h2 = await startHarness();
     try {
       const t = await h2.tenant();
