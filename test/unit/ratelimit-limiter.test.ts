@@ -7,7 +7,6 @@ import {
   PLANS,
   RATE_KINDS,
   RATE_LIMITS,
-  type RateLimiter,
   rateKindOf,
   ruleOf,
 } from '../../shared/ratelimit';
