@@ -106,7 +106,8 @@ export interface EdgeKickerOptions {
  * callback was lost), scheduling the next attempt of each failure on QStash.
  */
 export async function runEdgeCycle(deps: DeliveryDeps, scheduler: RetryScheduler | null, sweepLimit = 25) {
-  await dispatchEvents(deps.db);
+  // a few batches per request; whatever is left waits for the next kick (the outbox keeps it)
+  for (let i = 0; i < 5; i++) if ((await dispatchEvents(deps.db)).events < 100) break;
   const claimed = await claimDue(deps.db, sweepLimit, leaseMs(deps.config));
   const results = await Promise.all(claimed.map((row) => performAttempt(deps, row)));
   await Promise.all(results.map((r) => scheduleNext(scheduler, r)));
