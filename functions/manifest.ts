@@ -22,7 +22,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   },
   { name: 'contacts', prefixes: ['/api/v2/contacts', '/api/v2/companies', '/api/sync'] },
   { name: 'kb', prefixes: ['/api/kb', '/api/v2/kb', '/api/v1/help-center'] },
-  { name: 'usage', prefixes: ['/api/v1/usage'] },
+  { name: 'usage', prefixes: ['/api/v1/usage', '/api/internal/usage'] },
   { name: 'billing', prefixes: ['/api/v1/billing'] },
   { name: 'directory', prefixes: ['/api/v1/requesters', '/api/v1/tenant/users'] },
   { name: 'exports', prefixes: ['/api/v1/tenant/exports'] },

@@ -48,6 +48,8 @@ export const EnvSchema = z.object({
   PUBLIC_BASE_URL: z.string().optional(),
   /** How long the rate limiter waits for Upstash Redis before judging the request in memory (fail-open). */
   RATE_LIMIT_TIMEOUT_MS: intFromString(250),
+  /** Multiplies every plan's limits. 1 in staging and production; load benchmarks raise it. */
+  RATE_LIMIT_SCALE: intFromString(1).pipe(z.number().int().min(1)),
   /** Largest accepted request body in bytes. */
   MAX_BODY_BYTES: intFromString(1024 * 1024),
   /** AES-GCM key for contact-sync API tokens at rest; unset = WEBHOOK_ENCRYPTION_KEY. */
@@ -76,6 +78,7 @@ export type AppConfig = z.infer<typeof EnvSchema> & {
   INTERNAL_API_TOKEN: string;
   API_KEY_HASH_SECRET: string;
   WEBHOOK_ENCRYPTION_KEY: string;
+  VOICE_WIDGET_SECRET: string;
 };
 
 /** Secrets that have a well-known default in development only; staging and production must set them. */
@@ -85,6 +88,7 @@ const DEV_DEFAULTS = {
   INTERNAL_API_TOKEN: 'dev-internal-token',
   API_KEY_HASH_SECRET: 'dev-api-key-hash-secret',
   WEBHOOK_ENCRYPTION_KEY: 'dev-webhook-encryption-key',
+  VOICE_WIDGET_SECRET: 'dev-voice-widget-secret',
 } as const;
 
 export class ConfigError extends Error {}
@@ -96,7 +100,6 @@ export function loadConfig(source: Record<string, unknown>): AppConfig {
     if (typeof value === 'string') picked[key] = value;
   }
   const parsed = EnvSchema.safeParse(picked);
-  VOICE_WIDGET_SECRET: string;
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new ConfigError(`Invalid environment: ${issues}`);
@@ -106,7 +109,6 @@ export function loadConfig(source: Record<string, unknown>): AppConfig {
   const resolved = { ...env } as AppConfig;
   for (const [key, fallback] of Object.entries(DEV_DEFAULTS) as [keyof typeof DEV_DEFAULTS, string][]) {
     if (env[key]) continue;
-  VOICE_WIDGET_SECRET: 'dev-voice-widget-secret',
     // The JWKS URL replaces the shared dashboard secret in production.
     if (production && !(key === 'DASHBOARD_JWT_SECRET' && env.DASHBOARD_JWKS_URL)) {
       throw new ConfigError(`${key} must be set when APP_ENV=${env.APP_ENV}`);

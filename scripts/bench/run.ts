@@ -117,7 +117,7 @@ async function benchOne(mode: 'postgres' | 'pglite') {
   let dbName: string | null = null;
   const env: Record<string, string> = {
     WEBHOOK_SSRF_ALLOW: 'localhost,127.0.0.1',
-    BENCH_RATE_LIMIT_SCALE: '1000',
+    RATE_LIMIT_SCALE: '1000',
   };
   if (mode === 'postgres') {
     dbName = `spa_bench_${Date.now().toString(36)}`;

@@ -60,6 +60,7 @@ export function rateKindOf(method: string, path: string): RateKind {
 
 export const isAuthPath = (path: string) => underPrefix(path, '/api/v1/app/auth');
 
-export function limitFor(plan: TenantPlan, kind: RateKind): KindLimit {
-  return (RATE_LIMITS[plan] ?? RATE_LIMITS.free)[kind];
+export function limitFor(plan: TenantPlan, kind: RateKind, scale = 1): KindLimit {
+  const base = (RATE_LIMITS[plan] ?? RATE_LIMITS.free)[kind];
+  return scale === 1 ? base : { perMinute: base.perMinute * scale, per10s: base.per10s * scale };
 }

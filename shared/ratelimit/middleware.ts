@@ -32,7 +32,10 @@ async function subjectOf(c: Context<AppEnv>): Promise<{ key: string; limit: Kind
   if (auth.kind === 'dashboard' && auth.role === 'super_admin') return null;
   const kind = rateKindOf(c.req.method, path);
   const plan = await planOf(c.var.services.db, auth.tenantId);
-  return { key: `t:${auth.tenantId}:${kind}`, limit: limitFor(plan, kind) };
+  return {
+    key: `t:${auth.tenantId}:${kind}`,
+    limit: limitFor(plan, kind, c.var.services.config.RATE_LIMIT_SCALE),
+  };
 }
 
 export function rateLimit(): MiddlewareHandler<AppEnv> {
