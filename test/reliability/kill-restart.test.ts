@@ -7,11 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signDashboardToken } from '../../shared/auth/jwt';
-import { TEST_SECRETS } from '../support/harness';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 import { adminQuery, dbUrl, postgresReachable } from '../support/pg';
-import { json, startServer } from './server-process';
+import { json, provisionTenant, startServer } from './server-process';
 
 const required = process.env.CI === 'true';
 const pgUp = await postgresReachable();
@@ -59,26 +57,11 @@ for (const mode of ['postgres', 'pglite'] as const) {
         'success',
       );
       let server = await startServer(port, env);
-      const superToken = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
-        sub: 's',
-        tenant_id: 'platform',
-        role: 'super_admin',
-      });
-      const tenant = await json(server.base, 'POST', '/api/v1/tenants', {
-        headers: { authorization: `Bearer ${superToken}` },
-        body: { name: 'Kill', plan: 'enterprise', environment: 'production' },
-      });
-      const admin = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
-        sub: 'a',
-        tenant_id: tenant.body.id,
-        role: 'tenant_admin',
-      });
-      const key = (
-        await json(server.base, 'POST', '/api/v1/api-keys', {
-          headers: { authorization: `Bearer ${admin}` },
-          body: { name: 'k', scopes: ['tickets:write', 'webhooks:write', 'webhooks:read'] },
-        })
-      ).body.api_key;
+      const { key } = await provisionTenant(server.base, 'enterprise', [
+        'tickets:write',
+        'webhooks:write',
+        'webhooks:read',
+      ]);
       const hook = await json(server.base, 'POST', '/api/v1/webhooks', {
         headers: { 'x-api-key': key },
         body: { url: receiver.url('/kill'), events: ['ticket.created'] },

@@ -3,10 +3,8 @@
  * 503 {"detail": ...}; after it is back they succeed again with no manual step.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signDashboardToken } from '../../shared/auth/jwt';
-import { TEST_SECRETS } from '../support/harness';
 import { privatePostgresAvailable, startPrivatePostgres } from './private-postgres';
-import { json, type ServerProcess, startServer } from './server-process';
+import { json, provisionTenant, type ServerProcess, startServer } from './server-process';
 
 const PG_PORT = 55432;
 const API_PORT = 8971;
@@ -20,26 +18,7 @@ describe.skipIf(!privatePostgresAvailable() && !required)('Postgres restarted un
   beforeAll(async () => {
     pg = startPrivatePostgres(PG_PORT);
     server = await startServer(API_PORT, { DATABASE_URL: pg.url });
-    const superToken = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
-      sub: 's',
-      tenant_id: 'platform',
-      role: 'super_admin',
-    });
-    const tenant = await json(server.base, 'POST', '/api/v1/tenants', {
-      headers: { authorization: `Bearer ${superToken}` },
-      body: { name: 'Fault', plan: 'enterprise', environment: 'production' },
-    });
-    const admin = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
-      sub: 'a',
-      tenant_id: tenant.body.id,
-      role: 'tenant_admin',
-    });
-    key = (
-      await json(server.base, 'POST', '/api/v1/api-keys', {
-        headers: { authorization: `Bearer ${admin}` },
-        body: { name: 'load', scopes: ['tickets:read', 'tickets:write'] },
-      })
-    ).body.api_key;
+    ({ key } = await provisionTenant(server.base, 'enterprise', ['tickets:read', 'tickets:write']));
   }, 120_000);
 
   afterAll(async () => {

@@ -3,9 +3,7 @@
  * in docs/rate-limits.md), Idempotency-Key requests fail closed with 503; never a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signDashboardToken } from '../../shared/auth/jwt';
-import { TEST_SECRETS } from '../support/harness';
-import { json, type ServerProcess, startServer } from './server-process';
+import { json, provisionTenant, type ServerProcess, startServer } from './server-process';
 
 describe('Redis unreachable', () => {
   let server: ServerProcess;
@@ -16,26 +14,7 @@ describe('Redis unreachable', () => {
       UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:9',
       UPSTASH_REDIS_REST_TOKEN: 'x',
     });
-    const superToken = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
-      sub: 's',
-      tenant_id: 'platform',
-      role: 'super_admin',
-    });
-    const tenant = await json(server.base, 'POST', '/api/v1/tenants', {
-      headers: { authorization: `Bearer ${superToken}` },
-      body: { name: 'NoRedis', plan: 'free', environment: 'production' },
-    });
-    const admin = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
-      sub: 'a',
-      tenant_id: tenant.body.id,
-      role: 'tenant_admin',
-    });
-    key = (
-      await json(server.base, 'POST', '/api/v1/api-keys', {
-        headers: { authorization: `Bearer ${admin}` },
-        body: { name: 'k', scopes: ['tickets:read', 'tickets:write'] },
-      })
-    ).body.api_key;
+    ({ key } = await provisionTenant(server.base, 'free', ['tickets:read', 'tickets:write']));
   }, 120_000);
   afterAll(() => server?.kill());
 

@@ -1,6 +1,7 @@
 // Starts `scripts/serve.ts` (what `npm start` runs) as a child process, for tests that kill it,
 // restart it or take its database away.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { signDashboardToken } from '../../shared/auth/jwt';
 import { TEST_SECRETS } from '../support/harness';
 import { TLS_CERT_PATH } from '../support/https-receiver';
 
@@ -69,4 +70,33 @@ export async function json(
     /* not JSON */
   }
   return { status: res.status, body, headers: res.headers };
+}
+
+/** A tenant on a running server and an API key of it with `scopes`, through the public API. */
+export async function provisionTenant(
+  base: string,
+  plan: string,
+  scopes: string[],
+): Promise<{ tenantId: string; key: string }> {
+  const superToken = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
+    sub: 's',
+    tenant_id: 'platform',
+    role: 'super_admin',
+  });
+  const tenant = await json(base, 'POST', '/api/v1/tenants', {
+    headers: { authorization: `Bearer ${superToken}` },
+    body: { name: `Reliability ${plan}`, plan, environment: 'production' },
+  });
+  if (tenant.status !== 201) throw new Error(`tenant: ${tenant.status} ${JSON.stringify(tenant.body)}`);
+  const admin = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
+    sub: 'a',
+    tenant_id: tenant.body.id,
+    role: 'tenant_admin',
+  });
+  const key = await json(base, 'POST', '/api/v1/api-keys', {
+    headers: { authorization: `Bearer ${admin}` },
+    body: { name: 'reliability', scopes },
+  });
+  if (key.status !== 201) throw new Error(`key: ${key.status} ${JSON.stringify(key.body)}`);
+  return { tenantId: tenant.body.id, key: key.body.api_key };
 }

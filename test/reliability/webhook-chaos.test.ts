@@ -35,7 +35,10 @@ describe('webhook deliveries under a chaotic receiver', () => {
   it(`${EVENTS} events: each delivery delivered or failed, attempts match what was received`, async () => {
     // deterministic pseudo-random answers: mostly success, plenty of 500s, timeouts and hangs
     let seed = 42;
-    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     const pick = (): Behaviour => {
       const r = rand();
       return r < 0.45 ? 'success' : r < 0.7 ? 'fail' : r < 0.8 ? 'timeout' : r < 0.9 ? 'slow' : 503;
