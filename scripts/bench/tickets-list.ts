@@ -10,6 +10,7 @@ import { listTickets, ticketListQueries } from '../../functions/tickets/service'
 import { createPostgresHandle } from '../../shared/db/adapters/pg';
 import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';
+import { seedTickets } from './seed-tickets';
 
 const ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const N = Number(process.env.BENCH_TICKETS ?? 100_000);
@@ -48,21 +49,7 @@ async function main() {
       .execute();
     const t0 = performance.now();
     // the target tenant plus 50,000 tickets of another tenant, so the tenant predicate matters
-    await sql`
-      INSERT INTO tickets (id, tenant_id, subject, description, status, priority, requester_id, assignee_id, tags, created_by, created_at, updated_at)
-      SELECT 'tkt_' || lpad(g::text, 9, '0'),
-             ${TENANT},
-             'Ticket ' || g,
-             'Generated for the list benchmark',
-             (ARRAY['new','open','pending','on_hold','resolved','closed'])[1 + g % 6],
-             (ARRAY['low','medium','high','urgent'])[1 + g % 4],
-             'eu_' || (g % 500),
-             CASE WHEN g % 3 = 0 THEN 'agent_' || (g % 20) END,
-             CASE WHEN g % 10 = 0 THEN ARRAY['vip','network'] ELSE ARRAY['network'] END,
-             'bench',
-             timestamptz '2026-01-01' + g * interval '1 minute',
-             timestamptz '2026-01-01' + g * interval '1 minute'
-      FROM generate_series(1, ${N}) AS g`.execute(db);
+    await seedTickets(db, TENANT, N);
     await sql`
       INSERT INTO tickets (id, tenant_id, subject, created_by, created_at, updated_at)
       SELECT 'tkt_o' || lpad(g::text, 9, '0'), 'ten_other', 'Other ' || g, 'bench',
