@@ -5,7 +5,8 @@ export const PG_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgre
 /** The template's name carries a hash of the migrations, so parallel runs never rebuild one in use. */
 export function templateName(migrationsText: string): string {
   let h = 2166136261;
-  for (let i = 0; i < migrationsText.length; i++) h = Math.imul(h ^ migrationsText.charCodeAt(i), 16777619) >>> 0;
+  for (let i = 0; i < migrationsText.length; i++)
+    h = Math.imul(h ^ migrationsText.charCodeAt(i), 16777619) >>> 0;
   return `spa_tpl_${h.toString(36)}`;
 }
 
@@ -35,7 +36,9 @@ export async function postgresReachable(): Promise<boolean> {
 }
 
 /** A fresh database copied from the migrated template (fast: a file copy, no migrations). */
-export async function createTestDatabase(template: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createTestDatabase(
+  template: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `spa_t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
   return {
