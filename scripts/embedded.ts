@@ -9,13 +9,14 @@ import type { DatabaseHandle } from '../shared/db/handle';
 import { migrate } from '../shared/db/migrate';
 import { readMigrations } from '../shared/db/migrations-fs';
 import type { AppConfig } from '../shared/env';
-import type { AppEnv, FunctionApp } from '../shared/runtime/app-env';
 import { createRateLimiter, rateLimit } from '../shared/ratelimit';
+import type { AppEnv, FunctionApp } from '../shared/runtime/app-env';
 import { buildRoot } from '../shared/runtime/root';
 import { createNodeDefer, type Services } from '../shared/runtime/services';
+import { meterUsage } from '../shared/usage/meter';
+import { reportLastPeriod } from '../shared/usage/report';
 import { nodeWebhookPort } from '../shared/webhooks/transport.node.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../shared/webhooks/worker';
-import { meterUsage } from '../shared/usage/meter';
 
 export interface EmbeddedRuntime {
   app: Hono<AppEnv>;
@@ -38,6 +39,20 @@ export interface EmbeddedOptions {
 
 /** Rate limits first: a refused request is neither served nor metered. */
 export const standardAfterGate = (): MiddlewareHandler<AppEnv>[] => [rateLimit(), meterUsage()];
+
+/** Hourly (and once at start): report the last finished usage period; idempotent per tenant. */
+const USAGE_REPORT_INTERVAL_MS = 3_600_000;
+function startUsageReporter(services: Services): ReturnType<typeof setInterval> {
+  const run = () =>
+    services.defer(async () => {
+      const { reported } = await reportLastPeriod(services.db);
+      if (reported.length > 0) services.events.kick();
+    });
+  run();
+  const timer = setInterval(run, USAGE_REPORT_INTERVAL_MS);
+  timer.unref();
+  return timer;
+}
 
 export async function loadFunctionApps(): Promise<FunctionApp[]> {
   const apps: FunctionApp[] = [];
@@ -82,6 +97,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     afterGate: standardAfterGate(),
   });
   webhooks.start();
+  const usageReporter = startUsageReporter(services);
   return {
     app,
     handle,
@@ -89,6 +105,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     webhooks,
     drain,
     async close() {
+      clearInterval(usageReporter);
       await webhooks.stop();
       await drain();
       if (!options.handle) await handle.close();

@@ -1,6 +1,6 @@
 import type { Db } from '../db/schema';
 import { emitEvent } from '../events/emit';
-import { type Period, PLAN_CATALOG } from './plans';
+import { type Period, PLAN_CATALOG, periodOf, previousPeriod } from './plans';
 import { usageTotals } from './query';
 
 /**
@@ -50,4 +50,13 @@ export async function reportUsage(db: Db, p: Period): Promise<{ reported: string
     else skipped += 1;
   }
   return { reported, skipped };
+}
+
+/**
+ * The reporting job: reports the last finished period (the previous month). Idempotent, so a
+ * scheduler may call it as often as it likes (the embedded runtime hourly, the edge from a cron
+ * trigger); each tenant gets exactly one `usage.reported` per period.
+ */
+export function reportLastPeriod(db: Db, now = new Date()) {
+  return reportUsage(db, previousPeriod(periodOf(now)));
 }
