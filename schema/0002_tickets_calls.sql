@@ -6,7 +6,7 @@ CREATE TABLE tickets (
   tenant_id        text NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
   subject          text NOT NULL CHECK (char_length(subject) BETWEEN 1 AND 255),
   description      text NOT NULL DEFAULT '',
-  status           text NOT NULL DEFAULT 'new'
+  status           text NOT NULL DEFAULT 'open'
                    CHECK (status IN ('new', 'open', 'pending', 'on_hold', 'resolved', 'closed')),
   priority         text NOT NULL DEFAULT 'medium' CHECK (priority IN ('low', 'medium', 'high', 'urgent')),
   type             text NOT NULL DEFAULT 'question'

@@ -84,7 +84,7 @@ export async function createTicket(
 ): Promise<TicketRow> {
   await assertCallOfTenant(trx, tenantId, input.call_id);
   const now = new Date();
-  const status = input.status ?? 'new';
+  const status = input.status ?? 'open';
   const row = await trx
     .insertInto('tickets')
     .values({

@@ -48,7 +48,7 @@ describe.skipIf(postgresUnavailable())('Tickets API (issue 3)', () => {
     expect(res.body).toMatchObject({
       subject: 'VPN down',
       description: 'Cannot connect since 9am',
-      status: 'new',
+      status: 'open',
       priority: 'high',
       type: 'incident',
       source: 'api',
@@ -71,7 +71,7 @@ describe.skipIf(postgresUnavailable())('Tickets API (issue 3)', () => {
     expect(data.ticket).toMatchObject({
       id: res.body.id,
       subject: 'VPN down',
-      status: 'new',
+      status: 'open',
       priority: 'high',
     });
     for (const f of ['id', 'subject', 'status', 'priority']) expect(typeof data.ticket[f]).toBe('string');
@@ -180,7 +180,7 @@ describe.skipIf(postgresUnavailable())('Tickets API (issue 3)', () => {
       expect(data.ticket).toMatchObject({
         id: created.id,
         subject: 'printer',
-        status: 'new',
+        status: 'open',
         priority: 'urgent',
       });
       expect(data.changes).toEqual({
@@ -327,7 +327,7 @@ describe.skipIf(postgresUnavailable())('Tickets API (issue 3)', () => {
       const replied = await events(t.id, 'ticket.replied');
       expect(replied).toHaveLength(before + 2);
       expect(replied[before]!.payload).toMatchObject({
-        ticket: { id: created.id, subject: 'needs answer', status: 'new', priority: 'medium' },
+        ticket: { id: created.id, subject: 'needs answer', status: 'open', priority: 'medium' },
         reply: { id: r1.body.id, body: 'We are on it', author_type: 'api', is_public: true },
       });
       expect((await h.request('GET', `/api/v1/tickets/${created.id}`, { apiKey: ro })).body.reply_count).toBe(

@@ -174,7 +174,7 @@ describe.skipIf(postgresUnavailable())('Ticket and call lists (issue 3, issue 9 
     await h.db.deleteFrom('tickets').where('id', 'in', ['tkt_bulk1', 'tkt_bulk2']).execute();
     expect(await total()).toBe(2);
     // the filtered total is an exact count and agrees
-    expect((await h.request('GET', '/api/v1/tickets?status=new', { apiKey: k })).body.total).toBe(2);
+    expect((await h.request('GET', '/api/v1/tickets?status=open', { apiKey: k })).body.total).toBe(2);
   });
 
   describe('calls', () => {
