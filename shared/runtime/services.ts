@@ -1,13 +1,14 @@
 import type { KeyCache } from '../auth/key-verify';
 import type { Db } from '../db/schema';
 import type { AppConfig } from '../env';
-import type { WebhookPort } from '../webhooks/port';
 import type { RateLimiter } from '../ratelimit/limiter';
+import type { WebhookPort } from '../webhooks/port';
 
 /**
  * Tells the webhook dispatcher that new events sit in the outbox. The outbox row is the truth;
- * a kick only makes delivery prompt. Embedded: wakes the in-process dispatcher. Edge: dispatches
- * in waitUntil. (Implemented by shared/webhooks; the default below only records that it was asked.)
+ * a kick only makes delivery prompt. Embedded: wakes the in-process delivery worker
+ * (shared/webhooks/worker.ts). Edge: one delivery cycle in waitUntil, retries on QStash
+ * (createEdgeWebhookKicker in shared/webhooks/qstash.ts).
  */
 export interface EventKicker {
   kick(): void;
