@@ -1,5 +1,7 @@
-// Workers entry of the `docs` function (deployed on its own; see wrangler.toml and scripts/deploy.ts).
-import { edgeWorker } from '../../shared/runtime/edge';
+// Workers entry of the `docs` function. Public and database-free (the OpenAPI document and the
+// reference page): the edge core without webhook kicker, rate limiter or metering keeps this Worker,
+// which also carries every function's schemas, under the bundle budget.
+import { edgeWorkerCore } from '../../shared/runtime/edge-core';
 import { app } from './app';
 
-export default edgeWorker(app);
+export default edgeWorkerCore(app);

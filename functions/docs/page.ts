@@ -22,6 +22,8 @@ export const DOCS_PAGE = `<!doctype html>
       defaultModelsExpandDepth: 0,
       displayRequestDuration: true,
       persistAuthorization: false,
+      // a search box filtering the operations by tag (the document has ~30 tags)
+      filter: true,
       validatorUrl: null,
     });
   </script>

@@ -244,7 +244,6 @@ export function buildOpenApiDocument(sources: readonly DocSource[], options: Doc
       description:
         'Public API of a multi-tenant customer-support / IT-service-management platform. Errors are `{"detail": "<string>"}` with fixed strings; request validation answers 422 with `{"detail": [{"loc", "msg", "type"}]}`.',
     },
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: options.serverUrl ?? '/' }],
     tags: [...tags].sort().map((name) => ({ name })),
     paths: sortedPaths,

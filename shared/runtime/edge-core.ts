@@ -1,14 +1,13 @@
-// Edge runtime (Cloudflare Workers): one function app per Worker, the same root chain as the
-// embedded server (shared/runtime/root.ts); only `provideServices` differs. Nothing here may import
+// Edge runtime core (Cloudflare Workers): one function app per Worker, the same root chain as the
+// embedded server (shared/runtime/root.ts); only `provideServices` differs. This core wires no
+// webhook kicker, limiter or metering by itself (shared/runtime/edge.ts adds the production ones), so
+// a Worker that needs none of them (docs: public, no database) stays small. Nothing here may import
 // a Node-only module: scripts/check-runtime-parity.ts bundles every entry and fails if one creeps in.
 import type { ExecutionContext, MiddlewareHandler } from 'hono';
 import { createNeonHandle } from '../db/adapters/neon';
 import type { DatabaseHandle } from '../db/handle';
 import { type AppConfig, ConfigError, loadConfig } from '../env';
-import { createRateLimiter } from '../ratelimit/factory';
-import { rateLimit } from '../ratelimit/middleware';
-import { meterUsage } from '../usage/meter';
-import { createEdgeWebhookKicker } from '../webhooks/qstash';
+import type { RateLimiter } from '../ratelimit/limiter';
 import type { AppEnv, FunctionApp } from './app-env';
 import { buildRoot, type RootOptions } from './root';
 import type { EventKicker, Services } from './services';
@@ -16,19 +15,15 @@ import type { EventKicker, Services } from './services';
 /** What a Worker receives: vars and secrets from wrangler (strings), plus bindings such as ASSETS. */
 export type EdgeBindings = Record<string, unknown>;
 
-/** Per-runtime extension points; the defaults are what production runs. */
+/** Per-runtime extension points (shared/runtime/edge.ts supplies the production ones). */
 export interface EdgeOptions {
-  /**
-   * builds the events kicker of one request; default: shared/webhooks' edge kicker (after the
-   * response, waitUntil: fan out the outbox, send due attempts, schedule retries on QStash)
-   */
+  /** builds the events kicker of one request; default: a no-op (the outbox row stays the truth) */
   kicker?: (ctx: { config: AppConfig; env: EdgeBindings; services: Services }) => EventKicker;
-  /** middleware after the gate; default: per-plan rate limits (Upstash) and usage metering, as embedded */
+  /** the rate limiter of a request's config; default: none (not limited) */
+  rateLimiter?: (config: AppConfig) => RateLimiter;
+  /** middleware after the gate (rate limits, metering); default: none */
   afterGate?: RootOptions['afterGate'];
 }
-
-const defaultKicker: NonNullable<EdgeOptions['kicker']> = ({ config, services }) =>
-  createEdgeWebhookKicker({ db: services.db, config, defer: services.defer });
 
 // Config is validated once per env object (an isolate sees the same object for its lifetime).
 const configs = new WeakMap<object, AppConfig>();
@@ -79,12 +74,10 @@ export function edgeServices(options: EdgeOptions = {}): MiddlewareHandler<AppEn
       keyCache: null,
       events: noopKicker,
       defer,
-      // Upstash Redis when UPSTASH_REDIS_REST_URL/TOKEN are set (one limiter per isolate, fail-open),
-      // else an in-memory limiter of this isolate
-      rateLimiter: createRateLimiter(config),
       runtime: 'edge',
     };
-    services.events = (options.kicker ?? defaultKicker)({ config, env, services });
+    if (options.rateLimiter) services.rateLimiter = options.rateLimiter(config);
+    if (options.kicker) services.events = options.kicker({ config, env, services });
     c.set('services', services);
     try {
       await next();
@@ -99,8 +92,8 @@ export function edgeServices(options: EdgeOptions = {}): MiddlewareHandler<AppEn
   };
 }
 
-/** The Worker's module export: `export default edgeWorker(app)` in functions/<name>/index.ts. */
-export function edgeWorker(app: FunctionApp, options: EdgeOptions = {}): ExportedHandler<EdgeBindings> {
+/** A Worker's module export from a function app and explicit options (see edge.ts for the production ones). */
+export function edgeWorkerCore(app: FunctionApp, options: EdgeOptions = {}): ExportedHandler<EdgeBindings> {
   let root: ReturnType<typeof buildRoot> | null = null;
   return {
     fetch(request, env, ctx) {
@@ -109,7 +102,7 @@ export function edgeWorker(app: FunctionApp, options: EdgeOptions = {}): Exporte
         root = buildRoot([app], {
           provideServices: edgeServices(options),
           maxBodyBytes: Number.isInteger(max) && max > 0 ? max : 1024 * 1024,
-          afterGate: options.afterGate ?? [rateLimit(), meterUsage()],
+          afterGate: options.afterGate,
         });
       }
       return root.fetch(request, env, ctx);

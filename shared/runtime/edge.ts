@@ -1,0 +1,22 @@
+// The production Worker: the edge core (edge-core.ts) plus what the embedded runtime also runs —
+// the webhook kicker (one delivery cycle in waitUntil, retries as delayed QStash callbacks), per-plan
+// rate limits (Upstash Redis when UPSTASH_REDIS_REST_URL/TOKEN are set, fail-open; else per-isolate
+// memory) and usage metering. `export default edgeWorker(app)` in functions/<name>/index.ts.
+import { createRateLimiter } from '../ratelimit/factory';
+import { rateLimit } from '../ratelimit/middleware';
+import { meterUsage } from '../usage/meter';
+import { createEdgeWebhookKicker } from '../webhooks/qstash';
+import type { FunctionApp } from './app-env';
+import { type EdgeOptions, edgeWorkerCore } from './edge-core';
+
+export { type EdgeBindings, type EdgeOptions, edgeServices, edgeWorkerCore } from './edge-core';
+
+export function edgeWorker(app: FunctionApp, options: EdgeOptions = {}) {
+  return edgeWorkerCore(app, {
+    kicker:
+      options.kicker ??
+      (({ config, services }) => createEdgeWebhookKicker({ db: services.db, config, defer: services.defer })),
+    rateLimiter: options.rateLimiter ?? createRateLimiter,
+    afterGate: options.afterGate ?? [rateLimit(), meterUsage()],
+  });
+}
