@@ -15,12 +15,14 @@ export interface VerifiedKey {
 
 /**
  * In-process cache of verified keys (embedded runtime; Workers pass none and do one indexed
- * query per request). Revoke, rotate and delete call `evict`, so they bite on the very next
+ * query per request), keyed by the presented key itself so a warm request skips the HMAC too.
+ * It lives only in this process's memory (as the request carrying the key does) and is never
+ * logged or persisted. Revoke, rotate and delete call `evict`, so they bite on the very next
  * request; the TTL only bounds staleness if several processes share one database.
  */
 export class KeyCache {
-  #byHash = new Map<string, { key: VerifiedKey | null; until: number }>();
-  #hashById = new Map<string, string>();
+  #byToken = new Map<string, { key: VerifiedKey | null; until: number }>();
+  #tokenById = new Map<string, string>();
   /** cache misses (each one costs a lookup): the benchmark and tests read it */
   misses = 0;
 
@@ -29,39 +31,39 @@ export class KeyCache {
     private readonly maxEntries = 10_000,
   ) {}
 
-  get(hash: string): VerifiedKey | null | undefined {
-    const hit = this.#byHash.get(hash);
+  get(token: string): VerifiedKey | null | undefined {
+    const hit = this.#byToken.get(token);
     if (!hit) {
       this.misses++;
       return undefined;
     }
     if (hit.until < Date.now()) {
-      this.#byHash.delete(hash);
+      this.#byToken.delete(token);
       this.misses++;
       return undefined;
     }
     return hit.key;
   }
 
-  set(hash: string, key: VerifiedKey | null): void {
-    if (this.#byHash.size >= this.maxEntries) {
-      const oldest = this.#byHash.keys().next().value;
-      if (oldest !== undefined) this.#byHash.delete(oldest);
+  set(token: string, key: VerifiedKey | null): void {
+    if (this.#byToken.size >= this.maxEntries) {
+      const oldest = this.#byToken.keys().next().value;
+      if (oldest !== undefined) this.#byToken.delete(oldest);
     }
-    // unknown hashes are remembered briefly: a flood of forged-but-checksummed keys stays cheap
-    this.#byHash.set(hash, { key, until: Date.now() + (key ? this.ttlMs : 5_000) });
-    if (key) this.#hashById.set(key.id, hash);
+    // unknown keys are remembered briefly: a flood of forged-but-checksummed keys stays cheap
+    this.#byToken.set(token, { key, until: Date.now() + (key ? this.ttlMs : 5_000) });
+    if (key) this.#tokenById.set(key.id, token);
   }
 
   evict(keyId: string): void {
-    const hash = this.#hashById.get(keyId);
-    if (hash) this.#byHash.delete(hash);
-    this.#hashById.delete(keyId);
+    const token = this.#tokenById.get(keyId);
+    if (token) this.#byToken.delete(token);
+    this.#tokenById.delete(keyId);
   }
 
   clear(): void {
-    this.#byHash.clear();
-    this.#hashById.clear();
+    this.#byToken.clear();
+    this.#tokenById.clear();
   }
 }
 
@@ -94,13 +96,14 @@ async function loadKey(deps: KeyVerifier, hash: string): Promise<VerifiedKey | n
 /** Verifies a presented key or throws 401 `Invalid API key` (with WWW-Authenticate: Bearer). */
 export async function verifyApiKey(deps: KeyVerifier, presented: string): Promise<VerifiedKey> {
   if (!isWellFormedApiKey(presented)) throw unauthorized(Detail.invalidApiKey);
-  const hash = await hashApiKey(deps.hashSecret, presented);
-  let key = deps.cache?.get(hash);
+  let key = deps.cache?.get(presented);
   if (key === undefined) {
+    const hash = await hashApiKey(deps.hashSecret, presented);
     key = await loadKey(deps, hash);
-    deps.cache?.set(hash, key);
+    if (key && !timingSafeEqual(key.keyHash, hash)) key = null;
+    deps.cache?.set(presented, key);
   }
-  if (!key || !timingSafeEqual(key.keyHash, hash)) throw unauthorized(Detail.invalidApiKey);
+  if (!key) throw unauthorized(Detail.invalidApiKey);
   if (key.revoked || (key.expiresAt !== null && key.expiresAt <= Date.now()))
     throw unauthorized(Detail.invalidApiKey);
   return key;

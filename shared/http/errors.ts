@@ -42,7 +42,11 @@ export class ApiError extends HTTPException {
     detail: string | ValidationIssue[],
     headers: Record<string, string> = {},
   ) {
+    // An expected refusal, not a bug: no stack trace (capturing one is the costliest part of a 403).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(status, { message: typeof detail === 'string' ? detail : 'Validation error' });
+    Error.stackTraceLimit = limit;
     this.detail = detail;
     this.extraHeaders = headers;
   }

@@ -1,5 +1,6 @@
 import { Redis } from '@upstash/redis';
 import type { Context, MiddlewareHandler } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { surfaceOf } from '../auth/access';
 import { sha256Hex } from '../crypto';
 import type { Db } from '../db/schema';
@@ -242,10 +243,11 @@ export function idempotency(
       throw conflict('A request with this Idempotency-Key is still being processed; retry later');
     if (begun.kind === 'replay') {
       const { status, headers, body } = begun.response;
-      return new Response(status === 204 || status === 304 ? null : body, {
-        status,
-        headers: { ...headers, [REPLAYED_HEADER]: 'true' },
-      });
+      // through c.body so the headers prepared earlier in the chain (request id, rate limits) come along
+      for (const [name, value] of Object.entries({ ...headers, [REPLAYED_HEADER]: 'true' }))
+        c.header(name, value);
+      if (status === 204 || status === 304) return c.body(null, status);
+      return c.body(body, status as ContentfulStatusCode);
     }
     try {
       await next();

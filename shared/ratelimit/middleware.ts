@@ -49,13 +49,9 @@ export function rateLimit(): MiddlewareHandler<AppEnv> {
     if (!decision.allowed) {
       throw new ApiError(429, Detail.rateLimited, { ...headers, 'Retry-After': String(decision.retryAfter) });
     }
+    // prepared before the handler runs, so they are part of the response it builds (setting
+    // them on c.res afterwards would make the Node adapter copy every response)
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
     await next();
-    try {
-      for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-    } catch {
-      // an immutable Response (e.g. proxied): copy it once
-      c.res = new Response(c.res.body, c.res);
-      for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-    }
   };
 }

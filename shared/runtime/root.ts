@@ -16,27 +16,32 @@ export interface RootOptions {
 }
 
 /**
- * Composes function apps the same way on every runtime: services, request id, body limit, the
- * auth gate, rate limits and metering (afterGate), Idempotency-Key replay, then the routes; one error handler and one 404 for all.
+ * Composes function apps the same way on every runtime: request id, services, body limit, the
+ * auth gate, rate limits and metering (afterGate), Idempotency-Key replay, then the routes; one
+ * error handler and one 404 for all.
  */
 export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): Hono<AppEnv> {
   const root = new Hono<AppEnv>();
-  root.use('*', async function requestId(c, next) {
+  root.use('*', function requestId(c, next) {
     const id = c.req.header('x-request-id')?.slice(0, 128) || crypto.randomUUID();
     c.set('requestId', id);
-    await next();
+    // set before the response exists: Hono merges it into whatever c.json/c.body builds (errors
+    // included); touching c.res.headers afterwards would make the Node adapter copy the response
     c.header('X-Request-Id', id);
+    return next();
   });
   root.use('*', options.provideServices);
-  root.use(
-    '*',
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: () => {
-        throw new ApiError(413, Detail.bodyTooLarge);
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: options.maxBodyBytes,
+    onError: () => {
+      throw new ApiError(413, Detail.bodyTooLarge);
+    },
+  });
+  // GET and HEAD carry no body: skipping the check there also spares the Node adapter from
+  // building a full Request object (reading `.body` does), the costliest step of a cheap request
+  root.use('*', function bodyLimitUnlessBodiless(c, next) {
+    return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next);
+  });
   root.use('*', options.authenticate ?? gate);
   for (const mw of options.afterGate ?? []) root.use('*', mw);
   root.use('*', idempotency());
