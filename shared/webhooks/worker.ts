@@ -36,6 +36,9 @@ export interface WorkerOptions {
   pollMs?: number;
 }
 
+/** Outbox batches (of 100 events) fanned out before the worker turns to sending again. */
+const DISPATCH_BATCHES_PER_CYCLE = 5;
+
 export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions = {}): DeliveryWorker {
   const concurrency = options.concurrency ?? 32;
   const pollMs = options.pollMs ?? 250;
@@ -69,12 +72,18 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
   const log = (msg: string, err: unknown) =>
     console.error(JSON.stringify({ level: 'warn', msg, error: String((err as Error)?.message ?? err) }));
 
-  async function cycle(): Promise<number> {
-    while ((await dispatchEvents(deps.db)).events > 0) {
-      if (!running) return 0;
+  /** Fans out a bounded number of outbox batches, then claims due attempts: under a steady stream
+   * of new events an unbounded fan-out loop would never get to sending anything. */
+  async function cycle(): Promise<{ claimed: number; moreEvents: boolean }> {
+    let moreEvents = false;
+    for (let i = 0; i < DISPATCH_BATCHES_PER_CYCLE; i++) {
+      if (!running) return { claimed: 0, moreEvents: false };
+      const { events } = await dispatchEvents(deps.db);
+      moreEvents = events > 0;
+      if (!moreEvents) break;
     }
     const free = concurrency - inflight.size;
-    if (free <= 0) return 0;
+    if (free <= 0) return { claimed: 0, moreEvents };
     const claimed = await claimDue(deps.db, free, lease);
     for (const row of claimed) {
       const p: Promise<void> = performAttempt(deps, row)
@@ -86,7 +95,7 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
         });
       inflight.add(p);
     }
-    return claimed.length;
+    return { claimed: claimed.length, moreEvents };
   }
 
   async function run() {
@@ -94,8 +103,8 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
       kicked = false;
       let delay = pollMs;
       try {
-        const claimed = await cycle();
-        if (claimed > 0 && inflight.size < concurrency) continue; // more may be due
+        const { claimed, moreEvents } = await cycle();
+        if (moreEvents || (claimed > 0 && inflight.size < concurrency)) continue; // more may be waiting
         if (inflight.size < concurrency) {
           const next = await nextDueAt(deps.db);
           if (next) delay = Math.max(5, Math.min(pollMs, next.getTime() - Date.now()));
