@@ -34,7 +34,9 @@ CREATE TABLE events (
   tenant_id     text NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
   event_type    text NOT NULL,
   payload       jsonb NOT NULL,
-  created_at    timestamptz NOT NULL DEFAULT now(),
+  -- clock_timestamp(), not now(): events of one transaction keep the order they were emitted in
+  -- (conversation.created before message.received), which fan-out and consumers rely on
+  created_at    timestamptz NOT NULL DEFAULT clock_timestamp(),
   dispatched_at timestamptz
 );
 CREATE INDEX events_pending_idx ON events (created_at) WHERE dispatched_at IS NULL;

@@ -240,7 +240,8 @@ export async function autoReply(services: Services, inbound: InboundResult): Pro
   }
   if (!answer || answer.body.trim() === '') return null;
   const reply = await db.transaction().execute(async (trx) => {
-    const now = new Date();
+    // strictly after the message it answers, so "oldest first" never lists the reply first
+    const now = new Date(Math.max(Date.now(), new Date(message.created_at).getTime() + 1));
     const row = await trx
       .insertInto('messages')
       .values({
