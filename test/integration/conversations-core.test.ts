@@ -1,30 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allEventsFor, eventsFor } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 /** Events of `type` whose data.conversation.id is `conversationId`. */
-async function eventsFor(h: Harness, tenantId: string, type: string, conversationId: string) {
-  const rows = await h.db
-    .selectFrom('events')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('event_type', '=', type)
-    .where(sql<string>`payload->'conversation'->>'id'`, '=', conversationId)
-    .orderBy('created_at')
-    .execute();
-  return rows.map((r) => (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload));
-}
-
-async function allEventsFor(h: Harness, tenantId: string, conversationId: string) {
-  const rows = await h.db
-    .selectFrom('events')
-    .select('event_type')
-    .where('tenant_id', '=', tenantId)
-    .where(sql<string>`payload->'conversation'->>'id'`, '=', conversationId)
-    .orderBy('created_at')
-    .execute();
-  return rows.map((r) => r.event_type);
-}
 
 async function insertContact(h: Harness, tenantId: string, id: string, companyId: string | null = null) {
   await sql`INSERT INTO contacts (id, tenant_id, email, company_id) VALUES (${id}, ${tenantId}, ${`${id}@example.com`}, ${companyId})`.execute(

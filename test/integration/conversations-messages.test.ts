@@ -1,29 +1,8 @@
-import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ChannelSender, setChannelSender } from '../../functions/conversations/channels';
+import { allEventsFor, eventsFor } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
-async function eventsFor(h: Harness, tenantId: string, type: string, conversationId: string) {
-  const rows = await h.db
-    .selectFrom('events')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('event_type', '=', type)
-    .where(sql<string>`payload->'conversation'->>'id'`, '=', conversationId)
-    .orderBy('created_at')
-    .execute();
-  return rows.map((r) => (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload));
-}
-async function allEventsFor(h: Harness, tenantId: string, conversationId: string) {
-  const rows = await h.db
-    .selectFrom('events')
-    .select('event_type')
-    .where('tenant_id', '=', tenantId)
-    .where(sql<string>`payload->'conversation'->>'id'`, '=', conversationId)
-    .orderBy('created_at')
-    .execute();
-  return rows.map((r) => r.event_type);
-}
 const messageRow = (h: Harness, id: string) =>
   h.db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const countMessages = async (h: Harness, conversationId: string) =>

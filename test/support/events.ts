@@ -1,0 +1,29 @@
+import { sql } from 'kysely';
+import type { Harness } from './harness';
+
+/** Outbox events of `type` whose data.conversation.id is `conversationId`, in emission order (their `data`). */
+export async function eventsFor(h: Harness, tenantId: string, type: string, conversationId: string) {
+  const rows = await h.db
+    .selectFrom('events')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('event_type', '=', type)
+    .where(sql<string>`payload->'conversation'->>'id'`, '=', conversationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload));
+}
+
+/** Types of every outbox event about `conversationId`, in emission order. */
+export async function allEventsFor(h: Harness, tenantId: string, conversationId: string) {
+  const rows = await h.db
+    .selectFrom('events')
+    .select('event_type')
+    .where('tenant_id', '=', tenantId)
+    .where(sql<string>`payload->'conversation'->>'id'`, '=', conversationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.event_type);
+}
