@@ -4,6 +4,7 @@ import { recordAudit } from '../../shared/audit/audit';
 import { actorOf, requireRole, tenantOf } from '../../shared/auth/credential';
 import { generateApiKey, hashApiKey } from '../../shared/auth/key-format';
 import { isScope } from '../../shared/auth/scopes';
+import { pageWithTotal } from '../../shared/db/paging';
 import type { ApiKeysTable, Db } from '../../shared/db/schema';
 import { badRequest, conflict, Detail, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
@@ -132,25 +133,11 @@ app.post('/api/v1/api-keys', validate('json', CreateApiKeyBody), async (c) => {
 
 app.get('/api/v1/api-keys', validate('query', ListApiKeysQuery), async (c) => {
   const page = c.req.valid('query');
-  const { db } = c.var.services;
-  const tenantId = tenantOf(c);
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-    db
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('tenant_id', '=', tenantId)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return c.json(pageEnvelope('api_keys', rows.map(listView), Number(count.n), page));
+  const base = c.var.services.db.selectFrom('api_keys').where('tenant_id', '=', tenantOf(c));
+  const { rows, total } = await pageWithTotal(base, page, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+  );
+  return c.json(pageEnvelope('api_keys', rows.map(listView), total, page));
 });
 
 app.post('/api/v1/api-keys/:key_id/rotate', validate('param', KeyIdParam), async (c) => {

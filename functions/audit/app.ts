@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { requireRole, tenantOf } from '../../shared/auth/credential';
+import { pageWithTotal } from '../../shared/db/paging';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import type { AppEnv } from '../../shared/runtime/app-env';
@@ -15,15 +16,11 @@ app.get('/api/v2/audit-log', validate('query', AuditListQuery), async (c) => {
   let base = db.selectFrom('audit_log').where('tenant_id', '=', tenantOf(c));
   if (q.action) base = base.where('action', '=', q.action);
   if (q.target_id) base = base.where('target_id', '=', q.target_id);
-  const [rows, count] = await Promise.all([
-    base
+  const { rows, total } = await pageWithTotal(base, q, (page) =>
+    page
       .select(['id', 'actor', 'action', 'target_type', 'target_id', 'source_ip', 'metadata', 'created_at'])
       .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(q.limit)
-      .offset(q.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return c.json(pageEnvelope('entries', rows, Number(count.n), q));
+      .orderBy('id', 'desc'),
+  );
+  return c.json(pageEnvelope('entries', rows, total, q));
 });

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { tenantOf } from '../../shared/auth/credential';
+import { pageWithTotal } from '../../shared/db/paging';
 import type { EndUsersTable, TenantUsersTable } from '../../shared/db/tables/platform';
 import { conflict, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
@@ -49,8 +50,8 @@ app.get('/api/v1/requesters', validate('query', RequestersQuery), async (c) => {
       eb.or([eb(sql`lower(email)`, 'like', pattern), eb(sql`lower(coalesce(name, ''))`, 'like', pattern)]),
     );
   }
-  const [rows, count] = await Promise.all([
-    base
+  const { rows, total } = await pageWithTotal(base, q, (page) =>
+    page
       .selectAll('end_users')
       .select((eb) =>
         eb
@@ -61,13 +62,9 @@ app.get('/api/v1/requesters', validate('query', RequestersQuery), async (c) => {
           .as('ticket_count'),
       )
       .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(q.limit)
-      .offset(q.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return c.json(pageEnvelope('requesters', rows.map(requesterView), Number(count.n), q));
+      .orderBy('id', 'desc'),
+  );
+  return c.json(pageEnvelope('requesters', rows.map(requesterView), total, q));
 });
 
 app.get('/api/v1/requesters/:id', validate('param', IdParam), async (c) => {
@@ -112,17 +109,10 @@ app.get('/api/v1/tenant/users', validate('query', TenantUsersQuery), async (c) =
       eb.or([eb(sql`lower(email)`, 'like', pattern), eb(sql`lower(coalesce(name, ''))`, 'like', pattern)]),
     );
   }
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(q.limit)
-      .offset(q.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return c.json(pageEnvelope('users', rows.map(userView), Number(count.n), q));
+  const { rows, total } = await pageWithTotal(base, q, (page) =>
+    page.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+  );
+  return c.json(pageEnvelope('users', rows.map(userView), total, q));
 });
 
 app.get('/api/v1/tenant/users/:id', validate('param', IdParam), async (c) => {

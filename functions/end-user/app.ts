@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { tenantOf } from '../../shared/auth/credential';
 import { END_USER_TOKEN_SECONDS, signEndUserToken } from '../../shared/auth/jwt';
 import { randomBase62, sha256Hex } from '../../shared/crypto';
+import { pageWithTotal } from '../../shared/db/paging';
 import type { Db } from '../../shared/db/schema';
 import { ApiError, conflict, notFound, unauthorized } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
@@ -171,17 +172,10 @@ app.get('/api/v1/app/tickets', validate('query', AppTicketsQuery), async (c) => 
     .where('tenant_id', '=', auth.tenantId)
     .where('requester_id', '=', auth.endUserId);
   if (q.status) base = base.where('status', '=', q.status);
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(q.limit)
-      .offset(q.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return c.json(pageEnvelope('tickets', rows.map(ticketView), Number(count.n), q));
+  const { rows, total } = await pageWithTotal(base, q, (page) =>
+    page.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+  );
+  return c.json(pageEnvelope('tickets', rows.map(ticketView), total, q));
 });
 
 app.get('/api/v1/app/tickets/:id', validate('param', AppTicketParam), async (c) => {

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { type Selectable, sql } from 'kysely';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
+import { pageWithTotal } from '../../shared/db/paging';
 import type { Db } from '../../shared/db/schema';
 import type { ExportJobsTable, ExportResource } from '../../shared/db/tables/platform';
 import { notFound } from '../../shared/http/errors';
@@ -117,8 +118,8 @@ app.get('/api/v1/tenant/exports', validate('query', ListExportsQuery), async (c)
   let base = db.selectFrom('export_jobs').where('tenant_id', '=', tenantId);
   if (q.resource) base = base.where('resource', '=', q.resource);
   if (q.status) base = base.where('status', '=', q.status);
-  const [rows, count] = await Promise.all([
-    base
+  const { rows, total } = await pageWithTotal(base, q, (page) =>
+    page
       .select([
         'id',
         'tenant_id',
@@ -133,14 +134,10 @@ app.get('/api/v1/tenant/exports', validate('query', ListExportsQuery), async (c)
         'completed_at',
       ])
       .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(q.limit)
-      .offset(q.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
+      .orderBy('id', 'desc'),
+  );
   const jobs = rows.map((r) => jobView({ ...r, content: null }, config.PUBLIC_BASE_URL));
-  return c.json(pageEnvelope('exports', jobs, Number(count.n), q));
+  return c.json(pageEnvelope('exports', jobs, total, q));
 });
 
 async function findJob(db: Db, tenantId: string, id: string) {
