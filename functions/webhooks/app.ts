@@ -9,8 +9,8 @@ import type { Db } from '../../shared/db/schema';
 import type { WebhooksTable } from '../../shared/db/tables/webhooks';
 import type { AppConfig } from '../../shared/env';
 import { ALL_EVENTS, EVENT_TYPES, isEventType } from '../../shared/events/catalog';
-import { ApiError, badRequest, conflict, notFound } from '../../shared/http/errors';
-import { jsonInvalid, parseOrThrow, validate } from '../../shared/http/validation';
+import { ApiError, badRequest, conflict, JSON_INVALID, notFound } from '../../shared/http/errors';
+import { parseOrThrow, validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
 import type { AppEnv } from '../../shared/runtime/app-env';
 import { claimAttempt, type DeliveryRow, leaseMs, performAttempt } from '../../shared/webhooks/delivery';
@@ -360,7 +360,7 @@ app.post(QSTASH_CALLBACK_PATH, async (c) => {
   try {
     json = JSON.parse(raw);
   } catch {
-    throw new ApiError(422, jsonInvalid());
+    throw new ApiError(422, JSON_INVALID);
   }
   const { delivery_id, attempt } = parseOrThrow(QStashCallbackBody, json, 'body');
   const outcome = await claimAttempt(db, delivery_id, attempt, leaseMs(config));

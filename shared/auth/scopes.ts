@@ -36,11 +36,6 @@ export type Scope = (typeof SCOPE_CATALOG)[number];
 const CATALOG_SET: ReadonlySet<string> = new Set(SCOPE_CATALOG);
 export const isScope = (value: string): value is Scope => CATALOG_SET.has(value);
 
-/** Scopes the dashboard's key dialog offers; the rest only through POST /api/v1/api-keys (documentation). */
-export const DASHBOARD_DIALOG_SCOPES: readonly Scope[] = SCOPE_CATALOG.filter((s) =>
-  /^(conversations|tickets|calls|webhooks|kb):|^usage:read$/.test(s),
-);
-
 export type HttpMethod = 'GET' | 'HEAD' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 

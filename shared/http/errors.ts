@@ -33,6 +33,11 @@ export interface ValidationIssue {
  * The one error type handlers throw. `detail` is either the spec's string or,
  * for request validation, the list of issues (FastAPI's 422 shape).
  */
+/** Malformed JSON, whether Hono's parser or ours found it. */
+export const JSON_INVALID: ValidationIssue[] = [
+  { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' },
+];
+
 export class ApiError extends HTTPException {
   readonly detail: string | ValidationIssue[];
   readonly extraHeaders: Record<string, string>;
@@ -94,7 +99,7 @@ export function handleError(err: Error, c: Context): Response {
     return c.json({ detail: err.detail }, err.status, err.extraHeaders);
   }
   if (err instanceof HTTPException && err.status === 400 && err.message.startsWith('Malformed JSON')) {
-    return c.json({ detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' }] }, 422);
+    return c.json({ detail: JSON_INVALID }, 422);
   }
   if (err instanceof HTTPException) {
     // Hono's own exceptions (e.g. body limit, malformed input): keep the status, give our shape.

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { validator } from 'hono/validator';
-import { type ZodError, type ZodType, z } from 'zod';
-import { type ValidationIssue, validationError } from './errors';
+import type { ZodError, ZodType, z } from 'zod';
+import { JSON_INVALID, type ValidationIssue, validationError } from './errors';
 
 /**
  * Request validation that answers the spec's 422 shape everywhere:
@@ -53,10 +53,6 @@ export function toValidationIssues(error: ZodError, root: string): ValidationIss
   return out;
 }
 
-export const jsonInvalid = (): ValidationIssue[] => [
-  { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' },
-];
-
 /** Reads a JSON body whatever the Content-Type (curl -d sends form encoding); empty body is `undefined`. */
 async function readJsonBody(c: Context, parsedByHono: unknown): Promise<unknown> {
   if (c.req.header('Content-Type')?.toLowerCase().includes('json')) return parsedByHono;
@@ -65,7 +61,7 @@ async function readJsonBody(c: Context, parsedByHono: unknown): Promise<unknown>
   try {
     return JSON.parse(text);
   } catch {
-    throw validationError(jsonInvalid());
+    throw validationError(JSON_INVALID);
   }
 }
 
@@ -81,6 +77,3 @@ export const validate = <T extends Target, S extends ZodType>(target: T, schema:
     const input = target === 'json' ? await readJsonBody(c, value) : value;
     return parseOrThrow(schema, input, LOC_ROOT[target]) as z.output<S>;
   });
-
-/** An object body that refuses unknown fields (Stripe-like), so a typo never passes silently. */
-export const strictBody = <Shape extends z.ZodRawShape>(shape: Shape) => z.strictObject(shape);
