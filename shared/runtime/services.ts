@@ -1,4 +1,5 @@
 import type { KeyCache } from '../auth/key-verify';
+import type { RowCache } from '../db/row-cache';
 import type { Db } from '../db/schema';
 import type { AppConfig } from '../env';
 import type { RateLimiter } from '../ratelimit/limiter';
@@ -27,6 +28,8 @@ export interface Services {
   defer(task: () => Promise<unknown>): void;
   /** Per-plan rate limits (shared/ratelimit): in-memory (embedded) or Upstash Redis; absent = not limited. */
   rateLimiter?: RateLimiter;
+  /** Process-local read cache of watched-table rows (Node; shared/db/row-cache.ts); absent on the edge. */
+  rowCache?: RowCache;
   /** Where this code runs: handlers must not branch on it; adapters and diagnostics may. */
   runtime: 'node' | 'edge';
 }

@@ -53,13 +53,20 @@ export interface Harness {
   runtime: EmbeddedRuntime;
   config: AppConfig;
   db: DatabaseHandle['db'];
+  handle: DatabaseHandle;
+  /** the test database's URL on the postgres tier (undefined on PGlite) */
+  databaseUrl?: string;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   superToken(): Promise<string>;
   tenant(options?: { plan?: string; environment?: string; name?: string }): Promise<TestTenant>;
   close(): Promise<void>;
 }
 
-async function openTestDatabase(): Promise<{ handle: DatabaseHandle; cleanup: () => Promise<void> }> {
+async function openTestDatabase(): Promise<{
+  handle: DatabaseHandle;
+  url?: string;
+  cleanup: () => Promise<void>;
+}> {
   if (TEST_DB === 'postgres') {
     const template = process.env.TEST_POSTGRES_TEMPLATE;
     if (!template) throw new Error('TEST_POSTGRES_TEMPLATE unset: run through the postgres vitest project');
@@ -67,6 +74,7 @@ async function openTestDatabase(): Promise<{ handle: DatabaseHandle; cleanup: ()
     const handle = createPostgresHandle(created.url, { max: 5 });
     return {
       handle,
+      url: created.url,
       cleanup: async () => {
         await handle.close();
         await created.drop();
@@ -83,7 +91,7 @@ export const postgresUnavailable = () =>
 
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const config = loadConfig({ APP_ENV: 'test', ...TEST_SECRETS, WEBHOOK_RETRY_UNIT_MS: '10', ...env });
-  const { handle, cleanup } = await openTestDatabase();
+  const { handle, url, cleanup } = await openTestDatabase();
   const runtime = await createEmbeddedRuntime({ config, handle });
 
   const request = async <T = any>(method: string, path: string, options: RequestOptions = {}) => {
@@ -147,6 +155,8 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     runtime,
     config,
     db: handle.db,
+    handle,
+    databaseUrl: url,
     request,
     superToken,
     tenant,

@@ -3,6 +3,80 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseHandle } from '../handle';
 import type { Database } from '../schema';
+import { mayWriteWatched, WriteWatch, WriteWatchingDriver } from '../write-watch';
+
+const CHANGE_CHANNEL = 'itsm_watched_change'; // schema/0008_change_notify.sql
+const RELISTEN_DELAY_MS = 1_000;
+
+const logDropped = (err: Error) =>
+  console.error(JSON.stringify({ level: 'warn', msg: 'pg connection error', error: err.message }));
+
+class WatchedPostgresDialect extends PostgresDialect {
+  constructor(
+    config: ConstructorParameters<typeof PostgresDialect>[0],
+    private readonly watch: WriteWatch,
+  ) {
+    super(config);
+  }
+  override createDriver() {
+    return new WriteWatchingDriver(super.createDriver(), this.watch);
+  }
+}
+
+/**
+ * Hears other processes' writes to the watched tables (LISTEN on the trigger's channel). Until it
+ * listens, and whenever its connection drops, the watch says so and read caches stand aside.
+ */
+function listenForOtherWriters(
+  connectionString: string,
+  watch: WriteWatch,
+  ownBackends: ReadonlySet<number>,
+): { stop(): Promise<void> } {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: ReturnType<typeof setTimeout> | null = null;
+  const lost = () => {
+    watch.setOthersHeard(false);
+    client = null;
+    if (!stopped) {
+      retry = setTimeout(connect, RELISTEN_DELAY_MS);
+      retry.unref();
+    }
+  };
+  async function connect() {
+    retry = null;
+    const c = new pg.Client({ connectionString, connectionTimeoutMillis: 2_000 });
+    c.on('error', () => {}); // 'end' follows and reports the loss
+    // this process's own writes already moved the watch, synchronously; only others' count here
+    c.on('notification', (n) => {
+      if (!ownBackends.has(n.processId)) watch.bump();
+    });
+    c.once('end', () => {
+      if (client === c) lost();
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${CHANGE_CHANNEL}`);
+      if (stopped) return void (await c.end());
+      client = c;
+      watch.setOthersHeard(true);
+    } catch {
+      await c.end().catch(() => {});
+      if (!stopped && client === null && retry === null) lost();
+    }
+  }
+  void connect();
+  return {
+    async stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      const c = client;
+      client = null;
+      watch.setOthersHeard(false);
+      await c?.end().catch(() => {});
+    },
+  };
+}
 
 export function createPostgresHandle(
   connectionString: string,
@@ -14,20 +88,37 @@ export function createPostgresHandle(
     connectionTimeoutMillis: 2_000,
     idleTimeoutMillis: 30_000,
   });
-  const logDropped = (err: Error) =>
-    console.error(JSON.stringify({ level: 'warn', msg: 'pg connection error', error: err.message }));
   // A dropped connection (e.g. Postgres restarted) must not crash the process: idle clients report
   // on the pool, checked-out ones on themselves. Their queries fail on their own (answered 503).
   pool.on('error', logDropped);
-  pool.on('connect', (client) => client.on('error', logDropped));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const ownBackends = new Set<number>();
+  pool.on('connect', (client) => {
+    client.on('error', logDropped);
+    const pid = (client as unknown as { processID?: number }).processID;
+    if (pid) ownBackends.add(pid);
+  });
+  pool.on('remove', (client) => {
+    const pid = (client as unknown as { processID?: number }).processID;
+    if (pid) ownBackends.delete(pid);
+  });
+  const writes = new WriteWatch(false);
+  const listener = listenForOtherWriters(connectionString, writes, ownBackends);
+  const db = new Kysely<Database>({ dialect: new WatchedPostgresDialect({ pool }, writes) });
   return {
     kind: 'postgres',
     db,
+    writes,
     async exec(script) {
-      await pool.query(script);
+      const watched = mayWriteWatched(script);
+      if (watched) writes.bump();
+      try {
+        await pool.query(script);
+      } finally {
+        if (watched) writes.bump();
+      }
     },
     async close() {
+      await listener.stop();
       await db.destroy();
     },
   };

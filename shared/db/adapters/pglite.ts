@@ -10,6 +10,7 @@ import {
 } from 'kysely';
 import type { DatabaseHandle } from '../handle';
 import type { Database } from '../schema';
+import { mayWriteWatched, WriteWatch, WriteWatchingDriver } from '../write-watch';
 
 /**
  * PGlite is one connection. Kysely's PGlite driver hands that connection to every caller, so a
@@ -59,8 +60,14 @@ class ExclusiveDriver implements Driver {
 }
 
 class ExclusivePGliteDialect extends PGliteDialect {
+  constructor(
+    config: ConstructorParameters<typeof PGliteDialect>[0],
+    private readonly watch: WriteWatch,
+  ) {
+    super(config);
+  }
   override createDriver(): Driver {
-    return new ExclusiveDriver(super.createDriver());
+    return new WriteWatchingDriver(new ExclusiveDriver(super.createDriver()), this.watch);
   }
 }
 
@@ -68,12 +75,21 @@ class ExclusivePGliteDialect extends PGliteDialect {
 export async function createPgliteHandle(dataDir?: string): Promise<DatabaseHandle> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const pglite = await PGlite.create(dataDir);
-  const db = new Kysely<Database>({ dialect: new ExclusivePGliteDialect({ pglite }) });
+  // PGlite is in-process and exclusive: every write goes through this handle, none to hear from others
+  const writes = new WriteWatch(true);
+  const db = new Kysely<Database>({ dialect: new ExclusivePGliteDialect({ pglite }, writes) });
   return {
     kind: 'pglite',
     db,
+    writes,
     async exec(script) {
-      await pglite.exec(script);
+      const watched = mayWriteWatched(script);
+      if (watched) writes.bump();
+      try {
+        await pglite.exec(script);
+      } finally {
+        if (watched) writes.bump();
+      }
     },
     async close() {
       await db.destroy();
