@@ -100,7 +100,7 @@ app.use('/api/v1/api-keys', async (c, next) => {
 app.post('/api/v1/api-keys', validate('json', CreateApiKeyBody), async (c) => {
   const body = c.req.valid('json');
   const scopes = normalizeScopes(body.scopes);
-  const { db, config } = c.var.services;
+  const { db, config } = c.get('services');
   const tenantId = tenantOf(c);
   const tenant = await db
     .selectFrom('tenants')
@@ -133,7 +133,7 @@ app.post('/api/v1/api-keys', validate('json', CreateApiKeyBody), async (c) => {
 
 app.get('/api/v1/api-keys', validate('query', ListApiKeysQuery), async (c) => {
   const page = c.req.valid('query');
-  const base = c.var.services.db.selectFrom('api_keys').where('tenant_id', '=', tenantOf(c));
+  const base = c.get('services').db.selectFrom('api_keys').where('tenant_id', '=', tenantOf(c));
   const { rows, total } = await pageWithTotal(base, page, (q) =>
     q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
   );
@@ -142,7 +142,7 @@ app.get('/api/v1/api-keys', validate('query', ListApiKeysQuery), async (c) => {
 
 app.post('/api/v1/api-keys/:key_id/rotate', validate('param', KeyIdParam), async (c) => {
   const { key_id } = c.req.valid('param');
-  const { db, config, keyCache } = c.var.services;
+  const { db, config, keyCache } = c.get('services');
   const tenantId = tenantOf(c);
   const result = await db.transaction().execute(async (trx) => {
     const old = await findKey(trx, tenantId, key_id);
@@ -178,7 +178,7 @@ app.post('/api/v1/api-keys/:key_id/rotate', validate('param', KeyIdParam), async
 
 app.post('/api/v1/api-keys/:key_id/revoke', validate('param', KeyIdParam), async (c) => {
   const { key_id } = c.req.valid('param');
-  const { db, keyCache } = c.var.services;
+  const { db, keyCache } = c.get('services');
   const key = await findKey(db, tenantOf(c), key_id);
   if (key.revoked_at === null) {
     await db.transaction().execute(async (trx) => {
@@ -198,7 +198,7 @@ app.post('/api/v1/api-keys/:key_id/revoke', validate('param', KeyIdParam), async
 
 app.delete('/api/v1/api-keys/:key_id', validate('param', KeyIdParam), async (c) => {
   const { key_id } = c.req.valid('param');
-  const { db, keyCache } = c.var.services;
+  const { db, keyCache } = c.get('services');
   await db.transaction().execute(async (trx) => {
     const deleted = await trx
       .deleteFrom('api_keys')

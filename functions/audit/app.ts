@@ -12,7 +12,7 @@ export const app = new Hono<AppEnv>();
 app.get('/api/v2/audit-log', validate('query', AuditListQuery), async (c) => {
   requireRole(c, 'tenant_admin');
   const q = c.req.valid('query');
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   let base = db.selectFrom('audit_log').where('tenant_id', '=', tenantOf(c));
   if (q.action) base = base.where('action', '=', q.action);
   if (q.target_id) base = base.where('target_id', '=', q.target_id);

@@ -58,7 +58,7 @@ export function planView(plan: TenantPlan) {
 }
 
 app.get('/api/v1/billing/plan', async (c) => {
-  const t = await tenantRow(c.var.services.db, tenantOf(c));
+  const t = await tenantRow(c.get('services').db, tenantOf(c));
   return c.json(planView(t.plan));
 });
 
@@ -71,7 +71,7 @@ for (const method of ['put', 'patch'] as const) {
   app[method]('/api/v1/billing/plan', validate('json', ChangePlanBody), async (c) => {
     const tenantId = tenantOf(c);
     const { plan } = c.req.valid('json');
-    const { db } = c.var.services;
+    const { db } = c.get('services');
     const changed = await db.transaction().execute(async (trx) => {
       const before = await trx
         .selectFrom('tenants')
@@ -92,7 +92,7 @@ for (const method of ['put', 'patch'] as const) {
       return true;
     });
     invalidatePlan(tenantId);
-    if (changed) c.var.services.events.kick();
+    if (changed) c.get('services').events.kick();
     return c.json(planView(plan));
   });
 }
@@ -149,7 +149,7 @@ function periodsSince(created: Date, now: Date): Period[] {
 app.get('/api/v1/billing/invoices', validate('query', InvoicesQuery), async (c) => {
   const page = c.req.valid('query');
   const tenantId = tenantOf(c);
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   const t = await tenantRow(db, tenantId);
   const now = new Date();
   const periods = periodsSince(new Date(t.created_at), now);
@@ -164,7 +164,7 @@ app.get('/api/v1/billing/invoices/:invoice_id', validate('param', InvoiceParam),
   const name = m ? `${m[1]}-${m[2]}` : '';
   if (!PERIOD_RE.test(name)) throw notFound('Invoice');
   const tenantId = tenantOf(c);
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   const t = await tenantRow(db, tenantId);
   const p = parsePeriod(name);
   const now = new Date();
@@ -197,7 +197,7 @@ async function paymentSettings(db: Db, tenantId: string) {
 }
 
 app.get('/api/v1/billing/payment-settings', async (c) =>
-  c.json(await paymentSettings(c.var.services.db, tenantOf(c))),
+  c.json(await paymentSettings(c.get('services').db, tenantOf(c))),
 );
 
 for (const [method, mode] of [
@@ -207,7 +207,7 @@ for (const [method, mode] of [
   app[method]('/api/v1/billing/payment-settings', validate('json', PaymentSettingsBody), async (c) => {
     const body = c.req.valid('json');
     const tenantId = tenantOf(c);
-    const { db } = c.var.services;
+    const { db } = c.get('services');
     const current = mode === 'merge' ? await paymentSettings(db, tenantId) : null;
     const pick = <K extends keyof typeof body>(k: K, fallback: unknown) =>
       body[k] === undefined ? (mode === 'merge' ? fallback : null) : body[k];

@@ -32,14 +32,14 @@ export const CallDetails = {
 
 app.get('/api/v1/calls', validate('query', ListCallsQuery), async (c) => {
   const f = c.req.valid('query');
-  const { rows, total } = await listCalls(c.var.services.db, tenantOf(c), f);
+  const { rows, total } = await listCalls(c.get('services').db, tenantOf(c), f);
   return c.json(pageEnvelope('calls', rows.map(callView), total, f));
 });
 
 app.get('/api/v1/calls/:call_id', validate('param', CallIdParam), async (c) => {
   const { call_id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   const call = await findCall(db, tenantId, call_id);
   if (!call) throw notFound('Call');
   const escalations = await db
@@ -79,7 +79,7 @@ app.post('/api/v1/voice-widget/token', validate('json', VoiceWidgetTokenBody), a
     .setJti(crypto.randomUUID())
     .setIssuedAt(now)
     .setExpirationTime(exp)
-    .sign(new TextEncoder().encode(c.var.services.config.VOICE_WIDGET_SECRET));
+    .sign(new TextEncoder().encode(c.get('services').config.VOICE_WIDGET_SECRET));
   return c.json(
     {
       token,
@@ -122,7 +122,7 @@ const startedPayload = (call: CallRow) => ({
 app.post('/api/internal/calls', validate('json', CreateCallBody), async (c) => {
   requireInternal(c);
   const input = c.req.valid('json');
-  const { db, events } = c.var.services;
+  const { db, events } = c.get('services');
   await requireTenant(db, input.tenant_id);
   const result = await db.transaction().execute(async (trx) => {
     const now = new Date();
@@ -180,7 +180,7 @@ app.post(
     requireInternal(c);
     const { call_id } = c.req.valid('param');
     const input = c.req.valid('json');
-    const { db, events } = c.var.services;
+    const { db, events } = c.get('services');
     await requireTenant(db, input.tenant_id);
     const result = await db.transaction().execute(async (trx) => {
       const call = await trx
@@ -264,7 +264,7 @@ app.post(
     requireInternal(c);
     const { call_id } = c.req.valid('param');
     const input = c.req.valid('json');
-    const { db, events } = c.var.services;
+    const { db, events } = c.get('services');
     await requireTenant(db, input.tenant_id);
     const result = await db.transaction().execute(async (trx) => {
       const call = await findCall(trx, input.tenant_id, call_id);

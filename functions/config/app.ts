@@ -54,7 +54,7 @@ const integrationKey = (provider: string) => `integration:${provider}`;
 app.get('/api/v1/integrations', async (c) => {
   const tenantId = tenantOf(c);
   const stored = new Set(
-    (await storedSections(c.var.services.db, tenantId, 'integration:')).map((r) => r.section),
+    (await storedSections(c.get('services').db, tenantId, 'integration:')).map((r) => r.section),
   );
   const integrations = await Promise.all(
     INTEGRATION_PROVIDERS.map(async (provider) => {
@@ -126,8 +126,9 @@ app.patch('/api/v1/onboarding', validate('json', SECTIONS.onboarding.schema), as
 
 // --- the tenant's own profile (plan changes go through /api/v1/billing/plan)
 async function tenantProfile(c: Parameters<typeof tenantOf>[0], tenantId: string) {
-  const t = await c.var.services.db
-    .selectFrom('tenants')
+  const t = await c
+    .get('services')
+    .db.selectFrom('tenants')
     .selectAll()
     .where('id', '=', tenantId)
     .executeTakeFirst();
@@ -147,7 +148,7 @@ app.get('/api/v1/tenant', async (c) => c.json(await tenantProfile(c, tenantOf(c)
 app.patch('/api/v1/tenant', validate('json', TenantProfileBody), async (c) => {
   const tenantId = tenantOf(c);
   const { name } = c.req.valid('json');
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   const changed = await db.transaction().execute(async (trx) => {
     const before = await trx
       .selectFrom('tenants')
@@ -167,7 +168,7 @@ app.patch('/api/v1/tenant', validate('json', TenantProfileBody), async (c) => {
     });
     return true;
   });
-  if (changed) c.var.services.events.kick();
+  if (changed) c.get('services').events.kick();
   return c.json(await tenantProfile(c, tenantId));
 });
 

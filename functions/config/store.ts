@@ -47,7 +47,7 @@ export async function readSection(
   kind: SectionKind,
   key: string = kind,
 ) {
-  const { db, config } = c.var.services;
+  const { db, config } = c.get('services');
   const loaded = await load(db, key, tenantId, config.WEBHOOK_ENCRYPTION_KEY);
   return { section: key, settings: view(kind, loaded), updated_at: loaded.updatedAt?.toISOString() ?? null };
 }
@@ -79,7 +79,7 @@ export async function writeSection(
   mode: 'merge' | 'replace',
   key: string = kind,
 ) {
-  const { db, config } = c.var.services;
+  const { db, config } = c.get('services');
   const def: SectionDef = SECTIONS[kind];
   const result = await db.transaction().execute(async (trx) => {
     // serialise writers of this tenant's section (the row lock comes with the upsert below)
@@ -138,7 +138,7 @@ export async function writeSection(
     await emitEvent(trx, tenantId, 'config.updated', { config: { section: key, changes } });
     return { changes, after: { settings, secrets, updatedAt: now } };
   });
-  if (Object.keys(result.changes).length > 0) c.var.services.events.kick();
+  if (Object.keys(result.changes).length > 0) c.get('services').events.kick();
   return {
     section: key,
     settings: view(kind, result.after),

@@ -51,8 +51,9 @@ const SCALARS = [
 
 companiesApp.post('/api/v2/companies', validate('json', CreateCompanyBody), async (c) => {
   const body = c.req.valid('json');
-  const row = await c.var.services.db
-    .insertInto('companies')
+  const row = await c
+    .get('services')
+    .db.insertInto('companies')
     .values({
       id: newId('company'),
       tenant_id: tenantOf(c),
@@ -76,7 +77,7 @@ companiesApp.post('/api/v2/companies', validate('json', CreateCompanyBody), asyn
 
 companiesApp.get('/api/v2/companies', validate('query', ListCompaniesQuery), async (c) => {
   const query = c.req.valid('query');
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   let base = db.selectFrom('companies').where('tenant_id', '=', tenantOf(c));
   if (!query.include_deleted) base = base.where('deleted_at', 'is', null);
   if (query.q) {
@@ -99,7 +100,7 @@ companiesApp.get('/api/v2/companies', validate('query', ListCompaniesQuery), asy
 
 companiesApp.get('/api/v2/companies/:company_id', validate('param', CompanyIdParam), async (c) => {
   const { company_id } = c.req.valid('param');
-  return c.json(companyView(await findLiveCompany(c.var.services.db, tenantOf(c), company_id)));
+  return c.json(companyView(await findLiveCompany(c.get('services').db, tenantOf(c), company_id)));
 });
 
 companiesApp.patch(
@@ -109,7 +110,7 @@ companiesApp.patch(
   async (c) => {
     const { company_id } = c.req.valid('param');
     const body = c.req.valid('json');
-    const { db } = c.var.services;
+    const { db } = c.get('services');
     const before = await findLiveCompany(db, tenantOf(c), company_id);
     const set: Record<string, unknown> = {};
     for (const key of SCALARS) {
@@ -140,8 +141,9 @@ companiesApp.patch(
 companiesApp.delete('/api/v2/companies/:company_id', validate('param', CompanyIdParam), async (c) => {
   const { company_id } = c.req.valid('param');
   const now = new Date();
-  const done = await c.var.services.db
-    .updateTable('companies')
+  const done = await c
+    .get('services')
+    .db.updateTable('companies')
     .set({ deleted_at: now, updated_at: now })
     .where('tenant_id', '=', tenantOf(c))
     .where('id', '=', company_id)
@@ -154,7 +156,7 @@ companiesApp.delete('/api/v2/companies/:company_id', validate('param', CompanyId
 /** Restore: 200 with the record; a company that is not deleted is returned unchanged. */
 companiesApp.post('/api/v2/companies/:company_id/restore', validate('param', CompanyIdParam), async (c) => {
   const { company_id } = c.req.valid('param');
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   const tenantId = tenantOf(c);
   const before = await findCompany(db, tenantId, company_id);
   if (!before) throw notFound('Company');

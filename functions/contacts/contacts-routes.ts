@@ -103,7 +103,7 @@ const tsEq = (a: Date | string | null | undefined, b: Date | string | null | und
 contactsApp.post('/api/v2/contacts', validate('json', CreateContactBody), async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, events } = c.var.services;
+  const { db, events } = c.get('services');
   const id = newId('contact');
   const row = await db.transaction().execute(async (trx) => {
     if (body.company_id) await assertCompany(trx, tenantId, body.company_id);
@@ -140,7 +140,7 @@ contactsApp.post('/api/v2/contacts', validate('json', CreateContactBody), async 
 contactsApp.get('/api/v2/contacts', validate('query', ListContactsQuery), async (c) => {
   const query = c.req.valid('query');
   const tenantId = tenantOf(c);
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   let base = contactsWithCompany(db, tenantId);
   if (!query.include_deleted) base = base.where('contacts.deleted_at', 'is', null);
   if (query.q) {
@@ -181,7 +181,7 @@ contactsApp.get('/api/v2/contacts', validate('query', ListContactsQuery), async 
 
 contactsApp.get('/api/v2/contacts/:contact_id', validate('param', ContactIdParam), async (c) => {
   const { contact_id } = c.req.valid('param');
-  const row = await loadLiveContact(c.var.services.db, tenantOf(c), contact_id);
+  const row = await loadLiveContact(c.get('services').db, tenantOf(c), contact_id);
   return c.json(contactView(row));
 });
 
@@ -205,7 +205,7 @@ contactsApp.patch(
     const { contact_id } = c.req.valid('param');
     const body = c.req.valid('json');
     const tenantId = tenantOf(c);
-    const { db, events } = c.var.services;
+    const { db, events } = c.get('services');
     const result = await db.transaction().execute(async (trx) => {
       const before = await loadLiveContact(trx, tenantId, contact_id);
       const set: Record<string, unknown> = {};
@@ -253,7 +253,7 @@ contactsApp.patch(
 contactsApp.delete('/api/v2/contacts/:contact_id', validate('param', ContactIdParam), async (c) => {
   const { contact_id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  const { db, events } = c.var.services;
+  const { db, events } = c.get('services');
   await db.transaction().execute(async (trx) => {
     const before = await loadLiveContact(trx, tenantId, contact_id);
     const now = new Date();
@@ -279,7 +279,7 @@ contactsApp.delete('/api/v2/contacts/:contact_id', validate('param', ContactIdPa
 contactsApp.post('/api/v2/contacts/:contact_id/restore', validate('param', ContactIdParam), async (c) => {
   const { contact_id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  const { db, events } = c.var.services;
+  const { db, events } = c.get('services');
   const result = await db.transaction().execute(async (trx) => {
     const before: ContactRow | undefined = await loadContact(trx, tenantId, contact_id);
     if (!before) throw notFound('Contact');

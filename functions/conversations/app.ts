@@ -71,7 +71,7 @@ for (const base of CONVERSATION_BASES) {
   app.post(base, validate('json', CreateConversationBody), async (c) => {
     const body = c.req.valid('json');
     const tenantId = tenantOf(c);
-    const { db } = c.var.services;
+    const { db } = c.get('services');
     const now = new Date();
     const row = await db.transaction().execute(async (trx) => {
       if (body.contact_id) {
@@ -108,14 +108,14 @@ for (const base of CONVERSATION_BASES) {
       await emitEvent(trx, tenantId, 'conversation.created', { conversation: conversationRef(created) });
       return created;
     });
-    c.var.services.events.kick();
+    c.get('services').events.kick();
     return c.json(conversationView(row), 201);
   });
 
   app.get(base, validate('query', ListConversationsQuery), async (c) => {
     const q = c.req.valid('query');
     const tenantId = tenantOf(c);
-    const { db } = c.var.services;
+    const { db } = c.get('services');
     let filtered = db.selectFrom('conversations').where('tenant_id', '=', tenantId);
     if (q.status) filtered = filtered.where('status', '=', q.status);
     if (q.channel) filtered = filtered.where('channel', '=', q.channel);
@@ -135,7 +135,7 @@ for (const base of CONVERSATION_BASES) {
 
   app.get(`${base}/:id`, validate('param', ConversationIdParam), async (c) => {
     const { id } = c.req.valid('param');
-    const row = await findConversation(c.var.services.db, tenantOf(c), id);
+    const row = await findConversation(c.get('services').db, tenantOf(c), id);
     return c.json(conversationView(row));
   });
 
@@ -147,7 +147,7 @@ for (const base of CONVERSATION_BASES) {
       const { id } = c.req.valid('param');
       const body = c.req.valid('json');
       const tenantId = tenantOf(c);
-      const { db } = c.var.services;
+      const { db } = c.get('services');
       const row = await db.transaction().execute(async (trx) => {
         const current = await findConversation(trx, tenantId, id, true);
         const changes: Partial<Pick<typeof current, 'status' | 'priority' | 'tags' | 'subject'>> = {};
@@ -174,7 +174,7 @@ for (const base of CONVERSATION_BASES) {
           });
         return updated;
       });
-      c.var.services.events.kick();
+      c.get('services').events.kick();
       return c.json(conversationView(row));
     },
   );
@@ -187,7 +187,7 @@ for (const base of CONVERSATION_BASES) {
       const { id } = c.req.valid('param');
       const body = c.req.valid('json');
       const tenantId = tenantOf(c);
-      const { db } = c.var.services;
+      const { db } = c.get('services');
       const row = await db.transaction().execute(async (trx) => {
         const current = await findConversation(trx, tenantId, id, true);
         const next = {
@@ -214,7 +214,7 @@ for (const base of CONVERSATION_BASES) {
         });
         return updated;
       });
-      c.var.services.events.kick();
+      c.get('services').events.kick();
       return c.json(conversationView(row));
     },
   );
@@ -227,7 +227,7 @@ for (const base of CONVERSATION_BASES) {
       const { id } = c.req.valid('param');
       const body = c.req.valid('json');
       const tenantId = tenantOf(c);
-      const { db } = c.var.services;
+      const { db } = c.get('services');
       const { message, conversation } = await db.transaction().execute(async (trx) => {
         const current = await findConversation(trx, tenantId, id, true);
         const now = new Date();
@@ -274,9 +274,9 @@ for (const base of CONVERSATION_BASES) {
         }
         return { message, conversation };
       });
-      c.var.services.events.kick();
+      c.get('services').events.kick();
       if (message.delivery_status === 'queued')
-        c.var.services.defer(() => deliverMessage(db, conversation, message));
+        c.get('services').defer(() => deliverMessage(db, conversation, message));
       return c.json(messageView(message), 201);
     },
   );
@@ -289,7 +289,7 @@ for (const base of CONVERSATION_BASES) {
       const { id } = c.req.valid('param');
       const page = c.req.valid('query');
       const tenantId = tenantOf(c);
-      const { db } = c.var.services;
+      const { db } = c.get('services');
       const conversation = await findConversation(db, tenantId, id);
       const scoped = db
         .selectFrom('messages')
@@ -317,7 +317,7 @@ for (const base of CONVERSATION_BASES) {
       const { id } = c.req.valid('param');
       const options = c.req.valid('json') ?? { format: 'json' as const, include_internal: false };
       const tenantId = tenantOf(c);
-      const { db, config } = c.var.services;
+      const { db, config } = c.get('services');
       const conversation = await findConversation(db, tenantId, id);
       let q = db
         .selectFrom('messages')
@@ -353,7 +353,7 @@ for (const base of CONVERSATION_BASES) {
 
   const findExport = async (c: Context<AppEnv>, conversationId: string, exportId: string) => {
     const tenantId = tenantOf(c);
-    const { db } = c.var.services;
+    const { db } = c.get('services');
     await findConversation(db, tenantId, conversationId);
     const row = looksLikeId('export', exportId)
       ? await db
@@ -371,7 +371,7 @@ for (const base of CONVERSATION_BASES) {
   app.get(`${base}/:id/exports/:export_id`, validate('param', ExportParam), async (c) => {
     const { id, export_id } = c.req.valid('param');
     const row = await findExport(c, id, export_id);
-    return c.json(exportView(row, base, c.var.services.config.PUBLIC_BASE_URL));
+    return c.json(exportView(row, base, c.get('services').config.PUBLIC_BASE_URL));
   });
 
   app.get(`${base}/:id/exports/:export_id/download`, validate('param', ExportParam), async (c) => {
@@ -388,7 +388,7 @@ for (const base of CONVERSATION_BASES) {
 // ---- inbound channels ----
 
 async function inbound(c: Context<AppEnv>, input: InboundInput) {
-  const { services } = c.var;
+  const services = c.get('services');
   const result = await ingestInbound(services.db, input);
   services.events.kick();
   const reply = await autoReply(services, result);

@@ -41,7 +41,7 @@ const requesterView = (u: Selectable<EndUsersTable> & { ticket_count?: number | 
 app.get('/api/v1/requesters', validate('query', RequestersQuery), async (c) => {
   const q = c.req.valid('query');
   const tenantId = tenantOf(c);
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   let base = db.selectFrom('end_users').where('tenant_id', '=', tenantId);
   if (q.email) base = base.where(sql`lower(email)`, '=', q.email.toLowerCase());
   if (q.search) {
@@ -70,8 +70,9 @@ app.get('/api/v1/requesters', validate('query', RequestersQuery), async (c) => {
 app.get('/api/v1/requesters/:id', validate('param', IdParam), async (c) => {
   const { id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  const row = await c.var.services.db
-    .selectFrom('end_users')
+  const row = await c
+    .get('services')
+    .db.selectFrom('end_users')
     .selectAll('end_users')
     .select((eb) =>
       eb
@@ -100,7 +101,7 @@ const userView = (u: Selectable<TenantUsersTable>) => ({
 app.get('/api/v1/tenant/users', validate('query', TenantUsersQuery), async (c) => {
   const q = c.req.valid('query');
   const tenantId = tenantOf(c);
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   let base = db.selectFrom('tenant_users').where('tenant_id', '=', tenantId);
   if (q.role) base = base.where('role', '=', q.role);
   if (q.search) {
@@ -117,8 +118,9 @@ app.get('/api/v1/tenant/users', validate('query', TenantUsersQuery), async (c) =
 
 app.get('/api/v1/tenant/users/:id', validate('param', IdParam), async (c) => {
   const { id } = c.req.valid('param');
-  const row = await c.var.services.db
-    .selectFrom('tenant_users')
+  const row = await c
+    .get('services')
+    .db.selectFrom('tenant_users')
     .selectAll()
     .where('tenant_id', '=', tenantOf(c))
     .where('id', '=', id)
@@ -130,7 +132,7 @@ app.get('/api/v1/tenant/users/:id', validate('param', IdParam), async (c) => {
 app.post('/api/v1/tenant/users', validate('json', CreateTenantUserBody), async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   const exists = await db
     .selectFrom('tenant_users')
     .select('id')
@@ -165,8 +167,9 @@ app.patch(
     };
     if (body.name !== undefined) set.name = body.name;
     if (body.role !== undefined) set.role = body.role;
-    const row = await c.var.services.db
-      .updateTable('tenant_users')
+    const row = await c
+      .get('services')
+      .db.updateTable('tenant_users')
       .set(set)
       .where('tenant_id', '=', tenantOf(c))
       .where('id', '=', id)
@@ -179,8 +182,9 @@ app.patch(
 
 app.delete('/api/v1/tenant/users/:id', validate('param', IdParam), async (c) => {
   const { id } = c.req.valid('param');
-  const deleted = await c.var.services.db
-    .deleteFrom('tenant_users')
+  const deleted = await c
+    .get('services')
+    .db.deleteFrom('tenant_users')
     .where('tenant_id', '=', tenantOf(c))
     .where('id', '=', id)
     .returning('id')

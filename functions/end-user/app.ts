@@ -37,7 +37,7 @@ export const MAGIC_LINK_SENT = 'If the address belongs to an account, a sign-in 
 type EndUser = { id: string; tenant_id: string; email: string; name: string | null };
 
 async function issue(c: Parameters<typeof tenantOf>[0], user: EndUser) {
-  const access_token = await signEndUserToken(c.var.services.config.END_USER_JWT_SECRET, {
+  const access_token = await signEndUserToken(c.get('services').config.END_USER_JWT_SECRET, {
     sub: user.id,
     tenant_id: user.tenant_id,
     email: user.email,
@@ -60,7 +60,7 @@ const findUser = (db: Db, tenantId: string, email: string) =>
 
 app.post('/api/v1/app/auth/register', validate('json', RegisterBody), async (c) => {
   const body = c.req.valid('json');
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   const tenant = await db
     .selectFrom('tenants')
     .select('id')
@@ -86,7 +86,7 @@ app.post('/api/v1/app/auth/register', validate('json', RegisterBody), async (c) 
 /** Unknown tenant, unknown email and wrong password are the same 401 (and cost the same hash). */
 app.post('/api/v1/app/auth/login', validate('json', LoginBody), async (c) => {
   const body = c.req.valid('json');
-  const user = await findUser(c.var.services.db, body.tenant_id, body.email);
+  const user = await findUser(c.get('services').db, body.tenant_id, body.email);
   const ok = await verifyPassword(body.password, user?.password_hash ?? null);
   if (!user || !ok) throw unauthorized(INVALID_LOGIN);
   return c.json(await issue(c, user));
@@ -99,7 +99,7 @@ app.post('/api/v1/app/auth/login', validate('json', LoginBody), async (c) => {
  */
 app.post('/api/v1/app/auth/magic-link', validate('json', MagicLinkBody), async (c) => {
   const body = c.req.valid('json');
-  const { db, config } = c.var.services;
+  const { db, config } = c.get('services');
   const user = await findUser(db, body.tenant_id, body.email);
   const out: Record<string, unknown> = { detail: MAGIC_LINK_SENT, expires_in: MAGIC_LINK_TTL_SECONDS };
   if (user) {
@@ -125,7 +125,7 @@ app.post('/api/v1/app/auth/magic-link', validate('json', MagicLinkBody), async (
 /** Single use: the token is consumed by a conditional update, so two concurrent verifications cannot both win. */
 app.post('/api/v1/app/auth/magic-link/verify', validate('json', MagicLinkVerifyBody), async (c) => {
   const { token } = c.req.valid('json');
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   const used = await db
     .updateTable('end_user_magic_links')
     .set({ used_at: new Date() })
@@ -153,8 +153,9 @@ function endUserOf(c: Parameters<typeof tenantOf>[0]) {
 
 app.get('/api/v1/app/me', async (c) => {
   const auth = endUserOf(c);
-  const user = await c.var.services.db
-    .selectFrom('end_users')
+  const user = await c
+    .get('services')
+    .db.selectFrom('end_users')
     .select(['id', 'email', 'name', 'created_at'])
     .where('tenant_id', '=', auth.tenantId)
     .where('id', '=', auth.endUserId)
@@ -166,7 +167,7 @@ app.get('/api/v1/app/me', async (c) => {
 app.get('/api/v1/app/tickets', validate('query', AppTicketsQuery), async (c) => {
   const auth = endUserOf(c);
   const q = c.req.valid('query');
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   let base = db
     .selectFrom('tickets')
     .where('tenant_id', '=', auth.tenantId)
@@ -180,8 +181,9 @@ app.get('/api/v1/app/tickets', validate('query', AppTicketsQuery), async (c) => 
 
 app.get('/api/v1/app/tickets/:id', validate('param', AppTicketParam), async (c) => {
   const auth = endUserOf(c);
-  const row = await c.var.services.db
-    .selectFrom('tickets')
+  const row = await c
+    .get('services')
+    .db.selectFrom('tickets')
     .selectAll()
     .where('tenant_id', '=', auth.tenantId)
     .where('requester_id', '=', auth.endUserId)
@@ -194,7 +196,7 @@ app.get('/api/v1/app/tickets/:id', validate('param', AppTicketParam), async (c) 
 app.post('/api/v1/app/tickets', validate('json', AppCreateTicketBody), async (c) => {
   const auth = endUserOf(c);
   const body = c.req.valid('json');
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   const user = await db
     .selectFrom('end_users')
     .select(['id', 'email', 'name'])
@@ -212,6 +214,6 @@ app.post('/api/v1/app/tickets', validate('json', AppCreateTicketBody), async (c)
         { createdBy: `end_user:${user.id}`, source: 'end_user' },
       ),
     );
-  c.var.services.events.kick();
+  c.get('services').events.kick();
   return c.json(ticketView(row), 201);
 });

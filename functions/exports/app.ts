@@ -69,7 +69,7 @@ function jobView(j: Selectable<ExportJobsTable>, baseUrl?: string) {
 app.post('/api/v1/tenant/exports', validate('json', CreateExportBody), async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, config } = c.var.services;
+  const { db, config } = c.get('services');
   const id = newId('export');
   await db
     .insertInto('export_jobs')
@@ -114,7 +114,7 @@ app.post('/api/v1/tenant/exports', validate('json', CreateExportBody), async (c)
 app.get('/api/v1/tenant/exports', validate('query', ListExportsQuery), async (c) => {
   const q = c.req.valid('query');
   const tenantId = tenantOf(c);
-  const { db, config } = c.var.services;
+  const { db, config } = c.get('services');
   let base = db.selectFrom('export_jobs').where('tenant_id', '=', tenantId);
   if (q.resource) base = base.where('resource', '=', q.resource);
   if (q.status) base = base.where('status', '=', q.status);
@@ -152,12 +152,12 @@ async function findJob(db: Db, tenantId: string, id: string) {
 }
 
 app.get('/api/v1/tenant/exports/:id', validate('param', ExportIdParam), async (c) => {
-  const job = await findJob(c.var.services.db, tenantOf(c), c.req.valid('param').id);
-  return c.json(jobView(job, c.var.services.config.PUBLIC_BASE_URL));
+  const job = await findJob(c.get('services').db, tenantOf(c), c.req.valid('param').id);
+  return c.json(jobView(job, c.get('services').config.PUBLIC_BASE_URL));
 });
 
 app.get('/api/v1/tenant/exports/:id/download', validate('param', ExportIdParam), async (c) => {
-  const job = await findJob(c.var.services.db, tenantOf(c), c.req.valid('param').id);
+  const job = await findJob(c.get('services').db, tenantOf(c), c.req.valid('param').id);
   if (job.status !== 'completed' || job.content === null) throw notFound('Export file');
   const type = job.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json';
   return c.body(job.content, 200, {

@@ -6,7 +6,7 @@ export const app = new Hono<AppEnv>();
 
 /** GET /api/v2/health: 200 with the database's state, credential or not. 503 when the database is down. */
 app.get('/api/v2/health', async (c) => {
-  const { db, runtime } = c.var.services;
+  const { db, runtime } = c.get('services');
   const started = performance.now();
   try {
     await sql`select 1`.execute(db);

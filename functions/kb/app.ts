@@ -102,7 +102,7 @@ async function loadArticle(db: Db, tenantId: string, id: string) {
  * emits nothing. Returns how many events were written.
  */
 async function publishTo(c: Context<AppEnv>, start: ArticleRow, destinations: readonly KbProviderId[]) {
-  const { db, config } = c.var.services;
+  const { db, config } = c.get('services');
   let current = start;
   let emitted = 0;
   for (const dest of destinations) {
@@ -173,7 +173,7 @@ async function publishTo(c: Context<AppEnv>, start: ArticleRow, destinations: re
 app.post('/api/kb/create-v2', validate('json', CreateArticleBody), async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, config, events } = c.var.services;
+  const { db, config, events } = c.get('services');
   if (body.status === 'published' && body.destinations.includes('itsm') && !config.ITSM_KB_URL)
     throw badRequest('Destination itsm is not configured');
   const destinations = [...body.destinations].sort((a, b) => ORDER[a] - ORDER[b]);
@@ -205,7 +205,7 @@ app.post('/api/kb/create-v2', validate('json', CreateArticleBody), async (c) => 
 
 app.get('/api/v2/kb/articles', validate('query', ListArticlesQuery), async (c) => {
   const query = c.req.valid('query');
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   let base = db.selectFrom('kb_articles').where('tenant_id', '=', tenantOf(c));
   if (query.status) base = base.where('status', '=', query.status);
   if (query.q) {
@@ -245,7 +245,7 @@ app.get('/api/v2/kb/articles', validate('query', ListArticlesQuery), async (c) =
 
 app.get('/api/v2/kb/articles/:article_id', validate('param', ArticleIdParam), async (c) => {
   const { article_id } = c.req.valid('param');
-  const { article, pubs } = await loadArticle(c.var.services.db, tenantOf(c), article_id);
+  const { article, pubs } = await loadArticle(c.get('services').db, tenantOf(c), article_id);
   return c.json(articleView(article, pubs));
 });
 
@@ -264,7 +264,7 @@ app.patch(
     const { article_id } = c.req.valid('param');
     const body = c.req.valid('json');
     const tenantId = tenantOf(c);
-    const { db, config, events } = c.var.services;
+    const { db, config, events } = c.get('services');
     const { article: before } = await loadArticle(db, tenantId, article_id);
     const set: Record<string, unknown> = {};
     for (const key of ['title', 'body', 'language'] as const)
@@ -337,7 +337,7 @@ app.get(
   async (c) => {
     const { tenant_id } = c.req.valid('param');
     const query = c.req.valid('query');
-    const { db } = c.var.services;
+    const { db } = c.get('services');
     await assertHelpCenter(db, tenant_id);
     let base = publishedNative(db, tenant_id);
     if (query.category) base = base.where('category', '=', query.category);
@@ -367,7 +367,7 @@ app.get(
   validate('param', HelpCenterArticleParam),
   async (c) => {
     const { tenant_id, article_id } = c.req.valid('param');
-    const row = await publishedNative(c.var.services.db, tenant_id)
+    const row = await publishedNative(c.get('services').db, tenant_id)
       .selectAll()
       .where('id', '=', article_id)
       .executeTakeFirst();

@@ -27,8 +27,9 @@ export const app = new Hono<AppEnv>();
 app.post('/api/v1/tenants', validate('json', CreateTenantBody), async (c) => {
   requireRole(c, 'super_admin');
   const body = c.req.valid('json');
-  const tenant = await c.var.services.db
-    .insertInto('tenants')
+  const tenant = await c
+    .get('services')
+    .db.insertInto('tenants')
     .values({ id: newId('tenant'), ...body })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -40,8 +41,9 @@ app.get('/api/v1/tenants/:tenant_id', async (c) => {
   const session = requireRole(c, 'tenant_admin');
   const id = c.req.param('tenant_id');
   if (session.role !== 'super_admin' && session.tenantId !== id) throw notFound('Tenant');
-  const tenant = await c.var.services.db
-    .selectFrom('tenants')
+  const tenant = await c
+    .get('services')
+    .db.selectFrom('tenants')
     .selectAll()
     .where('id', '=', id)
     .executeTakeFirst();

@@ -25,7 +25,7 @@ const mapTotals = (f: (m: (typeof METRICS)[number]) => number) =>
 app.get('/api/v1/usage/summary', validate('query', SummaryQuery), async (c) => {
   const q = c.req.valid('query');
   const tenantId = tenantOf(c);
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   const p = q.period ? parsePeriod(q.period) : periodOf(new Date());
   const plan = await planOf(db, tenantId);
   const totals = await usageTotals(db, { tenantId, from: p.start, to: p.end });
@@ -47,7 +47,7 @@ app.get('/api/v1/usage/summary', validate('query', SummaryQuery), async (c) => {
 app.get('/api/v1/usage/details', validate('query', DetailsQuery), async (c) => {
   const q = c.req.valid('query');
   const tenantId = tenantOf(c);
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   const p = q.period ? parsePeriod(q.period) : periodOf(new Date());
   const from = q.from ? new Date(q.from) : p.start;
   const to = q.to ? new Date(q.to) : q.from ? new Date() : p.end;
@@ -73,7 +73,7 @@ app.post('/api/internal/usage/report', validate('json', ReportBody.optional()), 
   const current = periodOf(new Date());
   const p = body.period ? parsePeriod(body.period) : previousPeriod(current);
   if (p.end > new Date()) throw badRequest(`Period ${p.period} has not ended yet`);
-  const { reported, skipped } = await reportUsage(c.var.services.db, p);
-  if (reported.length > 0) c.var.services.events.kick();
+  const { reported, skipped } = await reportUsage(c.get('services').db, p);
+  if (reported.length > 0) c.get('services').events.kick();
   return c.json({ period: p.period, reported, skipped });
 });

@@ -46,7 +46,8 @@ export const RECOVER_MAX = 1000;
 
 let defaultPort: WebhookPort | null = null;
 function portOf(c: Context<AppEnv>): WebhookPort {
-  if (c.var.services.webhooks) return c.var.services.webhooks;
+  const { webhooks } = c.get('services');
+  if (webhooks) return webhooks;
   if (!defaultPort) defaultPort = edgeWebhookPort();
   return defaultPort;
 }
@@ -80,7 +81,7 @@ async function checkTarget(
   if (url !== undefined) {
     const dest = await checkDestination(url, {
       resolve: portOf(c).resolveHost,
-      allow: c.var.services.config.WEBHOOK_SSRF_ALLOW,
+      allow: c.get('services').config.WEBHOOK_SSRF_ALLOW,
     });
     if (!dest.ok) throw badRequest(dest.detail);
   }
@@ -145,7 +146,7 @@ app.post('/api/v1/webhooks', validate('json', CreateWebhookBody), async (c) => {
   requireWriter(c);
   const body = c.req.valid('json');
   const events = (await checkTarget(c, body.url, body.events))!;
-  const { db, config } = c.var.services;
+  const { db, config } = c.get('services');
   const secret = generateWebhookSecret();
   const sealed = await encryptSecret(config.WEBHOOK_ENCRYPTION_KEY, secret);
   const row = await db.transaction().execute(async (trx) => {
@@ -173,8 +174,9 @@ app.post('/api/v1/webhooks', validate('json', CreateWebhookBody), async (c) => {
 });
 
 app.get('/api/v1/webhooks', async (c) => {
-  const rows = await c.var.services.db
-    .selectFrom('webhooks')
+  const rows = await c
+    .get('services')
+    .db.selectFrom('webhooks')
     .selectAll()
     .where('tenant_id', '=', tenantOf(c))
     .where('deleted_at', 'is', null)
@@ -188,27 +190,30 @@ app.delete('/api/v1/webhooks/:id', validate('param', WebhookIdParam), async (c) 
   requireWriter(c);
   const { id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  await c.var.services.db.transaction().execute(async (trx) => {
-    const now = new Date();
-    const deleted = await trx
-      .updateTable('webhooks')
-      .set({ deleted_at: now, is_active: false, updated_at: now })
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
-      .returning(['id', 'url'])
-      .executeTakeFirst();
-    if (!deleted) throw notFound('Webhook');
-    // nothing more is sent; an attempt in flight finishes and then finds the webhook gone
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({ status: 'failed', next_attempt_at: null, error: 'Webhook deleted' })
-      .where('webhook_id', '=', id)
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-      .execute();
-    await recordAudit(trx, c, 'webhook.deleted', { type: 'webhook', id }, { url: deleted.url });
-  });
+  await c
+    .get('services')
+    .db.transaction()
+    .execute(async (trx) => {
+      const now = new Date();
+      const deleted = await trx
+        .updateTable('webhooks')
+        .set({ deleted_at: now, is_active: false, updated_at: now })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .returning(['id', 'url'])
+        .executeTakeFirst();
+      if (!deleted) throw notFound('Webhook');
+      // nothing more is sent; an attempt in flight finishes and then finds the webhook gone
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', next_attempt_at: null, error: 'Webhook deleted' })
+        .where('webhook_id', '=', id)
+        .where('status', '=', 'pending')
+        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+        .execute();
+      await recordAudit(trx, c, 'webhook.deleted', { type: 'webhook', id }, { url: deleted.url });
+    });
   return c.body(null, 204);
 });
 
@@ -219,7 +224,7 @@ app.get(
   async (c) => {
     const { id } = c.req.valid('param');
     const { limit } = c.req.valid('query');
-    const { db } = c.var.services;
+    const { db } = c.get('services');
     const hook = await findWebhook(db, tenantOf(c), id);
     const rows = await db
       .selectFrom('webhook_deliveries')
@@ -240,7 +245,7 @@ app.post(
   async (c) => {
     requireWriter(c);
     const { id, delivery_id } = c.req.valid('param');
-    const { db, events } = c.var.services;
+    const { db, events } = c.get('services');
     const hook = await findWebhook(db, tenantOf(c), id);
     const original = await db
       .selectFrom('webhook_deliveries')
@@ -270,7 +275,7 @@ app.post(
     requireWriter(c);
     const { id } = c.req.valid('param');
     const { since } = c.req.valid('json');
-    const { db, events } = c.var.services;
+    const { db, events } = c.get('services');
     const hook = await findWebhook(db, tenantOf(c), id);
     if (!hook.is_active) throw conflict('Webhook is inactive');
     const created = await db.transaction().execute(async (trx) => {
@@ -314,7 +319,7 @@ app.patch(
     requireRole(c, 'tenant_admin');
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    const { db } = c.var.services;
+    const { db } = c.get('services');
     const tenantId = tenantOf(c);
     await findWebhook(db, tenantId, id);
     const events = await checkTarget(c, body.url, body.events);
@@ -352,7 +357,7 @@ app.patch(
 
 // QStash retry callback (surface 'signed': the gate lets it through; the signature is checked here).
 app.post(QSTASH_CALLBACK_PATH, async (c) => {
-  const { db, config } = c.var.services;
+  const { db, config } = c.get('services');
   const raw = await c.req.text();
   if (!(await verifyQStashSignature(config, c.req.header('upstash-signature'), raw)))
     throw new ApiError(401, 'Invalid QStash signature');

@@ -2,7 +2,11 @@ import type { Hono } from 'hono';
 import type { Credential } from '../auth/credential';
 import type { Services } from './services';
 
-/** Typed bindings/variables every function's Hono app shares. */
+/**
+ * Typed bindings/variables every function's Hono app shares. Read them with `c.get('services')`,
+ * never through Hono's `var` getter, which builds a fresh object of all variables on each access
+ * (it was 3 % of a cached ticket read). test/unit/context-vars.test.ts keeps it that way.
+ */
 export interface AppEnv {
   Bindings: Record<string, unknown>;
   Variables: {

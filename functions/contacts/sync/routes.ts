@@ -57,7 +57,7 @@ syncApp.put(
   async (c) => {
     const { provider } = c.req.valid('param');
     const body = c.req.valid('json');
-    const { db, config } = c.var.services;
+    const { db, config } = c.get('services');
     const refused = refuseBaseUrl(body.base_url, config.SYNC_HTTP_ALLOW_HOSTS);
     if (refused) throw validationError([{ loc: ['body', 'base_url'], msg: refused, type: 'value_error' }]);
     const sealed = await encryptSecret(syncKey(config), body.api_token);
@@ -77,8 +77,9 @@ syncApp.put(
 );
 
 syncApp.get('/api/sync/contacts/connections', async (c) => {
-  const rows = await c.var.services.db
-    .selectFrom('contact_sync_connections')
+  const rows = await c
+    .get('services')
+    .db.selectFrom('contact_sync_connections')
     .selectAll()
     .where('tenant_id', '=', tenantOf(c))
     .orderBy('provider')
@@ -88,8 +89,9 @@ syncApp.get('/api/sync/contacts/connections', async (c) => {
 
 syncApp.delete('/api/sync/contacts/connections/:provider', validate('param', ProviderParam), async (c) => {
   const { provider } = c.req.valid('param');
-  const done = await c.var.services.db
-    .deleteFrom('contact_sync_connections')
+  const done = await c
+    .get('services')
+    .db.deleteFrom('contact_sync_connections')
     .where('tenant_id', '=', tenantOf(c))
     .where('provider', '=', provider)
     .executeTakeFirst();
@@ -103,7 +105,7 @@ syncApp.delete('/api/sync/contacts/connections/:provider', validate('param', Pro
  */
 syncApp.post('/api/sync/contacts/runs', validate('json', TriggerRunBody), async (c) => {
   const body = c.req.valid('json');
-  const { db, config, events } = c.var.services;
+  const { db, config, events } = c.get('services');
   const { run, emitted } = await runContactSync(
     { db, config },
     tenantOf(c),
@@ -117,7 +119,7 @@ syncApp.post('/api/sync/contacts/runs', validate('json', TriggerRunBody), async 
 
 syncApp.get('/api/sync/contacts/runs', validate('query', ListRunsQuery), async (c) => {
   const query = c.req.valid('query');
-  const { db } = c.var.services;
+  const { db } = c.get('services');
   let base = db.selectFrom('contact_sync_runs').where('tenant_id', '=', tenantOf(c));
   if (query.provider) base = base.where('provider', '=', query.provider);
   const [rows, count] = await Promise.all([
@@ -135,8 +137,9 @@ syncApp.get('/api/sync/contacts/runs', validate('query', ListRunsQuery), async (
 
 syncApp.get('/api/sync/contacts/runs/:run_id', validate('param', SyncRunIdParam), async (c) => {
   const { run_id } = c.req.valid('param');
-  const row = await c.var.services.db
-    .selectFrom('contact_sync_runs')
+  const row = await c
+    .get('services')
+    .db.selectFrom('contact_sync_runs')
     .selectAll()
     .where('tenant_id', '=', tenantOf(c))
     .where('id', '=', run_id)
