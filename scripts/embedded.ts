@@ -8,6 +8,7 @@ import { createPgliteHandle } from '../shared/db/adapters/pglite';
 import type { DatabaseHandle } from '../shared/db/handle';
 import { migrate } from '../shared/db/migrate';
 import { readMigrations } from '../shared/db/migrations-fs';
+import { RowCache } from '../shared/db/row-cache';
 import type { AppConfig } from '../shared/env';
 import { createRateLimiter, rateLimit } from '../shared/ratelimit';
 import type { AppEnv, FunctionApp } from '../shared/runtime/app-env';
@@ -37,8 +38,13 @@ export interface EmbeddedOptions {
   inMemory?: boolean;
 }
 
+/** A long-lived process batches usage rows over this window (readers settle them first). */
+const USAGE_FLUSH_WINDOW_MS = 100;
 /** Rate limits first: a refused request is neither served nor metered. */
-export const standardAfterGate = (): MiddlewareHandler<AppEnv>[] => [rateLimit(), meterUsage()];
+export const standardAfterGate = (): MiddlewareHandler<AppEnv>[] => [
+  rateLimit(),
+  meterUsage({ flushWindowMs: USAGE_FLUSH_WINDOW_MS }),
+];
 
 /** Hourly (and once at start): report the last finished usage period; idempotent per tenant. */
 const USAGE_REPORT_INTERVAL_MS = 3_600_000;
@@ -85,6 +91,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     webhooks: webhookPort,
     defer,
     rateLimiter: createRateLimiter(config),
+    rowCache: handle.writes ? new RowCache(handle.writes) : undefined,
     runtime: 'node',
   };
   const provideServices: MiddlewareHandler<AppEnv> = async function provideServices(c, next) {

@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/schema';
+import { recorderFor } from './meter';
 import { emptyTotals, METRICS, type Metric, type Totals } from './plans';
 
 /**
+ * Every reader first settles this process's buffered usage rows (shared/usage/meter.ts).
  * Usage is read from three places, unified at query time (no metering job, so figures are never
  * stale and nothing is copied twice):
  *  - api_requests: usage_records (written by the metering middleware)
@@ -50,6 +52,7 @@ function usageRelation(f: UsageFilter) {
 }
 
 export async function usageTotals(db: Db, f: UsageFilter): Promise<Totals> {
+  await recorderFor(db).settle();
   const { rows } = await sql<{ kind: Metric; quantity: string | number }>`
     SELECT x.kind, COALESCE(SUM(x.quantity), 0) AS quantity FROM (${usageRelation(f)}) x GROUP BY x.kind`.execute(
     db,
@@ -74,6 +77,7 @@ export interface UsageEventRow {
 }
 
 export async function usageEvents(db: Db, f: UsageFilter, page: { limit: number; offset: number }) {
+  await recorderFor(db).settle();
   const rel = usageRelation(f);
   const [list, count] = await Promise.all([
     sql<UsageEventRow>`SELECT * FROM (${rel}) x ORDER BY x.occurred_at DESC, x.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`.execute(
@@ -116,8 +120,11 @@ export async function usageGroups(
   groupBy: GroupBy,
   page: { limit: number; offset: number },
 ) {
+  await recorderFor(db).settle();
   const rel = usageRelation(f);
-  const grouped = sql`SELECT ${GROUP_EXPR[groupBy]} AS key, x.kind AS kind, COUNT(*) AS count, COALESCE(SUM(x.quantity), 0) AS quantity
+  // an api_requests row may stand for several identical requests (folded under load): its quantity
+  const grouped = sql`SELECT ${GROUP_EXPR[groupBy]} AS key, x.kind AS kind,
+      SUM(CASE WHEN x.kind = 'api_requests' THEN x.quantity ELSE 1 END) AS count, COALESCE(SUM(x.quantity), 0) AS quantity
     FROM (${rel}) x GROUP BY 1, 2`;
   const [list, count] = await Promise.all([
     sql<{ key: string | null; kind: Metric; count: string | number; quantity: string | number }>`

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../shared/events/emit';
+import { FOLD_ABOVE, recorderFor } from '../../shared/usage/meter';
 import { periodOf, previousPeriod } from '../../shared/usage/plans';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
@@ -187,6 +188,72 @@ describe.skipIf(postgresUnavailable())('usage metering, summary, details, report
     const res = await h.request('GET', `/api/v1/usage/details?${qs}`, { apiKey: key });
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(loc);
+  });
+
+  it('a burst of requests is counted exactly, whether or not its rows were folded', async () => {
+    const busy = await h.tenant({ plan: 'pro' });
+    const busyKey = await busy.key(['usage:read', 'billing:read']);
+    const burst = 150; // above FOLD_ABOVE (shared/usage/meter.ts)
+    const statuses = await Promise.all(
+      Array.from({ length: burst }, () => h.request('GET', '/api/v1/billing/plan', { apiKey: busyKey })),
+    );
+    expect(statuses.every((r) => r.status === 200)).toBe(true);
+    const summary = await h.request('GET', '/api/v1/usage/summary', { apiKey: busyKey });
+    expect(summary.body.totals.api_requests).toBe(burst + 1); // + the key's creation (dashboard)
+    const grouped = await h.request('GET', '/api/v1/usage/details?group_by=endpoint&kind=api_requests', {
+      apiKey: busyKey,
+    });
+    const plan = grouped.body.groups.find((g: any) => g.key === 'GET /api/v1/billing/plan');
+    expect(plan).toEqual({
+      key: 'GET /api/v1/billing/plan',
+      kind: 'api_requests',
+      count: burst,
+      quantity: burst,
+    });
+    const events = await h.request('GET', '/api/v1/usage/details?kind=api_requests&limit=200', {
+      apiKey: busyKey,
+    });
+    const planRows = events.body.events.filter((e: any) => e.endpoint === '/api/v1/billing/plan');
+    expect(planRows.reduce((n: number, e: any) => n + e.quantity, 0)).toBe(burst);
+  });
+
+  it('more than FOLD_ABOVE requests in one flush are written as few rows with exact quantities', async () => {
+    const busy = await h.tenant();
+    const recorder = recorderFor(h.db);
+    const at = Date.now();
+    const request = (status: number) => ({
+      tenant_id: busy.id,
+      method: 'GET',
+      endpoint: '/api/v1/tickets/:ticket_id',
+      status,
+      api_key_id: 'key_x',
+      actor: 'api_key:key_x',
+      quantity: 1,
+      at,
+    });
+    for (let i = 0; i < FOLD_ABOVE + 50; i++)
+      recorder.record(request(i % 3 === 0 ? 404 : 200), h.runtime.services.defer, 0);
+    await recorder.settle();
+    const rows = await h.db
+      .selectFrom('usage_records')
+      .select(['status', 'quantity'])
+      .where('tenant_id', '=', busy.id)
+      .orderBy('status')
+      .execute();
+    expect(rows).toEqual([
+      { status: 200, quantity: 100 },
+      { status: 404, quantity: 50 },
+    ]);
+    // below the threshold every request keeps its own row
+    for (let i = 0; i < 3; i++) recorder.record(request(201), h.runtime.services.defer, 0);
+    await recorder.settle();
+    const created = await h.db
+      .selectFrom('usage_records')
+      .select('quantity')
+      .where('tenant_id', '=', busy.id)
+      .where('status', '=', 201)
+      .execute();
+    expect(created).toEqual([{ quantity: 1 }, { quantity: 1 }, { quantity: 1 }]);
   });
 
   it('limit=200 is accepted', async () => {
