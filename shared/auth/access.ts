@@ -105,10 +105,17 @@ export function scopeRequirement(method: string, path: string): ScopeRequirement
   return { pathScope, extraScopes };
 }
 
+/** The spec's 403 detail when a key with `scopes` may not call (method, path); null when it may. No I/O. */
+export function scopeRefusal(method: string, path: string, scopes: ReadonlySet<string>): string | null {
+  const need = scopeRequirement(method, path);
+  if (!need) return Detail.apiKeyNotPermitted;
+  if (!scopes.has(need.pathScope)) return Detail.missingScope(need.pathScope);
+  for (const s of need.extraScopes) if (!scopes.has(s)) return Detail.insufficientPermissions(s);
+  return null;
+}
+
 /** Throws the spec's 403 unless a key with `scopes` may call (method, path). No I/O. */
 export function authorizeApiKey(method: string, path: string, scopes: ReadonlySet<string>): void {
-  const need = scopeRequirement(method, path);
-  if (!need) throw forbidden(Detail.apiKeyNotPermitted);
-  if (!scopes.has(need.pathScope)) throw forbidden(Detail.missingScope(need.pathScope));
-  for (const s of need.extraScopes) if (!scopes.has(s)) throw forbidden(Detail.insufficientPermissions(s));
+  const refusal = scopeRefusal(method, path, scopes);
+  if (refusal) throw forbidden(refusal);
 }

@@ -3,7 +3,7 @@ import { createMiddleware } from 'hono/factory';
 import { timingSafeEqual } from '../crypto';
 import { Detail, forbidden, unauthorized } from '../http/errors';
 import type { AppEnv } from '../runtime/app-env';
-import { authorizeApiKey, surfaceOf } from './access';
+import { scopeRefusal, surfaceOf } from './access';
 import type { Credential } from './credential';
 import { verifyDashboardToken, verifyEndUserToken } from './jwt';
 import { shouldTouch, touchLastUsed, verifyApiKey } from './key-verify';
@@ -27,7 +27,7 @@ const asApiKey = (p: Presented): string | null =>
   p.type === 'api_key' ? p.token : p.jwtShaped ? null : p.token;
 
 async function authenticateKey(c: Context<AppEnv>, token: string) {
-  const { services } = c.var;
+  const services = c.get('services');
   const key = await verifyApiKey(
     { db: services.db, hashSecret: services.config.API_KEY_HASH_SECRET, cache: services.keyCache },
     token,
@@ -36,7 +36,7 @@ async function authenticateKey(c: Context<AppEnv>, token: string) {
 }
 
 async function dashboardSession(c: Context<AppEnv>, token: string): Promise<Credential> {
-  const { config } = c.var.services;
+  const { config } = c.get('services');
   const session = await verifyDashboardToken(token, {
     secret: config.DASHBOARD_JWT_SECRET,
     jwksUrl: config.DASHBOARD_JWKS_URL,
@@ -63,7 +63,7 @@ export const gate = createMiddleware<AppEnv>(async function gate(c, next) {
   const keyToken = asApiKey(presented);
 
   if (surface === 'internal') {
-    const expected = c.var.services.config.INTERNAL_API_TOKEN;
+    const expected = c.get('services').config.INTERNAL_API_TOKEN;
     if (presented.type === 'bearer' && timingSafeEqual(presented.token, expected)) {
       c.set('auth', { kind: 'internal' });
       return next();
@@ -78,18 +78,20 @@ export const gate = createMiddleware<AppEnv>(async function gate(c, next) {
   if (keyToken !== null) {
     const key = await authenticateKey(c, keyToken);
     if (surface !== 'api') throw forbidden(Detail.apiKeyNotPermitted);
-    authorizeApiKey(c.req.method, c.req.path, key.scopes);
+    // the commonest refusal answers directly: no exception to build and unwind (see the benchmark's (f))
+    const refusal = scopeRefusal(c.req.method, c.req.path, key.scopes);
+    if (refusal) return c.json({ detail: refusal }, 403);
     c.set('auth', { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes });
     if (shouldTouch(key.id)) {
-      const { db } = c.var.services;
-      c.var.services.defer(() => touchLastUsed(db, key.id));
+      const { db } = c.get('services');
+      c.get('services').defer(() => touchLastUsed(db, key.id));
     }
     return next();
   }
 
   // a JWT-shaped bearer token
   if (surface === 'end_user') {
-    const session = await verifyEndUserToken(presented.token, c.var.services.config.END_USER_JWT_SECRET);
+    const session = await verifyEndUserToken(presented.token, c.get('services').config.END_USER_JWT_SECRET);
     if (!session) throw unauthorized(Detail.invalidEndUserToken);
     c.set('auth', { kind: 'end_user', ...session });
     return next();

@@ -163,7 +163,7 @@ const redisStores = new Map<string, RedisIdempotencyStore>();
 
 /** Redis when Upstash is configured (production), the database otherwise (embedded). */
 export function idempotencyStoreFor(c: Context<AppEnv>): IdempotencyStore {
-  const { config, db } = c.var.services;
+  const { config, db } = c.get('services');
   if (config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN) {
     const id = `${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}`;
     let store = redisStores.get(id);

@@ -95,7 +95,8 @@ export type Clock = () => number;
 
 /** In-memory fixed windows: the embedded runtime, and the per-instance fallback of the Redis limiter. */
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly counters = new Map<string, { count: number; expiresAt: number }>();
+  /** per key: the start and count of each window of the rule, by index (one lookup per check) */
+  private readonly counters = new Map<string, { starts: number[]; counts: number[]; expiresAt: number }>();
   private checks = 0;
   now: Clock;
 
@@ -106,24 +107,25 @@ export class MemoryRateLimiter implements RateLimiter {
   async check(key: string, rule: RateRule): Promise<RateDecision> {
     const now = this.now();
     if (++this.checks % 1000 === 0) this.sweep(now);
-    const slots = rule.windows.map((w) => {
+    const windows = rule.windows;
+    let state = this.counters.get(key);
+    if (!state || state.starts.length !== windows.length) {
+      state = { starts: windows.map(() => -1), counts: windows.map(() => 0), expiresAt: 0 };
+      this.counters.set(key, state);
+    }
+    let allowed = true;
+    for (let i = 0; i < windows.length; i++) {
+      const w = windows[i]!;
       const start = windowStart(now, w.windowMs);
-      const k = `${key}:${w.windowMs}:${start}`;
-      let slot = this.counters.get(k);
-      if (!slot || slot.expiresAt <= now) {
-        slot = { count: 0, expiresAt: start + w.windowMs };
-        this.counters.set(k, slot);
+      if (state.starts[i] !== start) {
+        state.starts[i] = start;
+        state.counts[i] = 0;
       }
-      return slot;
-    });
-    const allowed = slots.every((s, i) => s.count < rule.windows[i]!.limit);
-    if (allowed) for (const s of slots) s.count += 1;
-    return decide(
-      rule,
-      now,
-      slots.map((s) => s.count),
-      allowed,
-    );
+      if (state.counts[i]! >= w.limit) allowed = false;
+      state.expiresAt = Math.max(state.expiresAt, start + w.windowMs);
+    }
+    if (allowed) for (let i = 0; i < windows.length; i++) state.counts[i]! += 1;
+    return decide(rule, now, state.counts, allowed);
   }
 
   private sweep(now: number) {

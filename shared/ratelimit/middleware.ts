@@ -1,9 +1,11 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import type { TenantPlan } from '../db/schema';
 import { clientIp } from '../http/client-ip';
 import { ApiError, Detail } from '../http/errors';
+import { setResponseHeader } from '../http/response-headers';
 import type { AppEnv } from '../runtime/app-env';
-import { type RateDecision, ruleOf } from './limiter';
-import { AUTH_IP_LIMIT, isAuthPath, type KindLimit, limitFor, rateKindOf } from './limits';
+import { type RateDecision, type RateRule, ruleOf } from './limiter';
+import { AUTH_IP_LIMIT, isAuthPath, limitFor, type RateKind, rateKindOf } from './limits';
 import { planOf } from './plan-cache';
 
 /**
@@ -21,37 +23,47 @@ export function rateLimitHeaders(d: RateDecision): Record<string, string> {
   };
 }
 
-async function subjectOf(c: Context<AppEnv>): Promise<{ key: string; limit: KindLimit } | null> {
+const AUTH_IP_RULE = ruleOf(AUTH_IP_LIMIT);
+/** Rules are built once per (plan, kind, scale), not per request. */
+const rules = new Map<string, RateRule>();
+function ruleFor(plan: TenantPlan, kind: RateKind, scale: number): RateRule {
+  const id = `${plan}:${kind}:${scale}`;
+  let rule = rules.get(id);
+  if (!rule) {
+    rule = ruleOf(limitFor(plan, kind, scale));
+    rules.set(id, rule);
+  }
+  return rule;
+}
+
+async function subjectOf(c: Context<AppEnv>): Promise<{ key: string; rule: RateRule } | null> {
   const auth = c.get('auth');
   const path = c.req.path;
   if (auth.kind === 'anonymous') {
     if (!isAuthPath(path)) return null;
-    return { key: `ip:${clientIp(c) ?? 'unknown'}:auth`, limit: AUTH_IP_LIMIT };
+    return { key: `ip:${clientIp(c) ?? 'unknown'}:auth`, rule: AUTH_IP_RULE };
   }
   if (auth.kind === 'internal') return null;
   if (auth.kind === 'dashboard' && auth.role === 'super_admin') return null;
   const kind = rateKindOf(c.req.method, path);
-  const plan = await planOf(c.var.services.db, auth.tenantId);
-  return {
-    key: `t:${auth.tenantId}:${kind}`,
-    limit: limitFor(plan, kind, c.var.services.config.RATE_LIMIT_SCALE),
-  };
+  const { db, config } = c.get('services');
+  const plan = await planOf(db, auth.tenantId);
+  return { key: `t:${auth.tenantId}:${kind}`, rule: ruleFor(plan, kind, config.RATE_LIMIT_SCALE) };
 }
 
 export function rateLimit(): MiddlewareHandler<AppEnv> {
   return async function rateLimit(c, next) {
-    const limiter = c.var.services.rateLimiter;
+    const limiter = c.get('services').rateLimiter;
     if (!limiter) return next();
     const subject = await subjectOf(c);
     if (!subject) return next();
-    const decision = await limiter.check(subject.key, ruleOf(subject.limit));
+    const decision = await limiter.check(subject.key, subject.rule);
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) {
       throw new ApiError(429, Detail.rateLimited, { ...headers, 'Retry-After': String(decision.retryAfter) });
     }
-    // prepared before the handler runs, so they are part of the response it builds (setting
-    // them on c.res afterwards would make the Node adapter copy every response)
-    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    // set before the handler runs, so whatever response it builds carries them
+    for (const name in headers) setResponseHeader(c, name, headers[name]!);
     await next();
   };
 }

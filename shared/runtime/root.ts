@@ -3,10 +3,11 @@ import { bodyLimit } from 'hono/body-limit';
 import { gate } from '../auth/gate';
 import { ApiError, Detail, handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
+import { setResponseHeader } from '../http/response-headers';
 import type { AppEnv, FunctionApp } from './app-env';
 
 export interface RootOptions {
-  /** sets `c.var.services` (the only runtime-specific piece) */
+  /** sets the `services` variable (the only runtime-specific piece) */
   provideServices: MiddlewareHandler<AppEnv>;
   maxBodyBytes: number;
   /** replaces the auth gate: only the benchmark's "auth bypassed" comparison uses it */
@@ -25,9 +26,8 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   root.use('*', function requestId(c, next) {
     const id = c.req.header('x-request-id')?.slice(0, 128) || crypto.randomUUID();
     c.set('requestId', id);
-    // set before the response exists: Hono merges it into whatever c.json/c.body builds (errors
-    // included); touching c.res.headers afterwards would make the Node adapter copy the response
-    c.header('X-Request-Id', id);
+    // set before the response exists, so errors carry it too (see setResponseHeader for why not c.header)
+    setResponseHeader(c, 'X-Request-Id', id);
     return next();
   });
   root.use('*', options.provideServices);

@@ -1,0 +1,69 @@
+import type { AddressInfo } from 'node:net';
+import { type ServerType, serve } from '@hono/node-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
+
+// On Node, headers every response carries (X-Request-Id, X-RateLimit-*) go onto the ServerResponse
+// itself (shared/http/response-headers.ts). This checks them over a real socket, as `npm start` serves.
+describe.skipIf(postgresUnavailable())('per-request headers over real HTTP (Node adapter)', () => {
+  let h: Harness;
+  let server: ServerType;
+  let base: string;
+  let key: string;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    key = await (await h.tenant({ plan: 'starter' })).key(['tickets:read', 'tickets:write']);
+    server = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: h.runtime.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => server?.close(r));
+    await h?.close();
+  });
+
+  it('a handler response carries the request id, the rate-limit headers and its own headers', async () => {
+    const res = await fetch(`${base}/api/v1/tickets`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ subject: 'over http' }),
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { id: string };
+    expect(res.headers.get('location')).toBe(`/api/v1/tickets/${body.id}`);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('120');
+    expect(Number(res.headers.get('x-ratelimit-remaining'))).toBe(118); // the key's creation was a write too
+    expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+  });
+
+  it('an error thrown by a handler carries them too, and a sent X-Request-Id is echoed', async () => {
+    const res = await fetch(`${base}/api/v1/tickets/tkt_0000000000000000000000`, {
+      headers: { 'x-api-key': key, 'x-request-id': 'trace-42' },
+    });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ detail: 'Ticket not found' });
+    expect(res.headers.get('x-request-id')).toBe('trace-42');
+    expect(res.headers.get('x-ratelimit-remaining')).not.toBeNull();
+  });
+
+  it('a gate refusal carries the request id and no rate-limit headers (no tenant is known)', async () => {
+    const res = await fetch(`${base}/api/v1/tickets`);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ detail: 'Missing authentication credentials' });
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('headers set for one request do not leak into the next on a kept-alive connection', async () => {
+    const first = await fetch(`${base}/api/v1/tickets?limit=1`, { headers: { 'x-api-key': key } });
+    expect(first.headers.get('x-ratelimit-limit')).not.toBeNull();
+    const refused = await fetch(`${base}/api/v1/tickets?limit=1`);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
