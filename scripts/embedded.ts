@@ -94,9 +94,9 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     rowCache: handle.writes ? new RowCache(handle.writes) : undefined,
     runtime: 'node',
   };
-  const provideServices: MiddlewareHandler<AppEnv> = async function provideServices(c, next) {
+  const provideServices: MiddlewareHandler<AppEnv> = function provideServices(c, next) {
     c.set('services', services);
-    await next();
+    return next();
   };
   const app = buildRoot(await loadFunctionApps(), {
     provideServices,

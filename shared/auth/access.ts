@@ -45,10 +45,32 @@ export const SURFACE_RULES: readonly SurfaceRule[] = [
 export const underPrefix = (path: string, prefix: string) =>
   path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47) /* '/' */;
 
-const byLengthDesc = <T extends { prefix: string }>(rules: readonly T[]) =>
-  [...rules].sort((a, b) => b.prefix.length - a.prefix.length);
+/**
+ * Longest segment-aware prefix in a table keyed by prefix: the path itself, then each parent
+ * (`/a/b/c`, `/a/b`, `/a`): a handful of Map lookups instead of a scan of every rule.
+ */
+function longestPrefix<T>(table: ReadonlyMap<string, T>, path: string): T | undefined {
+  let p = path;
+  for (;;) {
+    const hit = table.get(p);
+    if (hit !== undefined) return hit;
+    const cut = p.lastIndexOf('/');
+    if (cut <= 0) return undefined;
+    p = p.slice(0, cut);
+  }
+}
 
-const SORTED_SURFACES = byLengthDesc(SURFACE_RULES);
+/** prefix -> value; the first rule listed for a prefix wins */
+function prefixTable<R extends { prefix: string }, T>(
+  rules: readonly R[],
+  value: (r: R) => T,
+): Map<string, T> {
+  const table = new Map<string, T>();
+  for (const r of rules) if (!table.has(r.prefix)) table.set(r.prefix, value(r));
+  return table;
+}
+
+const SURFACE_BY_PREFIX = prefixTable(SURFACE_RULES, (r) => r.surface);
 
 export function normalizePath(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : path;
@@ -56,8 +78,7 @@ export function normalizePath(path: string): string {
 
 export function surfaceOf(path: string): Surface {
   const p = normalizePath(path);
-  for (const rule of SORTED_SURFACES) if (underPrefix(p, rule.prefix)) return rule.surface;
-  return underPrefix(p, '/api') ? 'dashboard' : 'public';
+  return longestPrefix(SURFACE_BY_PREFIX, p) ?? (underPrefix(p, '/api') ? 'dashboard' : 'public');
 }
 
 /** `/api/v1/conversations/:id/export` or `/api/v1/billing/payment-settings*` as a RegExp. */
@@ -74,14 +95,17 @@ interface CompiledRule extends ScopeRule {
   extras: { methods: ReadonlySet<string>; path: RegExp | null; scopes: readonly Scope[] }[];
 }
 
-const COMPILED_RULES: readonly CompiledRule[] = byLengthDesc(SCOPE_RULES).map((rule) => ({
-  ...rule,
-  extras: (rule.extra ?? []).map((e) => ({
-    methods: new Set(e.methods),
-    path: e.path ? compilePathPattern(e.path) : null,
-    scopes: e.scopes,
-  })),
-}));
+const COMPILED_RULES = prefixTable(
+  SCOPE_RULES,
+  (rule): CompiledRule => ({
+    ...rule,
+    extras: (rule.extra ?? []).map((e) => ({
+      methods: new Set(e.methods),
+      path: e.path ? compilePathPattern(e.path) : null,
+      scopes: e.scopes,
+    })),
+  }),
+);
 
 export interface ScopeRequirement {
   /** the prefix scope: missing it is `API key missing required scope: <scope>` */
@@ -93,7 +117,7 @@ export interface ScopeRequirement {
 /** What an API key needs for (method, path); `null` when the path is not on the key allowlist. */
 export function scopeRequirement(method: string, path: string): ScopeRequirement | null {
   const p = normalizePath(path);
-  const rule = COMPILED_RULES.find((r) => underPrefix(p, r.prefix));
+  const rule = longestPrefix(COMPILED_RULES, p);
   if (!rule) return null;
   const m = method.toUpperCase();
   const pathScope = READ_METHODS.has(m) ? rule.read : rule.write;

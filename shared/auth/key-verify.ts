@@ -89,18 +89,28 @@ async function loadKey(deps: KeyVerifier, hash: string): Promise<VerifiedKey | n
   };
 }
 
-/** Verifies a presented key or throws 401 `Invalid API key` (with WWW-Authenticate: Bearer). */
-export async function verifyApiKey(deps: KeyVerifier, presented: string): Promise<VerifiedKey> {
+/**
+ * Verifies a presented key or throws 401 `Invalid API key` (with WWW-Authenticate: Bearer).
+ * A key in the cache is answered synchronously (no promise to await on the hot path); otherwise
+ * the answer is a promise.
+ */
+export function verifyApiKey(deps: KeyVerifier, presented: string): VerifiedKey | Promise<VerifiedKey> {
   // only well-formed tokens are ever cached, so a hit needs no format or checksum check
-  let key = deps.cache?.get(presented);
-  if (key === undefined) {
-    if (!isWellFormedApiKey(presented)) throw unauthorized(Detail.invalidApiKey);
-    if (deps.cache) deps.cache.misses++;
-    const hash = await hashApiKey(deps.hashSecret, presented);
-    key = await loadKey(deps, hash);
-    if (key && !timingSafeEqual(key.keyHash, hash)) key = null;
-    deps.cache?.set(presented, key);
-  }
+  const cached = deps.cache?.get(presented);
+  return cached === undefined ? verifyUncached(deps, presented) : usable(cached);
+}
+
+async function verifyUncached(deps: KeyVerifier, presented: string): Promise<VerifiedKey> {
+  if (!isWellFormedApiKey(presented)) throw unauthorized(Detail.invalidApiKey);
+  if (deps.cache) deps.cache.misses++;
+  const hash = await hashApiKey(deps.hashSecret, presented);
+  let key = await loadKey(deps, hash);
+  if (key && !timingSafeEqual(key.keyHash, hash)) key = null;
+  deps.cache?.set(presented, key);
+  return usable(key);
+}
+
+function usable(key: VerifiedKey | null): VerifiedKey {
   if (!key) throw unauthorized(Detail.invalidApiKey);
   if (key.revoked || (key.expiresAt !== null && key.expiresAt <= Date.now()))
     throw unauthorized(Detail.invalidApiKey);

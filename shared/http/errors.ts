@@ -112,8 +112,16 @@ export function handleError(err: Error, c: Context): Response {
   if (isDatabaseUnavailable(err)) {
     return c.json({ detail: Detail.databaseUnavailable }, 503, { 'Retry-After': '1' });
   }
+  // the id the caller can quote, and the log line it finds: the caller's own, or a new one
+  const requestId = (c.get('requestId') as string | undefined) ?? crypto.randomUUID();
   console.error(
-    JSON.stringify({ level: 'error', msg: 'unhandled', path: c.req.path, error: String(err?.stack ?? err) }),
+    JSON.stringify({
+      level: 'error',
+      msg: 'unhandled',
+      request_id: requestId,
+      path: c.req.path,
+      error: String(err?.stack ?? err),
+    }),
   );
-  return c.json({ detail: Detail.internalError }, 500);
+  return c.json({ detail: Detail.internalError }, 500, { 'X-Request-Id': requestId });
 }

@@ -12,7 +12,8 @@ export interface AppEnv {
   Variables: {
     services: Services;
     auth: Credential;
-    requestId: string;
+    /** the caller's X-Request-Id, when it sent one */
+    requestId: string | undefined;
   };
 }
 

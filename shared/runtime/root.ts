@@ -17,31 +17,35 @@ export interface RootOptions {
 }
 
 /**
- * Composes function apps the same way on every runtime: request id, services, body limit, the
+ * Composes function apps the same way on every runtime: request id and body limit, services, the
  * auth gate, rate limits and metering (afterGate), Idempotency-Key replay, then the routes; one
  * error handler and one 404 for all.
  */
 export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): Hono<AppEnv> {
   const root = new Hono<AppEnv>();
-  root.use('*', function requestId(c, next) {
-    const id = c.req.header('x-request-id')?.slice(0, 128) || crypto.randomUUID();
-    c.set('requestId', id);
-    // set before the response exists, so errors carry it too (see setResponseHeader for why not c.header)
-    setResponseHeader(c, 'X-Request-Id', id);
-    return next();
-  });
-  root.use('*', options.provideServices);
   const limitBody = bodyLimit({
     maxSize: options.maxBodyBytes,
     onError: () => {
       throw new ApiError(413, Detail.bodyTooLarge);
     },
   });
-  // GET and HEAD carry no body: skipping the check there also spares the Node adapter from
-  // building a full Request object (reading `.body` does), the costliest step of a cheap request
-  root.use('*', function bodyLimitUnlessBodiless(c, next) {
+  // What every request gets before anything else looks at it: its caller's request id, echoed on
+  // every response (errors too), and its size limit. One middleware, not two: each layer of Hono's
+  // chain costs a few promises on every request. Ids are generated only where something records
+  // them (shared/http/errors.ts: a 500 and its log line), not for every request.
+  root.use('*', function requestFrame(c, next) {
+    const sent = c.req.header('x-request-id');
+    if (sent) {
+      const id = sent.slice(0, 128);
+      c.set('requestId', id);
+      // set before the response exists, so errors carry it too (see setResponseHeader: not c.header)
+      setResponseHeader(c, 'X-Request-Id', id);
+    }
+    // GET and HEAD carry no body: skipping the check there also spares the Node adapter from
+    // building a full Request object (reading `.body` does), the costliest step of a cheap request
     return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next);
   });
+  root.use('*', options.provideServices);
   root.use('*', options.authenticate ?? gate);
   for (const mw of options.afterGate ?? []) root.use('*', mw);
   root.use('*', idempotency());

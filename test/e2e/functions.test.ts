@@ -63,10 +63,10 @@ async function orSkip(res: { status: number }, _skip: (note: string) => void, ro
 
 describe('happy paths', () => {
   it('health: 200 from the edge runtime, database reached through the Neon driver', async () => {
-    const res = await call('GET', '/api/v2/health');
+    const res = await call('GET', '/api/v2/health', { headers: { 'X-Request-Id': 'edge-trace-1' } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'ok', runtime: 'edge', database: { status: 'ok' } });
-    expect(res.headers.get('x-request-id')).toBeTruthy();
+    expect(res.headers.get('x-request-id')).toBe('edge-trace-1'); // echoed through c.header on Workers
   });
 
   it('tenants: create (super_admin) and read (tenant_admin)', async () => {

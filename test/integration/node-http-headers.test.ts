@@ -3,8 +3,8 @@ import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
 
-// On Node, headers every response carries (X-Request-Id, X-RateLimit-*) go onto the ServerResponse
-// itself (shared/http/response-headers.ts). This checks them over a real socket, as `npm start` serves.
+// On Node, headers set for a whole request (a sent X-Request-Id, X-RateLimit-*) go onto the
+// ServerResponse itself (shared/http/response-headers.ts). Checked over a real socket, as `npm start` serves.
 describe.skipIf(postgresUnavailable())('per-request headers over real HTTP (Node adapter)', () => {
   let h: Harness;
   let server: ServerType;
@@ -24,17 +24,17 @@ describe.skipIf(postgresUnavailable())('per-request headers over real HTTP (Node
     await h?.close();
   });
 
-  it('a handler response carries the request id, the rate-limit headers and its own headers', async () => {
+  it('a handler response carries the echoed request id, the rate-limit headers and its own headers', async () => {
     const res = await fetch(`${base}/api/v1/tickets`, {
       method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-request-id': 'create-1' },
       body: JSON.stringify({ subject: 'over http' }),
     });
     expect(res.status).toBe(201);
     const body = (await res.json()) as { id: string };
     expect(res.headers.get('location')).toBe(`/api/v1/tickets/${body.id}`);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.get('x-request-id')).toBe('create-1');
     expect(res.headers.get('x-ratelimit-limit')).toBe('120');
     expect(Number(res.headers.get('x-ratelimit-remaining'))).toBe(118); // the key's creation was a write too
     expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
@@ -50,20 +50,23 @@ describe.skipIf(postgresUnavailable())('per-request headers over real HTTP (Node
     expect(res.headers.get('x-ratelimit-remaining')).not.toBeNull();
   });
 
-  it('a gate refusal carries the request id and no rate-limit headers (no tenant is known)', async () => {
-    const res = await fetch(`${base}/api/v1/tickets`);
+  it('a gate refusal carries the sent request id and no rate-limit headers (no tenant is known)', async () => {
+    const res = await fetch(`${base}/api/v1/tickets`, { headers: { 'x-request-id': 'r'.repeat(200) } });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ detail: 'Missing authentication credentials' });
-    expect(res.headers.get('x-request-id')).toBeTruthy();
+    expect(res.headers.get('x-request-id')).toBe('r'.repeat(128));
     expect(res.headers.get('x-ratelimit-limit')).toBeNull();
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
   });
 
   it('headers set for one request do not leak into the next on a kept-alive connection', async () => {
-    const first = await fetch(`${base}/api/v1/tickets?limit=1`, { headers: { 'x-api-key': key } });
+    const first = await fetch(`${base}/api/v1/tickets?limit=1`, {
+      headers: { 'x-api-key': key, 'x-request-id': 'first' },
+    });
     expect(first.headers.get('x-ratelimit-limit')).not.toBeNull();
     const refused = await fetch(`${base}/api/v1/tickets?limit=1`);
     expect(refused.status).toBe(401);
     expect(refused.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(refused.headers.get('x-request-id')).toBeNull(); // none sent, none made up
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authorizeApiKey, scopeRequirement, surfaceOf } from '../../shared/auth/access';
+import { authorizeApiKey, SURFACE_RULES, scopeRequirement, surfaceOf } from '../../shared/auth/access';
 import { SCOPE_CATALOG, SCOPE_RULES } from '../../shared/auth/scopes';
 
 describe('surface table', () => {
@@ -56,5 +56,42 @@ describe('scope rules', () => {
     expect(() =>
       authorizeApiKey('DELETE', '/api/v1/webhooks/w1', new Set(['webhooks:write', 'webhooks:delete'])),
     ).not.toThrow();
+  });
+});
+
+// The lookups walk a path's parents through a prefix table; this is the plain definition they must
+// agree with: the longest rule prefix the path equals or continues with a '/', first listed on a tie.
+describe('prefix lookups agree with a scan of the rules', () => {
+  const underPrefix = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+  const longest = <R extends { prefix: string }>(rules: readonly R[], path: string) =>
+    rules.reduce<R | undefined>(
+      (best, r) =>
+        underPrefix(path, r.prefix) && (!best || r.prefix.length > best.prefix.length) ? r : best,
+      undefined,
+    );
+  const paths = [
+    ...SURFACE_RULES.flatMap((r) => [
+      r.prefix,
+      `${r.prefix}/`,
+      `${r.prefix}/x_1`,
+      `${r.prefix}/x_1/sub/y_2`,
+      `${r.prefix}x`,
+      r.prefix.slice(0, r.prefix.lastIndexOf('/')),
+    ]),
+    '/',
+    '',
+    '/api',
+    '/api/',
+    '/docs',
+    '/api/v9/unknown',
+  ];
+
+  it.each(paths)('%s', (path) => {
+    const p = path.length > 1 ? path.replace(/\/+$/, '') : path;
+    const surface = longest(SURFACE_RULES, p)?.surface ?? (underPrefix(p, '/api') ? 'dashboard' : 'public');
+    expect(surfaceOf(path)).toBe(surface);
+    const rule = longest(SCOPE_RULES, p);
+    const need = scopeRequirement('GET', path);
+    expect(need?.pathScope ?? null).toBe(rule ? rule.read : null);
   });
 });

@@ -35,11 +35,14 @@ function listenForOtherWriters(
   let client: pg.Client | null = null;
   let stopped = false;
   let retry: ReturnType<typeof setTimeout> | null = null;
+  let connecting: Promise<void> = Promise.resolve();
   const lost = () => {
     watch.setOthersHeard(false);
     client = null;
     if (!stopped) {
-      retry = setTimeout(connect, RELISTEN_DELAY_MS);
+      retry = setTimeout(() => {
+        connecting = connect();
+      }, RELISTEN_DELAY_MS);
       retry.unref();
     }
   };
@@ -65,11 +68,14 @@ function listenForOtherWriters(
       if (!stopped && client === null && retry === null) lost();
     }
   }
-  void connect();
+  connecting = connect();
   return {
     async stop() {
       stopped = true;
       if (retry) clearTimeout(retry);
+      // a connection still being opened is closed by connect() itself once it sees `stopped`;
+      // wait for that, so no session of ours outlives close() (CREATE DATABASE … TEMPLATE needs none)
+      await connecting;
       const c = client;
       client = null;
       watch.setOthersHeard(false);
