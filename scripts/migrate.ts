@@ -9,7 +9,7 @@ import { loadConfig } from '../shared/env';
 
 const config = loadConfig(process.env);
 const handle = config.DATABASE_URL
-  ? createPostgresHandle(config.DATABASE_URL)
+  ? createPostgresHandle(config.DATABASE_URL, { listen: false })
   : await createPgliteHandle(config.DATA_DIR);
 const ran = await migrate(handle, readMigrations());
 console.log(ran.length ? `applied: ${ran.join(', ')}` : 'schema up to date');

@@ -35,7 +35,7 @@ async function main() {
   await admin(`CREATE DATABASE ${name}`);
   const url = new URL(ADMIN);
   url.pathname = `/${name}`;
-  const handle = createPostgresHandle(url.toString(), { max: 4 });
+  const handle = createPostgresHandle(url.toString(), { max: 4, listen: false });
   const { db } = handle;
   try {
     await migrate(handle, readMigrations());

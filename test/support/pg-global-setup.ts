@@ -20,7 +20,7 @@ export default async function setup() {
   const building = `${template}_b${Math.random().toString(36).slice(2, 8)}`;
   await adminQuery(`CREATE DATABASE ${building}`);
   try {
-    const handle = createPostgresHandle(dbUrl(building), { max: 1 });
+    const handle = createPostgresHandle(dbUrl(building), { max: 1, listen: false });
     await migrate(handle, migrations);
     await handle.close();
     await adminQuery(`ALTER DATABASE ${building} RENAME TO ${template}`);

@@ -86,7 +86,11 @@ function listenForOtherWriters(
 
 export function createPostgresHandle(
   connectionString: string,
-  options: { max?: number } = {},
+  options: {
+    max?: number;
+    /** false for one-shot tools (migrate, test templates): no LISTEN session, so no read cache either */
+    listen?: boolean;
+  } = {},
 ): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString,
@@ -108,7 +112,8 @@ export function createPostgresHandle(
     if (pid) ownBackends.delete(pid);
   });
   const writes = new WriteWatch(false);
-  const listener = listenForOtherWriters(connectionString, writes, ownBackends);
+  const listener =
+    options.listen === false ? null : listenForOtherWriters(connectionString, writes, ownBackends);
   const db = new Kysely<Database>({ dialect: new WatchedPostgresDialect({ pool }, writes) });
   return {
     kind: 'postgres',
@@ -124,7 +129,7 @@ export function createPostgresHandle(
       }
     },
     async close() {
-      await listener.stop();
+      await listener?.stop();
       await db.destroy();
     },
   };
