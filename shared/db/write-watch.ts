@@ -49,6 +49,21 @@ export class WriteWatch {
   }
 }
 
+/** Runs a raw script that bypasses the driver (migrations, `handle.exec`), reporting it like a statement. */
+export async function execWatched(
+  watch: WriteWatch,
+  script: string,
+  run: (script: string) => Promise<unknown>,
+) {
+  const watched = mayWriteWatched(script);
+  if (watched) watch.bump();
+  try {
+    await run(script);
+  } finally {
+    if (watched) watch.bump();
+  }
+}
+
 interface Tracked {
   inTransaction: boolean;
   wroteWatched: boolean;

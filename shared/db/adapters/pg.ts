@@ -3,7 +3,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseHandle } from '../handle';
 import type { Database } from '../schema';
-import { mayWriteWatched, WriteWatch, WriteWatchingDriver } from '../write-watch';
+import { execWatched, WriteWatch, WriteWatchingDriver } from '../write-watch';
 
 const CHANGE_CHANNEL = 'itsm_watched_change'; // schema/0008_change_notify.sql
 const RELISTEN_DELAY_MS = 1_000;
@@ -119,15 +119,7 @@ export function createPostgresHandle(
     kind: 'postgres',
     db,
     writes,
-    async exec(script) {
-      const watched = mayWriteWatched(script);
-      if (watched) writes.bump();
-      try {
-        await pool.query(script);
-      } finally {
-        if (watched) writes.bump();
-      }
-    },
+    exec: (script) => execWatched(writes, script, (sql) => pool.query(sql)),
     async close() {
       await listener?.stop();
       await db.destroy();

@@ -10,7 +10,7 @@ import {
 } from 'kysely';
 import type { DatabaseHandle } from '../handle';
 import type { Database } from '../schema';
-import { mayWriteWatched, WriteWatch, WriteWatchingDriver } from '../write-watch';
+import { execWatched, WriteWatch, WriteWatchingDriver } from '../write-watch';
 
 /**
  * PGlite is one connection. Kysely's PGlite driver hands that connection to every caller, so a
@@ -82,15 +82,7 @@ export async function createPgliteHandle(dataDir?: string): Promise<DatabaseHand
     kind: 'pglite',
     db,
     writes,
-    async exec(script) {
-      const watched = mayWriteWatched(script);
-      if (watched) writes.bump();
-      try {
-        await pglite.exec(script);
-      } finally {
-        if (watched) writes.bump();
-      }
-    },
+    exec: (script) => execWatched(writes, script, (sql) => pglite.exec(sql)),
     async close() {
       await db.destroy();
     },
