@@ -94,12 +94,8 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     rowCache: handle.writes ? new RowCache(handle.writes) : undefined,
     runtime: 'node',
   };
-  const provideServices: MiddlewareHandler<AppEnv> = function provideServices(c, next) {
-    c.set('services', services);
-    return next();
-  };
   const app = buildRoot(await loadFunctionApps(), {
-    provideServices,
+    provideServices: services,
     maxBodyBytes: config.MAX_BODY_BYTES,
     afterGate: standardAfterGate(),
   });

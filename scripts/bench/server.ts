@@ -16,21 +16,18 @@ import { seedTickets } from './seed-tickets';
 const config = loadConfig(process.env);
 const runtime = await createEmbeddedRuntime({ config });
 
-const provideServices: MiddlewareHandler<AppEnv> = async (c, next) => {
-  c.set('services', runtime.services);
-  await next();
-};
+const ALL_SCOPES: ReadonlySet<string> = new Set(SCOPE_CATALOG);
 const fixedCredential: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set('auth', {
     kind: 'api_key',
     tenantId: c.req.header('x-bench-noauth') ?? '',
     keyId: 'key_bench',
-    scopes: new Set(SCOPE_CATALOG),
+    scopes: ALL_SCOPES,
   });
   await next();
 };
 const bypass = buildRoot(await loadFunctionApps(), {
-  provideServices,
+  provideServices: runtime.services,
   maxBodyBytes: config.MAX_BODY_BYTES,
   authenticate: fixedCredential,
   afterGate: standardAfterGate(),

@@ -1,12 +1,14 @@
-import type { Context } from 'hono';
-import { createMiddleware } from 'hono/factory';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { timingSafeEqual } from '../crypto';
 import { Detail, forbidden, unauthorized } from '../http/errors';
 import type { AppEnv } from '../runtime/app-env';
-import { scopeRefusal, surfaceOf } from './access';
+import { type Surface, scopeRefusal, surfaceOf } from './access';
 import type { Credential } from './credential';
 import { verifyDashboardToken, verifyEndUserToken } from './jwt';
-import { shouldTouch, touchLastUsed, verifyApiKey } from './key-verify';
+import { shouldTouch, touchLastUsed, type VerifiedKey, verifyApiKey } from './key-verify';
+
+/** What a middleware's promise resolves to (a response, or nothing once `next()` has run). */
+type Answer = Awaited<ReturnType<MiddlewareHandler<AppEnv>>>;
 
 type Presented = { type: 'api_key'; token: string } | { type: 'bearer'; token: string; jwtShaped: boolean };
 
@@ -50,8 +52,11 @@ async function dashboardSession(c: Context<AppEnv>, token: string): Promise<Cred
  * the credential it takes, and for API keys enforces the scope table. Refusals that need no key
  * record (missing credential, malformed or mis-checksummed key) cost no I/O; a warm key costs none
  * in the embedded runtime and one indexed query on the edge.
+ *
+ * Not an async function: a warm API key is decided without a promise (the hot path of every
+ * integrator call); the branches that must wait (key lookups, JWTs) return theirs.
  */
-export const gate = createMiddleware<AppEnv>(async function gate(c, next) {
+function decide(c: Context<AppEnv>, next: Next): Response | Promise<Answer> {
   const surface = surfaceOf(c.req.path);
   if (surface === 'public' || surface === 'signed') {
     c.set('auth', { kind: 'anonymous' });
@@ -62,41 +67,60 @@ export const gate = createMiddleware<AppEnv>(async function gate(c, next) {
   if (!presented) throw unauthorized(Detail.missingCredentials);
   const keyToken = asApiKey(presented);
 
-  if (surface === 'internal') {
-    const expected = c.get('services').config.INTERNAL_API_TOKEN;
-    if (presented.type === 'bearer' && timingSafeEqual(presented.token, expected)) {
-      c.set('auth', { kind: 'internal' });
-      return next();
-    }
-    if (keyToken?.startsWith('itsm_sk_')) {
-      await authenticateKey(c, keyToken);
-      throw forbidden(Detail.apiKeyNotPermitted);
-    }
-    throw unauthorized(Detail.invalidInternalToken);
-  }
-
+  if (surface === 'internal') return internalCaller(c, next, presented, keyToken);
   if (keyToken !== null) {
     const verified = authenticateKey(c, keyToken);
-    const key = verified instanceof Promise ? await verified : verified;
-    if (surface !== 'api') throw forbidden(Detail.apiKeyNotPermitted);
-    // the commonest refusal answers directly: no exception to build and unwind (see the benchmark's (f))
-    const refusal = scopeRefusal(c.req.method, c.req.path, key.scopes);
-    if (refusal) return c.json({ detail: refusal }, 403);
-    c.set('auth', { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes });
-    if (shouldTouch(key.id)) {
-      const { db } = c.get('services');
-      c.get('services').defer(() => touchLastUsed(db, key.id));
-    }
+    return verified instanceof Promise
+      ? verified.then<Answer>((key) => admitApiKey(c, next, surface, key))
+      : admitApiKey(c, next, surface, verified);
+  }
+  return jwtHolder(c, next, surface, presented.token);
+}
+
+// Hono awaits whatever a middleware returns (compose.ts: `await handler(...)`); its type only
+// admits promises, hence the cast for a function that may answer synchronously.
+export const gate = decide as unknown as MiddlewareHandler<AppEnv>;
+
+function admitApiKey(
+  c: Context<AppEnv>,
+  next: Next,
+  surface: Surface,
+  key: VerifiedKey,
+): Response | Promise<void> {
+  if (surface !== 'api') throw forbidden(Detail.apiKeyNotPermitted);
+  // the commonest refusal answers directly: no exception to build and unwind (see the benchmark's (f))
+  const refusal = scopeRefusal(c.req.method, c.req.path, key.scopes);
+  if (refusal) return c.json({ detail: refusal }, 403);
+  c.set('auth', { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes });
+  if (shouldTouch(key.id)) {
+    const { db, defer } = c.get('services');
+    defer(() => touchLastUsed(db, key.id));
+  }
+  return next();
+}
+
+/** /api/internal: the internal token; an API key there is verified (401 if bad), then refused (403). */
+async function internalCaller(c: Context<AppEnv>, next: Next, presented: Presented, keyToken: string | null) {
+  const expected = c.get('services').config.INTERNAL_API_TOKEN;
+  if (presented.type === 'bearer' && timingSafeEqual(presented.token, expected)) {
+    c.set('auth', { kind: 'internal' });
     return next();
   }
+  if (keyToken?.startsWith('itsm_sk_')) {
+    await authenticateKey(c, keyToken);
+    throw forbidden(Detail.apiKeyNotPermitted);
+  }
+  throw unauthorized(Detail.invalidInternalToken);
+}
 
-  // a JWT-shaped bearer token
+/** A JWT-shaped bearer token: an end-user token on /api/v1/app, a dashboard session elsewhere. */
+async function jwtHolder(c: Context<AppEnv>, next: Next, surface: Surface, token: string) {
   if (surface === 'end_user') {
-    const session = await verifyEndUserToken(presented.token, c.get('services').config.END_USER_JWT_SECRET);
+    const session = await verifyEndUserToken(token, c.get('services').config.END_USER_JWT_SECRET);
     if (!session) throw unauthorized(Detail.invalidEndUserToken);
     c.set('auth', { kind: 'end_user', ...session });
     return next();
   }
-  c.set('auth', await dashboardSession(c, presented.token));
+  c.set('auth', await dashboardSession(c, token));
   return next();
-});
+}

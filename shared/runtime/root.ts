@@ -5,10 +5,14 @@ import { ApiError, Detail, handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
 import { setResponseHeader } from '../http/response-headers';
 import type { AppEnv, FunctionApp } from './app-env';
+import type { Services } from './services';
 
 export interface RootOptions {
-  /** sets the `services` variable (the only runtime-specific piece) */
-  provideServices: MiddlewareHandler<AppEnv>;
+  /**
+   * The `services` variable, the only runtime-specific piece: one object for the whole process
+   * (Node), or a middleware that builds them per request and cleans up after it (Workers).
+   */
+  provideServices: Services | MiddlewareHandler<AppEnv>;
   maxBodyBytes: number;
   /** replaces the auth gate: only the benchmark's "auth bypassed" comparison uses it */
   authenticate?: MiddlewareHandler<AppEnv>;
@@ -29,11 +33,13 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
       throw new ApiError(413, Detail.bodyTooLarge);
     },
   });
-  // What every request gets before anything else looks at it: its caller's request id, echoed on
-  // every response (errors too), and its size limit. One middleware, not two: each layer of Hono's
-  // chain costs a few promises on every request. Ids are generated only where something records
-  // them (shared/http/errors.ts: a 500 and its log line), not for every request.
+  // What every request gets before anything else looks at it: the process's services (Node), its
+  // caller's request id, echoed on every response (errors too), and its size limit. One middleware,
+  // not three: each layer of Hono's chain costs a few promises on every request. Ids are generated
+  // only where something records them (shared/http/errors.ts: a 500 and its log line).
+  const processServices = typeof options.provideServices === 'function' ? null : options.provideServices;
   root.use('*', function requestFrame(c, next) {
+    if (processServices) c.set('services', processServices);
     const sent = c.req.header('x-request-id');
     if (sent) {
       const id = sent.slice(0, 128);
@@ -45,7 +51,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
     // building a full Request object (reading `.body` does), the costliest step of a cheap request
     return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next);
   });
-  root.use('*', options.provideServices);
+  if (typeof options.provideServices === 'function') root.use('*', options.provideServices);
   root.use('*', options.authenticate ?? gate);
   for (const mw of options.afterGate ?? []) root.use('*', mw);
   root.use('*', idempotency());
