@@ -184,7 +184,7 @@ const syncRoutes: RouteDoc[] = [
     path: '/api/sync/contacts/connections/{provider}',
     summary: 'Create or replace a helpdesk connection',
     description:
-      'tenant_admin. base_url must be https to a public host (hosts on SYNC_HTTP_ALLOW_HOSTS excepted); the API token is stored encrypted and never returned.',
+      'tenant_admin. base_url must be https to a public host whose name resolves to public addresses only (hosts on SYNC_HTTP_ALLOW_HOSTS excepted); the API token is stored encrypted and never returned.',
     tags: sync,
     params: ProviderParam,
     body: PutConnectionBody,

@@ -14,7 +14,7 @@ import { parseOrThrow, validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
 import type { AppEnv } from '../../shared/runtime/app-env';
 import { claimAttempt, type DeliveryRow, leaseMs, performAttempt } from '../../shared/webhooks/delivery';
-import { edgeWebhookPort, type RetryScheduler, type WebhookPort } from '../../shared/webhooks/port';
+import { outboundPortOf, type RetryScheduler, type WebhookPort } from '../../shared/webhooks/port';
 import {
   createQStashScheduler,
   QSTASH_CALLBACK_PATH,
@@ -44,13 +44,7 @@ export const invalidEventDetail = (name: string) =>
 /** Most recover can re-send in one call (older failures: call again with a later `since`). */
 export const RECOVER_MAX = 1000;
 
-let defaultPort: WebhookPort | null = null;
-function portOf(c: Context<AppEnv>): WebhookPort {
-  const { webhooks } = c.get('services');
-  if (webhooks) return webhooks;
-  if (!defaultPort) defaultPort = edgeWebhookPort();
-  return defaultPort;
-}
+const portOf = (c: Context<AppEnv>): WebhookPort => outboundPortOf(c.get('services'));
 
 const schedulers = new WeakMap<AppConfig, RetryScheduler | null>();
 function schedulerOf(config: AppConfig): RetryScheduler | null {

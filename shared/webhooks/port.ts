@@ -76,3 +76,11 @@ export function dohResolver(
 
 /** The edge default: DoH + fetch. */
 export const edgeWebhookPort = (): WebhookPort => ({ resolveHost: dohResolver(), transport: fetchTransport });
+
+let edgeDefault: WebhookPort | null = null;
+/** The runtime's outbound port (Services.webhooks), or the edge default: for webhooks and every other admin-configured URL. */
+export function outboundPortOf(services: { webhooks?: WebhookPort }): WebhookPort {
+  if (services.webhooks) return services.webhooks;
+  edgeDefault ??= edgeWebhookPort();
+  return edgeDefault;
+}

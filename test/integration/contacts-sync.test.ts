@@ -113,6 +113,43 @@ describe.skipIf(postgresUnavailable())('contact sync from external helpdesks', (
       expect(key.status).toBe(403);
     });
 
+    it('a host name is resolved: private or unresolvable is 422 at save, and a run re-checks it', async () => {
+      const t = await h.tenant();
+      const services = h.runtime.services;
+      const real = services.webhooks;
+      let answer: string[] = ['10.0.0.5'];
+      services.webhooks = { ...real!, resolveHost: async () => answer };
+      try {
+        const put = (base_url: string) =>
+          h.request('PUT', '/api/sync/contacts/connections/helpdesk_a', {
+            bearer: t.adminToken,
+            body: { base_url, api_token: 'x' },
+          });
+        const internal = await put('https://helpdesk.corp.example/api');
+        expect(internal.status).toBe(422);
+        expect(internal.body.detail[0]).toMatchObject({
+          loc: ['body', 'base_url'],
+          msg: 'base_url must be a public host',
+        });
+        answer = [];
+        expect((await put('https://helpdesk.corp.example/api')).body.detail[0].msg).toBe(
+          'base_url host does not resolve',
+        );
+        answer = ['93.184.216.34'];
+        expect((await put('https://helpdesk.corp.example/api')).status).toBe(200);
+        // the name now points inside: the run refuses before any request and records nothing
+        answer = ['169.254.169.254'];
+        const res = await run(t, 'helpdesk_a', 'full');
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ detail: 'base_url must be a public host' });
+        expect((await h.request('GET', '/api/sync/contacts/runs', { bearer: t.adminToken })).body.total).toBe(
+          0,
+        );
+      } finally {
+        services.webhooks = real;
+      }
+    });
+
     it('a run without a connection is 400 and records nothing', async () => {
       const t = await h.tenant();
       const res = await run(t, 'helpdesk_b', 'full');

@@ -11,8 +11,9 @@ import type { AppConfig } from '../../../shared/env';
 import { emitEvent } from '../../../shared/events/emit';
 import { badRequest } from '../../../shared/http/errors';
 import { newId } from '../../../shared/ids';
+import type { HostResolver } from '../../../shared/webhooks/ssrf';
 import { syncContactRef } from '../records';
-import { PROVIDERS, refuseBaseUrl, type UpstreamContact, UpstreamError } from './providers';
+import { PROVIDERS, refuseBaseUrlResolved, type UpstreamContact, UpstreamError } from './providers';
 
 /**
  * One contact-sync run, start to finish, inside the request:
@@ -43,7 +44,7 @@ interface Counts {
 const SYNCED_FIELDS = ['first_name', 'last_name', 'email', 'phone', 'mobile', 'company_name'] as const;
 
 export async function runContactSync(
-  deps: { db: Db; config: AppConfig },
+  deps: { db: Db; config: AppConfig; resolve: HostResolver },
   tenantId: string,
   provider: SyncProvider,
   mode: 'full' | 'incremental',
@@ -57,7 +58,11 @@ export async function runContactSync(
     .where('provider', '=', provider)
     .executeTakeFirst();
   if (!connection) throw badRequest(`No sync connection configured for ${provider}`);
-  const refused = refuseBaseUrl(connection.base_url, config.SYNC_HTTP_ALLOW_HOSTS);
+  const refused = await refuseBaseUrlResolved(
+    connection.base_url,
+    config.SYNC_HTTP_ALLOW_HOSTS,
+    deps.resolve,
+  );
   if (refused) throw badRequest(refused);
 
   let updatedSince: Date | null = null;

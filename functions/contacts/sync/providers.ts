@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import type { SyncProvider } from '../../../shared/db/tables/contacts_kb';
+import { type HostResolver, hostOf, isPublicAddress } from '../../../shared/webhooks/ssrf';
 
 /**
  * External helpdesks behind one interface. Each provider speaks its own paged JSON API (both are
@@ -177,8 +178,8 @@ export const PROVIDERS: Record<SyncProvider, ContactProvider> = {
 /**
  * The admin-supplied base URL: https, no credentials in it, and no IP literal in a private,
  * loopback or otherwise non-public range, unless its host is on SYNC_HTTP_ALLOW_HOSTS (local
- * fakes). A host NAME is not resolved here (Workers cannot), so DNS rebinding is out of reach of
- * this check: see docs/contacts.md. Returns the reason it is refused, or null.
+ * fakes). No I/O: a host name is checked by refuseBaseUrlResolved. Returns the reason it is
+ * refused, or null.
  */
 export function refuseBaseUrl(raw: string, allowHosts: readonly string[]): string | null {
   let url: URL;
@@ -210,4 +211,29 @@ export function refuseBaseUrl(raw: string, allowHosts: readonly string[]): strin
     return 'base_url must be a public host';
   }
   return null;
+}
+
+/**
+ * refuseBaseUrl, then the host name resolved (Node: getaddrinfo; Workers: DNS over HTTPS) and
+ * refused unless every address is public, as webhook URLs are. Checked when the connection is saved
+ * and again before every run; the run's own connection may still resolve anew (DNS rebinding is
+ * narrowed, not closed: docs/contacts.md).
+ */
+export async function refuseBaseUrlResolved(
+  raw: string,
+  allowHosts: readonly string[],
+  resolve: HostResolver,
+): Promise<string | null> {
+  const refused = refuseBaseUrl(raw, allowHosts);
+  if (refused) return refused;
+  const host = hostOf(new URL(raw));
+  if (allowHosts.includes(host) || ipaddr.isValid(host)) return null; // literals were checked above
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    addresses = [];
+  }
+  if (addresses.length === 0) return 'base_url host does not resolve';
+  return addresses.every(isPublicAddress) ? null : 'base_url must be a public host';
 }

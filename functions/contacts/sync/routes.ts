@@ -11,9 +11,10 @@ import { notFound, validationError } from '../../../shared/http/errors';
 import { pageEnvelope } from '../../../shared/http/pagination';
 import { validate } from '../../../shared/http/validation';
 import type { AppEnv } from '../../../shared/runtime/app-env';
+import { outboundPortOf } from '../../../shared/webhooks/port';
 import { ListRunsQuery, ProviderParam, PutConnectionBody, SyncRunIdParam, TriggerRunBody } from '../schemas';
 import { runContactSync, syncKey } from './engine';
-import { refuseBaseUrl } from './providers';
+import { refuseBaseUrlResolved } from './providers';
 
 export const syncApp = new Hono<AppEnv>();
 
@@ -57,8 +58,13 @@ syncApp.put(
   async (c) => {
     const { provider } = c.req.valid('param');
     const body = c.req.valid('json');
-    const { db, config } = c.get('services');
-    const refused = refuseBaseUrl(body.base_url, config.SYNC_HTTP_ALLOW_HOSTS);
+    const services = c.get('services');
+    const { db, config } = services;
+    const refused = await refuseBaseUrlResolved(
+      body.base_url,
+      config.SYNC_HTTP_ALLOW_HOSTS,
+      outboundPortOf(services).resolveHost,
+    );
     if (refused) throw validationError([{ loc: ['body', 'base_url'], msg: refused, type: 'value_error' }]);
     const sealed = await encryptSecret(syncKey(config), body.api_token);
     const now = new Date();
@@ -105,9 +111,10 @@ syncApp.delete('/api/sync/contacts/connections/:provider', validate('param', Pro
  */
 syncApp.post('/api/sync/contacts/runs', validate('json', TriggerRunBody), async (c) => {
   const body = c.req.valid('json');
-  const { db, config, events } = c.get('services');
+  const services = c.get('services');
+  const { db, config, events } = services;
   const { run, emitted } = await runContactSync(
-    { db, config },
+    { db, config, resolve: outboundPortOf(services).resolveHost },
     tenantOf(c),
     body.provider,
     body.mode,
