@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { sql } from 'kysely';
 import { requireRole, tenantOf } from '../../shared/auth/credential';
+import { pageWithTotal } from '../../shared/db/paging';
 import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
@@ -85,17 +86,10 @@ companiesApp.get('/api/v2/companies', validate('query', ListCompaniesQuery), asy
     base = base.where((eb) => eb.or([eb('name', 'ilike', p), eb('domain', 'ilike', p)]));
   }
   if (query.tag) base = base.where(sql<boolean>`tags @> array[${query.tag}]::text[]`);
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(query.limit)
-      .offset(query.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return c.json(pageEnvelope('companies', rows.map(companyView), Number(count.n), query));
+  const { rows, total } = await pageWithTotal(base, query, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+  );
+  return c.json(pageEnvelope('companies', rows.map(companyView), total, query));
 });
 
 companiesApp.get('/api/v2/companies/:company_id', validate('param', CompanyIdParam), async (c) => {

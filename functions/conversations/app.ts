@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
+import { pageWithTotal } from '../../shared/db/paging';
 import type { ConversationsTable } from '../../shared/db/tables/conversations';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { notFound, validationError } from '../../shared/http/errors';
@@ -126,11 +127,10 @@ for (const base of CONVERSATION_BASES) {
     const desc = q.sort.startsWith('-');
     const field = q.sort.replace(/^-/, '') as keyof ConversationsTable & ('created_at' | 'updated_at');
     const dir = desc ? 'desc' : 'asc';
-    const [rows, count] = await Promise.all([
-      filtered.selectAll().orderBy(field, dir).orderBy('id', dir).limit(q.limit).offset(q.offset).execute(),
-      filtered.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return c.json(pageEnvelope('conversations', rows.map(conversationView), Number(count.n), q));
+    const { rows, total } = await pageWithTotal(filtered, q, (page) =>
+      page.selectAll().orderBy(field, dir).orderBy('id', dir),
+    );
+    return c.json(pageEnvelope('conversations', rows.map(conversationView), total, q));
   });
 
   app.get(`${base}/:id`, validate('param', ConversationIdParam), async (c) => {
@@ -295,17 +295,10 @@ for (const base of CONVERSATION_BASES) {
         .selectFrom('messages')
         .where('tenant_id', '=', tenantId)
         .where('conversation_id', '=', conversation.id);
-      const [rows, count] = await Promise.all([
-        scoped
-          .selectAll()
-          .orderBy('created_at', 'asc')
-          .orderBy('id', 'asc')
-          .limit(page.limit)
-          .offset(page.offset)
-          .execute(),
-        scoped.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return c.json(pageEnvelope('messages', rows.map(messageView), Number(count.n), page));
+      const { rows, total } = await pageWithTotal(scoped, page, (q) =>
+        q.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc'),
+      );
+      return c.json(pageEnvelope('messages', rows.map(messageView), total, page));
     },
   );
 

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { actorOf, requireRole, tenantOf } from '../../shared/auth/credential';
+import { pageWithTotal } from '../../shared/db/paging';
 import type { KbArticlesTable, KbProviderId, KbPublicationsTable } from '../../shared/db/tables/contacts_kb';
 import type { ArticleRef } from '../../shared/events/catalog';
 import { emitEvent, iso } from '../../shared/events/emit';
@@ -212,16 +213,9 @@ app.get('/api/v2/kb/articles', validate('query', ListArticlesQuery), async (c) =
     const p = `%${query.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
     base = base.where((eb) => eb.or([eb('title', 'ilike', p), eb('body', 'ilike', p)]));
   }
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('updated_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(query.limit)
-      .offset(query.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
+  const { rows, total } = await pageWithTotal(base, query, (q) =>
+    q.selectAll().orderBy('updated_at', 'desc').orderBy('id', 'desc'),
+  );
   const pubs =
     rows.length === 0
       ? []
@@ -240,7 +234,7 @@ app.get('/api/v2/kb/articles', validate('query', ListArticlesQuery), async (c) =
       pubs.filter((p) => p.article_id === r.id),
     ),
   );
-  return c.json(pageEnvelope('articles', views, Number(count.n), query));
+  return c.json(pageEnvelope('articles', views, total, query));
 });
 
 app.get('/api/v2/kb/articles/:article_id', validate('param', ArticleIdParam), async (c) => {
@@ -348,17 +342,10 @@ app.get(
         base = base.where((eb) => eb.or([eb('title', 'ilike', p), eb('body', 'ilike', p)]));
       }
     }
-    const [rows, count] = await Promise.all([
-      base
-        .selectAll()
-        .orderBy('updated_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(query.limit)
-        .offset(query.offset)
-        .execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    ]);
-    return c.json(pageEnvelope('articles', rows.map(helpCenterView), Number(count.n), query));
+    const { rows, total } = await pageWithTotal(base, query, (q) =>
+      q.selectAll().orderBy('updated_at', 'desc').orderBy('id', 'desc'),
+    );
+    return c.json(pageEnvelope('articles', rows.map(helpCenterView), total, query));
   },
 );
 

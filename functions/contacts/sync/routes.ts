@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
 import { actorOf, requireRole, tenantOf } from '../../../shared/auth/credential';
 import { encryptSecret } from '../../../shared/crypto';
+import { pageWithTotal } from '../../../shared/db/paging';
 import type {
   ContactSyncConnectionsTable,
   ContactSyncRunsTable,
@@ -129,17 +130,10 @@ syncApp.get('/api/sync/contacts/runs', validate('query', ListRunsQuery), async (
   const { db } = c.get('services');
   let base = db.selectFrom('contact_sync_runs').where('tenant_id', '=', tenantOf(c));
   if (query.provider) base = base.where('provider', '=', query.provider);
-  const [rows, count] = await Promise.all([
-    base
-      .selectAll()
-      .orderBy('started_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(query.limit)
-      .offset(query.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return c.json(pageEnvelope('runs', rows.map(runView), Number(count.n), query));
+  const { rows, total } = await pageWithTotal(base, query, (q) =>
+    q.selectAll().orderBy('started_at', 'desc').orderBy('id', 'desc'),
+  );
+  return c.json(pageEnvelope('runs', rows.map(runView), total, query));
 });
 
 syncApp.get('/api/sync/contacts/runs/:run_id', validate('param', SyncRunIdParam), async (c) => {
