@@ -11,6 +11,7 @@ import type { AppEnv } from '../../shared/runtime/app-env';
 import { deliverMessage, initialDeliveryStatus } from './channels';
 import { autoReply, type InboundInput, ingestInbound } from './inbound';
 import {
+  appendMessage,
   conversationRef,
   conversationView,
   countConversationForContact,
@@ -231,12 +232,10 @@ for (const base of CONVERSATION_BASES) {
       const { message, conversation } = await db.transaction().execute(async (trx) => {
         const current = await findConversation(trx, tenantId, id, true);
         const now = new Date();
-        const message = await trx
-          .insertInto('messages')
-          .values({
-            id: newId('message'),
-            tenant_id: tenantId,
-            conversation_id: current.id,
+        const { message, conversation } = await appendMessage(
+          trx,
+          current,
+          {
             sender_type: 'agent',
             sender_id: senderIdOf(c),
             body: body.body,
@@ -245,16 +244,9 @@ for (const base of CONVERSATION_BASES) {
             source: 'dashboard',
             delivery_status: body.is_internal ? null : initialDeliveryStatus(current.channel),
             delivery_error: null,
-            created_at: now,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        const conversation = await trx
-          .updateTable('conversations')
-          .set({ updated_at: now })
-          .where('id', '=', current.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+          },
+          now,
+        );
         if (message.is_internal) {
           await emitEvent(trx, tenantId, 'conversation.note_added', {
             conversation: conversationRef(conversation),

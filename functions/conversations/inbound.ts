@@ -8,6 +8,7 @@ import type { Services } from '../../shared/runtime/services';
 import { answerer } from './answerer';
 import { deliverMessage, initialDeliveryStatus } from './channels';
 import {
+  appendMessage,
   type ConversationRow,
   conversationRef,
   countConversationForContact,
@@ -184,12 +185,10 @@ export async function ingestInbound(db: Db, input: InboundInput): Promise<Inboun
       await countConversationForContact(trx, tenantId, contact.id);
       await emitEvent(trx, tenantId, 'conversation.created', { conversation: conversationRef(conversation) });
     }
-    const message = await trx
-      .insertInto('messages')
-      .values({
-        id: newId('message'),
-        tenant_id: tenantId,
-        conversation_id: conversation.id,
+    const appended = await appendMessage(
+      trx,
+      conversation,
+      {
         sender_type: 'contact',
         sender_id: contact.id,
         body: input.body,
@@ -198,18 +197,12 @@ export async function ingestInbound(db: Db, input: InboundInput): Promise<Inboun
         source: input.channel,
         delivery_status: null,
         delivery_error: null,
-        created_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    if (!created) {
-      conversation = await trx
-        .updateTable('conversations')
-        .set({ updated_at: now })
-        .where('id', '=', conversation.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    }
+      },
+      now,
+      { touch: !created }, // a conversation created here already carries `now`
+    );
+    const message = appended.message;
+    conversation = appended.conversation;
     await emitEvent(trx, tenantId, 'message.received', {
       message: { ...messageRef(message), sender_type: 'contact' },
       conversation: conversationRef(conversation),
@@ -242,12 +235,10 @@ export async function autoReply(services: Services, inbound: InboundResult): Pro
   const reply = await db.transaction().execute(async (trx) => {
     // strictly after the message it answers, so "oldest first" never lists the reply first
     const now = new Date(Math.max(Date.now(), new Date(message.created_at).getTime() + 1));
-    const row = await trx
-      .insertInto('messages')
-      .values({
-        id: newId('message'),
-        tenant_id: conversation.tenant_id,
-        conversation_id: conversation.id,
+    const { message: row, conversation: conv } = await appendMessage(
+      trx,
+      conversation,
+      {
         sender_type: 'ai',
         sender_id: null,
         body: answer.body.slice(0, 20_000),
@@ -256,16 +247,9 @@ export async function autoReply(services: Services, inbound: InboundResult): Pro
         source: channel,
         delivery_status: initialDeliveryStatus(conversation.channel),
         delivery_error: null,
-        created_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const conv = await trx
-      .updateTable('conversations')
-      .set({ updated_at: now })
-      .where('id', '=', conversation.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+      },
+      now,
+    );
     await emitEvent(trx, conversation.tenant_id, 'message.sent', {
       message: messageRef(row),
       conversation: conversationRef(conv),

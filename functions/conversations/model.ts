@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../../shared/db/schema';
 import type {
   ConversationExportsTable,
@@ -9,7 +9,7 @@ import type {
 import type { ConversationRef, MessageRef } from '../../shared/events/catalog';
 import { iso } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
-import { looksLikeId } from '../../shared/ids';
+import { looksLikeId, newId } from '../../shared/ids';
 
 export type Executor = Kysely<Database> | Transaction<Database>;
 export type ConversationRow = Selectable<ConversationsTable>;
@@ -177,4 +177,42 @@ export async function countConversationForContact(db: Executor, tenantId: string
       .where('id', '=', contact.company_id)
       .execute();
   }
+}
+
+/** What a caller says about a new message; ids, tenant, conversation and time come from appendMessage. */
+export type NewMessage = Omit<
+  Insertable<MessagesTable>,
+  'id' | 'tenant_id' | 'conversation_id' | 'created_at'
+>;
+
+/**
+ * Appends a message to a conversation at `at` and moves the conversation's updated_at to it (skip
+ * that with `touch: false` when the conversation was created at `at` in the same transaction).
+ */
+export async function appendMessage(
+  trx: Executor,
+  conversation: ConversationRow,
+  fields: NewMessage,
+  at: Date,
+  options: { touch?: boolean } = {},
+): Promise<{ message: MessageRow; conversation: ConversationRow }> {
+  const message = await trx
+    .insertInto('messages')
+    .values({
+      id: newId('message'),
+      tenant_id: conversation.tenant_id,
+      conversation_id: conversation.id,
+      ...fields,
+      created_at: at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (options.touch === false) return { message, conversation };
+  const touched = await trx
+    .updateTable('conversations')
+    .set({ updated_at: at })
+    .where('id', '=', conversation.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { message, conversation: touched };
 }
