@@ -1,13 +1,14 @@
 import { Hono } from 'hono';
 import { sql } from 'kysely';
 import { requireRole, tenantOf } from '../../shared/auth/credential';
+import { containsPattern } from '../../shared/db/like';
 import { pageWithTotal } from '../../shared/db/paging';
 import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
 import type { AppEnv } from '../../shared/runtime/app-env';
-import { companyView, likePattern } from './records';
+import { companyView } from './records';
 import { CompanyIdParam, CreateCompanyBody, ListCompaniesQuery, UpdateCompanyBody } from './schemas';
 
 export const companiesApp = new Hono<AppEnv>();
@@ -82,7 +83,7 @@ companiesApp.get('/api/v2/companies', validate('query', ListCompaniesQuery), asy
   let base = db.selectFrom('companies').where('tenant_id', '=', tenantOf(c));
   if (!query.include_deleted) base = base.where('deleted_at', 'is', null);
   if (query.q) {
-    const p = likePattern(query.q);
+    const p = containsPattern(query.q);
     base = base.where((eb) => eb.or([eb('name', 'ilike', p), eb('domain', 'ilike', p)]));
   }
   if (query.tag) base = base.where(sql<boolean>`tags @> array[${query.tag}]::text[]`);

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Transaction } from 'kysely';
 import { sql } from 'kysely';
 import { requireRole, tenantOf } from '../../shared/auth/credential';
+import { containsPattern } from '../../shared/db/like';
 import type { Database } from '../../shared/db/schema';
 import { emitEvent } from '../../shared/events/emit';
 import { conflict, notFound, validationError } from '../../shared/http/errors';
@@ -14,7 +15,6 @@ import {
   contactsWithCompany,
   contactView,
   dashboardContactRef,
-  likePattern,
   refreshContactCounts,
 } from './records';
 import { ContactIdParam, CreateContactBody, ListContactsQuery, UpdateContactBody } from './schemas';
@@ -144,7 +144,7 @@ contactsApp.get('/api/v2/contacts', validate('query', ListContactsQuery), async 
   let base = contactsWithCompany(db, tenantId);
   if (!query.include_deleted) base = base.where('contacts.deleted_at', 'is', null);
   if (query.q) {
-    const p = likePattern(query.q);
+    const p = containsPattern(query.q);
     base = base.where((eb) =>
       eb.or([
         eb('contacts.first_name', 'ilike', p),

@@ -119,4 +119,3 @@ export async function refreshContactCounts(trx: Executor, companyIds: (string | 
 }
 
 /** `%`/`_` are literal in user search text. */
-export const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;

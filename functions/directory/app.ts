@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { tenantOf } from '../../shared/auth/credential';
+import { containsPattern } from '../../shared/db/like';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { EndUsersTable, TenantUsersTable } from '../../shared/db/tables/platform';
 import { conflict, notFound } from '../../shared/http/errors';
@@ -27,8 +28,6 @@ export const app = new Hono<AppEnv>();
 app.use('/api/v1/tenant/users', dashboardAdmin());
 app.use('/api/v1/tenant/users/*', dashboardAdmin());
 
-const like = (s: string) => `%${s.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-
 const requesterView = (u: Selectable<EndUsersTable> & { ticket_count?: number | string | null }) => ({
   id: u.id,
   email: u.email,
@@ -45,7 +44,7 @@ app.get('/api/v1/requesters', validate('query', RequestersQuery), async (c) => {
   let base = db.selectFrom('end_users').where('tenant_id', '=', tenantId);
   if (q.email) base = base.where(sql`lower(email)`, '=', q.email.toLowerCase());
   if (q.search) {
-    const pattern = like(q.search.toLowerCase());
+    const pattern = containsPattern(q.search.toLowerCase());
     base = base.where((eb) =>
       eb.or([eb(sql`lower(email)`, 'like', pattern), eb(sql`lower(coalesce(name, ''))`, 'like', pattern)]),
     );
@@ -105,7 +104,7 @@ app.get('/api/v1/tenant/users', validate('query', TenantUsersQuery), async (c) =
   let base = db.selectFrom('tenant_users').where('tenant_id', '=', tenantId);
   if (q.role) base = base.where('role', '=', q.role);
   if (q.search) {
-    const pattern = like(q.search.toLowerCase());
+    const pattern = containsPattern(q.search.toLowerCase());
     base = base.where((eb) =>
       eb.or([eb(sql`lower(email)`, 'like', pattern), eb(sql`lower(coalesce(name, ''))`, 'like', pattern)]),
     );

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { actorOf, requireRole, tenantOf } from '../../shared/auth/credential';
+import { containsPattern } from '../../shared/db/like';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { KbArticlesTable, KbProviderId, KbPublicationsTable } from '../../shared/db/tables/contacts_kb';
 import type { ArticleRef } from '../../shared/events/catalog';
@@ -210,7 +211,7 @@ app.get('/api/v2/kb/articles', validate('query', ListArticlesQuery), async (c) =
   let base = db.selectFrom('kb_articles').where('tenant_id', '=', tenantOf(c));
   if (query.status) base = base.where('status', '=', query.status);
   if (query.q) {
-    const p = `%${query.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    const p = containsPattern(query.q);
     base = base.where((eb) => eb.or([eb('title', 'ilike', p), eb('body', 'ilike', p)]));
   }
   const { rows, total } = await pageWithTotal(base, query, (q) =>
@@ -338,7 +339,7 @@ app.get(
     if (query.q) {
       const words = query.q.split(/\s+/).filter(Boolean).slice(0, 10);
       for (const word of words) {
-        const p = `%${word.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+        const p = containsPattern(word);
         base = base.where((eb) => eb.or([eb('title', 'ilike', p), eb('body', 'ilike', p)]));
       }
     }
