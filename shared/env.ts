@@ -5,6 +5,17 @@ import { z } from 'zod';
  * On Workers these arrive as bindings/secrets; in the embedded runtime from process.env.
  * README.md lists each one; keep the two in step.
  */
+/** A comma list of host names, trimmed and lower-cased (allow lists). */
+const hostList = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+  );
+
 const intFromString = (fallback: number) =>
   z
     .string()
@@ -27,15 +38,7 @@ export const EnvSchema = z.object({
   WEBHOOK_ENCRYPTION_KEY: z.string().optional(),
   /** HS256 secret of the short-lived voice-widget session tokens (POST /api/v1/voice-widget/token). */
   VOICE_WIDGET_SECRET: z.string().optional(),
-  WEBHOOK_SSRF_ALLOW: z
-    .string()
-    .optional()
-    .transform((v) =>
-      (v ?? '')
-        .split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean),
-    ),
+  WEBHOOK_SSRF_ALLOW: hostList,
   WEBHOOK_RETRY_UNIT_MS: intFromString(1000),
   WEBHOOK_TIMEOUT_MS: intFromString(10_000),
   UPSTASH_REDIS_REST_URL: z.string().optional(),
@@ -55,15 +58,7 @@ export const EnvSchema = z.object({
   /** AES-GCM key for contact-sync API tokens at rest; unset = WEBHOOK_ENCRYPTION_KEY. */
   SYNC_ENCRYPTION_KEY: z.string().optional(),
   /** Comma list of host names a sync connection may reach over plain http or at a private address (local fakes only). */
-  SYNC_HTTP_ALLOW_HOSTS: z
-    .string()
-    .optional()
-    .transform((v) =>
-      (v ?? '')
-        .split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean),
-    ),
+  SYNC_HTTP_ALLOW_HOSTS: hostList,
   /** Timeout of one upstream helpdesk page request (contact sync). */
   SYNC_TIMEOUT_MS: intFromString(10_000),
   /** Base URL of the upstream ITSM knowledge-base API (KB destination `itsm`); unset = destination unavailable. */
