@@ -19,6 +19,7 @@ export default defineConfig({
           name: 'pglite',
           include: ['test/integration/**/*.test.ts'],
           env: { TEST_DB: 'pglite' },
+          globalSetup: ['test/support/pglite-global-setup.ts'],
         },
       },
       {

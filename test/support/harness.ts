@@ -4,6 +4,7 @@
  * tenants, dashboard tokens and API keys through the public API itself.
  */
 
+import { readFileSync } from 'node:fs';
 import { createEmbeddedRuntime, type EmbeddedRuntime } from '../../scripts/embedded';
 import { type Role, signDashboardToken } from '../../shared/auth/jwt';
 import { createPostgresHandle } from '../../shared/db/adapters/pg';
@@ -81,8 +82,13 @@ async function openTestDatabase(): Promise<{
       },
     };
   }
-  const handle = await createPgliteHandle();
-  await migrate(handle, readMigrations());
+  // the migrated template dumped once by test/support/pglite-global-setup.ts (no initdb per file)
+  const template = process.env.TEST_PGLITE_TEMPLATE;
+  const handle = await createPgliteHandle(
+    undefined,
+    template ? new Blob([readFileSync(template)]) : undefined,
+  );
+  await migrate(handle, readMigrations()); // a no-op on the template; migrates a fresh database
   return { handle, cleanup: () => handle.close() };
 }
 

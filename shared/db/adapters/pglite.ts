@@ -71,10 +71,16 @@ class ExclusivePGliteDialect extends PGliteDialect {
   }
 }
 
-/** `dataDir` undefined = in memory (tests); otherwise a directory on disk. */
-export async function createPgliteHandle(dataDir?: string): Promise<DatabaseHandle> {
+/**
+ * `dataDir` undefined = in memory (tests); otherwise a directory on disk. `loadDataDir` starts from
+ * a dump (`PGlite.dumpDataDir`) instead of running initdb: the tests' migrated template.
+ */
+export async function createPgliteHandle(
+  dataDir?: string,
+  loadDataDir?: Blob,
+): Promise<DatabaseHandle & { dumpDataDir(): Promise<Blob> }> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir);
+  const pglite = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : undefined);
   // PGlite is in-process and exclusive: every write goes through this handle, none to hear from others
   const writes = new WriteWatch(true);
   const db = new Kysely<Database>({ dialect: new ExclusivePGliteDialect({ pglite }, writes) });
@@ -83,6 +89,7 @@ export async function createPgliteHandle(dataDir?: string): Promise<DatabaseHand
     db,
     writes,
     exec: (script) => execWatched(writes, script, (sql) => pglite.exec(sql)),
+    dumpDataDir: async () => (await pglite.dumpDataDir('none')) as Blob,
     async close() {
       await db.destroy();
     },
