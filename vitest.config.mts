@@ -11,6 +11,10 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Files share their worker's module graph (reliability opts back in below): each isolated file
+    // re-imported the app and re-compiled PGlite's WebAssembly, about half of the suite's CPU time.
+    // Every file still opens its own database and runtime through test/support/harness.ts.
+    isolate: false,
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       {
@@ -33,7 +37,12 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'reliability', include: ['test/reliability/**/*.test.ts'], testTimeout: 180_000 },
+        test: {
+          name: 'reliability',
+          include: ['test/reliability/**/*.test.ts'],
+          testTimeout: 180_000,
+          isolate: true,
+        },
       },
     ],
   },
