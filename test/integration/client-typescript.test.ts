@@ -67,7 +67,7 @@ describe.skipIf(postgresUnavailable())('typed client against the real server', {
     expect(rec.sent[1]!.headers.has('Idempotency-Key')).toBe(false);
   });
 
-  it('a caller's Idempotency-Key is kept (the server replays), and idempotency: false sends none', async () => {
+  it("a caller's Idempotency-Key is kept (the server replays), and idempotency: false sends none", async () => {
     const api = createSupportClient({ baseUrl, apiKey: key });
     const init = { body: { subject: 'Once only' }, headers: { 'Idempotency-Key': 'client-test-once' } };
     const first = await api.POST('/api/v1/tickets', init);
