@@ -1,6 +1,10 @@
 // The typed client (clients/typescript) against the real server: the embedded runtime listening on
 // a port of this test's range, called over HTTP exactly as an integrator's script would.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupportClient, SupportApiError } from '../../clients/typescript';
@@ -14,6 +18,9 @@ import {
 
 /** one port per vitest project, so the pglite and postgres tiers may run side by side */
 const PORT = TEST_DB === 'postgres' ? 9142 : 9141;
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const EXAMPLE = 'clients/typescript/examples/page-tickets.ts';
 
 /** Records every request the client sends (method, path and headers as they left). */
 function recordingFetch() {
@@ -171,5 +178,27 @@ describe.skipIf(postgresUnavailable())('typed client against the real server', {
     // the retries carried the same request id: one logical call
     expect(new Set(rec.sent.map((r) => r.headers.get('X-Request-Id'))).size).toBe(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+  });
+
+  it('README shows the ten-line example verbatim, and it pages through the tickets', async () => {
+    const source = readFileSync(join(ROOT, EXAMPLE), 'utf8');
+    expect(source.trimEnd().split('\n').length).toBeLessThanOrEqual(10);
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`\`\`\`ts\n${source}\`\`\``);
+    const t = await h.tenant();
+    const k = await t.key(['tickets:read', 'tickets:write']);
+    const api = createSupportClient({ baseUrl, apiKey: k });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { data } = await api.POST('/api/v1/tickets', {
+        body: { subject: `Example ${i}`, priority: 'low' },
+      });
+      ids.push(data!.id);
+    }
+    const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', EXAMPLE], {
+      cwd: ROOT,
+      env: { ...process.env, API_URL: baseUrl, API_KEY: k },
+    });
+    const lines = run.stdout.trim().split('\n').sort();
+    expect(lines).toEqual(ids.map((id, i) => `${id} low Example ${i}`).sort());
   });
 });
