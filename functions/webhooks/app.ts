@@ -23,7 +23,7 @@ import {
   verifyQStashSignature,
 } from '../../shared/webhooks/qstash';
 import { generateWebhookSecret } from '../../shared/webhooks/signing';
-import { checkDestination, parseHttpsUrl } from '../../shared/webhooks/ssrf';
+import { checkDestination, parseHttpsUrl, WebhookUrlError } from '../../shared/webhooks/ssrf';
 import {
   CreateWebhookBody,
   DeliveriesQuery,
@@ -77,9 +77,21 @@ async function checkTarget(
       resolve: portOf(c).resolveHost,
       allow: c.get('services').config.WEBHOOK_SSRF_ALLOW,
     });
-    if (!dest.ok) throw badRequest(dest.detail);
+    if (!dest.ok) throw badRequest(destinationDetail(c, dest.detail, url));
   }
   return normalized;
+}
+
+/**
+ * On a developer's machine (the embedded Node runtime with APP_ENV=development, what `npm start`
+ * runs) the private-address 400 also names the way to a local receiver; anywhere else the detail
+ * is the documented string alone.
+ */
+function destinationDetail(c: Context<AppEnv>, detail: string, url: string): string {
+  const { runtime, config } = c.get('services');
+  if (detail !== WebhookUrlError.private || runtime !== 'node' || config.APP_ENV !== 'development')
+    return detail;
+  return `${detail}. For a local receiver, start the server with WEBHOOK_SSRF_ALLOW=${new URL(url).hostname} (\`npm run webhooks:listen\` prints the whole command)`;
 }
 
 /** A dashboard session changes webhooks only as tenant_admin; API keys are scope-checked by the gate. */

@@ -1,0 +1,186 @@
+// `npm run webhooks:listen`: a local HTTPS webhook receiver, like `stripe listen`. It keeps a
+// self-signed certificate in .data-webhooks/ (PGlite owns .data/ itself), prints the one `npm start`
+// line that lets the server deliver to it, subscribes through the API when given a credential
+// (and unsubscribes on Ctrl-C), and prints one line per delivery with its signature verdict.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import selfsigned from 'selfsigned';
+import { createSupportClient, SupportApiError, verifyWebhookSignature } from '../clients/typescript';
+
+const USAGE = `Usage: npm run webhooks:listen -- [options]
+  --init              create the certificate, print the server's start line, and exit
+  --token <jwt>       a dashboard session (tenant_admin): subscribe through the API
+  --key <api key>     or an API key with webhooks:write (and webhooks:delete to unsubscribe on exit)
+  --secret <whsec_…>  verify against an existing subscription's secret instead of subscribing
+  --events <list>     comma list of events to subscribe to (default *)
+  --api <url>         the API (default http://127.0.0.1:8787)
+  --port <n>          this receiver's port (default 8788)
+  --dir <path>        where the certificate lives (default .data-webhooks)
+  --keep              keep the subscription when this command stops`;
+
+const { values: args } = parseArgs({
+  options: {
+    init: { type: 'boolean', default: false },
+    token: { type: 'string' },
+    key: { type: 'string' },
+    secret: { type: 'string' },
+    events: { type: 'string', default: '*' },
+    api: { type: 'string', default: 'http://127.0.0.1:8787' },
+    port: { type: 'string', default: '8788' },
+    dir: { type: 'string', default: '.data-webhooks' },
+    keep: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+/** The host the server must be allowed to reach; the certificate names it (and 127.0.0.1, ::1). */
+const HOST = 'localhost';
+const PATH = '/webhooks';
+const port = Number(args.port);
+const url = `https://${HOST}:${port}${PATH}`;
+
+/** A self-signed CA certificate for localhost, made once and reused (the server trusts it from its start). */
+async function certificate(dir: string): Promise<{ cert: string; key: string; certPath: string }> {
+  const certPath = join(dir, 'localhost.crt');
+  const keyPath = join(dir, 'localhost.key');
+  if (!existsSync(certPath) || !existsSync(keyPath)) {
+    const now = new Date();
+    const generated = await selfsigned.generate([{ name: 'commonName', value: HOST }], {
+      keySize: 2048,
+      algorithm: 'sha256',
+      notBeforeDate: now,
+      notAfterDate: new Date(now.getTime() + 10 * 365 * 86_400_000),
+      extensions: [
+        // CA:TRUE so NODE_EXTRA_CA_CERTS can name this very certificate as a trusted root
+        { name: 'basicConstraints', cA: true, critical: true },
+        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true },
+        { name: 'extKeyUsage', serverAuth: true },
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: HOST },
+            { type: 7, ip: '127.0.0.1' },
+            { type: 7, ip: '::1' },
+          ],
+        },
+      ],
+    });
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(certPath, generated.cert);
+    writeFileSync(keyPath, generated.private, { mode: 0o600 });
+  }
+  return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), certPath };
+}
+
+const tls = await certificate(resolve(args.dir));
+// relative to the repository when inside it (what README shows), else absolute
+const fromCwd = relative(process.cwd(), tls.certPath);
+const certShown = fromCwd.startsWith('..') ? tls.certPath : fromCwd;
+const startLine = `WEBHOOK_SSRF_ALLOW=${HOST} NODE_EXTRA_CA_CERTS=${certShown} npm start`;
+console.log(`Certificate: ${certShown}
+Start the server so that it may deliver to ${url} (a private address) and trusts this certificate:
+  ${startLine}`);
+if (args.init) process.exit(0);
+
+const credential = args.token ? { sessionToken: args.token } : args.key ? { apiKey: args.key } : null;
+const api = credential ? createSupportClient({ baseUrl: args.api, ...credential }) : null;
+let secret = args.secret;
+let subscriptionId: string | undefined;
+
+if (api && !secret) {
+  const events = args.events.split(',').map((e) => e.trim());
+  try {
+    const { data } = await api.POST('/api/v1/webhooks', { body: { url, events } });
+    subscriptionId = data?.id;
+    secret = data?.secret;
+    console.log(`Subscribed ${subscriptionId} to ${events.join(', ')} at ${url}${args.keep ? '' : ' (removed when you stop this command)'}
+Secret: ${secret}`);
+  } catch (error) {
+    console.error(
+      error instanceof SupportApiError
+        ? `Could not subscribe: ${error.status} ${JSON.stringify(error.detail)}\nIs the server running at ${args.api}, started with the line above?`
+        : `Could not reach ${args.api}: ${(error as Error).message}`,
+    );
+    process.exit(1);
+  }
+} else if (!secret) {
+  console.log('No --token, --key or --secret: deliveries are shown, their signatures cannot be checked.');
+}
+
+/** How many times each delivery id reached this listener (retries reuse the id). */
+const attempts = new Map<string, number>();
+
+const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', async () => {
+    const raw = Buffer.concat(chunks);
+    const header = (name: string) => {
+      const value = req.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const deliveryId = header('X-Webhook-Delivery-Id') ?? '(no delivery id)';
+    const attempt = (attempts.get(deliveryId) ?? 0) + 1;
+    attempts.set(deliveryId, attempt);
+    const verified = secret
+      ? await verifyWebhookSignature({
+          payload: new Uint8Array(raw),
+          headers: req.headers,
+          secret,
+          toleranceSeconds: 300,
+        })
+      : undefined;
+    // a bad signature is refused as a real receiver should; unknown (no secret) is accepted
+    const status = verified === false ? 401 : 200;
+    const verdict =
+      verified === undefined
+        ? 'signature not checked'
+        : verified
+          ? 'signature verified'
+          : 'signature INVALID';
+    console.log(
+      [
+        new Date().toISOString(),
+        header('X-Webhook-Event') ?? '(no event)',
+        `delivery ${deliveryId}`,
+        `attempt ${attempt}`,
+        verdict,
+        `-> ${status}`,
+      ].join('  '),
+    );
+    res.writeHead(status, { 'content-type': 'text/plain' });
+    res.end(verified === false ? 'bad signature' : 'ok');
+  });
+});
+
+server.listen(port, '127.0.0.1', () => {
+  console.log(`Listening on ${url} (Ctrl-C to stop)`);
+});
+server.on('error', (error) => {
+  console.error(`Cannot listen on port ${port}: ${error.message} (choose another with --port)`);
+  process.exit(1);
+});
+
+let stopping = false;
+async function stop() {
+  if (stopping) return;
+  stopping = true;
+  server.close();
+  if (api && subscriptionId && !args.keep) {
+    try {
+      await api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: subscriptionId } } });
+      console.log(`Removed subscription ${subscriptionId}`);
+    } catch (error) {
+      console.error(`Could not remove subscription ${subscriptionId}: ${(error as Error).message}`);
+    }
+  }
+  process.exit(0);
+}
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());

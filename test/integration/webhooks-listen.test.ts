@@ -1,0 +1,266 @@
+// README's "Receive your first webhook", run as a newcomer would: `npm run webhooks:listen -- --init`,
+// the server started with the line it prints, a dashboard token from `npm run token`, the listener
+// subscribed with it, a ticket created, and the verified delivery line. Real processes on real ports.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebhookUrlError } from '../../shared/webhooks/ssrf';
+import { postgresUnavailable, startHarness, TEST_DB } from '../support/harness';
+import { createTestDatabase } from '../support/pg';
+
+/** server and listener ports, one pair per vitest project */
+const [SERVER_PORT, LISTEN_PORT] = TEST_DB === 'postgres' ? [9145, 9146] : [9143, 9144];
+const ROOT = join(import.meta.dirname, '..', '..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+
+/** The `tsx` script behind an npm script of package.json (spawned without npm's own start-up). */
+function npmScript(name: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  const [runner, ...rest] = pkg.scripts[name]!.split(' ');
+  expect(runner).toBe('tsx');
+  return ['--import', 'tsx', ...rest];
+}
+
+interface Proc {
+  child: ChildProcess;
+  output(): string;
+  waitFor(pattern: RegExp, ms?: number): Promise<RegExpMatchArray>;
+  stop(): Promise<void>;
+}
+
+type Env = Record<string, string | undefined>;
+/** this process's environment with `env` applied; `undefined` removes a variable */
+function withEnv(env: Env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...process.env, ...env };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete out[name];
+  return out;
+}
+
+function start(args: string[], env: Env): Proc {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: withEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout?.on('data', (d) => (log += d));
+  child.stderr?.on('data', (d) => (log += d));
+  return {
+    child,
+    output: () => log,
+    async waitFor(pattern, ms = 60_000) {
+      for (const until = Date.now() + ms; Date.now() < until; ) {
+        const match = log.match(pattern);
+        if (match) return match;
+        if (child.exitCode !== null) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`no ${pattern} in the output of ${args.join(' ')}:\n${log}`);
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
+describe.skipIf(postgresUnavailable())(
+  'npm run webhooks:listen (README: receive your first webhook)',
+  { timeout: 180_000 },
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhooks-listen-'));
+    const certDir = join(dir, 'cert');
+    let server: Proc | undefined;
+    let listener: Proc | undefined;
+    let dropDatabase: (() => Promise<void>) | undefined;
+    let serverEnv: Env;
+
+    beforeAll(async () => {
+      // APP_ENV and the secrets unset, as on a fresh clone: the server runs in development
+      serverEnv = {
+        APP_ENV: undefined,
+        DASHBOARD_JWT_SECRET: undefined,
+        PORT: String(SERVER_PORT),
+        HOST: '127.0.0.1',
+      };
+      if (TEST_DB === 'postgres') {
+        const db = await createTestDatabase(process.env.TEST_POSTGRES_TEMPLATE!);
+        dropDatabase = db.drop;
+        serverEnv.DATABASE_URL = db.url;
+      } else {
+        serverEnv.DATA_DIR = join(dir, 'data');
+        serverEnv.DATABASE_URL = undefined;
+      }
+    });
+    afterAll(async () => {
+      await listener?.stop();
+      await server?.stop();
+      await dropDatabase?.();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('init prints the start line README shows; the listener gets a verified delivery', async () => {
+      const init = spawnSync(
+        process.execPath,
+        [...npmScript('webhooks:listen'), '--init', '--dir', certDir],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+        },
+      );
+      expect(init.status).toBe(0);
+      const certPath = join(certDir, 'localhost.crt');
+      const startLine = init.stdout.match(
+        /^ {2}(WEBHOOK_SSRF_ALLOW=localhost NODE_EXTRA_CA_CERTS=(\S+) npm start)$/m,
+      );
+      expect(startLine?.[2]).toBe(certPath.startsWith(ROOT) ? certPath.slice(ROOT.length + 1) : certPath);
+      // README shows the same line for the default directory
+      expect(README).toContain(
+        'WEBHOOK_SSRF_ALLOW=localhost NODE_EXTRA_CA_CERTS=.data-webhooks/localhost.crt npm start',
+      );
+      expect(README).toContain('npm run -s webhooks:listen -- --init');
+      expect(README).toContain('npm run webhooks:listen -- --token "$TOKEN"');
+
+      server = start(npmScript('start'), {
+        ...serverEnv,
+        WEBHOOK_SSRF_ALLOW: 'localhost',
+        NODE_EXTRA_CA_CERTS: certPath,
+      });
+      await server.waitFor(/listening on/);
+      const token = spawnSync(
+        process.execPath,
+        [...npmScript('token'), '--tenant', 'ten_demo', '--role', 'tenant_admin'],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: withEnv(serverEnv),
+        },
+      ).stdout.trim();
+      expect(token.split('.')).toHaveLength(3);
+
+      const api = `http://127.0.0.1:${SERVER_PORT}`;
+      listener = start(
+        [
+          ...npmScript('webhooks:listen'),
+          '--token',
+          token,
+          '--api',
+          api,
+          '--port',
+          String(LISTEN_PORT),
+          '--dir',
+          certDir,
+        ],
+        {},
+      );
+      const [, subscription] = await listener.waitFor(/Subscribed (\S+) to \*/);
+      await listener.waitFor(/Secret: whsec_/);
+      await listener.waitFor(/Listening on https:\/\/localhost:\d+\/webhooks/);
+
+      const created = await fetch(`${api}/api/v1/tickets`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ subject: 'My first webhook' }),
+      });
+      expect(created.status).toBe(201);
+      const [line] = await listener.waitFor(
+        /ticket\.created {2}delivery (\S+) {2}attempt 1 {2}signature verified {2}-> 200/,
+      );
+      expect(line).toBeTruthy();
+
+      // the server recorded the delivery as delivered (the listener answered 200)
+      const deliveries = await fetch(`${api}/api/v1/webhooks/${subscription}/deliveries`, {
+        headers: { Authorization: `Bearer ${token}` },
+      }).then((r) => r.json() as Promise<{ deliveries: { status: string; event_type: string }[] }>);
+      expect(deliveries.deliveries.map((d) => [d.event_type, d.status])).toContainEqual([
+        'ticket.created',
+        'delivered',
+      ]);
+
+      // Ctrl-C removes the subscription it made
+      await listener.stop();
+      expect(listener.output()).toContain(`Removed subscription ${subscription}`);
+      const after = await fetch(`${api}/api/v1/webhooks/${subscription}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      expect(after.status).toBe(404);
+    });
+
+    it('a wrong secret is reported INVALID and refused with 401', async () => {
+      const api = `http://127.0.0.1:${SERVER_PORT}`;
+      expect(server, 'runs after the first test').toBeDefined();
+      const token = spawnSync(process.execPath, [...npmScript('token'), '--tenant', 'ten_demo'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: withEnv(serverEnv),
+      }).stdout.trim();
+      const hook = await fetch(`${api}/api/v1/webhooks`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          url: `https://localhost:${LISTEN_PORT}/webhooks`,
+          events: ['ticket.created'],
+        }),
+      }).then((r) => r.json() as Promise<{ id: string }>);
+      listener = start(
+        [
+          ...npmScript('webhooks:listen'),
+          '--secret',
+          'whsec_not_the_secret',
+          '--port',
+          String(LISTEN_PORT),
+          '--dir',
+          certDir,
+        ],
+        {},
+      );
+      await listener.waitFor(/Listening on/);
+      await fetch(`${api}/api/v1/tickets`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ subject: 'Signed with another secret' }),
+      });
+      await listener.waitFor(/ticket\.created {2}delivery \S+ {2}attempt 1 {2}signature INVALID {2}-> 401/);
+      await fetch(`${api}/api/v1/webhooks/${hook.id}`, {
+        method: 'DELETE',
+        headers: { Authorization: `Bearer ${token}` },
+      });
+    });
+  },
+);
+
+describe.skipIf(postgresUnavailable())(
+  'the private-address 400 names the local escape hatch in development only',
+  () => {
+    it.each([
+      ['development', true],
+      ['production', false],
+      ['test', false],
+    ])('APP_ENV=%s', async (appEnv, hinted) => {
+      const h = await startHarness({ APP_ENV: appEnv, VOICE_WIDGET_SECRET: 'test-voice-secret' });
+      try {
+        const tenant = await h.tenant();
+        const res = await h.request('POST', '/api/v1/webhooks', {
+          bearer: tenant.adminToken,
+          body: { url: 'https://localhost:8788/webhooks', events: ['*'] },
+        });
+        expect(res.status).toBe(400);
+        if (hinted) {
+          expect(res.body.detail).toMatch(new RegExp(`^${WebhookUrlError.private}\\. `));
+          expect(res.body.detail).toContain('WEBHOOK_SSRF_ALLOW=localhost');
+          expect(res.body.detail).toContain('npm run webhooks:listen');
+        } else {
+          expect(res.body).toEqual({ detail: WebhookUrlError.private });
+        }
+      } finally {
+        await h.close();
+      }
+    });
+  },
+);
