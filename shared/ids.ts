@@ -37,6 +37,14 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIX[kind]}_${time}${randomBase62(14)}`;
 }
 
+/**
+ * X-Request-Id of a request that came without one (and its access-log line): `rid_` (`req_` is the
+ * requester prefix), time-ordered like resource ids, drawn from the same CSPRNG pool, so it costs
+ * no system call per request.
+ */
+export const newRequestId = (): string =>
+  `rid_${Date.now().toString(36).padStart(9, '0')}${randomBase62(14)}`;
+
 /** Cheap shape check for path ids, so a malformed id is a 404 without a query. */
 export const looksLikeId = (kind: IdKind, value: string) =>
   value.startsWith(`${ID_PREFIX[kind]}_`) && value.length <= 64 && /^[a-z]+_[0-9A-Za-z]+$/.test(value);

@@ -351,7 +351,7 @@ app.patch(
 
 // QStash retry callback (surface 'signed': the gate lets it through; the signature is checked here).
 app.post(QSTASH_CALLBACK_PATH, async (c) => {
-  const { db, config } = c.get('services');
+  const { db, config, logger } = c.get('services');
   const raw = await c.req.text();
   if (!(await verifyQStashSignature(config, c.req.header('upstash-signature'), raw)))
     throw new ApiError(401, 'Invalid QStash signature');
@@ -369,7 +369,7 @@ app.post(QSTASH_CALLBACK_PATH, async (c) => {
       return c.json({ detail: 'Attempt not due yet' }, 503, { 'Retry-After': '1' });
     return c.json({ delivery_id, attempt, skipped: outcome.reason });
   }
-  const result = await performAttempt({ db, config, port: portOf(c) }, outcome.claimed);
-  await scheduleNext(schedulerOf(config), result);
+  const result = await performAttempt({ db, config, port: portOf(c), logger }, outcome.claimed);
+  await scheduleNext(schedulerOf(config), result, logger);
   return c.json({ delivery_id, attempt: result.attempt, status: result.status });
 });
