@@ -14,7 +14,9 @@ export const Detail = {
   roleRequired: (role: string) => `This action requires the ${role} role`,
   missingScope: (scope: string) => `API key missing required scope: ${scope}`,
   insufficientPermissions: (scope: string) => `Insufficient permissions: requires ${scope}`,
-  unknownScopes: (scopes: readonly string[]) => `Unknown API key scope(s): ${scopes.join(', ')}`,
+  /** the spec's prefix, then the catalog (as an unknown webhook event lists the valid ones) */
+  unknownScopes: (scopes: readonly string[], valid: readonly string[]) =>
+    `Unknown API key scope(s): ${scopes.join(', ')}. Valid scopes: ${valid.join(', ')}`,
   notFound: 'Not Found',
   resourceNotFound: (resource: string) => `${resource} not found`,
   methodNotAllowed: 'Method Not Allowed',
