@@ -106,6 +106,21 @@ describe.skipIf(postgresUnavailable())('request id and access log', () => {
     expect(lastAccess()).toMatchObject({ status: 413, request_id: res.headers.get('x-request-id') });
   });
 
+  it('/ and /openapi.json point a newcomer to the reference instead of a 404', async () => {
+    const root = await h.request('GET', '/');
+    expect(root.status).toBe(200);
+    expect(root.body).toEqual({
+      name: 'Support Platform API',
+      docs: '/docs',
+      openapi: '/api/v1/openapi.json',
+      health: '/api/v2/health',
+    });
+    const doc = await h.request('GET', '/openapi.json');
+    expect(doc.status).toBe(308);
+    expect(doc.headers.get('location')).toBe('/api/v1/openapi.json');
+    expect((await h.request('GET', doc.headers.get('location')!)).body.openapi).toMatch(/^3\.1/);
+  });
+
   it('no line carries a credential', async () => {
     for (const line of h.logged) {
       expect(line).not.toContain(readKey);
