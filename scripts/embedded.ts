@@ -11,7 +11,7 @@ import { readMigrations } from '../shared/db/migrations-fs';
 import { RowCache } from '../shared/db/row-cache';
 import type { AppConfig } from '../shared/env';
 import type { Logger } from '../shared/log/logger';
-import { createNodeLogger } from '../shared/log/logger.node';
+import { createNodeLogger } from '../shared/log/logger.node.js';
 import { createRateLimiter, rateLimit } from '../shared/ratelimit';
 import type { AppEnv, FunctionApp } from '../shared/runtime/app-env';
 import { buildRoot } from '../shared/runtime/root';

@@ -1,5 +1,6 @@
 // Node's logger: pino (JSON lines; Node-only, so nothing a Worker imports may reach this file:
-// scripts/check-runtime-parity.ts bundles every Worker entry and would fail).
+// scripts/check-runtime-parity.ts bundles every Worker entry and would fail). Import it as
+// `logger.node.js`: tsx takes a bare `.node` ending for a native addon.
 import pino, { type DestinationStream } from 'pino';
 import type { Logger, LogLevel } from './logger';
 

@@ -12,7 +12,7 @@ import type { DatabaseHandle } from '../../shared/db/handle';
 import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';
 import { type AppConfig, loadConfig } from '../../shared/env';
-import { createNodeLogger } from '../../shared/log/logger.node';
+import { createNodeLogger } from '../../shared/log/logger.node.js';
 import { createTestDatabase } from './pg';
 
 export const TEST_DB = (process.env.TEST_DB ?? 'pglite') as 'pglite' | 'postgres';

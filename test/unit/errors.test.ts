@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { createNodeLogger } from '../../shared/log/logger.node';
+import { createNodeLogger } from '../../shared/log/logger.node.js';
 import type { AppEnv } from '../../shared/runtime/app-env';
 import { buildRoot } from '../../shared/runtime/root';
 import type { Services } from '../../shared/runtime/services';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createConsoleLogger, errorField } from '../../shared/log/logger';
-import { createNodeLogger } from '../../shared/log/logger.node';
+import { createNodeLogger } from '../../shared/log/logger.node.js';
 
 // Workers' logger writes the same JSON lines as pino on Node: the same level numbers and fields,
 // so one query reads the logs of both runtimes.
