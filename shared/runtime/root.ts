@@ -43,7 +43,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   });
   const cors = browserCors(options.corsOrigins);
   // What every request gets before anything else looks at it: the process's services (Node), its
-  // request id (the caller's, else a new one: shared/ids.ts draws it from a pooled CSPRNG), echoed
+  // request id (the caller's, else a new one: shared/ids.ts, a tag and a counter), echoed
   // on every response, errors too; CORS on the browser surfaces (a preflight is answered here,
   // before the gate: it carries no credential), the size limit, and the access line once answered.
   // One middleware, not five: each layer of Hono's chain costs a few promises on every request.

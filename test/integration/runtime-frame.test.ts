@@ -26,8 +26,8 @@ describe.skipIf(postgresUnavailable())('request id and access log', () => {
     const a = await h.request('GET', '/api/v2/health');
     const b = await h.request('GET', '/api/v1/nothing-here');
     const [idA, idB] = [a.headers.get('x-request-id'), b.headers.get('x-request-id')];
-    expect(idA).toMatch(/^rid_[0-9A-Za-z]{23}$/);
-    expect(idB).toMatch(/^rid_[0-9A-Za-z]{23}$/);
+    expect(idA).toMatch(/^rid_[0-9A-Za-z]{13,}$/);
+    expect(idB).toMatch(/^rid_[0-9A-Za-z]{13,}$/);
     expect(idA).not.toBe(idB);
     expect(b.status).toBe(401);
   });

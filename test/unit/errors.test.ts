@@ -35,7 +35,7 @@ describe('an unexpected failure', () => {
     expect(res.status).toBe(500);
     expect(await res.json()).toEqual({ detail: 'Internal server error' });
     const id = res.headers.get('x-request-id');
-    expect(id).toMatch(/^rid_[0-9a-z]{9}[0-9A-Za-z]{14}$/);
+    expect(id).toMatch(/^rid_[0-9A-Za-z]{13,}$/);
     expect(logged).toHaveLength(2);
     expect(logged[0]).toMatchObject({ level: 50, msg: 'unhandled', request_id: id, path: '/boom/x' });
     expect(String(logged[0]?.error)).toContain('TypeError: cannot read properties of undefined');

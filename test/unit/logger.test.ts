@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { newRequestId } from '../../shared/ids';
 import { createConsoleLogger, errorField } from '../../shared/log/logger';
 import { createNodeLogger } from '../../shared/log/logger.node.js';
 
@@ -43,5 +44,13 @@ describe('loggers', () => {
   it('an error is logged as its stack, a non-error as its string', () => {
     expect(errorField(new RangeError('too far'))).toMatch(/^RangeError: too far\n/);
     expect(errorField('plain')).toBe('plain');
+  });
+
+  it('request ids of one process never repeat and share its random tag', () => {
+    const ids = Array.from({ length: 10_000 }, newRequestId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const tag = ids[0]!.slice(0, 'rid_'.length + 12);
+    expect(tag).toMatch(/^rid_[0-9A-Za-z]{12}$/);
+    expect(ids.every((id) => id.startsWith(tag))).toBe(true);
   });
 });
