@@ -10,6 +10,8 @@ import { migrate } from '../shared/db/migrate';
 import { readMigrations } from '../shared/db/migrations-fs';
 import { RowCache } from '../shared/db/row-cache';
 import type { AppConfig } from '../shared/env';
+import type { Logger } from '../shared/log/logger';
+import { createNodeLogger } from '../shared/log/logger.node.js';
 import { createRateLimiter, rateLimit } from '../shared/ratelimit';
 import type { AppEnv, FunctionApp } from '../shared/runtime/app-env';
 import { buildRoot } from '../shared/runtime/root';
@@ -36,6 +38,8 @@ export interface EmbeddedOptions {
   handle?: DatabaseHandle;
   /** PGlite in memory instead of DATA_DIR (tests) */
   inMemory?: boolean;
+  /** the process's logger; default pino on stdout at LOG_LEVEL (tests pass one that captures lines) */
+  logger?: Logger;
 }
 
 /** A long-lived process batches usage rows over this window (readers settle them first). */
@@ -69,9 +73,13 @@ export async function loadFunctionApps(): Promise<FunctionApp[]> {
   return apps;
 }
 
-export async function openDatabase(config: AppConfig, inMemory = false): Promise<DatabaseHandle> {
+export async function openDatabase(
+  config: AppConfig,
+  inMemory = false,
+  logger?: Logger,
+): Promise<DatabaseHandle> {
   const handle = config.DATABASE_URL
-    ? createPostgresHandle(config.DATABASE_URL)
+    ? createPostgresHandle(config.DATABASE_URL, { logger })
     : await createPgliteHandle(inMemory ? undefined : config.DATA_DIR);
   await migrate(handle, readMigrations());
   return handle;
@@ -79,24 +87,29 @@ export async function openDatabase(config: AppConfig, inMemory = false): Promise
 
 export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<EmbeddedRuntime> {
   const { config } = options;
-  const handle = options.handle ?? (await openDatabase(config, options.inMemory));
-  const { defer, drain } = createNodeDefer();
+  const nodeLogger = options.logger ? null : createNodeLogger({ level: config.LOG_LEVEL });
+  const logger = options.logger ?? (nodeLogger as Logger);
+  const handle = options.handle ?? (await openDatabase(config, options.inMemory, logger));
+  const { defer, drain } = createNodeDefer(logger);
   const webhookPort = nodeWebhookPort();
-  const webhooks = createDeliveryWorker({ db: handle.db, config, port: webhookPort });
+  const webhooks = createDeliveryWorker({ db: handle.db, config, port: webhookPort, logger });
   const services: Services = {
     config,
     db: handle.db,
     keyCache: new KeyCache(),
     events: webhooks,
+    logger,
     webhooks: webhookPort,
     defer,
-    rateLimiter: createRateLimiter(config),
+    rateLimiter: createRateLimiter(config, logger),
     rowCache: handle.writes ? new RowCache(handle.writes) : undefined,
     runtime: 'node',
   };
   const app = buildRoot(await loadFunctionApps(), {
     provideServices: services,
+    logger,
     maxBodyBytes: config.MAX_BODY_BYTES,
+    corsOrigins: config.CORS_ALLOWED_ORIGINS,
     afterGate: standardAfterGate(),
   });
   webhooks.start();
@@ -112,6 +125,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
       await webhooks.stop();
       await drain();
       if (!options.handle) await handle.close();
+      nodeLogger?.flush();
     },
   };
 }

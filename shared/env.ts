@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LOG_LEVELS } from './log/logger';
 
 /**
  * Every setting the functions read, validated once (Unkey's pattern: env checked before routing).
@@ -15,6 +16,18 @@ const hostList = z
       .map((h) => h.trim().toLowerCase())
       .filter(Boolean),
   );
+
+/** `*` (any origin) or a comma list of exact origins (`https://help.example.com`). */
+export const corsOrigins = z
+  .string()
+  .optional()
+  .transform((v): '*' | string[] => {
+    const list = (v ?? '*')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
+    return list.length === 0 || list.includes('*') ? '*' : list;
+  });
 
 const intFromString = (fallback: number) =>
   z
@@ -65,6 +78,10 @@ export const EnvSchema = z.object({
   ITSM_KB_URL: z.string().url().optional(),
   /** Bearer token sent to ITSM_KB_URL. */
   ITSM_KB_TOKEN: z.string().optional(),
+  /** Least severe level logged (pino's names): `info` logs one access line per request. */
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  /** Origins the browser surfaces answer (comma list, or `*`): shared/http/cors.ts. */
+  CORS_ALLOWED_ORIGINS: corsOrigins,
 });
 
 export type AppConfig = z.infer<typeof EnvSchema> & {

@@ -37,6 +37,21 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIX[kind]}_${time}${randomBase62(14)}`;
 }
 
+/**
+ * X-Request-Id of a request that came without one (and its access-log line): `rid_` (`req_` is the
+ * requester prefix), a tag drawn once per process or isolate from the CSPRNG, then a counter. Ids
+ * of one process never repeat and the tags of two processes practically never meet; it costs one
+ * integer-to-string per request (this runs on every request, refusals included). The tag is drawn
+ * on first use: Workers forbid random values at global scope.
+ */
+let processTag: string | undefined;
+let requestCount = 0;
+export function newRequestId(): string {
+  processTag ??= randomBase62(12);
+  requestCount += 1;
+  return `rid_${processTag}${requestCount.toString(36)}`;
+}
+
 /** Cheap shape check for path ids, so a malformed id is a 404 without a query. */
 export const looksLikeId = (kind: IdKind, value: string) =>
   value.startsWith(`${ID_PREFIX[kind]}_`) && value.length <= 64 && /^[a-z]+_[0-9A-Za-z]+$/.test(value);

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import { recordAudit } from '../../shared/audit/audit';
 import { actorOf, requireRole, tenantOf } from '../../shared/auth/credential';
 import { generateApiKey, hashApiKey } from '../../shared/auth/key-format';
-import { isScope } from '../../shared/auth/scopes';
+import { isScope, SCOPE_CATALOG } from '../../shared/auth/scopes';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { ApiKeysTable, Db } from '../../shared/db/schema';
 import { badRequest, conflict, Detail, notFound } from '../../shared/http/errors';
@@ -19,7 +19,7 @@ type KeyRow = Selectable<ApiKeysTable>;
 export function normalizeScopes(requested: readonly string[]): string[] {
   const scopes = [...new Set(requested.map((s) => s.trim().toLowerCase()))];
   const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length > 0) throw badRequest(Detail.unknownScopes(unknown));
+  if (unknown.length > 0) throw badRequest(Detail.unknownScopes(unknown, SCOPE_CATALOG));
   return scopes;
 }
 

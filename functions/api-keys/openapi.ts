@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { Detail as ErrorDetail } from '../../shared/http/errors';
 import { defineRoutes } from '../../shared/http/openapi';
 import { CreateApiKeyBody, KeyIdParam, ListApiKeysQuery } from './schemas';
 
@@ -62,7 +63,7 @@ export const routes = defineRoutes([
       400: {
         description: 'Unknown scope',
         schema: Detail,
-        example: { detail: 'Unknown API key scope(s): tickets:admin' },
+        example: { detail: ErrorDetail.unknownScopes(['tickets:admin'], SCOPE_CATALOG) },
       },
     },
   },

@@ -4,6 +4,7 @@ import type { MessageContentType } from '../../shared/db/tables/conversations';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { newId } from '../../shared/ids';
+import { errorField } from '../../shared/log/logger';
 import type { Services } from '../../shared/runtime/services';
 import { answerer } from './answerer';
 import { deliverMessage, initialDeliveryStatus } from './channels';
@@ -228,7 +229,7 @@ export async function autoReply(services: Services, inbound: InboundResult): Pro
   try {
     answer = await answerer().answer({ db, tenantId: conversation.tenant_id, conversation, message });
   } catch (err) {
-    console.error(JSON.stringify({ level: 'warn', msg: 'answerer failed', error: String(err) }));
+    services.logger.warn({ error: errorField(err) }, 'answerer failed');
     return null;
   }
   if (!answer || answer.body.trim() === '') return null;

@@ -18,6 +18,19 @@ interface AssetsBinding {
 
 export const app = new Hono<AppEnv>();
 
+/** Where a newcomer lands first (`/`): what to read, as a small JSON pointer (curl-friendly). */
+export const ROOT_POINTER = {
+  name: 'Support Platform API',
+  docs: '/docs',
+  openapi: '/api/v1/openapi.json',
+  health: '/api/v2/health',
+} as const;
+
+app.get('/', (c) => c.json(ROOT_POINTER));
+
+/** The usual guess for a service's document: permanently at /api/v1/openapi.json (308 keeps the method). */
+app.get('/openapi.json', (c) => c.redirect(ROOT_POINTER.openapi, 308));
+
 /** GET /api/v1/openapi.json: public (shared/auth/access.ts). */
 app.get('/api/v1/openapi.json', (c) => {
   c.header('Cache-Control', 'public, max-age=300');

@@ -5,6 +5,27 @@ import { DOCS_ASSETS } from './assets';
 export const routes = defineRoutes([
   {
     method: 'get',
+    path: '/',
+    summary: 'Where to start',
+    description: 'No credential. Points to the reference page, this document and the health check.',
+    tags: ['Documentation'],
+    responses: {
+      200: {
+        description: 'Links',
+        schema: z.object({ name: z.string(), docs: z.string(), openapi: z.string(), health: z.string() }),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'Redirect to /api/v1/openapi.json',
+    description: 'No credential. 308 to the document, for tools that look for it at the root.',
+    tags: ['Documentation'],
+    responses: { 308: { description: 'Location: /api/v1/openapi.json' } },
+  },
+  {
+    method: 'get',
     path: '/api/v1/openapi.json',
     summary: 'This OpenAPI 3.1 document',
     description: 'No credential. Generated from the same zod schemas that validate the requests.',

@@ -8,6 +8,7 @@ import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
+import { errorField } from '../../shared/log/logger';
 import type { AppEnv } from '../../shared/runtime/app-env';
 import { usageEvents } from '../../shared/usage/query';
 import { HIDDEN_COLUMN, toCsv, toJson } from './render';
@@ -69,7 +70,7 @@ function jobView(j: Selectable<ExportJobsTable>, baseUrl?: string) {
 app.post('/api/v1/tenant/exports', validate('json', CreateExportBody), async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, config } = c.get('services');
+  const { db, config, logger } = c.get('services');
   const id = newId('export');
   await db
     .insertInto('export_jobs')
@@ -99,7 +100,7 @@ app.post('/api/v1/tenant/exports', validate('json', CreateExportBody), async (c)
       };
     }
   } catch (err) {
-    console.error(JSON.stringify({ level: 'warn', msg: 'export failed', id, error: String(err) }));
+    logger.warn({ export_id: id, error: errorField(err) }, 'export failed');
     update = { status: 'failed', error: 'Export could not be produced' };
   }
   const job = await db

@@ -9,7 +9,14 @@ import type { Db } from '../../shared/db/schema';
 import type { WebhooksTable } from '../../shared/db/tables/webhooks';
 import type { AppConfig } from '../../shared/env';
 import { ALL_EVENTS, EVENT_TYPES, isEventType } from '../../shared/events/catalog';
-import { ApiError, badRequest, conflict, JSON_INVALID, notFound } from '../../shared/http/errors';
+import {
+  ApiError,
+  badRequest,
+  conflict,
+  JSON_INVALID,
+  notFound,
+  validationError,
+} from '../../shared/http/errors';
 import { parseOrThrow, validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
 import type { AppEnv } from '../../shared/runtime/app-env';
@@ -133,6 +140,22 @@ async function findWebhook(db: Db, tenantId: string, id: string): Promise<Webhoo
   return row;
 }
 
+/** The delivery a `before` cursor names: one of this webhook's, else a 422 (a cursor from elsewhere). */
+async function findCursor(db: Db, hook: WebhookRow, deliveryId: string) {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'created_at'])
+    .where('webhook_id', '=', hook.id)
+    .where('tenant_id', '=', hook.tenant_id)
+    .where('id', '=', deliveryId)
+    .executeTakeFirst();
+  if (!row)
+    throw validationError([
+      { loc: ['query', 'before'], msg: 'No delivery of this webhook has this id', type: 'value_error' },
+    ]);
+  return row;
+}
+
 /** A new pending delivery re-sending `original` (fresh id, fresh X-Webhook-Timestamp and signature at send time). */
 const redeliveryOf = (original: DeliveryRow) => ({
   id: newId('delivery'),
@@ -192,6 +215,11 @@ app.get('/api/v1/webhooks', async (c) => {
   return c.json({ webhooks: rows.map(listView) });
 });
 
+app.get('/api/v1/webhooks/:id', validate('param', WebhookIdParam), async (c) => {
+  const { id } = c.req.valid('param');
+  return c.json(listView(await findWebhook(c.get('services').db, tenantOf(c), id)));
+});
+
 app.delete('/api/v1/webhooks/:id', validate('param', WebhookIdParam), async (c) => {
   requireWriter(c);
   const { id } = c.req.valid('param');
@@ -229,14 +257,24 @@ app.get(
   validate('query', DeliveriesQuery),
   async (c) => {
     const { id } = c.req.valid('param');
-    const { limit } = c.req.valid('query');
+    const { limit, before } = c.req.valid('query');
     const { db } = c.get('services');
     const hook = await findWebhook(db, tenantOf(c), id);
+    const cursor = before === undefined ? null : await findCursor(db, hook, before);
     const rows = await db
       .selectFrom('webhook_deliveries')
       .selectAll()
       .where('webhook_id', '=', hook.id)
       .where('tenant_id', '=', hook.tenant_id)
+      // strictly older in the log's order (created_at desc, id desc): its index serves the page
+      .$if(cursor !== null, (q) =>
+        q.where((eb) =>
+          eb.or([
+            eb('created_at', '<', cursor!.created_at),
+            eb.and([eb('created_at', '=', cursor!.created_at), eb('id', '<', cursor!.id)]),
+          ]),
+        ),
+      )
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit)
@@ -363,7 +401,7 @@ app.patch(
 
 // QStash retry callback (surface 'signed': the gate lets it through; the signature is checked here).
 app.post(QSTASH_CALLBACK_PATH, async (c) => {
-  const { db, config } = c.get('services');
+  const { db, config, logger } = c.get('services');
   const raw = await c.req.text();
   if (!(await verifyQStashSignature(config, c.req.header('upstash-signature'), raw)))
     throw new ApiError(401, 'Invalid QStash signature');
@@ -381,7 +419,7 @@ app.post(QSTASH_CALLBACK_PATH, async (c) => {
       return c.json({ detail: 'Attempt not due yet' }, 503, { 'Retry-After': '1' });
     return c.json({ delivery_id, attempt, skipped: outcome.reason });
   }
-  const result = await performAttempt({ db, config, port: portOf(c) }, outcome.claimed);
-  await scheduleNext(schedulerOf(config), result);
+  const result = await performAttempt({ db, config, port: portOf(c), logger }, outcome.claimed);
+  await scheduleNext(schedulerOf(config), result, logger);
   return c.json({ delivery_id, attempt: result.attempt, status: result.status });
 });

@@ -13,6 +13,7 @@ import {
   WebhookCreated,
   WebhookIdParam,
   WebhookList,
+  WebhookListItem,
   WebhookRecord,
 } from './schemas';
 
@@ -46,6 +47,18 @@ export const routes = defineRoutes([
     responses: { 200: { description: 'Every subscription of the tenant', schema: WebhookList } },
   },
   {
+    method: 'get',
+    path: '/api/v1/webhooks/{id}',
+    summary: 'Get a webhook subscription',
+    description: 'The fields of the list (webhooks:read); never the secret.',
+    tags,
+    params: WebhookIdParam,
+    responses: {
+      200: { description: 'The subscription', schema: WebhookListItem },
+      404: { description: '`Webhook not found`', schema: Detail },
+    },
+  },
+  {
     method: 'delete',
     path: '/api/v1/webhooks/{id}',
     summary: 'Delete a webhook subscription',
@@ -63,7 +76,7 @@ export const routes = defineRoutes([
     path: '/api/v1/webhooks/{id}/deliveries',
     summary: 'Delivery log of a webhook',
     description:
-      'Most recent first; limit default 50, range 1-200. Neither the payload nor the response body is exposed.',
+      "Most recent first; limit default 50, range 1-200. Older pages: pass the last delivery id read as `before` (an id that is not one of this webhook's deliveries is a 422). Neither the payload nor the response body is exposed.",
     tags,
     params: WebhookIdParam,
     query: DeliveriesQuery,

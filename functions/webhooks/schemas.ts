@@ -38,9 +38,20 @@ export const DeliveryIdParam = z.object({
   delivery_id: z.string().min(1).max(64),
 });
 
-/** limit default 50, range 1-200 (422 outside); no offset (the log returns no pagination fields). */
+/**
+ * limit default 50, range 1-200 (422 outside); no offset (the log returns no pagination fields):
+ * older pages by cursor, `before` = the last delivery id of the page read.
+ */
 export const DeliveriesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
+  before: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe(
+      'A delivery id of this webhook: only deliveries older than it (pass the last id of the page read)',
+    ),
 });
 
 export const RecoverBody = z.strictObject({

@@ -7,6 +7,7 @@
 //   BENCH_ROUNDS (default 3): each case is run that many times, each right after the ceiling
 //   BENCH_CONNECTIONS (default 16)  BENCH_TICKETS (default 100000)
 //   BENCH_CASES=c,f (default all)  BENCH_PROFILE=<dir> (writes the server's --cpu-prof there)
+//   BENCH_PORT (default 8961): the server's port, when another run holds the default
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -21,7 +22,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_SECONDS = 1;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 100_000);
-const PORT = 8961;
+const PORT = Number(process.env.BENCH_PORT ?? 8961);
 const BASE = `http://127.0.0.1:${PORT}`;
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECRETS = {
@@ -55,7 +56,9 @@ async function startServer(env: Record<string, string>): Promise<ChildProcess> {
       APP_ENV: 'test',
       NODE_EXTRA_CA_CERTS: TLS_CERT_PATH,
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    // stdout is the access log (a line per request, as `npm start` writes it): to /dev/null, so the
+    // cost of writing it is measured without flooding this terminal
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 200; i++) {
     try {

@@ -28,7 +28,9 @@ const fixedCredential: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 const bypass = buildRoot(await loadFunctionApps(), {
   provideServices: runtime.services,
+  logger: runtime.services.logger,
   maxBodyBytes: config.MAX_BODY_BYTES,
+  corsOrigins: config.CORS_ALLOWED_ORIGINS,
   authenticate: fixedCredential,
   afterGate: standardAfterGate(),
 });

@@ -4,10 +4,12 @@
 //  2. throughput: --deliveries deliveries (events x subscriptions) to a local HTTPS receiver.
 // Prints deliveries per second and p50/p99 latency from the event's commit to its arrival at the
 // receiver. PGlite in memory by default; --postgres (or DATABASE_URL) for a real Postgres.
+
 import { parseArgs } from 'node:util';
 import { encryptSecret } from '../../shared/crypto';
 import { loadConfig } from '../../shared/env';
 import { newId } from '../../shared/ids';
+import { standaloneLogger } from '../../shared/log/logger';
 import { nodeWebhookPort } from '../../shared/webhooks/transport.node.js';
 import { createDeliveryWorker } from '../../shared/webhooks/worker';
 import { startHttpsReceiver, TLS_CERT_PATH } from '../../test/support/https-receiver';
@@ -37,7 +39,10 @@ const config = loadConfig({
 const rx = await startHttpsReceiver();
 const handle = await openDatabase(config, true);
 const db = handle.db;
-const worker = createDeliveryWorker({ db, config, port: nodeWebhookPort() }, { concurrency: CONCURRENCY });
+const worker = createDeliveryWorker(
+  { db, config, port: nodeWebhookPort(), logger: standaloneLogger },
+  { concurrency: CONCURRENCY },
+);
 
 const tenantId = newId('tenant');
 await db

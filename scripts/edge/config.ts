@@ -50,9 +50,11 @@ export function apiHostOf(sharedToml: string, env: Environment): string {
  * Route pattern of one prefix. `prefix*` also catches `/api/v1/ticketsX`; harmless, since every
  * Worker runs the same gate and 404 as the fallback (segment-aware surfaces in shared/auth/access.ts),
  * and the most specific pattern wins (`/api/v1/tenants*` over `/api/v1/tenant*`), as in Cloudflare.
- * A query string never prevents the match.
+ * A query string never prevents the match. The root `/` is routed exactly (`host/` would otherwise
+ * catch every path of the hostname).
  */
-export const routePattern = (host: string, prefix: string) => `${host}${prefix}*`;
+export const routePattern = (host: string, prefix: string) =>
+  prefix === '/' ? `${host}/` : `${host}${prefix}*`;
 
 export function prepareDocsAssets(): string {
   const require = createRequire(import.meta.url);

@@ -88,10 +88,11 @@ function admitApiKey(
   key: VerifiedKey,
 ): Response | Promise<void> {
   if (surface !== 'api') throw forbidden(Detail.apiKeyNotPermitted);
+  // set before the scope check, so a refusal's access-log line still names the tenant and key kind
+  c.set('auth', { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes });
   // the commonest refusal answers directly: no exception to build and unwind (see the benchmark's (f))
   const refusal = scopeRefusal(c.req.method, c.req.path, key.scopes);
   if (refusal) return c.json({ detail: refusal }, 403);
-  c.set('auth', { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes });
   if (shouldTouch(key.id)) {
     const { db, defer } = c.get('services');
     defer(() => touchLastUsed(db, key.id));

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { errorField, type Logger, standaloneLogger } from '../log/logger';
 
 /** Every fixed error string of the spec, once. Clients branch on these: change none of them. */
 export const Detail = {
@@ -13,7 +14,9 @@ export const Detail = {
   roleRequired: (role: string) => `This action requires the ${role} role`,
   missingScope: (scope: string) => `API key missing required scope: ${scope}`,
   insufficientPermissions: (scope: string) => `Insufficient permissions: requires ${scope}`,
-  unknownScopes: (scopes: readonly string[]) => `Unknown API key scope(s): ${scopes.join(', ')}`,
+  /** the spec's prefix, then the catalog (as an unknown webhook event lists the valid ones) */
+  unknownScopes: (scopes: readonly string[], valid: readonly string[]) =>
+    `Unknown API key scope(s): ${scopes.join(', ')}. Valid scopes: ${valid.join(', ')}`,
   notFound: 'Not Found',
   resourceNotFound: (resource: string) => `${resource} not found`,
   methodNotAllowed: 'Method Not Allowed',
@@ -112,16 +115,9 @@ export function handleError(err: Error, c: Context): Response {
   if (isDatabaseUnavailable(err)) {
     return c.json({ detail: Detail.databaseUnavailable }, 503, { 'Retry-After': '1' });
   }
-  // the id the caller can quote, and the log line it finds: the caller's own, or a new one
-  const requestId = (c.get('requestId') as string | undefined) ?? crypto.randomUUID();
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      msg: 'unhandled',
-      request_id: requestId,
-      path: c.req.path,
-      error: String(err?.stack ?? err),
-    }),
-  );
-  return c.json({ detail: Detail.internalError }, 500, { 'X-Request-Id': requestId });
+  // the id the caller can quote, and the log line it finds (the request frame set it and its header)
+  const requestId = c.get('requestId') as string | undefined;
+  const logger = (c.get('services') as { logger?: Logger } | undefined)?.logger ?? standaloneLogger;
+  logger.error({ request_id: requestId, path: c.req.path, error: errorField(err) }, 'unhandled');
+  return c.json({ detail: Detail.internalError }, 500);
 }

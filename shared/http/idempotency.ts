@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { surfaceOf } from '../auth/access';
 import { sha256Hex } from '../crypto';
 import type { Db } from '../db/schema';
+import { errorField } from '../log/logger';
 import type { AppEnv } from '../runtime/app-env';
 import { ApiError, conflict, validationError } from './errors';
 
@@ -226,9 +227,7 @@ export function idempotency(
     // Fail closed: without the store a retry could run the action twice, so say so and let the
     // client retry later (requests without the header are unaffected).
     const begun = await store.begin(scope, fingerprint).catch((err) => {
-      console.error(
-        JSON.stringify({ level: 'warn', msg: 'idempotency store unavailable', error: String(err) }),
-      );
+      c.get('services').logger.warn({ error: errorField(err) }, 'idempotency store unavailable');
       throw new ApiError(503, 'Idempotency store temporarily unavailable; retry later', {
         'Retry-After': '1',
       });
@@ -270,9 +269,7 @@ export function idempotency(
     await store
       .complete(scope, fingerprint, { status: c.res.status, headers, body })
       .catch((err) =>
-        console.error(
-          JSON.stringify({ level: 'warn', msg: 'idempotency record not saved', error: String(err) }),
-        ),
+        c.get('services').logger.warn({ error: errorField(err) }, 'idempotency record not saved'),
       );
   };
 }

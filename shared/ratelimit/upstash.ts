@@ -1,4 +1,5 @@
 import type { Redis } from '@upstash/redis';
+import { errorField, standaloneLogger } from '../log/logger';
 import {
   type Clock,
   decide,
@@ -67,10 +68,7 @@ export class UpstashRateLimiter implements RateLimiter {
     this.fallback = new MemoryRateLimiter({ now: () => this.now() });
     this.onFallback =
       options.onFallback ??
-      ((err) =>
-        console.warn(
-          JSON.stringify({ level: 'warn', msg: 'rate limiter fell back to memory', error: String(err) }),
-        ));
+      ((err) => standaloneLogger.warn({ error: errorField(err) }, 'rate limiter fell back to memory'));
   }
 
   async check(key: string, rule: RateRule): Promise<RateDecision> {

@@ -6,11 +6,12 @@
 import type { ExecutionContext, MiddlewareHandler } from 'hono';
 import { createNeonHandle } from '../db/adapters/neon';
 import type { DatabaseHandle } from '../db/handle';
-import { type AppConfig, ConfigError, loadConfig } from '../env';
+import { type AppConfig, ConfigError, corsOrigins, EnvSchema, loadConfig } from '../env';
+import { createConsoleLogger, type Logger } from '../log/logger';
 import type { RateLimiter } from '../ratelimit/limiter';
 import type { AppEnv, FunctionApp } from './app-env';
 import { buildRoot, type RootOptions } from './root';
-import type { EventKicker, Services } from './services';
+import { type EventKicker, logDeferFailure, type Services } from './services';
 
 /** What a Worker receives: vars and secrets from wrangler (strings), plus bindings such as ASSETS. */
 export type EdgeBindings = Record<string, unknown>;
@@ -20,7 +21,7 @@ export interface EdgeOptions {
   /** builds the events kicker of one request; default: a no-op (the outbox row stays the truth) */
   kicker?: (ctx: { config: AppConfig; env: EdgeBindings; services: Services }) => EventKicker;
   /** the rate limiter of a request's config; default: none (not limited) */
-  rateLimiter?: (config: AppConfig) => RateLimiter;
+  rateLimiter?: (config: AppConfig, logger: Logger) => RateLimiter;
   /** middleware after the gate (rate limits, metering); default: none */
   afterGate?: RootOptions['afterGate'];
 }
@@ -37,6 +38,9 @@ function configOf(env: EdgeBindings): AppConfig {
   return config;
 }
 
+/** One setting read straight from the bindings (the root is built before any config is validated). */
+const binding = (env: EdgeBindings, name: string) => (typeof env[name] === 'string' ? env[name] : undefined);
+
 const noopKicker: EventKicker = { kick() {} };
 
 function waitUntilOf(c: { executionCtx: ExecutionContext }): (p: Promise<unknown>) => void {
@@ -49,8 +53,12 @@ function waitUntilOf(c: { executionCtx: ExecutionContext }): (p: Promise<unknown
   }
 }
 
-/** `provideServices` for Workers: env validated, one Neon handle per request, closed after the response and deferred work. */
-export function edgeServices(options: EdgeOptions = {}): MiddlewareHandler<AppEnv> {
+/**
+ * `provideServices` for Workers: env validated, one Neon handle per request, closed after the
+ * response and deferred work; `logger` is the Worker's one logger (the access log writes to it too).
+ */
+export function edgeServices(options: EdgeOptions, logger: Logger): MiddlewareHandler<AppEnv> {
+  const onFailure = logDeferFailure(logger);
   return async function provideEdgeServices(c, next) {
     const env = (c.env ?? {}) as EdgeBindings;
     const config = configOf(env);
@@ -60,11 +68,7 @@ export function edgeServices(options: EdgeOptions = {}): MiddlewareHandler<AppEn
     });
     const pending: Promise<unknown>[] = [];
     const defer = (task: () => Promise<unknown>) => {
-      const p = Promise.resolve()
-        .then(task)
-        .catch((err) =>
-          console.error(JSON.stringify({ level: 'warn', msg: 'deferred task failed', error: String(err) })),
-        );
+      const p = Promise.resolve().then(task).catch(onFailure);
       pending.push(p);
       waitUntil(p);
     };
@@ -73,10 +77,11 @@ export function edgeServices(options: EdgeOptions = {}): MiddlewareHandler<AppEn
       db: handle.db,
       keyCache: null,
       events: noopKicker,
+      logger,
       defer,
       runtime: 'edge',
     };
-    if (options.rateLimiter) services.rateLimiter = options.rateLimiter(config);
+    if (options.rateLimiter) services.rateLimiter = options.rateLimiter(config, logger);
     if (options.kicker) services.events = options.kicker({ config, env, services });
     c.set('services', services);
     try {
@@ -99,9 +104,14 @@ export function edgeWorkerCore(app: FunctionApp, options: EdgeOptions = {}): Exp
     fetch(request, env, ctx) {
       if (!root) {
         const max = Number(env.MAX_BODY_BYTES);
+        const level = EnvSchema.shape.LOG_LEVEL.safeParse(binding(env, 'LOG_LEVEL'));
+        // JSON lines on the console: Workers Logs parses them into fields
+        const logger = createConsoleLogger(level.success ? level.data : 'info');
         root = buildRoot([app], {
-          provideServices: edgeServices(options),
+          provideServices: edgeServices(options, logger),
+          logger,
           maxBodyBytes: Number.isInteger(max) && max > 0 ? max : 1024 * 1024,
+          corsOrigins: corsOrigins.parse(binding(env, 'CORS_ALLOWED_ORIGINS')),
           afterGate: options.afterGate,
         });
       }

@@ -15,7 +15,8 @@ export function edgeWorker(app: FunctionApp, options: EdgeOptions = {}) {
   return edgeWorkerCore(app, {
     kicker:
       options.kicker ??
-      (({ config, services }) => createEdgeWebhookKicker({ db: services.db, config, defer: services.defer })),
+      (({ config, services }) =>
+        createEdgeWebhookKicker({ db: services.db, config, defer: services.defer, logger: services.logger })),
     rateLimiter: options.rateLimiter ?? createRateLimiter,
     afterGate: options.afterGate ?? [rateLimit(), meterUsage()],
   });

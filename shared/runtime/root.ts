@@ -1,9 +1,13 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type MiddlewareHandler, type Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { gate } from '../auth/gate';
+import { browserCors, isBrowserPath } from '../http/cors';
 import { ApiError, Detail, handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
 import { setResponseHeader } from '../http/response-headers';
+import { newRequestId } from '../ids';
+import type { Logger } from '../log/logger';
+import { logAccess } from './access-log';
 import type { AppEnv, FunctionApp } from './app-env';
 import type { Services } from './services';
 
@@ -14,6 +18,10 @@ export interface RootOptions {
    */
   provideServices: Services | MiddlewareHandler<AppEnv>;
   maxBodyBytes: number;
+  /** where the access log goes: the logger the services hold */
+  logger: Logger;
+  /** CORS_ALLOWED_ORIGINS: who may call the browser surfaces (shared/http/cors.ts) */
+  corsOrigins: '*' | readonly string[];
   /** replaces the auth gate: only the benchmark's "auth bypassed" comparison uses it */
   authenticate?: MiddlewareHandler<AppEnv>;
   /** middleware that runs after the gate, e.g. rate limiting (needs the tenant) */
@@ -21,9 +29,9 @@ export interface RootOptions {
 }
 
 /**
- * Composes function apps the same way on every runtime: request id and body limit, services, the
- * auth gate, rate limits and metering (afterGate), Idempotency-Key replay, then the routes; one
- * error handler and one 404 for all.
+ * Composes function apps the same way on every runtime: request id, CORS, body limit and access log,
+ * services, the auth gate, rate limits and metering (afterGate), Idempotency-Key replay, then the
+ * routes; one error handler and one 404 for all.
  */
 export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): Hono<AppEnv> {
   const root = new Hono<AppEnv>();
@@ -33,23 +41,38 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
       throw new ApiError(413, Detail.bodyTooLarge);
     },
   });
+  const cors = browserCors(options.corsOrigins);
   // What every request gets before anything else looks at it: the process's services (Node), its
-  // caller's request id, echoed on every response (errors too), and its size limit. One middleware,
-  // not three: each layer of Hono's chain costs a few promises on every request. Ids are generated
-  // only where something records them (shared/http/errors.ts: a 500 and its log line).
+  // request id (the caller's, else a new one: shared/ids.ts, a tag and a counter), echoed
+  // on every response, errors too; CORS on the browser surfaces (a preflight is answered here,
+  // before the gate: it carries no credential), the size limit, and the access line once answered.
+  // One middleware, not five: each layer of Hono's chain costs a few promises on every request.
   const processServices = typeof options.provideServices === 'function' ? null : options.provideServices;
   root.use('*', function requestFrame(c, next) {
+    const started = performance.now();
     if (processServices) c.set('services', processServices);
     const sent = c.req.header('x-request-id');
-    if (sent) {
-      const id = sent.slice(0, 128);
-      c.set('requestId', id);
-      // set before the response exists, so errors carry it too (see setResponseHeader: not c.header)
-      setResponseHeader(c, 'X-Request-Id', id);
-    }
+    const id = sent ? sent.slice(0, 128) : newRequestId();
+    c.set('requestId', id);
+    // set before the response exists, so errors carry it too (see setResponseHeader: not c.header)
+    setResponseHeader(c, 'X-Request-Id', id);
     // GET and HEAD carry no body: skipping the check there also spares the Node adapter from
     // building a full Request object (reading `.body` does), the costliest step of a cheap request
-    return c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next);
+    // (limitBody answers nothing itself: its refusal is thrown, hence Next's void)
+    const proceed: Next =
+      c.req.method === 'GET' || c.req.method === 'HEAD' ? next : () => limitBody(c, next) as Promise<void>;
+    const answered = isBrowserPath(c.req.path) ? cors(c, proceed) : proceed();
+    return answered.then(
+      (res) => {
+        logAccess(c, options.logger, started, res instanceof Response ? res.status : c.res.status);
+        return res;
+      },
+      (err: unknown) => {
+        // only the frame's own refusal (413) gets here; everything later was answered by onError
+        logAccess(c, options.logger, started, err instanceof ApiError ? err.status : 500);
+        throw err;
+      },
+    );
   });
   if (typeof options.provideServices === 'function') root.use('*', options.provideServices);
   root.use('*', options.authenticate ?? gate);

@@ -2,6 +2,7 @@ import type { KeyCache } from '../auth/key-verify';
 import type { RowCache } from '../db/row-cache';
 import type { Db } from '../db/schema';
 import type { AppConfig } from '../env';
+import { errorField, type Logger } from '../log/logger';
 import type { RateLimiter } from '../ratelimit/limiter';
 import type { WebhookPort } from '../webhooks/port';
 
@@ -22,6 +23,8 @@ export interface Services {
   /** in-process verified-key cache (embedded runtime); null on the edge */
   keyCache: KeyCache | null;
   events: EventKicker;
+  /** the one logger (shared/log): pino on Node, JSON console lines on Workers; LOG_LEVEL */
+  logger: Logger;
   /** webhook DNS resolver + outbound transport (Node: node:dns/https; absent = edge default: DoH + fetch) */
   webhooks?: WebhookPort;
   /** Runs work after the response (Workers: waitUntil; Node: tracked promise). Never throws into the request. */
@@ -34,15 +37,18 @@ export interface Services {
   runtime: 'node' | 'edge';
 }
 
+/** What `defer` does with a task that failed: a warning, never an exception into the request. */
+export const logDeferFailure = (logger: Logger) => (err: unknown) =>
+  logger.warn({ error: errorField(err) }, 'deferred task failed');
+
 /** A `defer` for Node: failures are logged, and `drain()` waits for what is in flight (tests, shutdown). */
-export function createNodeDefer() {
+export function createNodeDefer(logger: Logger) {
   const inFlight = new Set<Promise<unknown>>();
+  const onFailure = logDeferFailure(logger);
   const defer = (task: () => Promise<unknown>) => {
     const p = Promise.resolve()
       .then(task)
-      .catch((err) =>
-        console.error(JSON.stringify({ level: 'warn', msg: 'deferred task failed', error: String(err) })),
-      )
+      .catch(onFailure)
       .finally(() => inFlight.delete(p));
     inFlight.add(p);
   };

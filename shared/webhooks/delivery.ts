@@ -5,6 +5,7 @@ import type { WebhookDeliveriesTable } from '../db/tables/webhooks';
 import type { AppConfig } from '../env';
 import { ALL_EVENTS } from '../events/catalog';
 import { newId } from '../ids';
+import type { Logger } from '../log/logger';
 import type { WebhookPort } from './port';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry';
 import { buildSignedRequest } from './signing';
@@ -20,6 +21,8 @@ export interface DeliveryDeps {
     'WEBHOOK_ENCRYPTION_KEY' | 'WEBHOOK_SSRF_ALLOW' | 'WEBHOOK_RETRY_UNIT_MS' | 'WEBHOOK_TIMEOUT_MS'
   >;
   port: WebhookPort;
+  /** the runtime's logger (services.logger) */
+  logger: Logger;
 }
 
 /**

@@ -2,6 +2,7 @@ import { Client, Receiver } from '@upstash/qstash';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import type { AppConfig } from '../env';
+import type { Logger } from '../log/logger';
 import type { EventKicker } from '../runtime/services';
 import {
   type AttemptResult,
@@ -71,26 +72,24 @@ export async function verifyQStashSignature(
 }
 
 /** After an attempt: if another one is due later, put it on the schedule (errors logged, never thrown). */
-export async function scheduleNext(scheduler: RetryScheduler | null, result: AttemptResult): Promise<void> {
+export async function scheduleNext(
+  scheduler: RetryScheduler | null,
+  result: AttemptResult,
+  logger: Logger,
+): Promise<void> {
   if (!scheduler || result.status !== 'pending' || !result.nextAttemptAt || !result.recorded) return;
   try {
     await scheduler.schedule(result.deliveryId, result.attempt + 1, result.nextAttemptAt);
   } catch (err) {
     // not lost: the row stays pending and the next kick's sweep (or the embedded poll) takes it
-    console.error(
-      JSON.stringify({
-        level: 'warn',
-        msg: 'qstash schedule failed',
-        delivery: result.deliveryId,
-        error: String(err),
-      }),
-    );
+    logger.warn({ delivery: result.deliveryId, error: String(err) }, 'qstash schedule failed');
   }
 }
 
 export interface EdgeKickerOptions {
   db: Kysely<Database>;
   config: AppConfig;
+  logger: Logger;
   /** the request's waitUntil-backed defer */
   defer(task: () => Promise<unknown>): void;
   /** default: DNS-over-HTTPS + fetch */
@@ -110,13 +109,13 @@ export async function runEdgeCycle(deps: DeliveryDeps, scheduler: RetryScheduler
   for (let i = 0; i < 5; i++) if ((await dispatchEvents(deps.db)).events < 100) break;
   const claimed = await claimDue(deps.db, sweepLimit, leaseMs(deps.config));
   const results = await Promise.all(claimed.map((row) => performAttempt(deps, row)));
-  await Promise.all(results.map((r) => scheduleNext(scheduler, r)));
+  await Promise.all(results.map((r) => scheduleNext(scheduler, r, deps.logger)));
   return results;
 }
 
 /**
  * The edge `events` kicker: `edgeWorker(app, { kicker: ({ config, services }) =>
- * createEdgeWebhookKicker({ db: services.db, config, defer: services.defer }) })`.
+ * createEdgeWebhookKicker({ db: services.db, config, defer: services.defer, logger: services.logger }) })`.
  * kick() runs one cycle after the response (waitUntil); the action never waits for it.
  */
 export function createEdgeWebhookKicker(options: EdgeKickerOptions): EventKicker {
@@ -127,7 +126,7 @@ export function createEdgeWebhookKicker(options: EdgeKickerOptions): EventKicker
       : qstashConfigured(options.config)
         ? createQStashScheduler(options.config)
         : null;
-  const deps: DeliveryDeps = { db: options.db, config: options.config, port };
+  const deps: DeliveryDeps = { db: options.db, config: options.config, port, logger: options.logger };
   let queued = false;
   return {
     kick() {

@@ -70,7 +70,7 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
     });
 
   const log = (msg: string, err: unknown) =>
-    console.error(JSON.stringify({ level: 'warn', msg, error: String((err as Error)?.message ?? err) }));
+    deps.logger.warn({ error: String((err as Error)?.message ?? err) }, msg);
 
   /** Fans out a bounded number of outbox batches, then claims due attempts: under a steady stream
    * of new events an unbounded fan-out loop would never get to sending anything. */

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPE_CATALOG } from '../../shared/auth/scopes';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 describe.skipIf(postgresUnavailable())('API-key management (section A)', () => {
@@ -82,12 +83,15 @@ describe.skipIf(postgresUnavailable())('API-key management (section A)', () => {
     expect((await create({ name: 'n', scopes: ['tickets:read'], expires_in_days: 1 })).status).toBe(201);
   });
 
-  it('refuses unknown scopes, * included, with 400 naming them', async () => {
+  it('refuses unknown scopes, * included, with 400 naming them and listing the catalog', async () => {
+    const valid = `Valid scopes: ${SCOPE_CATALOG.join(', ')}`;
     const res = await create({ name: 'x', scopes: ['tickets:read', '*', 'tickets:admin'] });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'Unknown API key scope(s): *, tickets:admin' });
+    expect(res.body).toEqual({ detail: `Unknown API key scope(s): *, tickets:admin. ${valid}` });
+    expect(valid).toContain('tickets:read, tickets:write');
     const star = await create({ name: 'x', scopes: ['*'] });
-    expect(star.body.detail).toBe('Unknown API key scope(s): *');
+    expect(star.body.detail).toBe(`Unknown API key scope(s): *. ${valid}`);
+    expect(await h.db.selectFrom('api_keys').select('id').where('name', '=', 'x').execute()).toEqual([]);
   });
 
   it('malformed JSON is a 422, not a 500', async () => {

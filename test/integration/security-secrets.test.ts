@@ -21,7 +21,8 @@ describe.skipIf(postgresUnavailable())('secrets never in clear', () => {
       });
     }
     receiver = await startHttpsReceiver();
-    h = await startHarness({ WEBHOOK_SSRF_ALLOW: 'localhost,127.0.0.1' });
+    // every level, so the check below sees every line the runtime could write
+    h = await startHarness({ WEBHOOK_SSRF_ALLOW: 'localhost,127.0.0.1', LOG_LEVEL: 'trace' });
   });
   afterAll(async () => {
     vi.restoreAllMocks();
@@ -84,6 +85,9 @@ describe.skipIf(postgresUnavailable())('secrets never in clear', () => {
     await h.runtime.drain();
 
     const db = await databaseText();
+    // the runtime's logger wrote its lines (one access line per request at least) to the harness
+    logged.push(...h.logged);
+    expect(h.accessLines().length).toBeGreaterThanOrEqual(8);
     for (const secret of secrets) {
       expect(db.includes(secret), 'a secret is stored in clear').toBe(false);
       expect(

@@ -211,6 +211,83 @@ describe.skipIf(postgresUnavailable())('webhook subscriptions API', () => {
     expect(denied.body).toEqual({ detail: 'API key missing required scope: webhooks:write' });
   });
 
+  it('GET /api/v1/webhooks/{id}: the list fields, never the secret; webhooks:read; 404 otherwise', async () => {
+    const created = await create({ url: 'https://localhost/one', events: ['ticket.created'] });
+    const id = created.body.id;
+    const readOnly = await a.key(['webhooks:read']);
+    const res = await h.request('GET', `/api/v1/webhooks/${id}`, { apiKey: readOnly });
+    expect(res.status).toBe(200);
+    const listed = (await h.request('GET', '/api/v1/webhooks', { apiKey: keyA })).body.webhooks.find(
+      (w: { id: string }) => w.id === id,
+    );
+    expect(res.body).toEqual(listed);
+    expect(Object.keys(res.body).sort()).toEqual(['created_at', 'events', 'id', 'is_active', 'url']);
+    expect(res.text).not.toContain(created.body.secret);
+    const noScope = await h.request('GET', `/api/v1/webhooks/${id}`, {
+      apiKey: await a.key(['tickets:read']),
+    });
+    expect(noScope.status).toBe(403);
+    expect(noScope.body).toEqual({ detail: 'API key missing required scope: webhooks:read' });
+    for (const [path, apiKey] of [
+      [`/api/v1/webhooks/${id}`, keyB],
+      ['/api/v1/webhooks/whk_nope', keyA],
+    ] as const) {
+      const missing = await h.request('GET', path, { apiKey });
+      expect(missing.status, path).toBe(404);
+      expect(missing.body).toEqual({ detail: 'Webhook not found' });
+    }
+    await h.request('DELETE', `/api/v1/webhooks/${id}`, { apiKey: keyA });
+    expect((await h.request('GET', `/api/v1/webhooks/${id}`, { apiKey: keyA })).status).toBe(404);
+  });
+
+  it('delivery log pages past its newest with ?before=<delivery id>, most recent first', async () => {
+    const created = await create({ url: 'https://localhost/pages', events: ['*'] });
+    const hookId = created.body.id as string;
+    // 7 deliveries, two of them in the same instant (the id breaks the tie)
+    const base = Date.parse('2026-03-01T00:00:00Z');
+    const times = [0, 1, 2, 3, 3, 5, 6].map((s) => new Date(base + s * 1000));
+    const ids = times.map((_, i) => `dlv_page${String(i).padStart(2, '0')}`);
+    await h.db
+      .insertInto('webhook_deliveries')
+      .values(
+        ids.map((id, i) => ({
+          id,
+          tenant_id: a.id,
+          webhook_id: hookId,
+          event_type: 'ticket.created',
+          payload: JSON.stringify({}),
+          event_created_at: times[i]!,
+          status: 'delivered' as const,
+          created_at: times[i]!,
+        })),
+      )
+      .execute();
+    const path = `/api/v1/webhooks/${hookId}/deliveries`;
+    const seen: string[] = [];
+    let before: string | undefined;
+    for (;;) {
+      const res = await h.request('GET', `${path}?limit=3${before ? `&before=${before}` : ''}`, {
+        apiKey: keyA,
+      });
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body)).toEqual(['deliveries']);
+      const page = res.body.deliveries.map((d: { id: string }) => d.id);
+      if (page.length === 0) break;
+      seen.push(...page);
+      before = page.at(-1);
+    }
+    expect(seen).toEqual([...ids].reverse());
+    // a cursor that is not one of this webhook's deliveries is bad input, not an empty page
+    const other = await create({ url: 'https://localhost/other', events: ['*'] });
+    for (const cursor of ['dlv_nope', ids[0]]) {
+      const url = cursor === ids[0] ? `/api/v1/webhooks/${other.body.id}/deliveries` : path;
+      const res = await h.request('GET', `${url}?before=${cursor}`, { apiKey: keyA });
+      expect(res.status, cursor).toBe(422);
+      expect(res.body.detail[0]).toMatchObject({ loc: ['query', 'before'], type: 'value_error' });
+    }
+    expect((await h.request('GET', `${path}?before=`, { apiKey: keyA })).status).toBe(422);
+  });
+
   it('dashboard v2: PATCH is_active/url/events with the same validation; API keys refused', async () => {
     const created = await create({ url: 'https://localhost/p', events: ['ticket.created'] });
     const path = `/api/v2/webhooks/${created.body.id}`;

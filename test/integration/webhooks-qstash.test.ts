@@ -67,6 +67,7 @@ describe.skipIf(postgresUnavailable())(
         config: h.config,
         defer: (task) => deferred.push(task()),
         port: h.runtime.services.webhooks,
+        logger: h.runtime.services.logger,
       });
       kicker.kick();
       kicker.kick(); // one cycle per request
@@ -145,6 +146,7 @@ describe.skipIf(postgresUnavailable())(
         config: h.config,
         defer: (task) => deferred.push(task()),
         port: h.runtime.services.webhooks,
+        logger: h.runtime.services.logger,
       }).kick();
       await Promise.all(deferred);
       const row = await h.db

@@ -13,6 +13,7 @@ import type { DatabaseHandle } from '../../shared/db/handle';
 import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';
 import { type AppConfig, loadConfig } from '../../shared/env';
+import { createNodeLogger } from '../../shared/log/logger.node.js';
 import { createTestDatabase } from './pg';
 
 export const TEST_DB = (process.env.TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
@@ -57,6 +58,10 @@ export interface Harness {
   handle: DatabaseHandle;
   /** the test database's URL on the postgres tier (undefined on PGlite) */
   databaseUrl?: string;
+  /** every line the runtime logged (pino JSON, at the config's LOG_LEVEL), in order: kept, not printed */
+  logged: string[];
+  /** the parsed access-log lines (`msg: "request"`) */
+  accessLines(): Record<string, unknown>[];
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   superToken(): Promise<string>;
   tenant(options?: { plan?: string; environment?: string; name?: string }): Promise<TestTenant>;
@@ -98,7 +103,13 @@ export const postgresUnavailable = () =>
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const config = loadConfig({ APP_ENV: 'test', ...TEST_SECRETS, WEBHOOK_RETRY_UNIT_MS: '10', ...env });
   const { handle, url, cleanup } = await openTestDatabase();
-  const runtime = await createEmbeddedRuntime({ config, handle });
+  const logged: string[] = [];
+  // the runtime's own pino logger, writing synchronously into `logged` instead of stdout
+  const logger = createNodeLogger({
+    level: config.LOG_LEVEL,
+    destination: { write: (line) => logged.push(line) },
+  });
+  const runtime = await createEmbeddedRuntime({ config, handle, logger });
 
   const request = async <T = any>(method: string, path: string, options: RequestOptions = {}) => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -163,6 +174,11 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     db: handle.db,
     handle,
     databaseUrl: url,
+    logged,
+    accessLines: () =>
+      logged
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.msg === 'request'),
     request,
     superToken,
     tenant,

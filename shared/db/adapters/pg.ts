@@ -1,15 +1,13 @@
 // Node-only adapter (DATABASE_URL in the embedded runtime, and the real-Postgres test tier).
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { type Logger, standaloneLogger } from '../../log/logger';
 import type { DatabaseHandle } from '../handle';
 import type { Database } from '../schema';
 import { execWatched, WriteWatch, WriteWatchingDriver } from '../write-watch';
 
 const CHANGE_CHANNEL = 'itsm_watched_change'; // schema/0008_change_notify.sql
 const RELISTEN_DELAY_MS = 1_000;
-
-const logDropped = (err: Error) =>
-  console.error(JSON.stringify({ level: 'warn', msg: 'pg connection error', error: err.message }));
 
 class WatchedPostgresDialect extends PostgresDialect {
   constructor(
@@ -90,8 +88,12 @@ export function createPostgresHandle(
     max?: number;
     /** false for one-shot tools (migrate, test templates): no LISTEN session, so no read cache either */
     listen?: boolean;
+    /** where dropped connections are reported: the runtime's logger (default: JSON on stderr) */
+    logger?: Logger;
   } = {},
 ): DatabaseHandle {
+  const logger = options.logger ?? standaloneLogger;
+  const logDropped = (err: Error) => logger.warn({ error: err.message }, 'pg connection error');
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,

@@ -1,0 +1,40 @@
+import type { Context } from 'hono';
+import { matchedRoutes } from 'hono/route';
+import type { Logger } from '../log/logger';
+import type { AppEnv } from './app-env';
+
+/**
+ * The route pattern that answers (or would have, had the gate let it through): the last matched
+ * route registered for a method. Middleware (`use`) is registered for ALL methods, so it is
+ * skipped; `null` when no route matched (a 404).
+ */
+function routePatternOf(c: Context<AppEnv>): string | null {
+  const routes = matchedRoutes(c);
+  for (let i = routes.length - 1; i >= 0; i--) {
+    const route = routes[i];
+    if (route && route.method !== 'ALL') return route.path;
+  }
+  return null;
+}
+
+/**
+ * One structured line per request, at `info`: method, route pattern (not the raw path, so lines
+ * group by endpoint and carry no ids or query strings), status, duration, tenant, credential kind
+ * and request id. Never a header, body or token: nothing secret reaches it.
+ */
+export function logAccess(c: Context<AppEnv>, logger: Logger, startedAt: number, status: number): void {
+  if (!logger.isLevelEnabled('info')) return;
+  const auth = c.get('auth');
+  logger.info(
+    {
+      method: c.req.method,
+      route: routePatternOf(c),
+      status,
+      duration_ms: Math.round((performance.now() - startedAt) * 100) / 100,
+      tenant_id: auth && 'tenantId' in auth ? auth.tenantId : null,
+      credential: auth?.kind ?? null,
+      request_id: c.get('requestId'),
+    },
+    'request',
+  );
+}

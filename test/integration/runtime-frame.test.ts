@@ -1,0 +1,215 @@
+/**
+ * What every request gets from the root frame (shared/runtime/root.ts): an X-Request-Id, one
+ * access-log line, and CORS on the browser surfaces only (DESIGN.md "observability" and "CORS").
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
+
+describe.skipIf(postgresUnavailable())('request id and access log', () => {
+  let h: Harness;
+  let t: TestTenant;
+  let readKey: string;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    t = await h.tenant();
+    readKey = await t.key(['tickets:read']);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** the access line of the last request */
+  const lastAccess = () => h.accessLines().at(-1);
+
+  it('a request without X-Request-Id gets a new one, different each time', async () => {
+    const a = await h.request('GET', '/api/v2/health');
+    const b = await h.request('GET', '/api/v1/nothing-here');
+    const [idA, idB] = [a.headers.get('x-request-id'), b.headers.get('x-request-id')];
+    expect(idA).toMatch(/^rid_[0-9A-Za-z]{13,}$/);
+    expect(idB).toMatch(/^rid_[0-9A-Za-z]{13,}$/);
+    expect(idA).not.toBe(idB);
+    expect(b.status).toBe(401);
+  });
+
+  it("the caller's id is echoed, cut to 128 characters", async () => {
+    const res = await h.request('GET', '/api/v1/tickets', {
+      apiKey: readKey,
+      headers: { 'x-request-id': 'x'.repeat(300) },
+    });
+    expect(res.headers.get('x-request-id')).toBe('x'.repeat(128));
+    expect(lastAccess()?.request_id).toBe('x'.repeat(128));
+  });
+
+  it('200: method, route pattern, status, duration, tenant, credential kind and request id', async () => {
+    const created = await h.request('POST', '/api/v1/tickets', {
+      bearer: t.adminToken,
+      body: { subject: 'logged' },
+    });
+    const res = await h.request('GET', `/api/v1/tickets/${created.body.id}?x=1`, { apiKey: readKey });
+    expect(res.status).toBe(200);
+    const line = lastAccess();
+    expect(line).toMatchObject({
+      level: 30,
+      msg: 'request',
+      method: 'GET',
+      route: '/api/v1/tickets/:ticket_id',
+      status: 200,
+      tenant_id: t.id,
+      credential: 'api_key',
+      request_id: res.headers.get('x-request-id'),
+    });
+    expect(typeof line?.duration_ms).toBe('number');
+    expect(line?.duration_ms as number).toBeGreaterThanOrEqual(0);
+    // the dashboard session's creation was logged with its own kind
+    expect(h.accessLines().at(-2)).toMatchObject({
+      method: 'POST',
+      route: '/api/v1/tickets',
+      status: 201,
+      credential: 'dashboard',
+    });
+  });
+
+  it('403: a scope refusal names the route it refused, the tenant and the key kind', async () => {
+    const res = await h.request('POST', '/api/v1/tickets', { apiKey: readKey, body: { subject: 'no' } });
+    expect(res.status).toBe(403);
+    expect(lastAccess()).toMatchObject({
+      method: 'POST',
+      route: '/api/v1/tickets',
+      status: 403,
+      tenant_id: t.id,
+      credential: 'api_key',
+      request_id: res.headers.get('x-request-id'),
+    });
+  });
+
+  it('401 and 404: no credential, no tenant; an unrouted path has no route pattern', async () => {
+    await h.request('GET', '/api/v1/tickets');
+    expect(lastAccess()).toMatchObject({
+      status: 401,
+      route: '/api/v1/tickets',
+      tenant_id: null,
+      credential: null,
+    });
+    await h.request('GET', '/nowhere/at/all');
+    expect(lastAccess()).toMatchObject({ status: 404, route: null, credential: 'anonymous' });
+  });
+
+  it('a body over the limit (413) is logged too', async () => {
+    const res = await h.request('POST', '/api/v1/tickets', {
+      apiKey: readKey,
+      rawBody: 'x'.repeat(h.config.MAX_BODY_BYTES + 1),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('x-request-id')).toMatch(/^rid_/);
+    expect(lastAccess()).toMatchObject({ status: 413, request_id: res.headers.get('x-request-id') });
+  });
+
+  it('/ and /openapi.json point a newcomer to the reference instead of a 404', async () => {
+    const root = await h.request('GET', '/');
+    expect(root.status).toBe(200);
+    expect(root.body).toEqual({
+      name: 'Support Platform API',
+      docs: '/docs',
+      openapi: '/api/v1/openapi.json',
+      health: '/api/v2/health',
+    });
+    const doc = await h.request('GET', '/openapi.json');
+    expect(doc.status).toBe(308);
+    expect(doc.headers.get('location')).toBe('/api/v1/openapi.json');
+    expect((await h.request('GET', doc.headers.get('location')!)).body.openapi).toMatch(/^3\.1/);
+  });
+
+  it('no line carries a credential', async () => {
+    for (const line of h.logged) {
+      expect(line).not.toContain(readKey);
+      expect(line).not.toContain(t.adminToken);
+    }
+  });
+});
+
+describe.skipIf(postgresUnavailable())('CORS on the browser surfaces', () => {
+  const preflight = (origin: string, method = 'POST') => ({
+    headers: {
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': 'content-type, authorization',
+    },
+  });
+
+  describe('CORS_ALLOWED_ORIGINS set to a list', () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await startHarness({ CORS_ALLOWED_ORIGINS: 'https://help.example.com, https://shop.example.com' });
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    it('a preflight from an allowed origin is answered 204 before the gate, for every browser surface', async () => {
+      for (const path of [
+        '/api/v1/widget/messages',
+        '/api/v1/help-center/ten_x/articles',
+        '/api/v1/app/tickets',
+      ]) {
+        const res = await h.request('OPTIONS', path, preflight('https://shop.example.com'));
+        expect(res.status, path).toBe(204);
+        expect(res.headers.get('access-control-allow-origin'), path).toBe('https://shop.example.com');
+        expect(res.headers.get('access-control-allow-methods'), path).toContain('POST');
+        expect(res.headers.get('access-control-allow-headers'), path).toBe('content-type,authorization');
+        expect(res.headers.get('vary'), path).toContain('Origin');
+        expect(res.headers.get('x-request-id'), path).toMatch(/^rid_/);
+      }
+    });
+
+    it('a preflight from another origin gets no Allow-Origin: the browser blocks the call', async () => {
+      const res = await h.request(
+        'OPTIONS',
+        '/api/v1/widget/messages',
+        preflight('https://evil.example.net'),
+      );
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
+    it('a response to an allowed origin carries Allow-Origin and exposes the request id', async () => {
+      const res = await h.request('GET', '/api/v1/app/tickets', {
+        headers: { origin: 'https://help.example.com' },
+      });
+      expect(res.status).toBe(401); // the gate still refuses: CORS lets the browser read the refusal
+      expect(res.headers.get('access-control-allow-origin')).toBe('https://help.example.com');
+      expect(res.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
+    });
+
+    it('an API-key route is server-to-server: its preflight meets the gate and gets no CORS headers', async () => {
+      const res = await h.request('OPTIONS', '/api/v1/tickets', preflight('https://help.example.com', 'GET'));
+      expect(res.status).toBe(401);
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      expect(res.headers.get('access-control-allow-methods')).toBeNull();
+      const get = await h.request('GET', '/api/v1/tickets', {
+        headers: { origin: 'https://help.example.com' },
+      });
+      expect(get.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+
+  describe('CORS_ALLOWED_ORIGINS unset (default *)', () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await startHarness();
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    it('any origin may call the browser surfaces', async () => {
+      const res = await h.request(
+        'OPTIONS',
+        '/api/v1/help-center/ten_x/articles',
+        preflight('https://anywhere.example', 'GET'),
+      );
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    });
+  });
+});

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { newRequestId } from '../../shared/ids';
+import { createConsoleLogger, errorField } from '../../shared/log/logger';
+import { createNodeLogger } from '../../shared/log/logger.node.js';
+
+// Workers' logger writes the same JSON lines as pino on Node: the same level numbers and fields,
+// so one query reads the logs of both runtimes.
+describe('loggers', () => {
+  it('the console logger writes one JSON line per call at or above its level', () => {
+    const lines: string[] = [];
+    const log = createConsoleLogger('warn', (line) => lines.push(line));
+    log.info({ a: 1 }, 'dropped');
+    log.warn({ a: 2 }, 'kept');
+    log.error({ a: 3 }, 'kept too');
+    expect(lines.map((l) => JSON.parse(l))).toMatchObject([
+      { level: 40, a: 2, msg: 'kept' },
+      { level: 50, a: 3, msg: 'kept too' },
+    ]);
+    expect(log.isLevelEnabled('info')).toBe(false);
+    expect(log.isLevelEnabled('error')).toBe(true);
+  });
+
+  it('silent logs nothing', () => {
+    const lines: string[] = [];
+    const log = createConsoleLogger('silent', (line) => lines.push(line));
+    log.fatal({}, 'nothing');
+    expect(lines).toEqual([]);
+    expect(log.isLevelEnabled('fatal')).toBe(false);
+  });
+
+  it('pino and the console logger agree on the fields of a line', () => {
+    const node: string[] = [];
+    const edge: string[] = [];
+    createNodeLogger({ level: 'info', destination: { write: (l) => node.push(l) } }).info(
+      { x: 'y' },
+      'hello',
+    );
+    createConsoleLogger('info', (l) => edge.push(l)).info({ x: 'y' }, 'hello');
+    const [n, e] = [JSON.parse(node[0]!), JSON.parse(edge[0]!)];
+    expect(Object.keys(n).sort()).toEqual(Object.keys(e).sort());
+    expect({ ...n, time: 0 }).toEqual({ ...e, time: 0 });
+  });
+
+  it('an error is logged as its stack, a non-error as its string', () => {
+    expect(errorField(new RangeError('too far'))).toMatch(/^RangeError: too far\n/);
+    expect(errorField('plain')).toBe('plain');
+  });
+
+  it('request ids of one process never repeat and share its random tag', () => {
+    const ids = Array.from({ length: 10_000 }, newRequestId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const tag = ids[0]!.slice(0, 'rid_'.length + 12);
+    expect(tag).toMatch(/^rid_[0-9A-Za-z]{12}$/);
+    expect(ids.every((id) => id.startsWith(tag))).toBe(true);
+  });
+});
