@@ -39,6 +39,6 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   },
   { name: 'end-user', prefixes: ['/api/v1/app'] },
   { name: 'audit', prefixes: ['/api/v2/audit-log'] },
-  { name: 'docs', prefixes: ['/api/v1/openapi.json', '/docs'] },
+  { name: 'docs', prefixes: ['/api/v1/openapi.json', '/api/internal/openapi.json', '/docs'] },
   { name: 'fallback', prefixes: ['/api'] },
 ];

@@ -20,6 +20,22 @@ export const routes = defineRoutes([
   },
   {
     method: 'get',
+    path: '/api/internal/openapi.json',
+    summary: 'The internal OpenAPI 3.1 document',
+    description:
+      'The routes of the platform’s own services (internal token) and the QStash callback, which the public document leaves out.',
+    tags: ['Documentation'],
+    responses: {
+      200: {
+        description: 'The internal OpenAPI document',
+        schema: z
+          .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }) })
+          .loose(),
+      },
+    },
+  },
+  {
+    method: 'get',
     path: '/docs',
     summary: 'API reference page (Swagger UI)',
     description:
