@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SCOPE_CATALOG } from '../../shared/auth/scopes';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import { CreateApiKeyBody, KeyIdParam, ListApiKeysQuery } from './schemas';
 
 const Scope = z.enum(SCOPE_CATALOG);
@@ -121,3 +121,8 @@ export const routes = defineRoutes([
     responses: { 204: { description: 'Deleted' }, 404: notFound },
   },
 ]);
+
+export const components = defineComponents({
+  output: { ApiKey, ApiKeyCreated: ApiKeyWithSecret },
+  input: { ApiKeyCreate: CreateApiKeyBody },
+});

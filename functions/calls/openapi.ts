@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   Call,
   CallDetail,
@@ -101,3 +101,13 @@ export const routes = defineRoutes([
     },
   },
 ]);
+
+export const components = defineComponents({
+  output: { Call, CallDetail, CallList, Escalation, VoiceWidgetToken },
+  input: {
+    CallCreate: CreateCallBody,
+    CallComplete: CompleteCallBody,
+    EscalationCreate: EscalationBody,
+    VoiceWidgetTokenRequest: VoiceWidgetTokenBody,
+  },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes, type RouteDoc } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes, type RouteDoc } from '../../shared/http/openapi';
 import {
   CompanyIdParam,
   CompanyRecord,
@@ -243,3 +243,20 @@ const syncRoutes: RouteDoc[] = [
 ];
 
 export const routes = defineRoutes([...contactRoutes, ...companyRoutes, ...syncRoutes]);
+
+export const components = defineComponents({
+  output: {
+    Contact: ContactRecord,
+    Company: CompanyRecord,
+    SyncConnection: ConnectionRecord,
+    SyncRun: SyncRunRecord,
+  },
+  input: {
+    ContactCreate: CreateContactBody,
+    ContactUpdate: UpdateContactBody,
+    CompanyCreate: CreateCompanyBody,
+    CompanyUpdate: UpdateCompanyBody,
+    SyncConnectionPut: PutConnectionBody,
+    SyncRunCreate: TriggerRunBody,
+  },
+});

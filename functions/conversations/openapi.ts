@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes, type RouteDoc } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes, type RouteDoc } from '../../shared/http/openapi';
 import {
   AssignConversationBody,
   ConversationIdParam,
@@ -181,3 +181,22 @@ export const routes = defineRoutes([
     responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFound('Tenant') },
   },
 ]);
+
+export const components = defineComponents({
+  output: {
+    Conversation: ConversationSchema,
+    Message: MessageSchema,
+    ConversationExport: ExportSchema,
+    InboundResult: InboundResultSchema,
+  },
+  input: {
+    ConversationCreate: CreateConversationBody,
+    ConversationUpdate: UpdateConversationBody,
+    ConversationAssign: AssignConversationBody,
+    MessageCreate: CreateMessageBody,
+    ConversationExportCreate: ExportBody,
+    WidgetMessage: WidgetMessageBody,
+    InboundEmail: InboundEmailBody,
+    InboundWhatsApp: InboundWhatsAppBody,
+  },
+});

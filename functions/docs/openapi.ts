@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import { DOCS_ASSETS } from './assets';
+
+/** The document's outline: the full schema is OpenAPI 3.1's own. */
+const OpenApiDocument = z
+  .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }) })
+  .loose();
 
 export const routes = defineRoutes([
   {
@@ -12,9 +17,7 @@ export const routes = defineRoutes([
     responses: {
       200: {
         description: 'The OpenAPI document',
-        schema: z
-          .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }) })
-          .loose(),
+        schema: OpenApiDocument,
       },
     },
   },
@@ -28,9 +31,7 @@ export const routes = defineRoutes([
     responses: {
       200: {
         description: 'The internal OpenAPI document',
-        schema: z
-          .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }) })
-          .loose(),
+        schema: OpenApiDocument,
       },
     },
   },
@@ -53,3 +54,5 @@ export const routes = defineRoutes([
     responses: { 200: { description: 'The file' }, 404: { description: 'No such file' } },
   },
 ]);
+
+export const components = defineComponents({ output: { OpenApiDocument } });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 
 const Health = z.object({
   status: z.enum(['ok', 'degraded']),
@@ -43,3 +43,7 @@ export const routes = defineRoutes([
     },
   },
 ]);
+
+export const components = defineComponents({
+  output: { Health },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import { CreateTenantBody, Tenant, TenantIdParam } from './schemas';
 
 const example = {
@@ -41,3 +41,8 @@ export const routes = defineRoutes([
     },
   },
 ]);
+
+export const components = defineComponents({
+  output: { Tenant },
+  input: { TenantCreate: CreateTenantBody },
+});

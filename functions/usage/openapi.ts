@@ -1,4 +1,4 @@
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   DetailsQuery,
   DetailsResponse,
@@ -40,3 +40,8 @@ export const routes = defineRoutes([
     responses: { 200: { description: 'Tenants reported', schema: ReportResponse } },
   },
 ]);
+
+export const components = defineComponents({
+  output: { UsageSummary: SummaryResponse, UsageDetails: DetailsResponse, UsageReport: ReportResponse },
+  input: { UsageReportRequest: ReportBody },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   CreateWebhookBody,
   DeliveriesQuery,
@@ -13,6 +13,7 @@ import {
   WebhookCreated,
   WebhookIdParam,
   WebhookList,
+  WebhookListItem,
   WebhookRecord,
 } from './schemas';
 
@@ -146,3 +147,21 @@ export const routes = defineRoutes([
     },
   },
 ]);
+
+export const components = defineComponents({
+  output: {
+    Webhook: WebhookListItem,
+    WebhookList,
+    WebhookCreated,
+    WebhookDetail: WebhookRecord,
+    WebhookDelivery: DeliveryLogEntry,
+    WebhookDeliveryList: DeliveryList,
+    WebhookEventTypes: EventTypes,
+  },
+  input: {
+    WebhookCreate: CreateWebhookBody,
+    WebhookUpdate: UpdateWebhookBody,
+    WebhookRecover: RecoverBody,
+    QStashCallback: QStashCallbackBody,
+  },
+});

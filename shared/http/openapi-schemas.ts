@@ -80,7 +80,31 @@ export class SchemaCatalog {
     delete raw.$defs;
     for (const [name, def] of Object.entries(defs)) this.register(name, tidy(def) as Json);
     const json = tidy(raw) as Json;
-    return isErrorShape(json) ? { $ref: `${COMPONENT_REF}Error` } : json;
+    if (isErrorShape(json)) return { $ref: `${COMPONENT_REF}Error` };
+    return (io === 'output' && this.nameEnvelope(json)) || json;
+  }
+
+  /**
+   * A list envelope (`{"tickets": [<Ticket>], "total", "limit", "offset"}`: one array of a named item,
+   * the rest scalars) is named `<Item>List` without each function declaring it. Two different
+   * envelopes of one item keep the first name; the second stays inline (the test names it).
+   */
+  private nameEnvelope(json: Json): Json | null {
+    if (json.type !== 'object' || json.additionalProperties === undefined) return null;
+    const props = Object.values((json.properties ?? {}) as Record<string, Json>);
+    const lists = props.filter(
+      (p) => p.type === 'array' && typeof (p.items as Json | undefined)?.$ref === 'string',
+    );
+    const scalars = props.filter((p) =>
+      ['integer', 'number', 'string', 'boolean'].includes(p.type as string),
+    );
+    if (lists.length !== 1 || lists.length + scalars.length !== props.length) return null;
+    const item = ((lists[0] as Json).items as Json).$ref as string;
+    const name = `${item.slice(COMPONENT_REF.length)}List`;
+    const known = this.schemas[name];
+    if (known && JSON.stringify(known) !== JSON.stringify(json)) return null;
+    this.schemas[name] = json;
+    return { $ref: `${COMPONENT_REF}${name}` };
   }
 
   /** Registers a component, refusing one name for two different schemas. */
