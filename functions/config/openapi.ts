@@ -182,4 +182,13 @@ export const components = defineComponents({
     OnboardingChange,
     TenantProfile,
   },
+  input: {
+    GeneralSettings: SECTIONS.general.schema,
+    BrandingSettings: SECTIONS.branding.schema,
+    ChannelsSettings: SECTIONS.channels.schema,
+    OnboardingSettings: SECTIONS.onboarding.schema,
+    TelephonySettings: SECTIONS.telephony.schema,
+    IntegrationSettings: SECTIONS.integration.schema,
+    TenantProfileUpdate: TenantProfileBody,
+  },
 });

@@ -18,6 +18,12 @@ import {
 } from './schemas';
 
 const Detail = z.object({ detail: z.string() });
+const QStashCallbackResult = z.object({
+  delivery_id: z.string(),
+  attempt: z.number().int(),
+  status: z.enum(['pending', 'delivered', 'failed']).optional(),
+  skipped: z.enum(['done', 'held', 'not_found']).optional(),
+});
 const tags = ['Webhooks'];
 
 export const routes = defineRoutes([
@@ -135,12 +141,7 @@ export const routes = defineRoutes([
     responses: {
       200: {
         description: 'The attempt was made (`status`), or skipped (`skipped`: done, held, not_found)',
-        schema: z.object({
-          delivery_id: z.string(),
-          attempt: z.number().int(),
-          status: z.enum(['pending', 'delivered', 'failed']).optional(),
-          skipped: z.enum(['done', 'held', 'not_found']).optional(),
-        }),
+        schema: QStashCallbackResult,
       },
       401: { description: '`Invalid QStash signature`', schema: Detail },
       503: { description: 'Not due yet; QStash retries', schema: Detail },
@@ -157,6 +158,7 @@ export const components = defineComponents({
     WebhookDelivery: DeliveryLogEntry,
     WebhookDeliveryList: DeliveryList,
     WebhookEventTypes: EventTypes,
+    QStashCallbackResult,
   },
   input: {
     WebhookCreate: CreateWebhookBody,

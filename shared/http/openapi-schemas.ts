@@ -115,11 +115,11 @@ export class SchemaCatalog {
     this.schemas[name] = json;
   }
 
-  /** Adds the prose and examples of `docs` to the components; a field text for no field is an error. */
+  /** Adds the prose of `docs` to the components in this document; a field text for no field is an error. */
   applyDocs() {
     for (const [name, doc] of Object.entries(this.docs)) {
       const schema = this.schemas[name];
-      if (!schema) throw new Error(`OpenAPI: docs for unknown component ${name}`);
+      if (!schema) continue; // not in this document (public vs internal); the test checks the names
       if (doc.description) schema.description = doc.description;
       const props = (schema.properties ?? {}) as Record<string, Json>;
       for (const [field, text] of Object.entries(doc.fields ?? {})) {
@@ -138,11 +138,13 @@ export class SchemaCatalog {
 export interface ExampleValues {
   /** component name or `<x>_id` field -> an id in this project's format (`tkt_…`) */
   ids: Record<string, string>;
-  /** field name -> value */
+  /** `Component.field` or field name -> value */
   values: Record<string, unknown>;
 }
 
 const fits = (schema: Json, value: unknown): boolean => {
+  const variants = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  if (variants) return variants.some((v) => fits(v, value));
   if (Array.isArray(schema.enum)) return schema.enum.includes(value);
   if ('const' in schema) return schema.const === value;
   const type = schema.type;
@@ -179,7 +181,9 @@ export function exampleOf(schema: Json, ctx: ExampleContext, owner = '', field =
   }
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   const { ids, values } = ctx.values;
-  if (field in values && fits(schema, values[field])) return values[field];
+  // `Component.field` first (a company's `name` is not a person's), then the field alone
+  for (const key of [`${owner}.${field}`, field])
+    if (key in values && fits(schema, values[key])) return values[key];
   const variants = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
   if (variants) {
     const nonNull = variants.filter((v) => v.type !== 'null');
