@@ -183,6 +183,41 @@ export const routes = defineRoutes([
 ]);
 
 export const components = defineComponents({
+  docs: {
+    Conversation: {
+      description: 'A messaging thread with one contact on one channel.',
+      fields: {
+        id: 'Conversation id (`cnv_…`)',
+        tenant_id: 'The tenant',
+        contact_id: 'The contact it is with (`ctc_…`)',
+        subject: 'Subject line',
+        status: 'Where it stands (open, pending, resolved, …)',
+        channel: 'Channel it happens on (email, chat, WhatsApp, …)',
+        priority: 'Priority',
+        assignee_user_id: 'Agent it is assigned to',
+        assignee_team_id: 'Team it is assigned to',
+        tags: 'Labels',
+        created_at: 'When it started (ISO 8601 UTC)',
+        updated_at: 'Last change or message',
+      },
+    },
+    Message: {
+      description:
+        'One message of a conversation: from the contact, an agent, or the AI; or an internal note.',
+      fields: {
+        id: 'Message id (`msg_…`)',
+        conversation_id: 'The conversation',
+        sender_type: 'Who wrote it',
+        sender_id: 'User id or contact id of the sender',
+        body: 'Text of the message',
+        content_type: 'Format of `body`',
+        is_internal: 'An internal note, never sent to the contact',
+        source: 'Where it was written',
+        delivery_status: 'Outbound delivery state on the channel',
+        created_at: 'When it was written',
+      },
+    },
+  },
   output: {
     Conversation: ConversationSchema,
     Message: MessageSchema,

@@ -27,7 +27,7 @@ export const routes = defineRoutes([
           status: 'ok',
           runtime: 'edge',
           database: { status: 'ok', latency_ms: 3.2 },
-          time: '2026-11-21T10:00:00.000Z',
+          time: '2026-03-14T09:26:53.412Z',
         },
       },
       503: {
@@ -37,7 +37,7 @@ export const routes = defineRoutes([
           status: 'degraded',
           runtime: 'edge',
           database: { status: 'unavailable', error: 'connection refused' },
-          time: '2026-11-21T10:00:00.000Z',
+          time: '2026-03-14T09:26:53.412Z',
         },
       },
     },

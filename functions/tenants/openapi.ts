@@ -3,13 +3,13 @@ import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import { CreateTenantBody, Tenant, TenantIdParam } from './schemas';
 
 const example = {
-  id: 'ten_01J9Z3',
+  id: 'ten_0mh1k4d7qAc8NzR2wLx5Tb',
   name: 'Acme',
   plan: 'pro',
   environment: 'production',
   api_key_prefix: 'itsm_sk_live_',
-  created_at: '2026-11-21T10:00:00.000Z',
-  updated_at: '2026-11-21T10:00:00.000Z',
+  created_at: '2026-03-14T09:26:53.412Z',
+  updated_at: '2026-03-14T09:26:53.412Z',
 };
 const Detail = z.object({ detail: z.string() });
 

@@ -150,6 +150,38 @@ export const routes = defineRoutes([
 ]);
 
 export const components = defineComponents({
+  docs: {
+    Webhook: {
+      description:
+        'A subscription: where to POST which events. The secret is never shown again after creation.',
+      fields: {
+        id: 'Subscription id (`whk_…`)',
+        url: 'HTTPS endpoint that receives the deliveries',
+        events: 'Event names it receives (`*` for all)',
+        is_active: '`false`: nothing is delivered (PATCH /api/v2/webhooks/{id} to resume)',
+        created_at: 'When it was created (ISO 8601 UTC)',
+      },
+    },
+    WebhookCreated: {
+      description: 'The new subscription, with its signing secret: store it now, it is shown only here.',
+      fields: { secret: 'Signing secret (`whsec_…`): the HMAC-SHA256 key of X-Webhook-Signature' },
+    },
+    WebhookDelivery: {
+      description: 'One event sent (or being sent) to one subscription, with its attempts.',
+      fields: {
+        id: 'Delivery id (`dlv_…`), sent as X-Webhook-Delivery-Id on every attempt',
+        event_type: 'The event delivered',
+        status: '`pending` (retries left), `delivered` (2xx) or `failed` (gave up)',
+        attempts: 'Attempts made so far',
+        last_attempt_at: 'When the last attempt was made',
+        next_attempt_at: 'When the next retry is due (pending only)',
+        response_status: "The receiver's HTTP status on the last attempt",
+        duration_ms: 'How long the last attempt took',
+        error: 'Why the last attempt failed (timeout, connection refused, …)',
+        created_at: 'When the event was queued for this subscription',
+      },
+    },
+  },
   output: {
     Webhook: WebhookListItem,
     WebhookList,
