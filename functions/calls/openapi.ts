@@ -110,7 +110,7 @@ export const components = defineComponents({
         id: 'Call id (`call_…`)',
         tenant_id: 'The tenant',
         status: '`in_progress` until the voice agent completes it, then `completed`',
-        channel: 'How the caller reached you (`phone`, `web`)',
+        channel: 'How the caller reached you (`phone`, `sip`, `web`, `app`)',
         direction: '`inbound` or `outbound`',
         caller_phone: 'Caller number (E.164); masked for roles that may not see it',
         telephony_call_sid: "The telephony provider's call id",
@@ -118,7 +118,8 @@ export const components = defineComponents({
         started_at: 'When the call started (ISO 8601 UTC)',
         ended_at: 'When the call ended',
         duration_seconds: 'Length of the call',
-        outcome: 'How it ended (e.g. `resolved`, `ticket_created`, `escalated`, `abandoned`)',
+        outcome:
+          'How it ended: `ticket_created`, `status_checked`, `kb_article`, `escalated`, `hung_up` or `error`',
         recording_url: 'Recording, when recording is enabled',
         ticket_id: 'The ticket created from or linked to the call',
         detected_language: 'Language the agent detected (BCP 47)',

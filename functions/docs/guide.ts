@@ -59,7 +59,8 @@ quote it when you report a problem.
 
 ## Pagination
 
-Lists take \`limit\` and \`offset\` and answer an envelope with the page and the total:
+Lists take \`limit\` and \`offset\` and answer an envelope with the page and the total (the webhook list is
+whole, and the delivery log takes \`limit\` only: see each operation):
 
 \`\`\`json
 {"tickets": [{"id": "tkt_0mhbq3k8zHkR2d9TQx7pLw", "subject": "Printer on fire", "…": "…"}], "total": 42, "limit": 20, "offset": 0}
@@ -132,7 +133,7 @@ const TAGS: ReferenceGuide['tags'] = [
   {
     name: 'Conversations',
     description:
-      'Messaging threads (chat, email, WhatsApp) with a contact: messages, assignment, status, and exports of the transcript.',
+      'Messaging threads with a contact on one channel (email, widget, WhatsApp, phone, API): messages, assignment, status, and exports of the transcript.',
   },
   {
     name: 'Webhooks',
@@ -154,7 +155,8 @@ const TAGS: ReferenceGuide['tags'] = [
   },
   {
     name: 'Exports',
-    description: 'Asynchronous CSV/JSON exports of tickets, calls, conversations or contacts.',
+    description:
+      'Asynchronous CSV or JSON exports of tickets, calls, contacts, conversations or usage, downloaded when done.',
   },
   {
     name: 'Tenant',
