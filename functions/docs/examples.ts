@@ -156,9 +156,22 @@ export const EXAMPLE_VALUES: ExampleValues = {
     // tickets, calls, conversations
     subject: 'Printer on fire',
     title: 'Reset your password',
-    description: 'Nightly sync of open tickets into our data warehouse',
+    description: 'The printer on floor 3 smells of smoke and shows error E-451.',
+    ...Object.fromEntries(
+      ['ApiKey', 'ApiKeyCreate', 'ApiKeyCreated'].map((c) => [
+        `${c}.description`,
+        'Nightly sync of open tickets into our data warehouse',
+      ]),
+    ),
+    ...Object.fromEntries(
+      ['Tenant', 'TenantCreate', 'TenantProfile', 'TenantProfileUpdate'].map((c) => [`${c}.name`, 'Acme']),
+    ),
     body: 'Hello, my invoice for March shows the wrong VAT number. Could you correct it?',
     'Message.body': 'Hello, my invoice for March shows the wrong VAT number. Could you correct it?',
+    'ArticleCreate.body':
+      'Open Settings → Security, choose "Reset password" and follow the link we email you.',
+    'ArticleUpdate.body':
+      'Open Settings → Security, choose "Reset password" and follow the link we email you.',
     'Article.body': 'Open Settings → Security, choose "Reset password" and follow the link we email you.',
     'HelpCenterArticle.body':
       'Open Settings → Security, choose "Reset password" and follow the link we email you.',
@@ -200,7 +213,6 @@ export const EXAMPLE_VALUES: ExampleValues = {
     'Company.name': 'Acme Corp',
     'CompanyCreate.name': 'Acme Corp',
     'CompanyUpdate.name': 'Acme Corp',
-    'TenantCreate.name': 'Acme',
     'ApiKeyCreate.name': 'Warehouse sync',
     'ApiKey.name': 'Warehouse sync',
     'ApiKeyCreated.name': 'Warehouse sync',

@@ -152,6 +152,26 @@ describe('a reference that teaches', () => {
     },
   );
 
+  it('every request example passes the zod schema the handler validates with (refinements too)', () => {
+    const problems: string[] = [];
+    for (const source of DOC_SOURCES)
+      for (const route of source.routes) {
+        const op = doc.paths[route.path][route.method];
+        if (route.body) {
+          const parsed = route.body.safeParse(op.requestBody.content['application/json'].example);
+          if (!parsed.success) problems.push(`${route.method} ${route.path}: ${parsed.error.message}`);
+        }
+        for (const [status, r] of Object.entries(route.responses)) {
+          const example = op.responses[status]?.content?.['application/json']?.example;
+          if (!r.schema || example === undefined) continue;
+          const parsed = r.schema.safeParse(example);
+          if (!parsed.success)
+            problems.push(`${route.method} ${route.path} ${status}: ${parsed.error.message}`);
+        }
+      }
+    expect(problems).toEqual([]);
+  });
+
   it('every error example in the document validates too', () => {
     const problems: string[] = [];
     for (const { where, op } of operations(publicDoc))
