@@ -43,6 +43,20 @@ export const routes = defineRoutes([
 ]);
 
 export const components = defineComponents({
+  docs: {
+    Tenant: {
+      description:
+        'A customer of the platform: its data, keys and limits are separate from every other tenant.',
+      fields: {
+        id: 'Tenant id (`ten_…`)',
+        name: 'Name',
+        plan: 'Plan: quotas and rate limits follow it',
+        environment: '`production`, or `sandbox` (keys `itsm_sk_test_…`)',
+        created_at: 'When it was created (ISO 8601 UTC)',
+        updated_at: 'Last change',
+      },
+    },
+  },
   output: { Tenant },
   input: { TenantCreate: CreateTenantBody },
 });

@@ -164,7 +164,15 @@ export const components = defineComponents({
     },
     WebhookCreated: {
       description: 'The new subscription, with its signing secret: store it now, it is shown only here.',
-      fields: { secret: 'Signing secret (`whsec_…`): the HMAC-SHA256 key of X-Webhook-Signature' },
+      fields: {
+        id: 'Subscription id (`whk_…`)',
+        url: 'HTTPS endpoint that receives the deliveries',
+        events: 'Event names it receives (`*` for all)',
+        is_active: '`true`: deliveries start with the next event',
+        created_at: 'When it was created (ISO 8601 UTC)',
+        updated_at: 'Last change',
+        secret: 'Signing secret (`whsec_…`): the HMAC-SHA256 key of X-Webhook-Signature',
+      },
     },
     WebhookDelivery: {
       description: 'One event sent (or being sent) to one subscription, with its attempts.',

@@ -209,6 +209,19 @@ describe('a reference that teaches', () => {
     expect(documented.filter((n) => !named.has(n))).toEqual([]);
   });
 
+  it('describes every field of the main resources', () => {
+    const main = ['Ticket', 'TicketReply', 'Call', 'Conversation', 'Message', 'Webhook', 'WebhookCreated'];
+    main.push('WebhookDelivery', 'ApiKey', 'ApiKeyCreated', 'UsageSummary', 'Contact', 'Company', 'Tenant');
+    const bare = main.flatMap((name) => {
+      const schema = publicDoc.components.schemas[name];
+      if (!schema?.description) return [`${name} (no description)`];
+      return Object.entries<any>(schema.properties)
+        .filter(([, p]) => !p.description)
+        .map(([field]) => `${name}.${field}`);
+    });
+    expect(bare).toEqual([]);
+  });
+
   it('describes every parameter', () => {
     const bare = operations(doc).flatMap(({ where, op }) =>
       (op.parameters ?? []).filter((p: any) => !p.description?.trim()).map((p: any) => `${where} ${p.name}`),
