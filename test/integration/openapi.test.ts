@@ -333,6 +333,51 @@ describe.skipIf(postgresUnavailable())('served by the docs function', () => {
     expect(res.body.paths['/api/internal/calls'].post).toBeTruthy();
   });
 
+  it('the getting-started examples (ticket, reply, update, API key) succeed as documented', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    for (const [name, schema] of Object.entries<any>(publicDoc.components.schemas))
+      ajv.addSchema(schema, `#/components/schemas/${name}`);
+    const exampleOf = (path: string, method: string) =>
+      publicDoc.paths[path][method].requestBody.content['application/json'].example;
+    const matches = (name: string, body: unknown) => {
+      const validate = ajv.getSchema(`#/components/schemas/${name}`)!;
+      expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+    };
+    const tenant = await h.tenant();
+    const apiKey = await tenant.key(['tickets:read', 'tickets:write']);
+
+    const created = await h.request('POST', '/api/v1/tickets', {
+      apiKey,
+      body: exampleOf('/api/v1/tickets', 'post'),
+    });
+    expect(created.status).toBe(201);
+    matches('Ticket', created.body);
+    expect(created.body.status).toBe('open'); // the default the description states
+    const one = `/api/v1/tickets/${created.body.id}`;
+    const updated = await h.request('PATCH', one, {
+      apiKey,
+      body: exampleOf('/api/v1/tickets/{ticket_id}', 'patch'),
+    });
+    expect(updated.status).toBe(200);
+    matches('Ticket', updated.body);
+    const reply = await h.request('POST', `${one}/replies`, {
+      apiKey,
+      body: exampleOf('/api/v1/tickets/{ticket_id}/replies', 'post'),
+    });
+    expect(reply.status).toBe(201);
+    matches('TicketReply', reply.body);
+    const list = await h.request('GET', '/api/v1/tickets', { apiKey });
+    matches('TicketList', list.body);
+
+    const key = await h.request('POST', '/api/v1/api-keys', {
+      bearer: tenant.adminToken,
+      body: exampleOf('/api/v1/api-keys', 'post'),
+    });
+    expect(key.status).toBe(201);
+    matches('ApiKeyCreated', key.body);
+  });
+
   it('GET /docs renders Swagger UI from local assets', async () => {
     const page = await h.request('GET', '/docs');
     expect(page.status).toBe(200);
