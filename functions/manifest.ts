@@ -40,6 +40,9 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   { name: 'end-user', prefixes: ['/api/v1/app'] },
   { name: 'audit', prefixes: ['/api/v2/audit-log'] },
   // `/` is the exact root path (scripts/edge/config.ts), not a catch-all
-  { name: 'docs', prefixes: ['/api/v1/openapi.json', '/docs', '/openapi.json', '/'] },
+  {
+    name: 'docs',
+    prefixes: ['/api/v1/openapi.json', '/api/internal/openapi.json', '/docs', '/openapi.json', '/'],
+  },
   { name: 'fallback', prefixes: ['/api'] },
 ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SCOPE_CATALOG } from '../../shared/auth/scopes';
 import { Detail as ErrorDetail } from '../../shared/http/errors';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import { CreateApiKeyBody, KeyIdParam, ListApiKeysQuery } from './schemas';
 
 const Scope = z.enum(SCOPE_CATALOG);
@@ -35,14 +35,14 @@ const notFound = {
   example: { detail: 'API key not found' },
 };
 const secretExample = {
-  id: 'key_01J9Z4',
-  name: 'my integration',
+  id: 'key_0mha4j8s2Xv5CnT7wRq1Dk',
+  name: 'Warehouse sync',
   description: null,
-  key_prefix: 'itsm_sk_live_7Hq2',
+  key_prefix: 'pEYaUrVn1wcX',
   scopes: ['tickets:read', 'tickets:write'],
-  created_at: '2026-11-21T10:00:00.000Z',
+  created_at: '2026-03-14T09:26:53.412Z',
   expires_at: null,
-  api_key: 'itsm_sk_live_7Hq2…',
+  api_key: 'itsm_sk_live_pEYaUrVn1wcXXZUk0PIg9cehOY5m8nwr2JIi5z',
 };
 const adminOnly = 'Dashboard session with tenant_admin or higher; API keys cannot manage keys.';
 
@@ -122,3 +122,39 @@ export const routes = defineRoutes([
     responses: { 204: { description: 'Deleted' }, 404: notFound },
   },
 ]);
+
+export const components = defineComponents({
+  docs: {
+    ApiKey: {
+      description: 'An API key as listed: never the secret itself.',
+      fields: {
+        id: 'Key id (`key_…`)',
+        name: 'Your label for it',
+        description: 'What it is for',
+        key_prefix: 'First 12 characters after `itsm_sk_live_`/`itsm_sk_test_`, to recognise it',
+        scopes: 'What it may do (see each operation’s `x-required-scopes`)',
+        created_by: 'User who created it',
+        created_at: 'When it was created (ISO 8601 UTC)',
+        expires_at: 'When it stops working (null: never)',
+        last_used_at: 'Last authenticated request',
+        revoked_at: 'When it was revoked',
+        is_active: '`false` once revoked or expired',
+      },
+    },
+    ApiKeyCreated: {
+      description: 'The new key: `api_key` is shown only in this response.',
+      fields: {
+        id: 'Key id (`key_…`)',
+        name: 'Your label for it',
+        description: 'What it is for',
+        key_prefix: 'First 12 characters after `itsm_sk_live_`/`itsm_sk_test_`, shown in listings',
+        scopes: 'What it may do',
+        created_at: 'When it was created (ISO 8601 UTC)',
+        expires_at: 'When it stops working (null: never)',
+        api_key: 'The full key (`itsm_sk_live_…`/`itsm_sk_test_…`): store it now',
+      },
+    },
+  },
+  output: { ApiKey, ApiKeyCreated: ApiKeyWithSecret },
+  input: { ApiKeyCreate: CreateApiKeyBody },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import { AuditEntry, AuditListQuery } from './schemas';
 
 export const routes = defineRoutes([
@@ -24,3 +24,7 @@ export const routes = defineRoutes([
     },
   },
 ]);
+
+export const components = defineComponents({
+  output: { AuditEntry },
+});

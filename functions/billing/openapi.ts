@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   ChangePlanBody,
   Invoice,
@@ -92,3 +92,8 @@ export const routes = defineRoutes([
   paymentWrite('put'),
   paymentWrite('patch'),
 ]);
+
+export const components = defineComponents({
+  output: { Plan: PlanResponse, Invoice, PaymentSettings: PaymentSettingsResponse },
+  input: { PlanChange: ChangePlanBody, PaymentSettingsUpdate: PaymentSettingsBody },
+});

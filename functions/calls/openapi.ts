@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   Call,
   CallDetail,
@@ -101,3 +101,44 @@ export const routes = defineRoutes([
     },
   },
 ]);
+
+export const components = defineComponents({
+  docs: {
+    Call: {
+      description: 'A voice call handled by the AI voice agent, from first ring to outcome.',
+      fields: {
+        id: 'Call id (`call_…`)',
+        tenant_id: 'The tenant',
+        status: '`in_progress` until the voice agent completes it, then `completed`',
+        channel: 'How the caller reached you (`phone`, `sip`, `web`, `app`)',
+        direction: '`inbound` or `outbound`',
+        caller_phone: 'Caller number (E.164); masked for roles that may not see it',
+        telephony_call_sid: "The telephony provider's call id",
+        media_room_id: 'Media room of a web call',
+        started_at: 'When the call started (ISO 8601 UTC)',
+        ended_at: 'When the call ended',
+        duration_seconds: 'Length of the call',
+        outcome:
+          'How it ended: `ticket_created`, `status_checked`, `kb_article`, `escalated`, `hung_up` or `error`',
+        recording_url: 'Recording, when recording is enabled',
+        ticket_id: 'The ticket created from or linked to the call',
+        detected_language: 'Language the agent detected (BCP 47)',
+        summary: "The voice agent's summary of the call",
+        escalated_at: 'When it was last escalated to a human',
+        completed_at: 'When the voice agent completed it',
+        created_at: 'When it was recorded',
+        updated_at: 'Last change',
+      },
+    },
+    Escalation: {
+      description: 'A hand-off of a call to a human (transferred or failed).',
+    },
+  },
+  output: { Call, CallDetail, CallList, Escalation, VoiceWidgetToken },
+  input: {
+    CallCreate: CreateCallBody,
+    CallComplete: CompleteCallBody,
+    EscalationCreate: EscalationBody,
+    VoiceWidgetTokenRequest: VoiceWidgetTokenBody,
+  },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes, type RouteDoc } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes, type RouteDoc } from '../../shared/http/openapi';
 import { GENERAL_SECTIONS } from './app';
 import { ProviderParam, SectionResponse, TenantProfileBody, WriteResponse } from './schemas';
 import { SECTIONS } from './sections';
@@ -20,6 +20,10 @@ const Onboarding = SectionResponse.extend({
   completed: z.boolean(),
 });
 const Integration = SectionResponse.extend({ provider: z.string(), configured: z.boolean().optional() });
+const ConfigSections = z.object({ sections: z.record(z.string(), SectionResponse) });
+const IntegrationList = z.object({ integrations: z.array(Integration) });
+const IntegrationChange = Integration.extend({ changes: WriteResponse.shape.changes });
+const OnboardingChange = Onboarding.extend({ changes: WriteResponse.shape.changes });
 
 const sectionRoutes: RouteDoc[] = ['/api/v1/config', '/api/v1/configuration'].flatMap((base) => [
   {
@@ -31,7 +35,7 @@ const sectionRoutes: RouteDoc[] = ['/api/v1/config', '/api/v1/configuration'].fl
     responses: {
       200: {
         description: 'Settings by section',
-        schema: z.object({ sections: z.record(z.string(), SectionResponse) }),
+        schema: ConfigSections,
       },
     },
   },
@@ -74,7 +78,7 @@ export const routes = defineRoutes([
       'Every provider with its settings; secrets (api_token, webhook_secret) masked. Needs config:read and config:write.',
     tags: ['Integrations'],
     responses: {
-      200: { description: 'Integrations', schema: z.object({ integrations: z.array(Integration) }) },
+      200: { description: 'Integrations', schema: IntegrationList },
     },
   },
   {
@@ -96,7 +100,7 @@ export const routes = defineRoutes([
     responses: {
       200: {
         description: 'The integration and what changed',
-        schema: Integration.extend({ changes: WriteResponse.shape.changes }),
+        schema: IntegrationChange,
       },
     },
   })),
@@ -143,7 +147,7 @@ export const routes = defineRoutes([
     responses: {
       200: {
         description: 'Checklist with progress',
-        schema: Onboarding.extend({ changes: WriteResponse.shape.changes }),
+        schema: OnboardingChange,
       },
     },
   },
@@ -165,3 +169,26 @@ export const routes = defineRoutes([
     responses: { 200: { description: 'Profile', schema: TenantProfile } },
   },
 ]);
+
+export const components = defineComponents({
+  output: {
+    ConfigSection: SectionResponse,
+    ConfigSectionChange: WriteResponse,
+    ConfigSections,
+    Integration,
+    IntegrationList,
+    IntegrationChange,
+    Onboarding,
+    OnboardingChange,
+    TenantProfile,
+  },
+  input: {
+    GeneralSettings: SECTIONS.general.schema,
+    BrandingSettings: SECTIONS.branding.schema,
+    ChannelsSettings: SECTIONS.channels.schema,
+    OnboardingSettings: SECTIONS.onboarding.schema,
+    TelephonySettings: SECTIONS.telephony.schema,
+    IntegrationSettings: SECTIONS.integration.schema,
+    TenantProfileUpdate: TenantProfileBody,
+  },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes, type RouteDoc } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes, type RouteDoc } from '../../shared/http/openapi';
 import {
   CompanyIdParam,
   CompanyRecord,
@@ -243,3 +243,71 @@ const syncRoutes: RouteDoc[] = [
 ];
 
 export const routes = defineRoutes([...contactRoutes, ...companyRoutes, ...syncRoutes]);
+
+export const components = defineComponents({
+  docs: {
+    Contact: {
+      description: 'A person conversations are with, created here or imported by a contact sync.',
+      fields: {
+        id: 'Contact id (`ctc_…`)',
+        external_id: 'Id in your own or the synced system',
+        first_name: 'First name',
+        last_name: 'Last name',
+        email: 'Email address (unique per tenant among live contacts)',
+        phone: 'Phone number (E.164)',
+        role: 'Job title',
+        locale: 'Preferred locale (BCP 47)',
+        timezone: 'IANA time zone',
+        company_id: 'Company they belong to (`cmp_…`)',
+        company_name: "The company's name",
+        conversation_count: 'Conversations with them',
+        custom_attrs: 'Your own attributes (string, number or boolean values)',
+        tags: 'Labels',
+        unsubscribed_from_emails: 'Opted out of email',
+        created_at: 'When it was created (ISO 8601 UTC)',
+        updated_at: 'Last change',
+        deleted_at: 'When it was soft-deleted (restore with POST …/restore)',
+        last_seen_at: 'Last activity',
+        source: 'The sync that imported it, if any',
+        active: '`false` once a full sync no longer finds it upstream',
+      },
+    },
+    Company: {
+      description: 'An organisation contacts belong to.',
+      fields: {
+        id: 'Company id (`cmp_…`)',
+        name: 'Name',
+        domain: 'Email/web domain',
+        industry: 'Industry',
+        logo_url: 'Logo',
+        notes: 'Free-form notes',
+        plan: "The company's plan with you",
+        size: 'Head-count band',
+        sla_tier: 'Support tier',
+        website: 'Website',
+        contact_count: 'Live contacts in it',
+        conversation_count: 'Conversations with its contacts',
+        monthly_spend: 'Monthly spend',
+        custom_attrs: 'Your own attributes',
+        tags: 'Labels',
+        created_at: 'When it was created (ISO 8601 UTC)',
+        updated_at: 'Last change',
+        deleted_at: 'When it was soft-deleted',
+      },
+    },
+  },
+  output: {
+    Contact: ContactRecord,
+    Company: CompanyRecord,
+    SyncConnection: ConnectionRecord,
+    SyncRun: SyncRunRecord,
+  },
+  input: {
+    ContactCreate: CreateContactBody,
+    ContactUpdate: UpdateContactBody,
+    CompanyCreate: CreateCompanyBody,
+    CompanyUpdate: UpdateCompanyBody,
+    SyncConnectionPut: PutConnectionBody,
+    SyncRunCreate: TriggerRunBody,
+  },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes, type RouteDoc } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes, type RouteDoc } from '../../shared/http/openapi';
 import {
   AssignConversationBody,
   ConversationIdParam,
@@ -181,3 +181,57 @@ export const routes = defineRoutes([
     responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFound('Tenant') },
   },
 ]);
+
+export const components = defineComponents({
+  docs: {
+    Conversation: {
+      description: 'A messaging thread with one contact on one channel.',
+      fields: {
+        id: 'Conversation id (`cnv_…`)',
+        tenant_id: 'The tenant',
+        contact_id: 'The contact it is with (`ctc_…`)',
+        subject: 'Subject line',
+        status: '`open`, `waiting` (on the contact), `resolved` or `closed`',
+        channel: 'Channel it happens on',
+        priority: 'Priority',
+        assignee_user_id: 'Agent it is assigned to',
+        assignee_team_id: 'Team it is assigned to',
+        tags: 'Labels',
+        created_at: 'When it started (ISO 8601 UTC)',
+        updated_at: 'Last change or message',
+      },
+    },
+    Message: {
+      description:
+        'One message of a conversation: from the contact, an agent, or the AI; or an internal note.',
+      fields: {
+        id: 'Message id (`msg_…`)',
+        conversation_id: 'The conversation',
+        sender_type: 'Who wrote it',
+        sender_id: 'User id or contact id of the sender',
+        body: 'Text of the message',
+        content_type: 'Format of `body`',
+        is_internal: 'An internal note, never sent to the contact',
+        source: 'Where it was written',
+        delivery_status: 'Outbound delivery state on the channel',
+        created_at: 'When it was written',
+      },
+    },
+  },
+  output: {
+    Conversation: ConversationSchema,
+    Message: MessageSchema,
+    ConversationExport: ExportSchema,
+    InboundResult: InboundResultSchema,
+  },
+  input: {
+    ConversationCreate: CreateConversationBody,
+    ConversationUpdate: UpdateConversationBody,
+    ConversationAssign: AssignConversationBody,
+    MessageCreate: CreateMessageBody,
+    ConversationExportCreate: ExportBody,
+    WidgetMessage: WidgetMessageBody,
+    InboundEmail: InboundEmailBody,
+    InboundWhatsApp: InboundWhatsAppBody,
+  },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   CreateTenantUserBody,
   IdParam,
@@ -88,3 +88,8 @@ export const routes = defineRoutes([
     responses: { 204: { description: 'Removed' }, 404: { description: 'User not found' } },
   },
 ]);
+
+export const components = defineComponents({
+  output: { Requester, TenantUser },
+  input: { TenantUserCreate: CreateTenantUserBody, TenantUserUpdate: UpdateTenantUserBody },
+});

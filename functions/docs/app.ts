@@ -1,16 +1,10 @@
 import { Hono } from 'hono';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../shared/http/openapi-doc';
 import type { AppEnv } from '../../shared/runtime/app-env';
 import { DOCS_ASSETS, readNodeAsset } from './assets';
+import { openApiDocument } from './document';
 import { DOCS_PAGE } from './page';
-import { DOC_SOURCES } from './registry';
 
-/** Built once per isolate/process, on first request (the zod -> JSON Schema pass takes a few ms). */
-let document: OpenApiDocument | null = null;
-export const openApiDocument = () => {
-  document ??= buildOpenApiDocument(DOC_SOURCES);
-  return document;
-};
+export { openApiDocument };
 
 interface AssetsBinding {
   fetch(request: Request): Promise<Response>;
@@ -35,7 +29,13 @@ app.get('/openapi.json', (c) => c.redirect(ROOT_POINTER.openapi, 308));
 app.get('/api/v1/openapi.json', (c) => {
   c.header('Cache-Control', 'public, max-age=300');
   c.header('Access-Control-Allow-Origin', '*');
-  return c.json(openApiDocument());
+  return c.json(openApiDocument('public'));
+});
+
+/** GET /api/internal/openapi.json: the internal routes, to the internal token only (the gate). */
+app.get('/api/internal/openapi.json', (c) => {
+  c.header('Cache-Control', 'private, max-age=300');
+  return c.json(openApiDocument('internal'));
 });
 
 /** GET /docs: the API reference page. */

@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import { DOCS_ASSETS } from './assets';
+
+/** The document's outline: the full schema is OpenAPI 3.1's own. */
+const OpenApiDocument = z
+  .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }) })
+  .loose();
 
 export const routes = defineRoutes([
   {
@@ -33,9 +38,21 @@ export const routes = defineRoutes([
     responses: {
       200: {
         description: 'The OpenAPI document',
-        schema: z
-          .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }) })
-          .loose(),
+        schema: OpenApiDocument,
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/internal/openapi.json',
+    summary: 'The internal OpenAPI 3.1 document',
+    description:
+      'The routes of the platform’s own services (internal token) and the QStash callback, which the public document leaves out.',
+    tags: ['Documentation'],
+    responses: {
+      200: {
+        description: 'The internal OpenAPI document',
+        schema: OpenApiDocument,
       },
     },
   },
@@ -58,3 +75,5 @@ export const routes = defineRoutes([
     responses: { 200: { description: 'The file' }, 404: { description: 'No such file' } },
   },
 ]);
+
+export const components = defineComponents({ output: { OpenApiDocument } });

@@ -1,44 +1,45 @@
-// Every function's route documentation, for the OpenAPI document. A static list (Workers bundle
-// what they import): when a function gains functions/<name>/openapi.ts, add it here;
+// Every function's route documentation (`routes`) and named schemas (`components`), for the OpenAPI
+// documents (public and internal) and the schema-driven fuzz: one registry. A static list (Workers
+// bundle what they import): when a function gains functions/<name>/openapi.ts, add it here;
 // test/integration/openapi.test.ts fails while one on disk is missing from this list.
 import type { DocSource } from '../../shared/http/openapi-doc';
-import { routes as apiKeys } from '../api-keys/openapi';
-import { routes as audit } from '../audit/openapi';
-import { routes as billing } from '../billing/openapi';
-import { routes as calls } from '../calls/openapi';
-import { routes as config } from '../config/openapi';
-import { routes as contacts } from '../contacts/openapi';
-import { routes as conversations } from '../conversations/openapi';
-import { routes as directory } from '../directory/openapi';
-import { routes as endUser } from '../end-user/openapi';
-import { routes as exportsRoutes } from '../exports/openapi';
-import { routes as fallback } from '../fallback/openapi';
-import { routes as health } from '../health/openapi';
-import { routes as kb } from '../kb/openapi';
-import { routes as tenants } from '../tenants/openapi';
-import { routes as tickets } from '../tickets/openapi';
-import { routes as usage } from '../usage/openapi';
-import { routes as webhooks } from '../webhooks/openapi';
-import { routes as docs } from './openapi';
+import * as apiKeys from '../api-keys/openapi';
+import * as audit from '../audit/openapi';
+import * as billing from '../billing/openapi';
+import * as calls from '../calls/openapi';
+import * as config from '../config/openapi';
+import * as contacts from '../contacts/openapi';
+import * as conversations from '../conversations/openapi';
+import * as directory from '../directory/openapi';
+import * as endUser from '../end-user/openapi';
+import * as exportsRoutes from '../exports/openapi';
+import * as fallback from '../fallback/openapi';
+import * as health from '../health/openapi';
+import * as kb from '../kb/openapi';
+import * as tenants from '../tenants/openapi';
+import * as tickets from '../tickets/openapi';
+import * as usage from '../usage/openapi';
+import * as webhooks from '../webhooks/openapi';
+import * as docs from './openapi';
 
 /** In manifest order. */
 export const DOC_SOURCES: readonly DocSource[] = [
-  { name: 'health', routes: health },
-  { name: 'tenants', routes: tenants },
-  { name: 'api-keys', routes: apiKeys },
-  { name: 'tickets', routes: tickets },
-  { name: 'calls', routes: calls },
-  { name: 'webhooks', routes: webhooks },
-  { name: 'conversations', routes: conversations },
-  { name: 'contacts', routes: contacts },
-  { name: 'kb', routes: kb },
-  { name: 'usage', routes: usage },
-  { name: 'billing', routes: billing },
-  { name: 'directory', routes: directory },
-  { name: 'exports', routes: exportsRoutes },
-  { name: 'config', routes: config },
-  { name: 'end-user', routes: endUser },
-  { name: 'audit', routes: audit },
-  { name: 'docs', routes: docs },
-  { name: 'fallback', routes: fallback },
+  { name: 'health', ...health },
+  { name: 'tenants', ...tenants },
+  { name: 'api-keys', ...apiKeys },
+  { name: 'tickets', ...tickets },
+  { name: 'calls', ...calls },
+  { name: 'webhooks', ...webhooks },
+  { name: 'conversations', ...conversations },
+  { name: 'contacts', ...contacts },
+  { name: 'kb', ...kb },
+  { name: 'usage', ...usage },
+  { name: 'billing', ...billing },
+  { name: 'directory', ...directory },
+  { name: 'exports', ...exportsRoutes },
+  { name: 'config', ...config },
+  { name: 'end-user', ...endUser },
+  { name: 'audit', ...audit },
+  { name: 'docs', ...docs },
+  { name: 'fallback', ...fallback },
 ];

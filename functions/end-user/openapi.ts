@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   AppCreateTicketBody,
   AppTicketParam,
@@ -108,3 +108,14 @@ export const routes = defineRoutes([
     responses: { 201: { description: 'The ticket', schema: Ticket } },
   },
 ]);
+
+export const components = defineComponents({
+  output: { EndUserSession: TokenResponse, MagicLinkSent: MagicLinkResponse, EndUserTicket: Ticket },
+  input: {
+    EndUserRegister: RegisterBody,
+    EndUserLogin: LoginBody,
+    MagicLinkRequest: MagicLinkBody,
+    MagicLinkVerify: MagicLinkVerifyBody,
+    EndUserTicketCreate: AppCreateTicketBody,
+  },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import { CreateExportBody, ExportIdParam, ExportJob, ListExportsQuery } from './schemas';
 
 const tags = ['Exports'];
@@ -54,3 +54,8 @@ export const routes = defineRoutes([
     responses: { 200: { description: 'The file' }, 404: { description: 'Export or file not found' } },
   },
 ]);
+
+export const components = defineComponents({
+  output: { Export: ExportJob },
+  input: { ExportCreate: CreateExportBody },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 
 const Health = z.object({
   status: z.enum(['ok', 'degraded']),
@@ -27,7 +27,7 @@ export const routes = defineRoutes([
           status: 'ok',
           runtime: 'edge',
           database: { status: 'ok', latency_ms: 3.2 },
-          time: '2026-11-21T10:00:00.000Z',
+          time: '2026-03-14T09:26:53.412Z',
         },
       },
       503: {
@@ -37,9 +37,13 @@ export const routes = defineRoutes([
           status: 'degraded',
           runtime: 'edge',
           database: { status: 'unavailable', error: 'connection refused' },
-          time: '2026-11-21T10:00:00.000Z',
+          time: '2026-03-14T09:26:53.412Z',
         },
       },
     },
   },
 ]);
+
+export const components = defineComponents({
+  output: { Health },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   ArticleIdParam,
   ArticleRecord,
@@ -106,3 +106,8 @@ export const routes = defineRoutes([
     },
   },
 ]);
+
+export const components = defineComponents({
+  output: { Article: ArticleRecord, HelpCenterArticle },
+  input: { ArticleCreate: CreateArticleBody, ArticleUpdate: UpdateArticleBody },
+});

@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import { CreateTenantBody, Tenant, TenantIdParam } from './schemas';
 
 const example = {
-  id: 'ten_01J9Z3',
+  id: 'ten_0mh1k4d7qAc8NzR2wLx5Tb',
   name: 'Acme',
   plan: 'pro',
   environment: 'production',
   api_key_prefix: 'itsm_sk_live_',
-  created_at: '2026-11-21T10:00:00.000Z',
-  updated_at: '2026-11-21T10:00:00.000Z',
+  created_at: '2026-03-14T09:26:53.412Z',
+  updated_at: '2026-03-14T09:26:53.412Z',
 };
 const Detail = z.object({ detail: z.string() });
 
@@ -41,3 +41,22 @@ export const routes = defineRoutes([
     },
   },
 ]);
+
+export const components = defineComponents({
+  docs: {
+    Tenant: {
+      description:
+        'A customer of the platform: its data, keys and limits are separate from every other tenant.',
+      fields: {
+        id: 'Tenant id (`ten_…`)',
+        name: 'Name',
+        plan: 'Plan: quotas and rate limits follow it',
+        environment: '`production`, or `sandbox` (keys `itsm_sk_test_…`)',
+        created_at: 'When it was created (ISO 8601 UTC)',
+        updated_at: 'Last change',
+      },
+    },
+  },
+  output: { Tenant },
+  input: { TenantCreate: CreateTenantBody },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   CreateReplyBody,
   CreateTicketBody,
@@ -35,7 +35,17 @@ export const routes = defineRoutes([
     method: 'post',
     path: '/api/v1/tickets',
     summary: 'Create a ticket',
-    description: 'Emits ticket.created. Initial status new (default), open, pending or on_hold.',
+    description:
+      'Emits ticket.created. Initial status `open` unless `status` says `new`, `pending` or `on_hold`; priority defaults to `medium`, type to `question`, source to `api` (an API key) or `dashboard` (a session). `call_id` must be a call of your tenant.',
+    bodyExample: {
+      subject: 'Printer on fire',
+      description: 'The printer on floor 3 smells of smoke and shows error E-451.',
+      priority: 'urgent',
+      type: 'incident',
+      requester_name: 'Ana Silva',
+      requester_email: 'ana@example.com',
+      tags: ['hardware', 'floor-3'],
+    },
     tags: ['Tickets'],
     body: CreateTicketBody,
     responses: { 201: { description: 'The created ticket', schema: Ticket } },
@@ -57,6 +67,7 @@ export const routes = defineRoutes([
     tags: ['Tickets'],
     params: TicketIdParam,
     body: UpdateTicketBody,
+    bodyExample: { status: 'pending', priority: 'high', tags: ['hardware', 'floor-3', 'vendor'] },
     responses: {
       200: { description: 'The updated ticket', schema: Ticket },
       404: notFound,
@@ -75,6 +86,10 @@ export const routes = defineRoutes([
     tags: ['Tickets'],
     params: TicketIdParam,
     body: CreateReplyBody,
+    bodyExample: {
+      body: 'A technician is on the way; please keep the printer switched off until then.',
+      is_public: true,
+    },
     responses: {
       201: { description: 'The reply', schema: TicketReply },
       404: notFound,
@@ -92,3 +107,104 @@ export const routes = defineRoutes([
     responses: { 200: { description: 'A page of replies', schema: ReplyList }, 404: notFound },
   },
 ]);
+
+const TICKET_EXAMPLE = {
+  id: 'tkt_0mhbq3k8zHkR2d9TQx7pLw',
+  subject: 'Printer on fire',
+  description: 'The printer on floor 3 smells of smoke and shows error E-451.',
+  status: 'open',
+  priority: 'urgent',
+  type: 'incident',
+  source: 'api',
+  requester_id: null,
+  requester_name: 'Ana Silva',
+  requester_email: 'ana@example.com',
+  assignee_id: null,
+  tags: ['floor-3', 'hardware'],
+  call_id: null,
+  reply_count: 0,
+  created_by: 'key_0mha4j8s2Xv5CnT7wRq1Dk',
+  created_at: '2026-03-14T09:26:53.412Z',
+  updated_at: '2026-03-14T09:26:53.412Z',
+  resolved_at: null,
+  closed_at: null,
+};
+const REPLY_EXAMPLE = {
+  id: 'trp_0mhbq5n2cJd81sXaLq4WmZ',
+  ticket_id: TICKET_EXAMPLE.id,
+  body: 'A technician is on the way; please keep the printer switched off until then.',
+  author_type: 'api',
+  author_id: 'key_0mha4j8s2Xv5CnT7wRq1Dk',
+  is_public: true,
+  created_at: '2026-03-14T09:41:07.038Z',
+};
+
+export const components = defineComponents({
+  output: { Ticket, TicketList, TicketReply, TicketReplyList: ReplyList },
+  input: {
+    TicketCreate: CreateTicketBody,
+    TicketUpdate: UpdateTicketBody,
+    TicketReplyCreate: CreateReplyBody,
+  },
+  docs: {
+    Ticket: {
+      description: 'A support request: what is wrong, who asked, who works on it, and where it stands.',
+      fields: {
+        id: 'Ticket id (`tkt_…`)',
+        subject: 'One-line summary',
+        description: 'Full text of the request (may be empty)',
+        status:
+          '`new` → `open` → `pending`/`on_hold` → `resolved` → `closed` (final); moves follow the transition table',
+        priority: '`low`, `medium` (default), `high` or `urgent`',
+        type: 'Kind of request; default `question`',
+        source: 'Where the ticket came from: `api` (API key), `dashboard`, `phone` (a call), `end_user`, …',
+        requester_id: 'Id of the requester (end user) who raised it, if known',
+        requester_name: 'Name of the person who raised it',
+        requester_email: 'Email of the person who raised it',
+        assignee_id: 'Agent working on it',
+        tags: 'Lower-cased, de-duplicated labels',
+        call_id: 'The call this ticket came from (`call_…`), if any',
+        reply_count: 'Number of replies',
+        created_by: 'The API key id or user id that created it',
+        created_at: 'When it was created (ISO 8601 UTC)',
+        updated_at: 'Last change (ISO 8601 UTC); replies count as changes',
+        resolved_at: 'When it last entered `resolved` or `closed`',
+        closed_at: 'When it was closed',
+      },
+      example: TICKET_EXAMPLE,
+    },
+    TicketReply: {
+      description: 'A reply on a ticket: public (the requester sees it) or an internal note.',
+      fields: {
+        id: 'Reply id (`trp_…`)',
+        ticket_id: 'The ticket replied to',
+        body: 'Text of the reply',
+        author_type: 'Who wrote it: `agent` (session), `api` (API key), `requester` or `system`',
+        author_id: 'User id or API key id of the author',
+        is_public: '`false` for an internal note',
+        created_at: 'When it was written (ISO 8601 UTC)',
+      },
+      example: REPLY_EXAMPLE,
+    },
+    TicketList: {
+      description: 'A page of tickets, with the total matching the filters.',
+      fields: {
+        tickets: 'This page',
+        total: 'Tickets matching the filters, all pages',
+        limit: 'Page size used',
+        offset: 'Items skipped',
+      },
+      example: { tickets: [TICKET_EXAMPLE], total: 42, limit: 20, offset: 0 },
+    },
+    TicketReplyList: {
+      description: 'A page of replies, oldest first.',
+      fields: {
+        replies: 'This page',
+        total: 'Replies of the ticket',
+        limit: 'Page size used',
+        offset: 'Items skipped',
+      },
+      example: { replies: [REPLY_EXAMPLE], total: 1, limit: 20, offset: 0 },
+    },
+  },
+});

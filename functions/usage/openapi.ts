@@ -1,4 +1,4 @@
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   DetailsQuery,
   DetailsResponse,
@@ -40,3 +40,50 @@ export const routes = defineRoutes([
     responses: { 200: { description: 'Tenants reported', schema: ReportResponse } },
   },
 ]);
+
+export const components = defineComponents({
+  docs: {
+    UsageSummary: {
+      description: "The tenant's consumption this period against its plan's quotas.",
+      fields: {
+        tenant_id: 'The tenant',
+        plan: 'Plan in force (`free`, `starter`, `pro`, `enterprise`)',
+        period: 'Billing period `YYYY-MM`',
+        period_start: 'Start of the period (inclusive, ISO 8601 UTC)',
+        period_end: 'End of the period (exclusive)',
+        totals: 'Consumed so far, by metric',
+        quotas: "The plan's allowance, by metric",
+        remaining: 'Allowance left (never below 0)',
+        percent_used: 'totals / quotas × 100, two decimals',
+      },
+      example: {
+        tenant_id: 'ten_demo',
+        plan: 'pro',
+        period: '2026-03',
+        period_start: '2026-03-01T00:00:00.000Z',
+        period_end: '2026-04-01T00:00:00.000Z',
+        totals: { api_requests: 18342, call_minutes: 412, conversations: 312, webhook_deliveries: 2210 },
+        quotas: {
+          api_requests: 1000000,
+          call_minutes: 10000,
+          conversations: 50000,
+          webhook_deliveries: 1000000,
+        },
+        remaining: {
+          api_requests: 981658,
+          call_minutes: 9588,
+          conversations: 49688,
+          webhook_deliveries: 997790,
+        },
+        percent_used: {
+          api_requests: 1.83,
+          call_minutes: 4.12,
+          conversations: 0.62,
+          webhook_deliveries: 0.22,
+        },
+      },
+    },
+  },
+  output: { UsageSummary: SummaryResponse, UsageDetails: DetailsResponse, UsageReport: ReportResponse },
+  input: { UsageReportRequest: ReportBody },
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   CreateWebhookBody,
   DeliveriesQuery,
@@ -18,6 +18,12 @@ import {
 } from './schemas';
 
 const Detail = z.object({ detail: z.string() });
+const QStashCallbackResult = z.object({
+  delivery_id: z.string(),
+  attempt: z.number().int(),
+  status: z.enum(['pending', 'delivered', 'failed']).optional(),
+  skipped: z.enum(['done', 'held', 'not_found']).optional(),
+});
 const tags = ['Webhooks'];
 
 export const routes = defineRoutes([
@@ -147,15 +153,69 @@ export const routes = defineRoutes([
     responses: {
       200: {
         description: 'The attempt was made (`status`), or skipped (`skipped`: done, held, not_found)',
-        schema: z.object({
-          delivery_id: z.string(),
-          attempt: z.number().int(),
-          status: z.enum(['pending', 'delivered', 'failed']).optional(),
-          skipped: z.enum(['done', 'held', 'not_found']).optional(),
-        }),
+        schema: QStashCallbackResult,
       },
       401: { description: '`Invalid QStash signature`', schema: Detail },
       503: { description: 'Not due yet; QStash retries', schema: Detail },
     },
   },
 ]);
+
+export const components = defineComponents({
+  docs: {
+    Webhook: {
+      description:
+        'A subscription: where to POST which events. The secret is never shown again after creation.',
+      fields: {
+        id: 'Subscription id (`whk_…`)',
+        url: 'HTTPS endpoint that receives the deliveries',
+        events: 'Event names it receives (`*` for all)',
+        is_active: '`false`: nothing is delivered (PATCH /api/v2/webhooks/{id} to resume)',
+        created_at: 'When it was created (ISO 8601 UTC)',
+      },
+    },
+    WebhookCreated: {
+      description: 'The new subscription, with its signing secret: store it now, it is shown only here.',
+      fields: {
+        id: 'Subscription id (`whk_…`)',
+        url: 'HTTPS endpoint that receives the deliveries',
+        events: 'Event names it receives (`*` for all)',
+        is_active: '`true`: deliveries start with the next event',
+        created_at: 'When it was created (ISO 8601 UTC)',
+        updated_at: 'Last change',
+        secret: 'Signing secret (`whsec_…`): the HMAC-SHA256 key of X-Webhook-Signature',
+      },
+    },
+    WebhookDelivery: {
+      description: 'One event sent (or being sent) to one subscription, with its attempts.',
+      fields: {
+        id: 'Delivery id (`dlv_…`), sent as X-Webhook-Delivery-Id on every attempt',
+        event_type: 'The event delivered',
+        status: '`pending` (retries left), `delivered` (2xx) or `failed` (gave up)',
+        attempts: 'Attempts made so far',
+        last_attempt_at: 'When the last attempt was made',
+        next_attempt_at: 'When the next retry is due (pending only)',
+        response_status: "The receiver's HTTP status on the last attempt",
+        duration_ms: 'How long the last attempt took',
+        error: 'Why the last attempt failed (timeout, connection refused, …)',
+        created_at: 'When the event was queued for this subscription',
+      },
+    },
+  },
+  output: {
+    Webhook: WebhookListItem,
+    WebhookList,
+    WebhookCreated,
+    WebhookDetail: WebhookRecord,
+    WebhookDelivery: DeliveryLogEntry,
+    WebhookDeliveryList: DeliveryList,
+    WebhookEventTypes: EventTypes,
+    QStashCallbackResult,
+  },
+  input: {
+    WebhookCreate: CreateWebhookBody,
+    WebhookUpdate: UpdateWebhookBody,
+    WebhookRecover: RecoverBody,
+    QStashCallback: QStashCallbackBody,
+  },
+});

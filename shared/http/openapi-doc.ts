@@ -1,7 +1,9 @@
 import { type ZodType, z } from 'zod';
 import { type Surface, scopeRequirement, surfaceOf } from '../auth/access';
+import { isAuthPath } from '../ratelimit/limits';
 import { Detail } from './errors';
-import type { RouteDoc } from './openapi';
+import type { ComponentSet, RouteDoc } from './openapi';
+import { type ExampleContext, type ExampleValues, exampleOf, SchemaCatalog } from './openapi-schemas';
 
 /**
  * Builds the OpenAPI 3.1 document from every function's `routes` (functions/<name>/openapi.ts),
@@ -14,7 +16,34 @@ export interface DocSource {
   /** function name (manifest) */
   name: string;
   routes: readonly RouteDoc[];
+  /** named component schemas, their prose and examples */
+  components?: ComponentSet;
 }
+
+/**
+ * The reader-facing text of the reference (functions/docs/guide.ts): getting started, tags in reading
+ * order with their descriptions, descriptions of the parameters many routes share, example values.
+ */
+export interface ReferenceGuide {
+  description: string;
+  tags: readonly { name: string; description: string }[];
+  params: Record<string, string>;
+  examples: ExampleValues;
+}
+
+/**
+ * Two documents from the one route registry: `public` (served at /api/v1/openapi.json and /docs) and
+ * `internal` (/api/internal/*: the platform's own services and the QStash callback).
+ */
+export type Audience = 'public' | 'internal';
+const AUDIENCE_OF: Record<Surface, Audience> = {
+  public: 'public',
+  api: 'public',
+  dashboard: 'public',
+  end_user: 'public',
+  internal: 'internal',
+  signed: 'internal',
+};
 
 type Json = Record<string, unknown>;
 
@@ -88,13 +117,21 @@ export const pathParamsOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)]
 /** `/api/v1/tickets/{ticket_id}` -> `/api/v1/tickets/:ticket_id` (the Hono form, for the tables) */
 export const toHonoPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
-function parametersOf(route: RouteDoc): Json[] {
+function parametersOf(route: RouteDoc, common: Record<string, string>): Json[] {
   const params: Json[] = [];
+  // `{id}` means what the segment before it names: `/conversations/{id}` -> `conversations.id`
+  const collection = route.path.match(/\/([^/{}]+)\/\{id\}/)?.[1];
+  const textOf = (name: string, own?: unknown) =>
+    route.paramText?.[name] ??
+    (typeof own === 'string' ? own : undefined) ??
+    (name === 'id' && collection ? common[`${collection}.id`] : undefined) ??
+    common[name];
   const pathSchema = route.params ? jsonSchemaOf(route.params, 'input') : null;
   const pathProps = (pathSchema?.properties ?? {}) as Record<string, Json>;
   for (const name of pathParamsOf(route.path)) {
     const { description, ...schema } = pathProps[name] ?? { type: 'string' };
-    params.push({ name, in: 'path', required: true, schema, ...(description ? { description } : {}) });
+    const text = textOf(name, description);
+    params.push({ name, in: 'path', required: true, schema, ...(text ? { description: text } : {}) });
   }
   if (route.query) {
     const q = jsonSchemaOf(route.query, 'input');
@@ -103,12 +140,13 @@ function parametersOf(route: RouteDoc): Json[] {
       const { description, ...schema } = prop;
       // a query parameter with a default is never required of the caller
       const isRequired = required.has(name) && !('default' in schema);
+      const text = textOf(name, description);
       params.push({
         name,
         in: 'query',
         required: isRequired,
         schema,
-        ...(description ? { description } : {}),
+        ...(text ? { description: text } : {}),
       });
     }
   }
@@ -171,7 +209,46 @@ function standardErrors(route: RouteDoc, surface: Surface, scopes: string[]): Re
   return responses;
 }
 
-function operationOf(route: RouteDoc): Json {
+/** What one document build shares across its operations. */
+interface Build {
+  catalog: SchemaCatalog;
+  examples: ExampleContext;
+  params: Record<string, string>;
+}
+
+const IDEMPOTENCY_KEY_PARAM = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
+/** Rate-limited: tenant credentials, and end-user login by IP (shared/ratelimit/middleware.ts). */
+const isRateLimited = (surface: Surface, honoPath: string) =>
+  surface === 'api' || surface === 'dashboard' || surface === 'end_user' || isAuthPath(honoPath);
+
+const RATE_HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+};
+const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+
+/** Every inline response gets X-Request-Id, and the X-RateLimit-* headers where the limiter counts. */
+function declareHeaders(responses: Record<string, Json>, limited: boolean) {
+  for (const response of Object.values(responses)) {
+    if ('$ref' in response) continue;
+    response.headers = {
+      ...REQUEST_ID_HEADER,
+      ...(limited ? RATE_HEADERS : {}),
+      ...((response.headers as Json | undefined) ?? {}),
+    };
+  }
+}
+
+function operationOf(route: RouteDoc, build: Build): Json {
   const honoPath = toHonoPath(route.path);
   const surface = surfaceOf(honoPath);
   const need = surface === 'api' ? scopeRequirement(route.method.toUpperCase(), honoPath) : null;
@@ -183,7 +260,7 @@ function operationOf(route: RouteDoc): Json {
     const entry: Json = { description: r.description };
     if (r.schema || r.example !== undefined) {
       const media: Json = {};
-      if (r.schema) media.schema = jsonSchemaOf(r.schema, 'output');
+      if (r.schema) media.schema = build.catalog.convert(r.schema, 'output');
       if (r.example !== undefined) media.example = r.example;
       entry.content = { 'application/json': media };
     }
@@ -191,6 +268,8 @@ function operationOf(route: RouteDoc): Json {
   }
   for (const [status, r] of Object.entries(standardErrors(route, surface, scopes)))
     if (!(status in responses)) responses[status] = r;
+  responses['503'] ??= { $ref: '#/components/responses/ServiceUnavailable' };
+  declareHeaders(responses, isRateLimited(surface, honoPath));
   const op: Json = {
     operationId: `${route.method}${route.path
       .replace(/\{([^}]+)\}/g, 'By_$1')
@@ -206,78 +285,166 @@ function operationOf(route: RouteDoc): Json {
     responses,
   };
   if (scopes.length > 0) op['x-required-scopes'] = scopes;
-  const parameters = parametersOf(route);
+  const parameters = parametersOf(route, build.params);
+  if (surface === 'api' && (route.method === 'post' || route.method === 'patch'))
+    parameters.push(IDEMPOTENCY_KEY_PARAM);
   if (parameters.length > 0) op.parameters = parameters;
-  if (route.body)
-    op.requestBody = {
-      required: true,
-      content: { 'application/json': { schema: jsonSchemaOf(route.body, 'input') } },
-    };
+  if (route.body) {
+    const media: Json = { schema: build.catalog.convert(route.body, 'input') };
+    if (route.bodyExample !== undefined) media.example = route.bodyExample;
+    op.requestBody = { required: true, content: { 'application/json': media } };
+  }
   return op;
+}
+
+/**
+ * Examples where a route gave none: composed from the named components' own examples and the value
+ * table, once every component is known (so a `$ref` finds its example).
+ */
+function fillExamples(op: Json, build: Build) {
+  const where = `${op.operationId}`;
+  const media = [
+    (op.requestBody as Json | undefined)?.content,
+    ...Object.entries(op.responses as Record<string, Json>)
+      .filter(([status]) => status.startsWith('2'))
+      .map(([, r]) => r.content),
+  ];
+  for (const content of media) {
+    const json = (content as Record<string, Json> | undefined)?.['application/json'];
+    if (!json?.schema || json.example !== undefined) continue;
+    json.example = exampleOf(json.schema as Json, build.examples, where);
+  }
 }
 
 export interface DocumentOptions {
   version?: string;
   /** server URL; default: the host serving the document */
   serverUrl?: string;
+  /** default `public` */
+  audience?: Audience;
+  /** getting started, tag order and descriptions, parameter texts, example values */
+  guide?: ReferenceGuide;
+  /** called with every `Component.field` whose example value was made up (no table entry) */
+  onExampleGap?: (where: string) => void;
 }
 
+const SECURITY_BY_AUDIENCE: Record<Audience, readonly (keyof typeof SECURITY_SCHEMES)[]> = {
+  public: ['ApiKeyHeader', 'BearerAuth', 'EndUserToken'],
+  internal: ['InternalToken', 'QStashSignature'],
+};
+
+const MINIMAL_DESCRIPTION =
+  'Public API of a multi-tenant customer-support / IT-service-management platform. Errors are `{"detail": "<string>"}` with fixed strings; request validation answers 422 with `{"detail": [{"loc", "msg", "type"}]}`.';
+
 export function buildOpenApiDocument(sources: readonly DocSource[], options: DocumentOptions = {}) {
+  const audience = options.audience ?? 'public';
+  const guide = options.guide;
+  const catalog = new SchemaCatalog();
+  for (const source of sources) if (source.components) catalog.add(source.components);
+  const gaps = new Set<string>();
+  const build: Build = {
+    catalog,
+    examples: { catalog, values: guide?.examples ?? { ids: {}, values: {} }, gaps },
+    params: guide?.params ?? {},
+  };
   const paths: Record<string, Record<string, Json>> = {};
   const tags = new Set<string>();
   for (const source of sources) {
     for (const route of source.routes) {
+      if (AUDIENCE_OF[surfaceOf(toHonoPath(route.path))] !== audience) continue;
       paths[route.path] ??= {};
       const item = paths[route.path] as Record<string, Json>;
       if (item[route.method])
         throw new Error(`OpenAPI: ${route.method.toUpperCase()} ${route.path} documented twice`);
-      item[route.method] = { ...operationOf(route), 'x-function': source.name };
+      item[route.method] = { ...operationOf(route, build), 'x-function': source.name };
       for (const t of route.tags) tags.add(t);
     }
   }
+  catalog.applyDocs();
+  for (const item of Object.values(paths)) for (const op of Object.values(item)) fillExamples(op, build);
+  for (const gap of gaps) options.onExampleGap?.(gap);
   const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
+  // tags in the guide's reading order, then any the guide does not know yet
+  const known = (guide?.tags ?? []).filter((t) => tags.has(t.name));
+  const rest = [...tags].filter((t) => !known.some((k) => k.name === t)).sort();
+  const securitySchemes = Object.fromEntries(
+    SECURITY_BY_AUDIENCE[audience].map((name) => [name, SECURITY_SCHEMES[name]]),
+  );
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Support Platform API',
+      title: audience === 'public' ? 'Support Platform API' : 'Support Platform internal API',
       version: options.version ?? '1.0.0',
       description:
-        'Public API of a multi-tenant customer-support / IT-service-management platform. Errors are `{"detail": "<string>"}` with fixed strings; request validation answers 422 with `{"detail": [{"loc", "msg", "type"}]}`.',
+        audience === 'public'
+          ? (guide?.description ?? MINIMAL_DESCRIPTION)
+          : 'Routes for the platform’s own services (voice agent, inbound channels, jobs) and the QStash delivery callback. Not for integrators; served to the internal token at /api/internal/openapi.json.',
     },
     servers: [{ url: options.serverUrl ?? '/' }],
-    tags: [...tags].sort().map((name) => ({ name })),
+    tags: [...known, ...rest.map((name) => ({ name }))],
     paths: sortedPaths,
     components: {
-      securitySchemes: SECURITY_SCHEMES,
+      securitySchemes,
       schemas: {
         Error: {
           type: 'object',
+          description:
+            'Every error other than request validation: one fixed, human-readable string (the exact strings are part of the contract).',
           required: ['detail'],
-          properties: { detail: { type: 'string' } },
+          properties: { detail: { type: 'string', description: 'What went wrong' } },
           example: { detail: Detail.notFound },
         },
         ValidationIssue: {
           type: 'object',
+          description: 'One invalid input.',
           required: ['loc', 'msg', 'type'],
           properties: {
-            loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
-            msg: { type: 'string' },
-            type: { type: 'string' },
+            loc: {
+              type: 'array',
+              description: 'Where: `body`, `query`, `path` or `header`, then the field path',
+              items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+            },
+            msg: { type: 'string', description: 'Human-readable message' },
+            type: { type: 'string', description: 'Machine-readable kind, e.g. `missing`, `string_too_long`' },
           },
         },
         ValidationError: {
           type: 'object',
+          description: 'The 422 answer to invalid input (body, query, path or header).',
           required: ['detail'],
           properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationIssue' } } },
         },
+        ...catalog.schemas,
       },
       headers: {
         'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string', const: 'Bearer' } },
-        'Retry-After': { description: 'Seconds until the window frees up', schema: { type: 'integer' } },
+        'Retry-After': {
+          description:
+            'Seconds to wait before retrying (429: until the rate window frees up; 503: try again shortly)',
+          schema: { type: 'integer', minimum: 0 },
+        },
+        'X-Request-Id': {
+          description:
+            'The request id: the caller’s own `X-Request-Id` (up to 128 characters) echoed back, else one generated by the server. Quote it when reporting a problem.',
+          schema: { type: 'string', maxLength: 128 },
+        },
+        'X-RateLimit-Limit': {
+          description: 'Requests allowed in the current window for this tenant, plan and kind of endpoint',
+          schema: { type: 'integer', minimum: 0 },
+        },
+        'X-RateLimit-Remaining': {
+          description: 'Requests left in the current window',
+          schema: { type: 'integer', minimum: 0 },
+        },
+        'X-RateLimit-Reset': {
+          description: 'Seconds until the current window resets',
+          schema: { type: 'integer', minimum: 0 },
+        },
       },
       responses: {
         ValidationError: {
           description: 'Request validation failed',
+          headers: REQUEST_ID_HEADER,
           content: {
             'application/json': {
               schema: { $ref: '#/components/schemas/ValidationError' },
@@ -287,8 +454,18 @@ export function buildOpenApiDocument(sources: readonly DocSource[], options: Doc
         },
         RateLimited: {
           description: 'Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers)',
-          headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+          headers: {
+            ...REQUEST_ID_HEADER,
+            ...RATE_HEADERS,
+            'Retry-After': { $ref: '#/components/headers/Retry-After' },
+          },
           content: errorBody({ detail: Detail.rateLimited }),
+        },
+        ServiceUnavailable: {
+          description:
+            'A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After',
+          headers: { ...REQUEST_ID_HEADER, 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+          content: errorBody({ detail: Detail.databaseUnavailable }),
         },
       },
     },

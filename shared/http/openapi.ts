@@ -16,8 +16,37 @@ export interface RouteDoc {
   params?: ZodType;
   query?: ZodType;
   body?: ZodType;
+  /** a request body that the server accepts as is (the fuzz test sends it) */
+  bodyExample?: unknown;
+  /** parameter name -> description, for parameters particular to this route (common ones: the docs table) */
+  paramText?: Record<string, string>;
   /** success (and route-specific error) responses by status */
   responses: Record<number, { description: string; schema?: ZodType; example?: unknown }>;
 }
 
 export const defineRoutes = (routes: RouteDoc[]): RouteDoc[] => routes;
+
+/**
+ * Reference prose for a named component schema: what it is, what each field means, and an example
+ * (which the document test validates against the schema). Kept in functions/<name>/openapi.ts, which
+ * only the docs Worker bundles, so no handler bundle carries it.
+ */
+export interface ComponentDoc {
+  description?: string;
+  fields?: Record<string, string>;
+  example?: unknown;
+}
+
+/**
+ * The named component schemas of a function: name (PascalCase; `XList` for a page envelope) ->
+ * the zod schema its handlers use. Operations whose schema (or a part of it) is one of these
+ * `$ref` `#/components/schemas/<name>` instead of repeating it, so generated clients get named types.
+ * `output` names response schemas, `input` request bodies.
+ */
+export interface ComponentSet {
+  output?: Record<string, ZodType>;
+  input?: Record<string, ZodType>;
+  docs?: Record<string, ComponentDoc>;
+}
+
+export const defineComponents = (set: ComponentSet): ComponentSet => set;

@@ -1,27 +1,46 @@
-// The OpenAPI document: valid OpenAPI 3.1 (checked by @readme/openapi-parser), and complete: every
-// route any function of the manifest serves is in it (a function without functions/<name>/openapi.ts
-// fails here until its docs land), with the security and scopes the gate's tables decide.
+// The OpenAPI documents (public and internal, from one route registry): valid OpenAPI 3.1 (checked by
+// @readme/openapi-parser), and complete: every route any function of the manifest serves is in one of
+// them (a function without functions/<name>/openapi.ts fails here until its docs land), with the
+// security and scopes the gate's tables decide. And a reference that teaches: every example validates
+// against its own schema, every parameter is described, every resource is a named component.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { validate } from '@readme/openapi-parser';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../functions/docs/document';
+import { REFERENCE_GUIDE } from '../../functions/docs/guide';
 import { DOC_SOURCES } from '../../functions/docs/registry';
 import { FUNCTIONS } from '../../functions/manifest';
 import { scopeRequirement, surfaceOf } from '../../shared/auth/access';
 import { buildOpenApiDocument } from '../../shared/http/openapi-doc';
 import type { FunctionApp } from '../../shared/runtime/app-env';
-import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
+import { type Harness, postgresUnavailable, startHarness, TEST_SECRETS } from '../support/harness';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const doc = buildOpenApiDocument(DOC_SOURCES) as any;
+const publicDoc = openApiDocument('public') as any;
+const internalDoc = openApiDocument('internal') as any;
+/** both documents' operations: the completeness and gate checks cover every route */
+const doc = { paths: { ...publicDoc.paths, ...internalDoc.paths } } as any;
+for (const [path, item] of Object.entries<any>(internalDoc.paths))
+  if (publicDoc.paths[path]) doc.paths[path] = { ...publicDoc.paths[path], ...item };
+
+const operations = (d: any) =>
+  Object.entries<any>(d.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })),
+  );
 const toOpenApiPath = (p: string) => p.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, '{$1}');
 
 describe('OpenAPI document', () => {
-  it('is valid OpenAPI 3.1', async () => {
-    const result = await validate(structuredClone(doc));
+  it.each([
+    ['public', publicDoc],
+    ['internal', internalDoc],
+  ])('the %s document is valid OpenAPI 3.1', async (_, d) => {
+    const result = await validate(structuredClone(d));
     expect(result.valid ? [] : result.errors, 'OpenAPI validation errors').toEqual([]);
     expect(result.valid).toBe(true);
-    expect(doc.openapi).toBe('3.1.0');
+    expect(d.openapi).toBe('3.1.0');
   });
 
   it('lists every functions/<name>/openapi.ts in functions/docs/registry.ts', () => {
@@ -83,11 +102,210 @@ describe('OpenAPI document', () => {
   });
 
   it('converts the validating zod schemas (limits and enums survive)', () => {
-    const create = doc.paths['/api/v1/api-keys'].post.requestBody.content['application/json'].schema;
+    const schemas = publicDoc.components.schemas;
+    expect(doc.paths['/api/v1/api-keys'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ApiKeyCreate',
+    });
+    const create = schemas.ApiKeyCreate;
     expect(create.properties.name).toMatchObject({ type: 'string', minLength: 1, maxLength: 100 });
     expect(create.required).toEqual(expect.arrayContaining(['name', 'scopes']));
-    const tenant = doc.paths['/api/v1/tenants'].post.requestBody.content['application/json'].schema;
-    expect(tenant.properties.plan.enum).toEqual(['free', 'starter', 'pro', 'enterprise']);
+    expect(schemas.TenantCreate.properties.plan.enum).toEqual(['free', 'starter', 'pro', 'enterprise']);
+  });
+});
+
+describe('a reference that teaches', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  for (const d of [publicDoc, internalDoc])
+    for (const [name, schema] of Object.entries<any>(d.components.schemas)) {
+      const id = `#/components/schemas/${name}`;
+      if (!ajv.getSchema(id)) ajv.addSchema(schema, id);
+    }
+  /** `#/components/schemas/X` refs resolve against the schemas added above */
+  const check = (schema: any, value: unknown) => {
+    const validator = schema.$ref ? ajv.getSchema(schema.$ref)! : ajv.compile(schema);
+    return validator(value) ? [] : (validator.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  };
+  /** every JSON media type with a schema: request bodies and 2xx responses */
+  const media = (d: any) =>
+    operations(d).flatMap(({ where, op }) => [
+      ...(op.requestBody
+        ? [{ where: `${where} request`, m: op.requestBody.content['application/json'] }]
+        : []),
+      ...Object.entries<any>(op.responses)
+        .filter(([status, r]) => status.startsWith('2') && r.content?.['application/json']?.schema)
+        .map(([status, r]) => ({ where: `${where} ${status}`, m: r.content['application/json'] })),
+    ]);
+
+  it.each([
+    ['public', publicDoc],
+    ['internal', internalDoc],
+  ])(
+    '%s: every request body and JSON success response has an example that validates against its schema',
+    (_, d) => {
+      const problems: string[] = [];
+      for (const { where, m } of media(d)) {
+        if (m.example === undefined) problems.push(`${where}: no example`);
+        else for (const e of check(m.schema, m.example)) problems.push(`${where}: ${e}`);
+      }
+      expect(problems).toEqual([]);
+    },
+  );
+
+  it('every request example passes the zod schema the handler validates with (refinements too)', () => {
+    const problems: string[] = [];
+    for (const source of DOC_SOURCES)
+      for (const route of source.routes) {
+        const op = doc.paths[route.path][route.method];
+        if (route.body) {
+          const parsed = route.body.safeParse(op.requestBody.content['application/json'].example);
+          if (!parsed.success) problems.push(`${route.method} ${route.path}: ${parsed.error.message}`);
+        }
+        for (const [status, r] of Object.entries(route.responses)) {
+          const example = op.responses[status]?.content?.['application/json']?.example;
+          if (!r.schema || example === undefined) continue;
+          const parsed = r.schema.safeParse(example);
+          if (!parsed.success)
+            problems.push(`${route.method} ${route.path} ${status}: ${parsed.error.message}`);
+        }
+      }
+    expect(problems).toEqual([]);
+  });
+
+  it('every error example in the document validates too', () => {
+    const problems: string[] = [];
+    for (const { where, op } of operations(publicDoc))
+      for (const [status, r] of Object.entries<any>(op.responses)) {
+        const m = r.content?.['application/json'];
+        if (!m?.schema) continue;
+        const values = [m.example, ...Object.values<any>(m.examples ?? {}).map((x) => x.value)];
+        for (const v of values.filter((x) => x !== undefined))
+          for (const e of check(m.schema, v)) problems.push(`${where} ${status}: ${e}`);
+      }
+    expect(problems).toEqual([]);
+  });
+
+  it('composes examples from the hand-written value table: no field is made up', () => {
+    const gaps: string[] = [];
+    for (const audience of ['public', 'internal'] as const)
+      buildOpenApiDocument(DOC_SOURCES, {
+        audience,
+        guide: REFERENCE_GUIDE,
+        onExampleGap: (g) => gaps.push(g),
+      });
+    expect(gaps).toEqual([]);
+    // and the values look real: 2026 times, no zod-bound counts
+    const text = JSON.stringify(media(publicDoc).map(({ m }) => m.example));
+    expect(text).not.toMatch(/9007199254740991/);
+    for (const [, year] of text.matchAll(/"(\d{4})-\d{2}-\d{2}T/g)) expect(year).toBe('2026');
+  });
+
+  it('documents only components that exist', () => {
+    const named = new Set([
+      ...Object.keys(publicDoc.components.schemas),
+      ...Object.keys(internalDoc.components.schemas),
+    ]);
+    const documented = DOC_SOURCES.flatMap((s) => Object.keys(s.components?.docs ?? {}));
+    expect(documented.filter((n) => !named.has(n))).toEqual([]);
+  });
+
+  it('describes every field of the main resources', () => {
+    const main = ['Ticket', 'TicketReply', 'Call', 'Conversation', 'Message', 'Webhook', 'WebhookCreated'];
+    main.push('WebhookDelivery', 'ApiKey', 'ApiKeyCreated', 'UsageSummary', 'Contact', 'Company', 'Tenant');
+    const bare = main.flatMap((name) => {
+      const schema = publicDoc.components.schemas[name];
+      if (!schema?.description) return [`${name} (no description)`];
+      return Object.entries<any>(schema.properties)
+        .filter(([, p]) => !p.description)
+        .map(([field]) => `${name}.${field}`);
+    });
+    expect(bare).toEqual([]);
+  });
+
+  it('describes every parameter', () => {
+    const bare = operations(doc).flatMap(({ where, op }) =>
+      (op.parameters ?? []).filter((p: any) => !p.description?.trim()).map((p: any) => `${where} ${p.name}`),
+    );
+    expect(bare).toEqual([]);
+  });
+
+  it('names every JSON success schema and request body (generated clients get named types)', () => {
+    const inline = media(doc)
+      .filter(({ m }) => !m.schema.$ref)
+      .map(({ where }) => where);
+    expect(inline).toEqual([]);
+    for (const name of [
+      'Ticket',
+      'TicketList',
+      'Call',
+      'CallList',
+      'Conversation',
+      'Webhook',
+      'ApiKey',
+      'Error',
+      'ValidationError',
+    ])
+      expect(publicDoc.components.schemas[name], name).toBeTruthy();
+  });
+
+  it('keeps internal and QStash routes, and their credentials, out of the public document', () => {
+    const leaked = Object.keys(publicDoc.paths).filter((p) => p.startsWith('/api/internal/'));
+    expect(leaked).toEqual([]);
+    expect(Object.keys(publicDoc.components.securitySchemes).sort()).toEqual([
+      'ApiKeyHeader',
+      'BearerAuth',
+      'EndUserToken',
+    ]);
+    expect(Object.keys(internalDoc.components.securitySchemes).sort()).toEqual([
+      'InternalToken',
+      'QStashSignature',
+    ]);
+    for (const { where, op } of operations(internalDoc))
+      expect(['internal', 'signed'], where).toContain(op['x-surface']);
+  });
+
+  it('declares X-Request-Id on every response and the rate-limit headers where the limiter counts', () => {
+    const { headers, responses } = publicDoc.components;
+    for (const h of [
+      'X-Request-Id',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'Retry-After',
+    ])
+      expect(headers[h], h).toBeTruthy();
+    expect(Object.keys(responses.RateLimited.headers)).toEqual(
+      expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-Request-Id']),
+    );
+    expect(Object.keys(responses.ServiceUnavailable.headers)).toContain('Retry-After');
+    for (const { where, op } of operations(publicDoc))
+      for (const [status, r] of Object.entries<any>(op.responses)) {
+        if (r.$ref) continue;
+        expect(r.headers?.['X-Request-Id'], `${where} ${status}`).toBeTruthy();
+        if (op['x-surface'] === 'api')
+          expect(r.headers['X-RateLimit-Remaining'], `${where} ${status}`).toBeTruthy();
+      }
+  });
+
+  it('orders the tags for a reader, each with a description, and opens with getting started', () => {
+    const names = publicDoc.tags.map((t: any) => t.name);
+    expect(names.slice(0, 3)).toEqual(['Health', 'Tickets', 'Calls']);
+    expect(names.indexOf('API keys')).toBeGreaterThan(names.indexOf('Usage'));
+    expect(publicDoc.tags.filter((t: any) => !t.description).map((t: any) => t.name)).toEqual([]);
+    for (const section of [
+      '## Authentication',
+      '## Errors',
+      '## Pagination',
+      '## Rate limits',
+      '## Idempotency',
+      '## Webhooks',
+    ])
+      expect(publicDoc.info.description).toContain(section);
+    expect(publicDoc.info.description).toContain('createHmac');
+  });
+
+  it('says what POST /api/v1/tickets really defaults to', () => {
+    expect(publicDoc.paths['/api/v1/tickets'].post.description).toContain('Initial status `open`');
   });
 });
 
@@ -103,6 +321,61 @@ describe.skipIf(postgresUnavailable())('served by the docs function', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.paths['/api/v2/health'].get).toBeTruthy();
+    expect(Object.keys(res.body.paths).some((p) => p.startsWith('/api/internal/'))).toBe(false);
+  });
+
+  it('GET /api/internal/openapi.json answers the internal token only', async () => {
+    expect((await h.request('GET', '/api/internal/openapi.json')).status).toBe(401);
+    const res = await h.request('GET', '/api/internal/openapi.json', {
+      bearer: TEST_SECRETS.INTERNAL_API_TOKEN,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.paths['/api/internal/calls'].post).toBeTruthy();
+  });
+
+  it('the getting-started examples (ticket, reply, update, API key) succeed as documented', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    for (const [name, schema] of Object.entries<any>(publicDoc.components.schemas))
+      ajv.addSchema(schema, `#/components/schemas/${name}`);
+    const exampleOf = (path: string, method: string) =>
+      publicDoc.paths[path][method].requestBody.content['application/json'].example;
+    const matches = (name: string, body: unknown) => {
+      const validate = ajv.getSchema(`#/components/schemas/${name}`)!;
+      expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+    };
+    const tenant = await h.tenant();
+    const apiKey = await tenant.key(['tickets:read', 'tickets:write']);
+
+    const created = await h.request('POST', '/api/v1/tickets', {
+      apiKey,
+      body: exampleOf('/api/v1/tickets', 'post'),
+    });
+    expect(created.status).toBe(201);
+    matches('Ticket', created.body);
+    expect(created.body.status).toBe('open'); // the default the description states
+    const one = `/api/v1/tickets/${created.body.id}`;
+    const updated = await h.request('PATCH', one, {
+      apiKey,
+      body: exampleOf('/api/v1/tickets/{ticket_id}', 'patch'),
+    });
+    expect(updated.status).toBe(200);
+    matches('Ticket', updated.body);
+    const reply = await h.request('POST', `${one}/replies`, {
+      apiKey,
+      body: exampleOf('/api/v1/tickets/{ticket_id}/replies', 'post'),
+    });
+    expect(reply.status).toBe(201);
+    matches('TicketReply', reply.body);
+    const list = await h.request('GET', '/api/v1/tickets', { apiKey });
+    matches('TicketList', list.body);
+
+    const key = await h.request('POST', '/api/v1/api-keys', {
+      bearer: tenant.adminToken,
+      body: exampleOf('/api/v1/api-keys', 'post'),
+    });
+    expect(key.status).toBe(201);
+    matches('ApiKeyCreated', key.body);
   });
 
   it('GET /docs renders Swagger UI from local assets', async () => {

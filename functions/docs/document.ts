@@ -1,0 +1,14 @@
+import { type Audience, buildOpenApiDocument, type OpenApiDocument } from '../../shared/http/openapi-doc';
+import { REFERENCE_GUIDE } from './guide';
+import { DOC_SOURCES } from './registry';
+
+/**
+ * The two documents of the one route registry, each built once per isolate/process on first request
+ * (the zod -> JSON Schema pass takes a few ms): `public` for /api/v1/openapi.json and /docs,
+ * `internal` (internal-token and QStash routes) for /api/internal/openapi.json.
+ */
+const built: Partial<Record<Audience, OpenApiDocument>> = {};
+export const openApiDocument = (audience: Audience = 'public'): OpenApiDocument => {
+  built[audience] ??= buildOpenApiDocument(DOC_SOURCES, { audience, guide: REFERENCE_GUIDE });
+  return built[audience];
+};

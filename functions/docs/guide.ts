@@ -1,0 +1,289 @@
+// The reader-facing text of the public reference: the getting-started section (info.description),
+// the tags in the order a newcomer needs them, and the descriptions of parameters many routes share.
+// Bundled by the docs Worker only (no handler imports this file).
+import { Detail } from '../../shared/http/errors';
+import type { ReferenceGuide } from '../../shared/http/openapi-doc';
+import { EXAMPLE_VALUES } from './examples';
+
+const GETTING_STARTED = `The API of a multi-tenant customer-support platform: tickets, voice calls, conversations,
+contacts and companies, a knowledge base, usage and billing, API keys with scopes, and signed outbound webhooks.
+Every operation below lists the credential it takes and, for API keys, the scopes it needs (\`x-required-scopes\`).
+
+## Authentication
+
+Two kinds of credential call the public API:
+
+| credential | header | for |
+|---|---|---|
+| **API key** (\`itsm_sk_live_…\`, or \`itsm_sk_test_…\` for a sandbox tenant) | \`X-API-Key: <key>\` (or \`Authorization: Bearer <key>\`) | server-to-server integrations; scoped (\`tickets:read\`, \`tickets:write\`, …) |
+| **Dashboard session** (JWT) | \`Authorization: Bearer <jwt>\` | the dashboard; roles \`agent\` < \`tenant_admin\` < \`super_admin\` |
+
+API keys are created, rotated and revoked with a dashboard session (**API keys** group); the key itself is
+shown only once, in the creation response. Operations in the dashboard-only groups refuse API keys with
+\`403 {"detail": "${Detail.apiKeyNotPermitted}"}\`. A key without a needed scope gets
+\`403 {"detail": "API key missing required scope: tickets:write"}\`. API keys are for servers: never ship one
+to a browser (the widget, help-center and end-user routes exist for that).
+
+\`\`\`sh
+curl https://api.example.com/api/v1/tickets -H "X-API-Key: itsm_sk_live_…"
+\`\`\`
+
+## Errors
+
+Every error is JSON with one fixed, human-readable string (the exact strings are part of the contract and are
+shown with each operation):
+
+\`\`\`json
+{"detail": "Ticket not found"}
+\`\`\`
+
+Invalid input (body, query, path or header) is **422** with one entry per problem:
+
+\`\`\`json
+{"detail": [{"loc": ["body", "subject"], "msg": "Field required", "type": "missing"}]}
+\`\`\`
+
+| status | meaning |
+|---|---|
+| 400 | a well-formed request the operation refuses (e.g. a webhook URL that is not https) |
+| 401 | no credential, or an invalid one (\`WWW-Authenticate: Bearer\`) |
+| 403 | valid credential without the scope, role or surface needed |
+| 404 | no such resource in your tenant (another tenant's ids are 404 too) |
+| 409 | conflicts with the resource's state (e.g. a reply to a closed ticket) |
+| 422 | invalid input |
+| 429 | rate limited (\`Retry-After\`) |
+| 503 | a backing service is briefly unavailable (\`Retry-After\`); safe to retry |
+
+Every response carries \`X-Request-Id\` (yours, if you send one of up to 128 characters; otherwise a new one):
+quote it when you report a problem.
+
+## Pagination
+
+Lists take \`limit\` and \`offset\` and answer an envelope with the page and the total (the webhook list is
+whole, and the delivery log takes \`limit\` only: see each operation):
+
+\`\`\`json
+{"tickets": [{"id": "tkt_0mhbq3k8zHkR2d9TQx7pLw", "subject": "Printer on fire", "…": "…"}], "total": 42, "limit": 20, "offset": 0}
+\`\`\`
+
+Ask for the next page with \`offset = offset + limit\` until \`offset >= total\`. To mirror tickets, calls,
+conversations or contacts incrementally, use \`sort=updated_at\` with \`updated_since\` (inclusive) set to the
+last \`updated_at\` you saw.
+
+## Rate limits
+
+Each tenant has per-minute and 10-second budgets by plan and by kind of request (read, write, export). Every
+counted response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds).
+Over the limit: \`429 {"detail": "${Detail.rateLimited}"}\` with \`Retry-After\` in seconds; wait that long and retry.
+
+## Idempotency
+
+Send \`Idempotency-Key: <unique string>\` on any POST or PATCH of the API-key surface. A retry with the same
+key within 24 hours gets the first response again (\`Idempotent-Replayed: true\`) instead of running twice;
+the same key with a different request is 422; a retry while the first still runs is 409.
+
+## Webhooks
+
+Subscribe with \`POST /api/v1/webhooks\` (\`{"url": "https://…", "events": ["ticket.created"]}\`); keep the
+\`secret\` (\`whsec_…\`) of the response, it is shown only there. Each delivery is a POST of
+\`{"event_type", "timestamp", "data"}\` with \`X-Webhook-Event\`, \`X-Webhook-Timestamp\`,
+\`X-Webhook-Signature\` and \`X-Webhook-Delivery-Id\`. Answer 2xx within 10 s; failures are retried with backoff.
+Delivery is at least once: deduplicate on \`X-Webhook-Delivery-Id\`.
+
+The signature is the lowercase hex HMAC-SHA256, keyed with the secret, of \`X-Webhook-Timestamp + "." + raw body\`.
+Verify it against the **raw** body, in constant time:
+
+\`\`\`js
+import crypto from 'node:crypto';
+
+function verify(rawBody, headers, secret) {
+  const expected = crypto
+    .createHmac('sha256', secret)
+    .update(\`\${headers['x-webhook-timestamp']}.\${rawBody}\`)
+    .digest('hex');
+  const given = String(headers['x-webhook-signature'] ?? '');
+  return given.length === expected.length &&
+    crypto.timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+}
+\`\`\`
+
+(\`verifyWebhookSignature\` in \`shared/webhooks/receiver.ts\` does the same with Web Crypto, and checks the
+timestamp's age.)`;
+
+/** Reading order: concepts first, then the integrator's resources, then dashboard-only groups. */
+const TAGS: ReferenceGuide['tags'] = [
+  {
+    name: 'Health',
+    description: 'Is the API up, and is its database reachable. No credential: a first call to try.',
+  },
+  {
+    name: 'Tickets',
+    description:
+      'The unit of support work: a subject, a status that moves through `new`/`open`/`pending`/`on_hold`/`resolved`/`closed`, a priority, tags, and public or internal replies. Every change emits a webhook event.',
+  },
+  {
+    name: 'Calls',
+    description:
+      'Voice calls handled by the AI voice agent: direction, outcome, duration, summary, escalations to a human. Read-only for integrators (calls are recorded by the voice agent).',
+  },
+  {
+    name: 'Voice widget',
+    description: 'Short-lived tokens for the in-browser voice widget, minted by your server with an API key.',
+  },
+  {
+    name: 'Conversations',
+    description:
+      'Messaging threads with a contact on one channel (email, widget, WhatsApp, phone, API): messages, assignment, status, and exports of the transcript.',
+  },
+  {
+    name: 'Webhooks',
+    description:
+      'Signed HTTPS callbacks for events (`ticket.created`, `call.completed`, …): subscriptions, the delivery log, redelivery and recovery. See "Webhooks" above for the signature.',
+  },
+  {
+    name: 'Usage',
+    description:
+      'What the tenant consumed this period (API requests, call minutes, webhook deliveries) against its plan.',
+  },
+  {
+    name: 'Billing',
+    description: 'Plan, plans on offer, invoices and payment settings.',
+  },
+  {
+    name: 'Requesters',
+    description: 'The people who raise tickets (end users of the tenant), with their ticket counts.',
+  },
+  {
+    name: 'Exports',
+    description:
+      'Asynchronous CSV or JSON exports of tickets, calls, contacts, conversations or usage, downloaded when done.',
+  },
+  {
+    name: 'Tenant',
+    description: 'The tenant itself: name, plan and environment.',
+  },
+  {
+    name: 'Tenant users',
+    description: 'Agents and admins of the tenant, with their roles.',
+  },
+  {
+    name: 'Configuration',
+    description:
+      'Tenant settings by section (general, branding, channels, onboarding); `/api/v1/configuration` is an alias of `/api/v1/config`.',
+  },
+  { name: 'Integrations', description: 'Credentials and settings of third-party integrations, by provider.' },
+  { name: 'Telephony', description: 'Phone numbers and call recording/transcription settings.' },
+  { name: 'Onboarding', description: 'Progress through the onboarding checklist.' },
+  {
+    name: 'Inbound channels',
+    description:
+      'Messages arriving from the public chat widget (no credential), creating or continuing a conversation.',
+  },
+  {
+    name: 'Help center',
+    description:
+      "A tenant's published knowledge-base articles, public (no credential), for its help-center site.",
+  },
+  {
+    name: 'End-user API',
+    description:
+      "For the tenant's own customers (end users): sign up, log in (password or magic link) and manage their own tickets with an end-user token.",
+  },
+  {
+    name: 'API keys',
+    description:
+      'Dashboard only: create (the key is shown once), list, rotate, revoke and delete the API keys integrations use, each with its scopes.',
+  },
+  {
+    name: 'Tenants',
+    description: 'Platform operators only (`super_admin` session): create and read tenants.',
+  },
+  {
+    name: 'Contacts',
+    description: 'Dashboard only: the people conversations are with, with soft delete and restore.',
+  },
+  {
+    name: 'Companies',
+    description: 'Dashboard only: organisations contacts belong to, with soft delete and restore.',
+  },
+  {
+    name: 'Contact sync',
+    description: 'Dashboard only: connections to external helpdesks and the runs that import their contacts.',
+  },
+  {
+    name: 'Conversations (dashboard)',
+    description: 'Dashboard-session twins of the Conversations operations, under `/api/v2/conversations`.',
+  },
+  {
+    name: 'Knowledge base',
+    description:
+      'Dashboard only: write articles and publish them to the help center and connected providers.',
+  },
+  { name: 'Audit log', description: 'Dashboard only: who changed what, and when.' },
+  { name: 'Documentation', description: 'This document and the reference page.' },
+];
+
+/** Parameters many routes share; a route states its own in `paramText`. */
+const PARAMS: Record<string, string> = {
+  limit: 'Page size: how many items to return (see the schema for the default and maximum)',
+  offset: 'How many items to skip: 0 for the first page, then `offset + limit`',
+  ticket_id: 'The ticket id (`tkt_…`)',
+  call_id: 'The call id (`call_…`)',
+  key_id: 'The API key id (`key_…`)',
+  contact_id: 'The contact id (`ctc_…`)',
+  company_id: 'The company id (`cmp_…`)',
+  article_id: 'The article id (`art_…`)',
+  tenant_id: 'The tenant id (`ten_…`)',
+  invoice_id: 'The invoice id (`inv_…`)',
+  delivery_id: 'The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id)',
+  export_id: 'The export id (`exp_…`)',
+  run_id: 'The sync run id (`syn_…`)',
+  requester_id: 'Only tickets of this requester',
+  assignee_id: 'Only tickets assigned to this agent',
+  updated_since:
+    'Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror',
+  created_after: 'Only items created at or after this ISO 8601 time (inclusive)',
+  created_before: 'Only items created before this ISO 8601 time (exclusive)',
+  started_after: 'Only calls started at or after this ISO 8601 time (inclusive)',
+  started_before: 'Only calls started before this ISO 8601 time (exclusive)',
+  sort: 'Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)',
+  q: 'Free-text search (case-insensitive substring)',
+  search: 'Case-insensitive substring of the name or email',
+  tag: 'Only items carrying this tag',
+  include_deleted: 'Include soft-deleted items (`true`/`false`)',
+  provider: 'The provider',
+  period: 'Billing period `YYYY-MM`; default: the current one',
+  email: 'Exact email address',
+  role: 'Only users with this role',
+  status: 'Only items in this status (one value, or a comma-separated list where the schema says so)',
+  channel: 'Only items of this channel',
+  direction: 'Only calls of this direction',
+  outcome: 'Only calls with this outcome',
+  caller_phone: 'Only calls from this phone number (E.164, e.g. +14155550123)',
+  priority: 'Only tickets with this priority (one value or a comma-separated list)',
+  type: 'Only tickets of this type (one value or a comma-separated list)',
+  assignee_user_id: 'Only conversations assigned to this agent',
+  assignee_team_id: 'Only conversations assigned to this team',
+  category: 'Only articles in this category',
+  action: 'Only entries of this action (e.g. `api_key.created`)',
+  target_id: 'Only entries about this resource id',
+  resource: 'Only exports of this resource',
+  kind: 'Only usage of this kind',
+  group_by: 'Aggregate the usage by this dimension instead of listing events',
+  from: 'Start of the range (inclusive), ISO 8601',
+  to: 'End of the range (exclusive), ISO 8601',
+  file: 'The file name',
+  'tickets.id': 'The ticket id (`tkt_…`)',
+  'conversations.id': 'The conversation id (`cnv_…`)',
+  'webhooks.id': 'The webhook subscription id (`whk_…`)',
+  'requesters.id': 'The requester id (`req_…`)',
+  'exports.id': 'The export id (`exp_…`)',
+  'users.id': 'The tenant user id (`tus_…`)',
+};
+
+export const REFERENCE_GUIDE: ReferenceGuide = {
+  description: GETTING_STARTED,
+  tags: TAGS,
+  params: PARAMS,
+  examples: EXAMPLE_VALUES,
+};

@@ -1,0 +1,227 @@
+import { type ZodType, z } from 'zod';
+import type { ComponentDoc, ComponentSet } from './openapi';
+
+/**
+ * Named component schemas for the OpenAPI document, and the examples built from them.
+ * Operations `$ref` `#/components/schemas/<Name>` wherever their schema (or a part of it) is one a
+ * function named in `components` (functions/<name>/openapi.ts), so generated clients get named types.
+ */
+type Json = Record<string, unknown>;
+export type Io = 'input' | 'output';
+
+export const COMPONENT_REF = '#/components/schemas/';
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * zod's `.int()` bounds (±2^53-1) are noise in a reference (and made Swagger UI show
+ * `-9007199254740991` as the example count); zod's local `#/$defs/X` refs become component refs.
+ */
+function tidy(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(tidy);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === 'minimum' && value === -SAFE) || (key === 'maximum' && value === SAFE)) continue;
+    out[key] =
+      key === '$ref' && typeof value === 'string' ? value.replace('#/$defs/', COMPONENT_REF) : tidy(value);
+  }
+  return out;
+}
+
+/** `{"detail": "<string>"}`: the spec's error shape, wherever a function declares its own copy. */
+const isErrorShape = (s: Json) => {
+  const props = s.properties as Record<string, Json> | undefined;
+  return (
+    s.type === 'object' &&
+    props !== undefined &&
+    Object.keys(props).length === 1 &&
+    props.detail?.type === 'string' &&
+    Object.keys(props.detail).length === 1
+  );
+};
+
+export class SchemaCatalog {
+  /** components.schemas */
+  readonly schemas: Record<string, Json> = {};
+  readonly docs: Record<string, ComponentDoc> = {};
+  private readonly names: Record<Io, Map<ZodType, string>> = { input: new Map(), output: new Map() };
+  private readonly taken = new Set<string>();
+
+  add(set: ComponentSet) {
+    for (const io of ['output', 'input'] as const) {
+      for (const [name, schema] of Object.entries(set[io] ?? {})) {
+        if (this.taken.has(name)) throw new Error(`OpenAPI: component ${name} named twice`);
+        this.taken.add(name);
+        this.names[io].set(schema, name);
+      }
+    }
+    Object.assign(this.docs, set.docs);
+  }
+
+  /** JSON Schema of `schema`, with every named part as a `$ref` (and registered in `schemas`). */
+  convert(schema: ZodType, io: Io): Json {
+    const names = this.names[io];
+    // globalRegistry keeps the `.describe()` texts of the handlers' schemas; the names are ours
+    const metadata = {
+      get: (s: ZodType) => {
+        const meta = z.globalRegistry.get(s);
+        const id = names.get(s);
+        return id ? { ...meta, id } : meta;
+      },
+    } as unknown as z.core.$ZodRegistry<{ id?: string }>;
+    const raw = z.toJSONSchema(schema, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+      metadata,
+    }) as Json;
+    delete raw.$schema;
+    const defs = (raw.$defs ?? {}) as Record<string, Json>;
+    delete raw.$defs;
+    for (const [name, def] of Object.entries(defs)) this.register(name, tidy(def) as Json);
+    const json = tidy(raw) as Json;
+    if (isErrorShape(json)) return { $ref: `${COMPONENT_REF}Error` };
+    return (io === 'output' && this.nameEnvelope(json)) || json;
+  }
+
+  /**
+   * A list envelope (`{"tickets": [<Ticket>], "total", "limit", "offset"}`: one array of a named item,
+   * the rest scalars) is named `<Item>List` without each function declaring it. Two different
+   * envelopes of one item keep the first name; the second stays inline (the test names it).
+   */
+  private nameEnvelope(json: Json): Json | null {
+    if (json.type !== 'object' || json.additionalProperties === undefined) return null;
+    const props = Object.values((json.properties ?? {}) as Record<string, Json>);
+    const lists = props.filter(
+      (p) => p.type === 'array' && typeof (p.items as Json | undefined)?.$ref === 'string',
+    );
+    const scalars = props.filter((p) =>
+      ['integer', 'number', 'string', 'boolean'].includes(p.type as string),
+    );
+    if (lists.length !== 1 || lists.length + scalars.length !== props.length) return null;
+    const item = ((lists[0] as Json).items as Json).$ref as string;
+    const name = `${item.slice(COMPONENT_REF.length)}List`;
+    const known = this.schemas[name];
+    if (known && JSON.stringify(known) !== JSON.stringify(json)) return null;
+    this.schemas[name] = json;
+    return { $ref: `${COMPONENT_REF}${name}` };
+  }
+
+  /** Registers a component, refusing one name for two different schemas. */
+  register(name: string, json: Json) {
+    const known = this.schemas[name];
+    if (known && JSON.stringify(known) !== JSON.stringify(json))
+      throw new Error(`OpenAPI: component ${name} has two different schemas (input vs output?)`);
+    this.schemas[name] = json;
+  }
+
+  /** Adds the prose of `docs` to the components in this document; a field text for no field is an error. */
+  applyDocs() {
+    for (const [name, doc] of Object.entries(this.docs)) {
+      const schema = this.schemas[name];
+      if (!schema) continue; // not in this document (public vs internal); the test checks the names
+      if (doc.description) schema.description = doc.description;
+      const props = (schema.properties ?? {}) as Record<string, Json>;
+      for (const [field, text] of Object.entries(doc.fields ?? {})) {
+        const prop = props[field];
+        if (!prop) throw new Error(`OpenAPI: ${name}.${field} is documented but not in the schema`);
+        prop.description = text;
+      }
+    }
+  }
+}
+
+/**
+ * Realistic example values, by field name, written by hand (functions/docs/examples.ts): an example
+ * is composed from them along the schema, so every operation shows the same ticket, the same call...
+ */
+export interface ExampleValues {
+  /** component name or `<x>_id` field -> an id in this project's format (`tkt_…`) */
+  ids: Record<string, string>;
+  /** `Component.field` or field name -> value */
+  values: Record<string, unknown>;
+}
+
+const fits = (schema: Json, value: unknown): boolean => {
+  const variants = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  if (variants) return variants.some((v) => fits(v, value));
+  if (Array.isArray(schema.enum)) return schema.enum.includes(value);
+  if ('const' in schema) return schema.const === value;
+  const type = schema.type;
+  if (type === undefined) return true;
+  const types = Array.isArray(type) ? type : [type];
+  return types.some((t) =>
+    t === 'null'
+      ? value === null
+      : t === 'integer'
+        ? Number.isInteger(value)
+        : t === 'array'
+          ? Array.isArray(value)
+          : t === 'object'
+            ? typeof value === 'object' && value !== null && !Array.isArray(value)
+            : typeof value === t,
+  );
+};
+
+export interface ExampleContext {
+  catalog: SchemaCatalog;
+  values: ExampleValues;
+  /** where a value had to be made up (no entry in the table): `Component.field` */
+  gaps: Set<string>;
+}
+
+/** An example for `schema`: the component's own example, else one composed from the value table. */
+export function exampleOf(schema: Json, ctx: ExampleContext, owner = '', field = ''): unknown {
+  const ref = schema.$ref as string | undefined;
+  if (ref?.startsWith(COMPONENT_REF)) {
+    const name = ref.slice(COMPONENT_REF.length);
+    const own = ctx.catalog.docs[name]?.example;
+    if (own !== undefined) return own;
+    return exampleOf(ctx.catalog.schemas[name] ?? {}, ctx, name, field);
+  }
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
+  const { ids, values } = ctx.values;
+  // `Component.field` first (a company's `name` is not a person's), then the field alone
+  for (const key of [`${owner}.${field}`, field])
+    if (key in values && fits(schema, values[key])) return values[key];
+  const variants = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  if (variants) {
+    const nonNull = variants.filter((v) => v.type !== 'null');
+    return nonNull.length > 0 ? exampleOf(nonNull[0] as Json, ctx, owner, field) : null;
+  }
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if ('default' in schema) return schema.default;
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'object': {
+      const out: Json = {};
+      for (const [name, prop] of Object.entries((schema.properties ?? {}) as Record<string, Json>))
+        out[name] = exampleOf(prop, ctx, owner, name);
+      return out;
+    }
+    case 'array': {
+      const item = exampleOf((schema.items ?? {}) as Json, ctx, owner, field);
+      return [item];
+    }
+    case 'string': {
+      const id = field === 'id' ? ids[owner] : ids[field];
+      if (id) return id;
+      if (schema.format === 'date-time') return '2026-03-14T09:26:53.000Z';
+      if (schema.format === 'email') return 'ana@example.com';
+      if (schema.format === 'uri') return 'https://support.example.com';
+      ctx.gaps.add(`${owner || '(inline)'}.${field || '(value)'}`);
+      return field ? field.replace(/_/g, ' ') : 'text';
+    }
+    case 'integer':
+    case 'number':
+      ctx.gaps.add(`${owner || '(inline)'}.${field || '(value)'}`);
+      return typeof schema.minimum === 'number' ? schema.minimum : 1;
+    case 'boolean':
+      return false;
+    case 'null':
+      return null;
+    default:
+      return {};
+  }
+}
