@@ -19,6 +19,7 @@ import {
   bodySchemaOf,
   documentAndOperations,
   FIXTURE_ENV,
+  type FixtureKind,
   fixtureOfParam,
   freshRateWindow,
   type Json,
@@ -95,6 +96,8 @@ interface Field {
   /** the documented schema of the field (body property, parameter) */
   schema: Json;
   required: boolean;
+  /** the fixture a valid request puts here, when the field names a record */
+  fixture: FixtureKind | null;
 }
 
 /** A raw JSON text spliced in place of a body field (what JSON.stringify cannot produce). */
@@ -121,15 +124,15 @@ interface HostileClass {
   applies?: (field: Field) => boolean;
   /** the body value (JSON, or RAW text) */
   json?: (field: Field, w: World) => unknown;
+  /** true when the request must be refused (an id of nothing, or of another tenant's record) */
+  mustRefuse?: (field: Field) => boolean;
   /** the query/path value, already percent-encoded */
   url?: (field: Field, w: World) => string;
 }
 
-const isIdField = (f: Field) =>
-  f.name in BODY_REFERENCES || /(^id$|_id$)/.test(f.name) || (f.where === 'path' && fixtureKind(f) !== null);
-let currentPath = '';
-const fixtureKind = (f: Field) =>
-  f.where === 'path' ? fixtureOfParam(currentPath, f.name) : BODY_REFERENCES[f.name];
+const isIdField = (f: Field) => f.fixture !== null || /(^id$|_id$)/.test(f.name);
+/** A path id or body reference to a record this tenant does not have must not succeed (a query filter may: it finds nothing). */
+const namesRecord = (f: Field) => f.fixture !== null && f.where !== 'query';
 
 const CLASSES: HostileClass[] = [
   { name: 'NUL', json: () => 'a\u0000b', url: () => 'a%00b' },
@@ -168,14 +171,17 @@ const CLASSES: HostileClass[] = [
   {
     name: 'unknown id',
     applies: isIdField,
-    json: (f) => (fixtureKind(f) === 'tenant' ? 'ten_doesnotexist000' : 'unknown_0000000000'),
+    mustRefuse: namesRecord,
+    json: (f) => (f.fixture === 'tenant' ? 'ten_doesnotexist000' : 'unknown_0000000000'),
     url: () => 'unknown_0000000000',
   },
   {
     name: 'foreign id',
-    applies: (f) => isIdField(f) && fixtureKind(f) !== null,
-    json: (f, w) => w.b.ids[fixtureKind(f)!],
-    url: (f, w) => w.b.ids[fixtureKind(f)!],
+    applies: (f) => f.fixture !== null,
+    // naming another tenant is the caller's right where the tenant is the input (internal, public)
+    mustRefuse: (f) => namesRecord(f) && f.fixture !== 'tenant',
+    json: (f, w) => w.b.ids[f.fixture!],
+    url: (f, w) => w.b.ids[f.fixture!],
   },
 ];
 
@@ -235,6 +241,29 @@ const REQUEST_CLASSES: RequestClass[] = [
   },
 ];
 
+/** On operations that take a credential: none, or one that is not valid, is refused (401). */
+const withoutCredential = (p: Probe) => {
+  for (const name of ['Authorization', 'X-API-Key', 'Upstash-Signature', 'x-fuzz-sign'])
+    delete p.headers[name];
+};
+const CREDENTIAL_CLASSES: RequestClass[] = [
+  { name: 'no credential', apply: withoutCredential },
+  {
+    name: 'made-up API key',
+    apply: (p) => {
+      withoutCredential(p);
+      p.headers['X-API-Key'] = `itsm_sk_live_${'a'.repeat(40)}`;
+    },
+  },
+  {
+    name: 'garbage bearer',
+    apply: (p) => {
+      withoutCredential(p);
+      p.headers.Authorization = 'Bearer a.b.c';
+    },
+  },
+];
+
 function fieldsOf(operation: Operation): Field[] {
   const fields: Field[] = [];
   for (const p of (operation.op.parameters ?? []) as Json[])
@@ -243,11 +272,18 @@ function fieldsOf(operation: Operation): Field[] {
       name: p.name,
       schema: p.schema ?? {},
       required: Boolean(p.required),
+      fixture: p.in === 'path' ? fixtureOfParam(operation.path, p.name) : (BODY_REFERENCES[p.name] ?? null),
     });
   const body = bodySchemaOf(operation.op);
   const required = new Set<string>((body?.required as string[]) ?? []);
   for (const [name, schema] of Object.entries((body?.properties ?? {}) as Record<string, Json>))
-    fields.push({ where: 'body', name, schema, required: required.has(name) });
+    fields.push({
+      where: 'body',
+      name,
+      schema,
+      required: required.has(name),
+      fixture: BODY_REFERENCES[name] ?? null,
+    });
   return fields;
 }
 
@@ -265,6 +301,7 @@ function rng(seed: number) {
 
 interface Mutation {
   label: string;
+  mustRefuse?: boolean;
   apply: (probe: Probe, w: World) => void;
 }
 
@@ -289,12 +326,11 @@ function serializeWith(body: Json, field: string, value: unknown): string | Uint
 function mutationsOf(operation: Operation): Mutation[] {
   const out: Mutation[] = [];
   const hasBody = Boolean(bodySchemaOf(operation.op));
-  currentPath = operation.path;
   for (const field of fieldsOf(operation)) {
     for (const cls of CLASSES) {
       if (cls.applies && !cls.applies(field)) continue;
       const label = `${cls.name} in ${field.where} ${field.name}`;
-      const path = operation.path;
+      const mustRefuse = cls.mustRefuse?.(field) ?? false;
       if (cls.name === 'missing') {
         out.push({
           label,
@@ -307,8 +343,8 @@ function mutationsOf(operation: Operation): Mutation[] {
         const json = cls.json;
         out.push({
           label,
+          mustRefuse,
           apply: (p, w) => {
-            currentPath = path;
             p.rawBody = serializeWith((p.body ?? {}) as Json, field.name, json(field, w));
           },
         });
@@ -316,8 +352,8 @@ function mutationsOf(operation: Operation): Mutation[] {
         const url = cls.url;
         out.push({
           label,
+          mustRefuse,
           apply: (p, w) => {
-            currentPath = path;
             (field.where === 'path' ? p.pathParams : p.query)[field.name] = url(field, w);
           },
         });
@@ -326,6 +362,8 @@ function mutationsOf(operation: Operation): Mutation[] {
   }
   for (const cls of REQUEST_CLASSES)
     if (hasBody || !cls.bodyOnly) out.push({ label: cls.name, apply: cls.apply });
+  if ((operation.op.security as unknown[]).length > 0)
+    for (const cls of CREDENTIAL_CLASSES) out.push({ label: cls.name, mustRefuse: true, apply: cls.apply });
   return out;
 }
 
@@ -399,6 +437,8 @@ describe.skipIf(postgresUnavailable())('schema-driven fuzz of every documented o
       const sent = await send(w, probe);
       if (sent.status < 400 && operation.method !== 'GET') await h.runtime.drain();
       const what = `${mutation.label} -> ${sent.status}`;
+      if (mutation.mustRefuse && sent.status < 400)
+        problems.push(`${what}: accepted ${sent.text.slice(0, 200)}`);
       if (sent.status >= 500) problems.push(`${what} ${sent.text.slice(0, 200)}`);
       else if (!documented.has(String(sent.status)))
         problems.push(
