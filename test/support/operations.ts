@@ -1,10 +1,10 @@
 /**
  * One VALID request per operation of the OpenAPI document, for the schema-driven fuzz
- * (test/integration/schema-fuzz.test.ts): the credential its `x-surface` / `x-required-scopes`
- * ask for, path ids from fixtures seeded through the API, and a body that is the operation's
- * documented request example when it has one, else a sample of its JSON Schema (openapi-sampler:
- * deterministic, reads `const`/`examples`/`enum`/`default`/formats), with references pointed at
- * the fixtures. What a schema cannot say (a unique email, a reachable URL, a state a transition
+ * (test/integration/schema-fuzz.test.ts): the credential its `x-surface` asks for (an API key
+ * holding every scope of `x-required-scopes` on the API surface), path ids from fixtures seeded
+ * through the API, and a body that is the operation's documented request example when it has one,
+ * else a sample of its JSON Schema (openapi-sampler: deterministic, reads
+ * `const`/`examples`/`enum`/`default`/formats), with references pointed at the fixtures. What a schema cannot say (a unique email, a reachable URL, a state a transition
  * needs) is in the tables below, one line per operation.
  */
 import { sample } from 'openapi-sampler';
@@ -141,6 +141,15 @@ export const FRESH: Partial<Record<FixtureKind, (w: World, t: TenantWorld) => Pr
     ).id,
 };
 
+/** The items of a list envelope (`{tickets: [...], total}`, `{data: [...]}`...) */
+const itemsOf = (envelope: Json): Json[] => (Object.values(envelope).find(Array.isArray) as Json[]) ?? [];
+function firstId(envelope: Json): string {
+  const id = itemsOf(envelope)[0]?.id;
+  if (typeof id !== 'string')
+    throw new Error(`fixture: empty list ${JSON.stringify(envelope).slice(0, 200)}`);
+  return id;
+}
+
 async function seedTenant(h: Harness, name: string, superToken: string): Promise<TenantWorld> {
   const tenant = await h.tenant({ name, plan: 'enterprise' });
   const key = await tenant.key([...SCOPE_CATALOG]);
@@ -192,18 +201,14 @@ async function seedTenant(h: Harness, name: string, superToken: string): Promise
   ids.endUserTicket = (
     await ok(h, 'POST', '/api/v1/app/tickets', { bearer: endUser.token, body: { subject: 'Help me' } })
   ).id;
-  const requesters = await ok(h, 'GET', '/api/v1/requesters', { apiKey: key });
-  ids.requester = (Object.values(requesters).find(Array.isArray) as Json[] | undefined)?.[0]?.id ?? 'missing';
+  ids.requester = firstId(await ok(h, 'GET', '/api/v1/requesters', { apiKey: key }));
 
   // a delivery: the ticket above was created before any worker pass; wait for its fan-out
-  for (let i = 0; i < 100 && !ids.delivery; i++) {
-    const list = await ok(h, 'GET', `/api/v1/webhooks/${webhook}/deliveries`, { apiKey: key });
-    ids.delivery = (Object.values(list).find(Array.isArray) as Json[] | undefined)?.[0]?.id;
-    if (!ids.delivery) await new Promise((r) => setTimeout(r, 50));
-  }
-  ids.delivery ??= 'missing';
-  const invoices = await ok(h, 'GET', '/api/v1/billing/invoices', { apiKey: key });
-  ids.invoice = (Object.values(invoices).find(Array.isArray) as Json[] | undefined)?.[0]?.id ?? 'missing';
+  const deliveries = `/api/v1/webhooks/${webhook}/deliveries`;
+  for (let i = 0; i < 100 && !itemsOf(await ok(h, 'GET', deliveries, { apiKey: key })).length; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  ids.delivery = firstId(await ok(h, 'GET', deliveries, { apiKey: key }));
+  ids.invoice = firstId(await ok(h, 'GET', '/api/v1/billing/invoices', { apiKey: key }));
 
   await ok(h, 'PUT', '/api/sync/contacts/connections/helpdesk_a', {
     bearer: admin,
@@ -478,7 +483,8 @@ export async function validProbe(w: World, operation: Operation, doc: OpenApiDoc
         ? structuredClone(example)
         : sample(media.schema, { skipNonRequired: true, skipReadOnly: true, quiet: true }, doc);
     body = pointReferences(body, w);
-    if (special.body && example === undefined) body = { ...(body as Json), ...(await special.body(w)) };
+    // over the example too: an example cannot know this run's fixtures (the end user's password...)
+    if (special.body) body = { ...(body as Json), ...(await special.body(w)) };
     probe.body = body;
   }
   await special.before?.(w, probe);
@@ -531,14 +537,15 @@ export async function send(w: World, probe: Probe): Promise<Sent> {
     body = JSON.stringify(probe.body);
     headers['Content-Type'] ??= 'application/json';
   }
+  // QStash signs the body it sends: sign what is sent (raw bytes go unsigned: 401)
   if (headers['x-fuzz-sign']) {
     delete headers['x-fuzz-sign'];
-    const text = typeof body === 'string' ? body : Buffer.from(body ?? '').toString('latin1');
-    headers['Upstash-Signature'] = await signQStashCallback(
-      QSTASH_SIGNING_KEY,
-      `${PUBLIC_BASE_URL}${probe.path}`,
-      text,
-    );
+    if (typeof body === 'string')
+      headers['Upstash-Signature'] = await signQStashCallback(
+        QSTASH_SIGNING_KEY,
+        `${PUBLIC_BASE_URL}${probe.path}`,
+        body,
+      );
   }
   const bodyless = probe.method === 'GET' || probe.method === 'HEAD';
   const res = await w.h.runtime.app.request(urlOf(probe), {
