@@ -15,8 +15,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
 import {
+  acceptsUnknown,
   BODY_REFERENCES,
   bodySchemaOf,
+  consumesFixtures,
   documentAndOperations,
   FIXTURE_ENV,
   type FixtureKind,
@@ -125,7 +127,7 @@ interface HostileClass {
   /** the body value (JSON, or RAW text) */
   json?: (field: Field, w: World) => unknown;
   /** true when the request must be refused (an id of nothing, or of another tenant's record) */
-  mustRefuse?: (field: Field) => boolean;
+  mustRefuse?: (field: Field, w: World) => boolean;
   /** the query/path value, already percent-encoded */
   url?: (field: Field, w: World) => string;
 }
@@ -172,14 +174,16 @@ const CLASSES: HostileClass[] = [
     name: 'unknown id',
     applies: isIdField,
     mustRefuse: namesRecord,
-    json: (f) => (f.fixture === 'tenant' ? 'ten_doesnotexist000' : 'unknown_0000000000'),
-    url: () => 'unknown_0000000000',
+    // a new one each time: a create that takes a client id (internal calls) must not make it exist
+    json: (f, w) => (f.fixture === 'tenant' ? `ten_doesnotexist${w.seq()}` : `unknown_${w.seq()}`),
+    url: (_f, w) => `unknown_${w.seq()}`,
   },
   {
     name: 'foreign id',
     applies: (f) => f.fixture !== null,
     // naming another tenant is the caller's right where the tenant is the input (internal, public)
-    mustRefuse: (f) => namesRecord(f) && f.fixture !== 'tenant',
+    mustRefuse: (f, w) =>
+      namesRecord(f) && f.fixture !== 'tenant' && w.b.ids[f.fixture!] !== w.a.ids[f.fixture!],
     json: (f, w) => w.b.ids[f.fixture!],
     url: (f, w) => w.b.ids[f.fixture!],
   },
@@ -301,7 +305,7 @@ function rng(seed: number) {
 
 interface Mutation {
   label: string;
-  mustRefuse?: boolean;
+  mustRefuse?: (w: World) => boolean;
   apply: (probe: Probe, w: World) => void;
 }
 
@@ -330,7 +334,8 @@ function mutationsOf(operation: Operation): Mutation[] {
     for (const cls of CLASSES) {
       if (cls.applies && !cls.applies(field)) continue;
       const label = `${cls.name} in ${field.where} ${field.name}`;
-      const mustRefuse = cls.mustRefuse?.(field) ?? false;
+      const mustRefuse = (w: World) =>
+        (cls.mustRefuse?.(field, w) ?? false) && !acceptsUnknown(operation, field.name);
       if (cls.name === 'missing') {
         out.push({
           label,
@@ -363,7 +368,8 @@ function mutationsOf(operation: Operation): Mutation[] {
   for (const cls of REQUEST_CLASSES)
     if (hasBody || !cls.bodyOnly) out.push({ label: cls.name, apply: cls.apply });
   if ((operation.op.security as unknown[]).length > 0)
-    for (const cls of CREDENTIAL_CLASSES) out.push({ label: cls.name, mustRefuse: true, apply: cls.apply });
+    for (const cls of CREDENTIAL_CLASSES)
+      out.push({ label: cls.name, mustRefuse: () => true, apply: cls.apply });
   return out;
 }
 
@@ -437,12 +443,17 @@ describe.skipIf(postgresUnavailable())('schema-driven fuzz of every documented o
     // one count per probe: a refusal is compared with the counts before it, a success moves them on
     let counts = await rowCounts();
     for (const mutation of pick(mutationsOf(operation), PROBES, random)) {
-      const probe = structuredClone(valid);
+      // an operation that consumes its fixture (delete, complete...) gets a fresh one per probe
+      let probe = structuredClone(valid);
+      if (consumesFixtures(operation)) {
+        probe = await validProbe(w, operation, doc);
+        counts = await rowCounts(); // the fresh fixture is not the probe's write
+      }
       mutation.apply(probe, w);
       const sent = await send(w, probe);
       if (sent.status < 400 && operation.method !== 'GET') await h.runtime.drain();
       const what = `${mutation.label} -> ${sent.status}`;
-      if (mutation.mustRefuse && sent.status < 400)
+      if (mutation.mustRefuse?.(w) && sent.status < 400)
         problems.push(`${what}: accepted ${sent.text.slice(0, 200)}`);
       if (sent.status >= 500) problems.push(`${what} ${sent.text.slice(0, 200)}`);
       else if (!documented.has(String(sent.status)))

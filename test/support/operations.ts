@@ -318,6 +318,8 @@ interface Special {
   fresh?: FixtureKind[];
   /** runs before the request (a state the operation needs) */
   before?: (w: World, probe: Probe) => Promise<void>;
+  /** body fields where an id of nothing is an answer, not a refusal (why: next to each use) */
+  acceptsUnknown?: string[];
 }
 
 const tenantId = (w: World) => w.a.tenant.id;
@@ -350,6 +352,18 @@ const SPECIAL: Record<string, Special> = {
   },
   'POST /api/internal/webhooks/qstash': {
     body: (w) => ({ delivery_id: w.a.ids.delivery, attempt: 2 }),
+    // a delivery that is gone is acknowledged (200 skipped), or QStash would retry it for days
+    acceptsUnknown: ['delivery_id'],
+  },
+  'POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver': {
+    // a pending delivery is 409; the probes before may have put it back in the queue
+    before: async (w, p) => {
+      await w.h.db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed' })
+        .where('id', '=', p.pathParams.delivery_id ?? '')
+        .execute();
+    },
   },
   'POST /api/kb/create-v2': { body: () => ({ title: 'Fuzz article', body: 'Text' }) },
   'PUT /api/sync/contacts/connections/{provider}': {
@@ -448,6 +462,11 @@ function pointReferences(body: unknown, w: World): unknown {
     if (field in out && typeof out[field] === 'string') out[field] = w.a.ids[kind];
   return out;
 }
+
+/** Whether an operation consumes fixtures (so each probe gets its own valid request). */
+export const consumesFixtures = (operation: Operation) => Boolean(SPECIAL[operation.id]?.fresh);
+export const acceptsUnknown = (operation: Operation, field: string) =>
+  SPECIAL[operation.id]?.acceptsUnknown?.includes(field) ?? false;
 
 export function bodySchemaOf(op: Json): Json | undefined {
   return op.requestBody?.content?.['application/json']?.schema;
