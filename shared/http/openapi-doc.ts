@@ -1,7 +1,7 @@
 import { type ZodType, z } from 'zod';
 import { type Surface, scopeRequirement, surfaceOf } from '../auth/access';
 import { isAuthPath } from '../ratelimit/limits';
-import { Detail } from './errors';
+import { Detail, IDEMPOTENCY_IN_PROGRESS } from './errors';
 import type { RouteDoc } from './openapi';
 
 /**
@@ -149,9 +149,7 @@ const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolea
     when: replayable,
     response: {
       description: 'A request with the same Idempotency-Key is still running: retry later',
-      content: errorBody({
-        detail: 'A request with this Idempotency-Key is still being processed; retry later',
-      }),
+      content: errorBody({ detail: IDEMPOTENCY_IN_PROGRESS }),
     },
   },
   {
