@@ -59,7 +59,8 @@ export const AssignConversationBody = z
     assignee_team_id: RefId.nullable().optional(),
     routing_reason: z.enum(ROUTING_REASONS).optional(),
   })
-  .refine((b) => Boolean(b.assignee_user_id) || Boolean(b.assignee_team_id), {
+  // present, not truthy: `{"assignee_user_id": null}` is how a caller clears the assignment
+  .refine((b) => b.assignee_user_id !== undefined || b.assignee_team_id !== undefined, {
     message: 'assignee_user_id or assignee_team_id is required',
   });
 export type AssignConversationBody = z.infer<typeof AssignConversationBody>;

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import { DOCS_ASSETS } from './assets';
 
-/** The document's outline: the full schema is OpenAPI 3.1's own. */
+/** The document's outline (loose: it has more, e.g. info.description); the full schema is OpenAPI 3.1's own. */
 const OpenApiDocument = z
-  .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }) })
+  .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }).loose() })
   .loose();
 
 export const routes = defineRoutes([

@@ -37,7 +37,13 @@ export const routes = defineRoutes([
       'Internal token. Emits exactly one usage.reported per tenant for the period (default the previous month); a second run for the same period emits nothing. A period that has not ended is 400.',
     tags: ['Usage'],
     body: ReportBody,
-    responses: { 200: { description: 'Tenants reported', schema: ReportResponse } },
+    responses: {
+      200: { description: 'Tenants reported', schema: ReportResponse },
+      400: {
+        description: 'The period has not ended yet',
+        example: { detail: 'Period 2026-11 has not ended yet' },
+      },
+    },
   },
 ]);
 

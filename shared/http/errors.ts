@@ -26,6 +26,10 @@ export const Detail = {
   rateLimited: 'Rate limit exceeded',
 } as const;
 
+/** Not a spec string, but one the document shows too (shared/http/openapi-doc.ts). */
+export const IDEMPOTENCY_IN_PROGRESS =
+  'A request with this Idempotency-Key is still being processed; retry later';
+
 export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;

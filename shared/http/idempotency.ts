@@ -6,7 +6,7 @@ import { sha256Hex } from '../crypto';
 import type { Db } from '../db/schema';
 import { errorField } from '../log/logger';
 import type { AppEnv } from '../runtime/app-env';
-import { ApiError, conflict, validationError } from './errors';
+import { ApiError, conflict, IDEMPOTENCY_IN_PROGRESS, validationError } from './errors';
 
 /**
  * `Idempotency-Key` on every POST and PATCH of the public API (Stripe semantics): the first
@@ -238,8 +238,7 @@ export function idempotency(
         'Idempotency-Key was already used with a different request; use a new key for a new request',
       );
     }
-    if (begun.kind === 'in_progress')
-      throw conflict('A request with this Idempotency-Key is still being processed; retry later');
+    if (begun.kind === 'in_progress') throw conflict(IDEMPOTENCY_IN_PROGRESS);
     if (begun.kind === 'replay') {
       const { status, headers, body } = begun.response;
       // through c.body so the headers prepared earlier in the chain (request id, rate limits) come along

@@ -1,7 +1,7 @@
 import { type ZodType, z } from 'zod';
 import { type Surface, scopeRequirement, surfaceOf } from '../auth/access';
 import { isAuthPath } from '../ratelimit/limits';
-import { Detail } from './errors';
+import { Detail, IDEMPOTENCY_IN_PROGRESS } from './errors';
 import type { ComponentSet, RouteDoc } from './openapi';
 import { type ExampleContext, type ExampleValues, exampleOf, SchemaCatalog } from './openapi-schemas';
 
@@ -10,7 +10,8 @@ import { type ExampleContext, type ExampleValues, exampleOf, SchemaCatalog } fro
  * converting the SAME zod schemas the handlers validate with (JSON Schema 2020-12, which is
  * OpenAPI 3.1's dialect). Per operation it adds what the tables of shared/auth decide: the
  * credential the path takes (security), the scopes an API key needs (`x-required-scopes`), and
- * the standard errors (401, 403 with the spec's exact strings, 422, 429) with examples.
+ * the standard errors (401, 403 with the spec's exact strings; 404, 409, 413, 422, 429, 503 from
+ * STANDARD_RESPONSES) with examples.
  */
 export interface DocSource {
   /** function name (manifest) */
@@ -155,10 +156,78 @@ function parametersOf(route: RouteDoc, common: Record<string, string>): Json[] {
 
 const scopeExample = (scope: string) => ({ detail: Detail.missingScope(scope) });
 
+/**
+ * The responses every operation of a kind can get from the shared layers (shared/runtime/root.ts,
+ * the gate, rate limits, Idempotency-Key, the error handler), whatever its handler does: one table,
+ * so "every status the server answers is documented" holds for every function alike.
+ */
+interface OperationTraits {
+  route: RouteDoc;
+  surface: Surface;
+  method: string;
+  hasPathIds: boolean;
+  hasInput: boolean;
+}
+const credentialed = (t: OperationTraits) => t.surface !== 'public' && t.surface !== 'signed';
+/** Idempotency-Key applies to POST and PATCH on the API-key surface (shared/http/idempotency.ts) */
+const replayable = (t: OperationTraits) =>
+  t.surface === 'api' && (t.method === 'post' || t.method === 'patch');
+const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolean; response: Json }[] = [
+  {
+    status: '404',
+    when: (t) => t.hasPathIds,
+    response: {
+      description: "No such resource in this tenant (unknown ids and other tenants' ids alike)",
+      content: errorBody({ detail: Detail.notFound }),
+    },
+  },
+  {
+    status: '409',
+    when: replayable,
+    response: {
+      description: 'A request with the same Idempotency-Key is still running: retry later',
+      content: errorBody({ detail: IDEMPOTENCY_IN_PROGRESS }),
+    },
+  },
+  {
+    status: '413',
+    when: (t) => t.method !== 'get',
+    response: {
+      description: 'The request body is larger than the server accepts (MAX_BODY_BYTES)',
+      content: errorBody({ detail: Detail.bodyTooLarge }),
+    },
+  },
+  {
+    status: '422',
+    when: (t) => t.hasInput || replayable(t),
+    response: { $ref: '#/components/responses/ValidationError' },
+  },
+  {
+    status: '429',
+    when: (t) => credentialed(t) || isAuthPath(toHonoPath(t.route.path)),
+    response: { $ref: '#/components/responses/RateLimited' },
+  },
+  {
+    status: '503',
+    when: (t) => credentialed(t) || t.hasInput,
+    response: {
+      description: 'The database (or the Idempotency-Key store) is unreachable: retry after Retry-After',
+      headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+      content: errorBody({ detail: Detail.databaseUnavailable }),
+    },
+  },
+];
+
 function standardErrors(route: RouteDoc, surface: Surface, scopes: string[]): Record<string, Json> {
   const responses: Record<string, Json> = {};
-  const hasInput = Boolean(route.params || route.query || route.body);
-  if (surface !== 'public' && surface !== 'signed') {
+  const traits: OperationTraits = {
+    route,
+    surface,
+    method: route.method,
+    hasPathIds: pathParamsOf(route.path).length > 0,
+    hasInput: Boolean(route.params || route.query || route.body),
+  };
+  if (credentialed(traits)) {
     const unauthorizedExamples: Record<string, Json> = {
       missing: { value: { detail: Detail.missingCredentials } },
     };
@@ -203,9 +272,8 @@ function standardErrors(route: RouteDoc, surface: Surface, scopes: string[]): Re
       },
     };
   }
-  if (hasInput) responses['422'] = { $ref: '#/components/responses/ValidationError' };
-  if (surface !== 'public' && surface !== 'signed')
-    responses['429'] = { $ref: '#/components/responses/RateLimited' };
+  for (const standard of STANDARD_RESPONSES)
+    if (standard.when(traits)) responses[standard.status] = standard.response;
   return responses;
 }
 

@@ -323,9 +323,24 @@ describe.skipIf(postgresUnavailable())('conversations: create, read, list, updat
     expect(await eventsFor(h, t.id, 'conversation.assigned', conv.id)).toHaveLength(1);
   });
 
+  it('null clears an assignment, as documented; clearing what is already clear emits nothing', async () => {
+    const conv = await newConversation();
+    const assign = (body: unknown) =>
+      h.request('POST', `/api/v2/conversations/${conv.id}/assign`, { bearer: agent, body });
+    expect((await assign({ assignee_user_id: 'user_1', assignee_team_id: 'team_1' })).status).toBe(200);
+    const cleared = await assign({ assignee_user_id: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ assignee_user_id: null, assignee_team_id: 'team_1' });
+    const both = await assign({ assignee_user_id: null, assignee_team_id: null });
+    expect(both.body).toMatchObject({ assignee_user_id: null, assignee_team_id: null });
+    const read = await h.request('GET', `/api/v2/conversations/${conv.id}`, { bearer: agent });
+    expect(read.body).toMatchObject({ assignee_user_id: null, assignee_team_id: null });
+    expect((await assign({ assignee_team_id: null })).status).toBe(200);
+    expect(await eventsFor(h, t.id, 'conversation.assigned', conv.id)).toHaveLength(3);
+  });
+
   it.each([
     [{}, ['body']],
-    [{ assignee_user_id: null }, ['body']],
     [{ assignee_user_id: 'u', routing_reason: 'because' }, ['body', 'routing_reason']],
     [{ assignee_user_id: '' }, ['body', 'assignee_user_id']],
     [{ assignee_user_id: 5 }, ['body', 'assignee_user_id']],

@@ -101,6 +101,25 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents the responses the shared layers answer, per kind of operation', () => {
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(item)) {
+        const id = `${method} ${path}`;
+        const statuses = Object.keys(op.responses);
+        if (path.includes('{')) expect(statuses, id).toContain('404');
+        if (method !== 'get') expect(statuses, id).toContain('413');
+        if (op['x-surface'] === 'api' && (method === 'post' || method === 'patch'))
+          expect(statuses, id).toEqual(expect.arrayContaining(['409', '422']));
+        if (op['x-surface'] !== 'public' && op['x-surface'] !== 'signed')
+          expect(statuses, id).toContain('503');
+      }
+    }
+    // the per-IP limit of the end-user auth routes (docs/rate-limits.md)
+    for (const path of ['register', 'login', 'magic-link', 'magic-link/verify'])
+      expect(Object.keys(doc.paths[`/api/v1/app/auth/${path}`].post.responses)).toContain('429');
+    expect(doc.paths['/api/internal/usage/report'].post.responses['400']).toBeTruthy();
+  });
+
   it('converts the validating zod schemas (limits and enums survive)', () => {
     const schemas = publicDoc.components.schemas;
     expect(doc.paths['/api/v1/api-keys'].post.requestBody.content['application/json'].schema).toEqual({

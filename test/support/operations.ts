@@ -1,0 +1,597 @@
+/**
+ * One VALID request per operation of the OpenAPI document, for the schema-driven fuzz
+ * (test/integration/schema-fuzz.test.ts): the credential its `x-surface` asks for (an API key
+ * holding every scope of `x-required-scopes` on the API surface), path ids from fixtures seeded
+ * through the API, and a body that is the operation's documented request example when it has one,
+ * else a sample of its JSON Schema (openapi-sampler: deterministic, reads
+ * `const`/`examples`/`enum`/`default`/formats), with references pointed at the fixtures. What a schema cannot say (a unique email, a reachable URL, a state a transition
+ * needs) is in the tables below, one line per operation.
+ */
+import { sample } from 'openapi-sampler';
+import { openApiDocument } from '../../functions/docs/document';
+import { SCOPE_CATALOG } from '../../shared/auth/scopes';
+import type { Audience, OpenApiDocument } from '../../shared/http/openapi-doc';
+import { MemoryRateLimiter } from '../../shared/ratelimit/limiter';
+import type { Harness, TestTenant } from './harness';
+import { signQStashCallback } from './qstash-mock';
+
+export type Json = Record<string, any>;
+
+export interface Operation {
+  /** `POST /api/v1/tickets` */
+  id: string;
+  method: string;
+  /** the document's template: `/api/v1/tickets/{ticket_id}` */
+  path: string;
+  op: Json;
+  /** the document it belongs to: `public` (/api/v1/openapi.json) or `internal` (/api/internal/openapi.json) */
+  audience: Audience;
+}
+
+const AUDIENCES: readonly Audience[] = ['public', 'internal'];
+
+/** Every operation of both documents the route registry builds, exactly as the server serves them. */
+export function documentAndOperations(): {
+  docs: Record<Audience, OpenApiDocument>;
+  operations: Operation[];
+} {
+  const docs = { public: openApiDocument('public'), internal: openApiDocument('internal') };
+  const operations: Operation[] = [];
+  for (const audience of AUDIENCES)
+    for (const [path, item] of Object.entries(docs[audience].paths))
+      for (const [method, op] of Object.entries(item as Record<string, Json>))
+        operations.push({
+          id: `${method.toUpperCase()} ${path}`,
+          method: method.toUpperCase(),
+          path,
+          op,
+          audience,
+        });
+  return { docs, operations };
+}
+
+/** Settings the fixtures need: QStash callbacks signed with a known key, webhook and sync targets on localhost. */
+export const QSTASH_SIGNING_KEY = 'fuzz_signing_key';
+export const PUBLIC_BASE_URL = 'https://api.fuzz.test';
+export const FIXTURE_ENV = {
+  WEBHOOK_SSRF_ALLOW: 'localhost',
+  SYNC_HTTP_ALLOW_HOSTS: 'localhost',
+  QSTASH_CURRENT_SIGNING_KEY: QSTASH_SIGNING_KEY,
+  QSTASH_NEXT_SIGNING_KEY: `${QSTASH_SIGNING_KEY}_next`,
+  PUBLIC_BASE_URL,
+};
+
+export type FixtureKind =
+  | 'tenant'
+  | 'ticket'
+  | 'call'
+  | 'webhook'
+  | 'delivery'
+  | 'conversation'
+  | 'conversationExport'
+  | 'tenantExport'
+  | 'contact'
+  | 'company'
+  | 'article'
+  | 'tenantUser'
+  | 'apiKey'
+  | 'requester'
+  | 'endUserTicket'
+  | 'syncRun'
+  | 'invoice';
+
+/** One tenant's world: its credentials and one of each thing an operation can name. */
+export interface TenantWorld {
+  tenant: TestTenant;
+  /** an API key holding every scope */
+  key: string;
+  endUser: { email: string; password: string; token: string };
+  ids: Record<FixtureKind, string>;
+}
+
+export interface World {
+  h: Harness;
+  a: TenantWorld;
+  /** a second tenant: its ids are the "foreign" ones */
+  b: TenantWorld;
+  superToken: string;
+  internalToken: string;
+  /** unique suffixes for fields that must not repeat (emails, names) */
+  seq: () => number;
+}
+
+let counter = 0;
+const next = () => ++counter;
+
+async function ok(h: Harness, method: string, path: string, opts: Parameters<Harness['request']>[2]) {
+  const res = await h.request(method, path, opts);
+  if (res.status >= 300) throw new Error(`fixture ${method} ${path}: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** Factories for what destructive operations consume: each call makes a fresh one. */
+export const FRESH: Partial<Record<FixtureKind, (w: World, t: TenantWorld) => Promise<string>>> = {
+  apiKey: async (w, t) =>
+    (
+      await ok(w.h, 'POST', '/api/v1/api-keys', {
+        bearer: t.tenant.adminToken,
+        body: { name: `fuzz ${next()}`, scopes: ['tickets:read'] },
+      })
+    ).id,
+  webhook: async (w, t) =>
+    (
+      await ok(w.h, 'POST', '/api/v1/webhooks', {
+        apiKey: t.key,
+        body: { url: 'https://localhost:9/hook', events: ['ticket.created'] },
+      })
+    ).id,
+  call: async (w, t) =>
+    (
+      await ok(w.h, 'POST', '/api/internal/calls', {
+        bearer: w.h.config.INTERNAL_API_TOKEN,
+        body: { tenant_id: t.tenant.id },
+      })
+    ).id,
+  tenantUser: async (w, t) =>
+    (
+      await ok(w.h, 'POST', '/api/v1/tenant/users', {
+        apiKey: t.key,
+        body: { email: `agent${next()}@fuzz.test`, name: 'Fixture Agent', role: 'agent' },
+      })
+    ).id,
+  contact: async (w, t) =>
+    (
+      await ok(w.h, 'POST', '/api/v2/contacts', {
+        bearer: t.tenant.adminToken,
+        body: { email: `contact${next()}@fuzz.test`, first_name: 'Fixture' },
+      })
+    ).id,
+  company: async (w, t) =>
+    (
+      await ok(w.h, 'POST', '/api/v2/companies', {
+        bearer: t.tenant.adminToken,
+        body: { name: `Co ${next()}` },
+      })
+    ).id,
+};
+
+/** The items of a list envelope (`{tickets: [...], total}`, `{data: [...]}`...) */
+const itemsOf = (envelope: Json): Json[] => (Object.values(envelope).find(Array.isArray) as Json[]) ?? [];
+function firstId(envelope: Json): string {
+  const id = itemsOf(envelope)[0]?.id;
+  if (typeof id !== 'string')
+    throw new Error(`fixture: empty list ${JSON.stringify(envelope).slice(0, 200)}`);
+  return id;
+}
+
+async function seedTenant(h: Harness, name: string, superToken: string): Promise<TenantWorld> {
+  const tenant = await h.tenant({ name, plan: 'enterprise' });
+  const key = await tenant.key([...SCOPE_CATALOG]);
+  const admin = tenant.adminToken;
+  const partial = { tenant, key } as TenantWorld;
+  const w = { h, superToken } as World;
+  const ids = { tenant: tenant.id } as Record<FixtureKind, string>;
+
+  const webhook = await FRESH.webhook!(w, partial);
+  ids.webhook = webhook;
+  ids.ticket = (
+    await ok(h, 'POST', '/api/v1/tickets', { apiKey: key, body: { subject: 'Fixture ticket' } })
+  ).id;
+  ids.call = await FRESH.call!(w, partial);
+  ids.contact = await FRESH.contact!(w, partial);
+  ids.company = await FRESH.company!(w, partial);
+  ids.conversation = (
+    await ok(h, 'POST', '/api/v1/conversations', {
+      apiKey: key,
+      body: { contact_id: ids.contact, subject: 'Fixture conversation' },
+    })
+  ).id;
+  await ok(h, 'POST', `/api/v1/conversations/${ids.conversation}/messages`, {
+    apiKey: key,
+    body: { body: 'Hello' },
+  });
+  ids.conversationExport = (
+    await ok(h, 'POST', `/api/v1/conversations/${ids.conversation}/export`, { apiKey: key, body: {} })
+  ).id;
+  ids.tenantExport = (
+    await ok(h, 'POST', '/api/v1/tenant/exports', { apiKey: key, body: { resource: 'tickets' } })
+  ).id;
+  ids.article = (
+    await ok(h, 'POST', '/api/kb/create-v2', {
+      bearer: admin,
+      body: { title: 'Fixture article', body: 'How to', destinations: ['native'], status: 'published' },
+    })
+  ).id;
+  ids.tenantUser = await FRESH.tenantUser!(w, partial);
+  ids.apiKey = await FRESH.apiKey!(w, partial);
+
+  freshRateWindow({ h });
+  const endUser = { email: `enduser${next()}@fuzz.test`, password: 'correct horse battery', token: '' };
+  endUser.token = (
+    await ok(h, 'POST', '/api/v1/app/auth/register', {
+      body: { tenant_id: tenant.id, email: endUser.email, password: endUser.password, name: 'End User' },
+    })
+  ).access_token;
+  ids.endUserTicket = (
+    await ok(h, 'POST', '/api/v1/app/tickets', { bearer: endUser.token, body: { subject: 'Help me' } })
+  ).id;
+  ids.requester = firstId(await ok(h, 'GET', '/api/v1/requesters', { apiKey: key }));
+
+  // a delivery: the ticket above was created before any worker pass; wait for its fan-out
+  const deliveries = `/api/v1/webhooks/${webhook}/deliveries`;
+  for (let i = 0; i < 100 && !itemsOf(await ok(h, 'GET', deliveries, { apiKey: key })).length; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  ids.delivery = firstId(await ok(h, 'GET', deliveries, { apiKey: key }));
+  ids.invoice = firstId(await ok(h, 'GET', '/api/v1/billing/invoices', { apiKey: key }));
+
+  await ok(h, 'PUT', '/api/sync/contacts/connections/helpdesk_a', {
+    bearer: admin,
+    body: { base_url: 'https://localhost:9', api_token: 'fixture-token' },
+  });
+  ids.syncRun = (
+    await ok(h, 'POST', '/api/sync/contacts/runs', { bearer: admin, body: { provider: 'helpdesk_a' } })
+  ).id;
+  return { tenant, key, endUser, ids };
+}
+
+export async function seedWorld(h: Harness): Promise<World> {
+  const superToken = await h.superToken();
+  const a = await seedTenant(h, 'Fuzz Tenant A', superToken);
+  const b = await seedTenant(h, 'Fuzz Tenant B', superToken);
+  // the background delivery worker would change rows between a probe's before and after counts
+  await h.runtime.webhooks.stop();
+  await h.runtime.drain();
+  return { h, a, b, superToken, internalToken: h.config.INTERNAL_API_TOKEN, seq: next };
+}
+
+/**
+ * Moves the embedded rate limiter's clock a window ahead: a valid request must not be refused
+ * because the probes before it spent the budget (the per-IP limit of /api/v1/app/auth/* is 10 per
+ * 10 s). The mutations still meet the limits, and 429 must be documented where they do.
+ */
+let clockOffset = 0;
+export function freshRateWindow(w: { h: Harness }) {
+  const limiter = w.h.runtime.services.rateLimiter;
+  if (!(limiter instanceof MemoryRateLimiter)) return;
+  clockOffset += 61_000;
+  limiter.now = () => Date.now() + clockOffset;
+}
+
+/** `{segment before}/{param}` -> the fixture that fills it */
+const PATH_FIXTURES: Record<string, FixtureKind> = {
+  'tickets/{ticket_id}': 'ticket',
+  'calls/{call_id}': 'call',
+  'webhooks/{id}': 'webhook',
+  'deliveries/{delivery_id}': 'delivery',
+  'conversations/{id}': 'conversation',
+  'exports/{export_id}': 'conversationExport',
+  'exports/{id}': 'tenantExport',
+  'users/{id}': 'tenantUser',
+  'api-keys/{key_id}': 'apiKey',
+  'requesters/{id}': 'requester',
+  'contacts/{contact_id}': 'contact',
+  'companies/{company_id}': 'company',
+  'articles/{article_id}': 'article',
+  'help-center/{tenant_id}': 'tenant',
+  'tenants/{tenant_id}': 'tenant',
+  'runs/{run_id}': 'syncRun',
+  'invoices/{invoice_id}': 'invoice',
+  'tickets/{id}': 'endUserTicket',
+};
+
+/** Which fixture a path parameter names, or null (an enum, a file name: sampled from its schema). */
+export function fixtureOfParam(path: string, name: string): FixtureKind | null {
+  const segments = path.split('/');
+  const at = segments.indexOf(`{${name}}`);
+  return PATH_FIXTURES[`${segments[at - 1]}/{${name}}`] ?? null;
+}
+
+/** Body fields that reference another record, and the fixture a valid request points them at. */
+export const BODY_REFERENCES: Record<string, FixtureKind> = {
+  tenant_id: 'tenant',
+  call_id: 'call',
+  contact_id: 'contact',
+  company_id: 'company',
+  conversation_id: 'conversation',
+  ticket_id: 'ticket',
+  delivery_id: 'delivery',
+  requester_id: 'requester',
+  assignee_user_id: 'tenantUser',
+  assignee_id: 'tenantUser',
+};
+
+/** What a request is before it is sent: structured, so a mutation can change one part. */
+export interface Probe {
+  method: string;
+  path: string;
+  pathParams: Record<string, string>;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  /** the JSON body, or undefined for none */
+  body?: unknown;
+  /** a raw body replacing `body` (invalid UTF-8, a number JSON cannot hold...) */
+  rawBody?: string | Uint8Array;
+}
+
+type Credential = 'key' | 'admin' | 'agent' | 'super' | 'internal' | 'endUser' | 'none' | 'signed';
+const CREDENTIAL_OF_SURFACE: Record<string, Credential> = {
+  api: 'key',
+  dashboard: 'admin',
+  internal: 'internal',
+  end_user: 'endUser',
+  public: 'none',
+  signed: 'signed',
+};
+
+interface Special {
+  credential?: Credential;
+  /** merged over the sampled body */
+  body?: (w: World) => Json | Promise<Json>;
+  query?: (w: World) => Record<string, string>;
+  /** path ids that must be fresh (the operation consumes them) */
+  fresh?: FixtureKind[];
+  /** runs before the request (a state the operation needs) */
+  before?: (w: World, probe: Probe) => Promise<void>;
+  /** body fields where an id of nothing is an answer, not a refusal (why: next to each use) */
+  acceptsUnknown?: string[];
+}
+
+const tenantId = (w: World) => w.a.tenant.id;
+
+/** What a schema cannot say, per operation. */
+const SPECIAL: Record<string, Special> = {
+  'POST /api/v1/tenants': { credential: 'super' },
+  'GET /api/v1/tenants/{tenant_id}': { credential: 'super' },
+  'POST /api/internal/calls': { body: (w) => ({ tenant_id: tenantId(w) }) },
+  'POST /api/internal/calls/{call_id}/complete': {
+    fresh: ['call'],
+    body: (w) => ({ tenant_id: tenantId(w), outcome: 'hung_up' }),
+  },
+  'POST /api/internal/calls/{call_id}/escalations': {
+    fresh: ['call'],
+    body: (w) => ({ tenant_id: tenantId(w), status: 'failed', reason: 'user_requested' }),
+  },
+  'POST /api/internal/channels/email': {
+    body: (w) => ({ tenant_id: tenantId(w), from: `mailer${w.seq()}@fuzz.test`, body: 'Hi' }),
+  },
+  'POST /api/internal/channels/whatsapp': {
+    body: (w) => ({ tenant_id: tenantId(w), from: `+1555000${1000 + w.seq()}`, body: 'Hi' }),
+  },
+  'POST /api/internal/usage/report': {
+    body: () => {
+      const d = new Date();
+      d.setUTCMonth(d.getUTCMonth() - 1);
+      return { period: d.toISOString().slice(0, 7) };
+    },
+  },
+  'POST /api/internal/webhooks/qstash': {
+    body: (w) => ({ delivery_id: w.a.ids.delivery, attempt: 2 }),
+    // a delivery that is gone is acknowledged (200 skipped), or QStash would retry it for days
+    acceptsUnknown: ['delivery_id'],
+  },
+  'POST /api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver': {
+    // a pending delivery is 409; the probes before may have put it back in the queue
+    before: async (w, p) => {
+      await w.h.db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed' })
+        .where('id', '=', p.pathParams.delivery_id ?? '')
+        .execute();
+    },
+  },
+  'POST /api/kb/create-v2': { body: () => ({ title: 'Fuzz article', body: 'Text' }) },
+  'PUT /api/sync/contacts/connections/{provider}': {
+    body: () => ({ base_url: 'https://localhost:9', api_token: 'fuzz-token' }),
+  },
+  'DELETE /api/sync/contacts/connections/{provider}': {
+    before: async (w, p) => {
+      await ok(w.h, 'PUT', `/api/sync/contacts/connections/${p.pathParams.provider}`, {
+        bearer: w.a.tenant.adminToken,
+        body: { base_url: 'https://localhost:9', api_token: 'fuzz-token' },
+      });
+    },
+  },
+  'POST /api/v1/api-keys': { body: (w) => ({ name: `fuzz ${w.seq()}`, scopes: ['tickets:read'] }) },
+  'DELETE /api/v1/api-keys/{key_id}': { fresh: ['apiKey'] },
+  'POST /api/v1/api-keys/{key_id}/revoke': { fresh: ['apiKey'] },
+  'POST /api/v1/api-keys/{key_id}/rotate': { fresh: ['apiKey'] },
+  'POST /api/v1/app/auth/login': {
+    body: (w) => ({ tenant_id: tenantId(w), email: w.a.endUser.email, password: w.a.endUser.password }),
+  },
+  'POST /api/v1/app/auth/magic-link': { body: (w) => ({ tenant_id: tenantId(w), email: w.a.endUser.email }) },
+  'POST /api/v1/app/auth/magic-link/verify': {
+    body: async (w) => {
+      freshRateWindow(w);
+      return {
+        token: (
+          await ok(w.h, 'POST', '/api/v1/app/auth/magic-link', {
+            body: { tenant_id: tenantId(w), email: w.a.endUser.email },
+          })
+        ).token,
+      };
+    },
+  },
+  'POST /api/v1/app/auth/register': {
+    body: (w) => ({ tenant_id: tenantId(w), email: `new${w.seq()}@fuzz.test`, password: 'long enough pw' }),
+  },
+  'PUT /api/v1/billing/plan': { body: () => ({ plan: 'enterprise' }) },
+  'PATCH /api/v1/billing/plan': { body: () => ({ plan: 'enterprise' }) },
+  'POST /api/v1/conversations': { body: (w) => ({ contact_id: w.a.ids.contact, subject: 'Fuzz' }) },
+  'POST /api/v2/conversations': { body: (w) => ({ contact_id: w.a.ids.contact, subject: 'Fuzz' }) },
+  'PATCH /api/v1/conversations/{id}': { body: () => ({ subject: 'Renamed' }) },
+  'PATCH /api/v2/conversations/{id}': { body: () => ({ subject: 'Renamed' }) },
+  'POST /api/v1/conversations/{id}/assign': { body: (w) => ({ assignee_user_id: w.a.ids.tenantUser }) },
+  'POST /api/v2/conversations/{id}/assign': { body: (w) => ({ assignee_user_id: w.a.ids.tenantUser }) },
+  'PATCH /api/v1/tenant/users/{id}': { body: () => ({ name: 'Renamed Agent' }) },
+  'DELETE /api/v1/tenant/users/{id}': { fresh: ['tenantUser'] },
+  'POST /api/v1/tenant/users': { body: (w) => ({ email: `user${w.seq()}@fuzz.test`, role: 'agent' }) },
+  'PATCH /api/v1/tickets/{ticket_id}': { body: () => ({ priority: 'high' }) },
+  'POST /api/v1/webhooks': { body: () => ({ url: 'https://localhost:9/hook', events: ['ticket.created'] }) },
+  'DELETE /api/v1/webhooks/{id}': { fresh: ['webhook'] },
+  'POST /api/v1/webhooks/{id}/recover': {
+    body: () => ({ since: new Date(Date.now() - 3_600_000).toISOString() }),
+  },
+  'PATCH /api/v2/webhooks/{id}': { body: () => ({ is_active: true }) },
+  'POST /api/v1/widget/messages': {
+    body: (w) => ({ tenant_id: tenantId(w), body: 'Hi', email: `visitor${w.seq()}@fuzz.test` }),
+  },
+  'PATCH /api/v2/companies/{company_id}': { body: () => ({ industry: 'Software' }) },
+  'DELETE /api/v2/companies/{company_id}': { fresh: ['company'] },
+  'POST /api/v2/companies/{company_id}/restore': {
+    fresh: ['company'],
+    before: async (w, p) => {
+      await ok(w.h, 'DELETE', `/api/v2/companies/${p.pathParams.company_id}`, {
+        bearer: w.a.tenant.adminToken,
+      });
+    },
+  },
+  'POST /api/v2/contacts': { body: (w) => ({ email: `c${w.seq()}@fuzz.test`, first_name: 'Fuzz' }) },
+  'PATCH /api/v2/contacts/{contact_id}': { body: () => ({ first_name: 'Renamed' }) },
+  'DELETE /api/v2/contacts/{contact_id}': { fresh: ['contact'] },
+  'POST /api/v2/contacts/{contact_id}/restore': {
+    fresh: ['contact'],
+    before: async (w, p) => {
+      await ok(w.h, 'DELETE', `/api/v2/contacts/${p.pathParams.contact_id}`, {
+        bearer: w.a.tenant.adminToken,
+      });
+    },
+  },
+  'PATCH /api/v2/kb/articles/{article_id}': { body: () => ({ title: 'Renamed article' }) },
+  'PATCH /api/v1/tenant': { body: () => ({ name: 'Fuzz Tenant A' }) },
+};
+
+/** The documented request example, if the operation has one. */
+function documentedExample(media: Json | undefined): unknown {
+  if (!media) return undefined;
+  if (media.example !== undefined) return media.example;
+  const first = Object.values((media.examples ?? {}) as Record<string, Json>)[0];
+  return first?.value;
+}
+
+/** Points every reference field present in a body at tenant A's fixture. */
+function pointReferences(body: unknown, w: World): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const out: Json = { ...(body as Json) };
+  for (const [field, kind] of Object.entries(BODY_REFERENCES))
+    if (field in out && typeof out[field] === 'string') out[field] = w.a.ids[kind];
+  return out;
+}
+
+/** Whether an operation consumes fixtures (so each probe gets its own valid request). */
+export const consumesFixtures = (operation: Operation) => Boolean(SPECIAL[operation.id]?.fresh);
+export const acceptsUnknown = (operation: Operation, field: string) =>
+  SPECIAL[operation.id]?.acceptsUnknown?.includes(field) ?? false;
+
+export function bodySchemaOf(op: Json): Json | undefined {
+  return op.requestBody?.content?.['application/json']?.schema;
+}
+
+/** Builds the valid request of an operation (creating fresh fixtures for destructive ones). */
+export async function validProbe(w: World, operation: Operation, doc: OpenApiDocument): Promise<Probe> {
+  const { op } = operation;
+  const special = SPECIAL[operation.id] ?? {};
+  const probe: Probe = {
+    method: operation.method,
+    path: operation.path,
+    pathParams: {},
+    query: {},
+    headers: {},
+  };
+  for (const param of (op.parameters ?? []) as Json[]) {
+    if (param.in === 'path') {
+      const kind = fixtureOfParam(operation.path, param.name);
+      if (kind && special.fresh?.includes(kind)) probe.pathParams[param.name] = await FRESH[kind]!(w, w.a);
+      else if (kind) probe.pathParams[param.name] = w.a.ids[kind];
+      else probe.pathParams[param.name] = String(sample(param.schema, { quiet: true }, doc));
+    } else if (param.in === 'query' && param.required) {
+      probe.query[param.name] = String(sample(param.schema, { quiet: true }, doc));
+    }
+  }
+  Object.assign(probe.query, special.query?.(w) ?? {});
+  const media = op.requestBody?.content?.['application/json'];
+  if (media) {
+    const example = documentedExample(media);
+    let body: unknown =
+      example !== undefined
+        ? structuredClone(example)
+        : sample(media.schema, { skipNonRequired: true, skipReadOnly: true, quiet: true }, doc);
+    body = pointReferences(body, w);
+    // over the example too: an example cannot know this run's fixtures (the end user's password...)
+    if (special.body) body = { ...(body as Json), ...(await special.body(w)) };
+    probe.body = body;
+  }
+  await special.before?.(w, probe);
+  const credential = special.credential ?? CREDENTIAL_OF_SURFACE[op['x-surface'] as string] ?? 'none';
+  probe.headers = credentialHeaders(w, credential);
+  if (credential === 'signed') probe.headers['x-fuzz-sign'] = 'qstash';
+  return probe;
+}
+
+function credentialHeaders(w: World, credential: Credential): Record<string, string> {
+  switch (credential) {
+    case 'key':
+      return { 'X-API-Key': w.a.key };
+    case 'admin':
+      return { Authorization: `Bearer ${w.a.tenant.adminToken}` };
+    case 'super':
+      return { Authorization: `Bearer ${w.superToken}` };
+    case 'internal':
+      return { Authorization: `Bearer ${w.internalToken}` };
+    case 'endUser':
+      return { Authorization: `Bearer ${w.a.endUser.token}` };
+    default:
+      return {};
+  }
+}
+
+export const urlOf = (probe: Probe) => {
+  const path = probe.path.replace(/\{([^}]+)\}/g, (_, name: string) => probe.pathParams[name] ?? '');
+  const query = Object.entries(probe.query)
+    .map(([k, v]) => `${encodeURIComponent(k)}=${v}`)
+    .join('&');
+  return query ? `${path}?${query}` : path;
+};
+
+export interface Sent {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: any;
+}
+
+/**
+ * Sends a probe in-process. Query values and path params are put in the URL as given (the
+ * mutations percent-encode them, so they can carry bytes no string encodes, like `%FF`).
+ */
+export async function send(w: World, probe: Probe): Promise<Sent> {
+  const headers = { ...probe.headers };
+  let body: string | Uint8Array | undefined = probe.rawBody;
+  if (body === undefined && probe.body !== undefined) {
+    body = JSON.stringify(probe.body);
+    headers['Content-Type'] ??= 'application/json';
+  }
+  // QStash signs the body it sends: sign what is sent (raw bytes go unsigned: 401)
+  if (headers['x-fuzz-sign']) {
+    delete headers['x-fuzz-sign'];
+    if (typeof body === 'string')
+      headers['Upstash-Signature'] = await signQStashCallback(
+        QSTASH_SIGNING_KEY,
+        `${PUBLIC_BASE_URL}${probe.path}`,
+        body,
+      );
+  }
+  const bodyless = probe.method === 'GET' || probe.method === 'HEAD';
+  const res = await w.h.runtime.app.request(urlOf(probe), {
+    method: probe.method,
+    headers,
+    body: bodyless ? undefined : (body as BodyInit | undefined),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, headers: res.headers, text, body: parsed };
+}
