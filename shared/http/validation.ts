@@ -89,7 +89,7 @@ export const validate = <T extends Target, S extends ZodType>(target: T, schema:
   // Hono's validator would parse a JSON body itself (lossily, see readJsonBody): same contract, own reader
   const jsonBody: MiddlewareHandler = async (c, next) => {
     // Hono stores whatever its validator returns (an optional body's `undefined` too); its type says `{}`
-    c.req.addValidatedData('json', parseOrThrow(schema, await readJsonBody(c), 'body') as {});
+    c.req.addValidatedData('json', parseOrThrow(schema, await readJsonBody(c), 'body') as object);
     await next();
   };
   return jsonBody as unknown as typeof typed;
