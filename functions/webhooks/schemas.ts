@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALL_EVENTS, EVENT_GROUPS, EVENT_TYPES } from '../../shared/events/catalog';
+import { queryInt } from '../../shared/http/pagination';
 
 /**
  * POST /api/v1/webhooks body. Only `url` and `events` are read; other fields (a supplied `secret`
@@ -40,7 +41,7 @@ export const DeliveryIdParam = z.object({
 
 /** limit default 50, range 1-200 (422 outside); no offset (the log returns no pagination fields). */
 export const DeliveriesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: queryInt(z.number().int().min(1).max(200)).default(50),
 });
 
 export const RecoverBody = z.strictObject({
