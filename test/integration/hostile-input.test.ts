@@ -309,6 +309,30 @@ describe.skipIf(postgresUnavailable())('hostile input (issue 18)', () => {
     });
   });
 
+  describe('IPv4-compatible IPv6 webhook URLs', () => {
+    it('a private embedded IPv4 is 400 on POST /api/v1/webhooks and PATCH /api/v2/webhooks/{id}; a public one is 201', async () => {
+      for (const url of ['https://[::127.0.0.1]/h', 'https://[::10.0.0.1]/h']) {
+        const res = await h.request('POST', '/api/v1/webhooks', {
+          apiKey: rw,
+          body: { url, events: ['ticket.created'] },
+        });
+        expect(res.status, url).toBe(400);
+        expect(typeof res.body.detail).toBe('string');
+      }
+      const created = await h.request('POST', '/api/v1/webhooks', {
+        apiKey: rw,
+        body: { url: 'https://[::8.8.8.8]/h', events: ['ticket.created'] },
+      });
+      expect(created.status).toBe(201);
+      const patched = await h.request('PATCH', `/api/v2/webhooks/${created.body.id}`, {
+        bearer: t.adminToken,
+        body: { url: 'https://[::127.0.0.1]/h' },
+      });
+      expect(patched.status).toBe(400);
+      expect(typeof patched.body.detail).toBe('string');
+    });
+  });
+
   describe('spec rule 6 on public paths', () => {
     it('an API key on a public path outside the allowlist is 403; nothing is written', async () => {
       const before = await count('conversations');
