@@ -126,6 +126,13 @@ describe.skipIf(postgresUnavailable())('hostile input (issue 18)', () => {
       expect(unknown.body).toEqual({ detail: 'Webhook not found' });
     });
 
+    it('a path segment named like an Object.prototype member is an ordinary unknown name (404)', async () => {
+      for (const file of ['toString', '__proto__', 'constructor', 'hasOwnProperty']) {
+        const res = await h.request('GET', `/docs/assets/${file}`);
+        expect(res.status, file).toBe(404);
+      }
+    });
+
     it.each([
       [`/api/v1/help-center/${'TENANT'}/articles?q=%00`, undefined],
       ['/api/v2/contacts?q=a%00', 'admin'],
