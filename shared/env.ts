@@ -66,6 +66,16 @@ export const EnvSchema = z.object({
   RATE_LIMIT_TIMEOUT_MS: intFromString(250),
   /** Multiplies every plan's limits. 1 in staging and production; load benchmarks raise it. */
   RATE_LIMIT_SCALE: intFromString(1).pipe(z.number().int().min(1)),
+  /**
+   * The one request header holding the client's address, set by a proxy you run in front of the
+   * Node runtime (e.g. `X-Real-IP`); unset = the socket's address (Node) or CF-Connecting-IP
+   * (Workers, where Cloudflare sets it). A header the client can send itself is never trusted otherwise.
+   */
+  TRUSTED_PROXY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, 'a single header name')
+    .transform((h) => h.toLowerCase())
+    .optional(),
   /** Largest accepted request body in bytes. */
   MAX_BODY_BYTES: intFromString(1024 * 1024),
   /** AES-GCM key for contact-sync API tokens at rest; unset = WEBHOOK_ENCRYPTION_KEY. */

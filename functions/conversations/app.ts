@@ -1,9 +1,10 @@
 import { type Context, Hono } from 'hono';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
 import { pageWithTotal } from '../../shared/db/paging';
+import { assertReferences } from '../../shared/db/references';
 import type { ConversationsTable } from '../../shared/db/tables/conversations';
 import { emitEvent, iso } from '../../shared/events/emit';
-import { notFound, validationError } from '../../shared/http/errors';
+import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { looksLikeId, newId } from '../../shared/ids';
@@ -18,7 +19,6 @@ import {
   defaultRoutingReason,
   type ExportRow,
   findConversation,
-  foreign,
   messageRef,
   messageView,
   transitionEvent,
@@ -76,19 +76,7 @@ for (const base of CONVERSATION_BASES) {
     const { db } = c.get('services');
     const now = new Date();
     const row = await db.transaction().execute(async (trx) => {
-      if (body.contact_id) {
-        const contact = await foreign(trx)
-          .selectFrom('contacts')
-          .select('id')
-          .where('tenant_id', '=', tenantId)
-          .where('id', '=', body.contact_id)
-          .where('deleted_at', 'is', null)
-          .executeTakeFirst();
-        if (!contact)
-          throw validationError([
-            { loc: ['body', 'contact_id'], msg: 'Contact not found', type: 'value_error' },
-          ]);
-      }
+      await assertReferences(trx, tenantId, [{ field: 'contact_id', kind: 'contact', id: body.contact_id }]);
       const created = await trx
         .insertInto('conversations')
         .values({
@@ -191,6 +179,10 @@ for (const base of CONVERSATION_BASES) {
       const { db } = c.get('services');
       const row = await db.transaction().execute(async (trx) => {
         const current = await findConversation(trx, tenantId, id, true);
+        if (body.assignee_user_id !== current.assignee_user_id)
+          await assertReferences(trx, tenantId, [
+            { field: 'assignee_user_id', kind: 'tenantUser', id: body.assignee_user_id },
+          ]);
         const next = {
           assignee_user_id:
             body.assignee_user_id === undefined ? current.assignee_user_id : body.assignee_user_id,

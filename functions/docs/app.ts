@@ -47,7 +47,8 @@ app.get('/docs', (c) => {
 /** GET /docs/assets/{file}: Workers static assets (ASSETS binding) on the edge, node_modules locally. */
 app.get('/docs/assets/:file', async (c) => {
   const file = c.req.param('file');
-  const type = DOCS_ASSETS[file];
+  // own keys only: `toString` or `__proto__` would find Object.prototype's and read a missing file (500)
+  const type = Object.hasOwn(DOCS_ASSETS, file) ? DOCS_ASSETS[file] : undefined;
   if (!type) return c.json({ detail: 'Not Found' }, 404);
   const assets = (c.env as { ASSETS?: AssetsBinding } | undefined)?.ASSETS;
   if (assets && typeof assets.fetch === 'function') return assets.fetch(c.req.raw);

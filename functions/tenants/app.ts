@@ -6,7 +6,7 @@ import { notFound } from '../../shared/http/errors';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
 import type { AppEnv } from '../../shared/runtime/app-env';
-import { CreateTenantBody } from './schemas';
+import { CreateTenantBody, TenantIdParam } from './schemas';
 
 export { CreateTenantBody, TENANT_ENVIRONMENTS, TENANT_PLANS } from './schemas';
 
@@ -37,9 +37,9 @@ app.post('/api/v1/tenants', validate('json', CreateTenantBody), async (c) => {
 });
 
 /** GET /api/v1/tenants/{id}: the tenant's own admins, or a super_admin. Others get 404 (no existence leak). */
-app.get('/api/v1/tenants/:tenant_id', async (c) => {
+app.get('/api/v1/tenants/:tenant_id', validate('param', TenantIdParam), async (c) => {
   const session = requireRole(c, 'tenant_admin');
-  const id = c.req.param('tenant_id');
+  const id = c.req.valid('param').tenant_id;
   if (session.role !== 'super_admin' && session.tenantId !== id) throw notFound('Tenant');
   const tenant = await c
     .get('services')

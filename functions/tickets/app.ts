@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Credential } from '../../shared/auth/credential';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
+import { assertReferences } from '../../shared/db/references';
 import { readThrough } from '../../shared/db/row-cache';
 import { emitEvent } from '../../shared/events/emit';
 import { ApiError, notFound } from '../../shared/http/errors';
@@ -20,13 +21,13 @@ import {
   type UpdateTicketInput,
 } from './schemas';
 import {
-  assertCallOfTenant,
   createTicket,
   findTicket,
   listTickets,
   normalizeTags,
   replyView,
   type TicketRow,
+  ticketReferences,
   ticketView,
 } from './service';
 
@@ -114,7 +115,8 @@ app.patch(
       if (Object.keys(changes).length === 0) return { row: current, emitted: false };
       if (changes.status && !canTransition(current.status, String(changes.status.to)))
         throw new ApiError(409, Details.invalidTransition(current.status, String(changes.status.to)));
-      if (changes.call_id) await assertCallOfTenant(trx, tenantId, wanted.call_id);
+      const changedReferences = ticketReferences(wanted).filter((r) => r.field in changes);
+      await assertReferences(trx, tenantId, changedReferences);
 
       const now = new Date();
       const patch: Record<string, unknown> = { updated_at: now };

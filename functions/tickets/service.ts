@@ -1,8 +1,8 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { assertReferences, type Reference } from '../../shared/db/references';
 import type { Database } from '../../shared/db/schema';
 import type { TicketRepliesTable, TicketsTable } from '../../shared/db/tables/tickets_calls';
 import { emitEvent, iso } from '../../shared/events/emit';
-import { validationError } from '../../shared/http/errors';
 import { newId } from '../../shared/ids';
 import type { CreateTicketInput, ListTicketsFilters, TICKET_SOURCES } from './schemas';
 
@@ -51,18 +51,16 @@ export function replyView(r: ReplyRow) {
 /** Trimmed, de-duplicated, caller's order. */
 export const normalizeTags = (tags: readonly string[]) => [...new Set(tags.map((t) => t.trim()))];
 
-/** A body `call_id` must name a call of the same tenant (422 at body.call_id otherwise). */
-export async function assertCallOfTenant(db: Executor, tenantId: string, callId: string | null | undefined) {
-  if (!callId) return;
-  const call = await db
-    .selectFrom('calls')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', callId)
-    .executeTakeFirst();
-  if (!call)
-    throw validationError([{ loc: ['body', 'call_id'], msg: 'Call not found', type: 'value_error' }]);
-}
+/** The ids a ticket carries: each must be a row of the ticket's tenant (422 at the field otherwise). */
+export const ticketReferences = (t: {
+  call_id?: string | null;
+  requester_id?: string | null;
+  assignee_id?: string | null;
+}): Reference[] => [
+  { field: 'call_id', kind: 'call', id: t.call_id },
+  { field: 'requester_id', kind: 'endUser', id: t.requester_id },
+  { field: 'assignee_id', kind: 'tenantUser', id: t.assignee_id },
+];
 
 export interface TicketActor {
   /** `user:<sub>`, `api_key:<id>`, `end_user:<id>` or `internal` (actorOf) */
@@ -82,7 +80,7 @@ export async function createTicket(
   input: CreateTicketInput,
   actor: TicketActor,
 ): Promise<TicketRow> {
-  await assertCallOfTenant(trx, tenantId, input.call_id);
+  await assertReferences(trx, tenantId, ticketReferences(input));
   const now = new Date();
   const status = input.status ?? 'open';
   const row = await trx

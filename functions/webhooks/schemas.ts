@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALL_EVENTS, EVENT_GROUPS, EVENT_TYPES } from '../../shared/events/catalog';
+import { queryInt } from '../../shared/http/pagination';
 
 /**
  * POST /api/v1/webhooks body. Only `url` and `events` are read; other fields (a supplied `secret`
@@ -43,7 +44,7 @@ export const DeliveryIdParam = z.object({
  * older pages by cursor, `before` = the last delivery id of the page read.
  */
 export const DeliveriesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: queryInt(z.number().int().min(1).max(200)).default(50),
   before: z
     .string()
     .min(1)

@@ -1,4 +1,4 @@
-import { Detail, forbidden } from '../http/errors';
+import { ApiError, Detail, forbidden } from '../http/errors';
 import { KEY_DENIED_PREFIXES, READ_METHODS, SCOPE_RULES, type Scope, type ScopeRule } from './scopes';
 
 /**
@@ -40,6 +40,28 @@ export const SURFACE_RULES: readonly SurfaceRule[] = [
   })),
   ...SCOPE_RULES.map((r) => ({ prefix: r.prefix, surface: 'api' as const })),
 ];
+
+/**
+ * The public paths an API key may call too, with the methods they serve (spec: "every request with
+ * an API key returns 403 except GET /api/v2/health"; the API document is served to anyone). Every
+ * other public path is outside the key allowlist (rule 6): a key there is 403.
+ */
+const KEY_TOLERANT_PUBLIC: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['/api/v2/health', new Set(['GET', 'HEAD'])],
+  ['/api/v1/openapi.json', new Set(['GET', 'HEAD'])],
+]);
+
+/**
+ * A public path's refusal of (method, key present), or null to let it through: 405 for a method the
+ * path does not serve (the router alone would say 404), 403 for an API key outside the allowlist.
+ */
+export function publicRefusal(method: string, path: string, withKey: boolean): ApiError | null {
+  const methods = KEY_TOLERANT_PUBLIC.get(normalizePath(path));
+  if (withKey && !methods?.has(method)) return forbidden(Detail.apiKeyNotPermitted);
+  if (methods && !methods.has(method))
+    return new ApiError(405, Detail.methodNotAllowed, { Allow: [...methods].join(', ') });
+  return null;
+}
 
 /** Segment-aware prefix test: `/api/v1/tenant` matches `/api/v1/tenant/x`, not `/api/v1/tenants`. */
 export const underPrefix = (path: string, prefix: string) =>

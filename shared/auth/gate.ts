@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler, Next } from 'hono';
 import { timingSafeEqual } from '../crypto';
 import { Detail, forbidden, unauthorized } from '../http/errors';
 import type { AppEnv } from '../runtime/app-env';
-import { type Surface, scopeRefusal, surfaceOf } from './access';
+import { publicRefusal, type Surface, scopeRefusal, surfaceOf } from './access';
 import type { Credential } from './credential';
 import { verifyDashboardToken, verifyEndUserToken } from './jwt';
 import { shouldTouch, touchLastUsed, type VerifiedKey, verifyApiKey } from './key-verify';
@@ -58,12 +58,13 @@ async function dashboardSession(c: Context<AppEnv>, token: string): Promise<Cred
  */
 function decide(c: Context<AppEnv>, next: Next): Response | Promise<Answer> {
   const surface = surfaceOf(c.req.path);
-  if (surface === 'public' || surface === 'signed') {
+  if (surface === 'signed') {
     c.set('auth', { kind: 'anonymous' });
     return next();
   }
 
   const presented = readPresentedCredential(c.req.raw.headers);
+  if (surface === 'public') return publicCaller(c, next, presented && asApiKey(presented));
   if (!presented) throw unauthorized(Detail.missingCredentials);
   const keyToken = asApiKey(presented);
 
@@ -97,6 +98,24 @@ function admitApiKey(
     const { db, defer } = c.get('services');
     defer(() => touchLastUsed(db, key.id));
   }
+  return next();
+}
+
+/**
+ * No credential needed; a key is verified (401 if bad, as everywhere), then refused outside the
+ * paths that tolerate one (spec rule 6). Other credentials (a widget's or end user's JWT) pass.
+ */
+function publicCaller(c: Context<AppEnv>, next: Next, keyToken: string | null) {
+  const refusal = publicRefusal(c.req.method, c.req.path, keyToken !== null);
+  if (refusal && keyToken !== null) {
+    const verified = authenticateKey(c, keyToken);
+    const refuse = (): never => {
+      throw refusal;
+    };
+    return verified instanceof Promise ? verified.then(refuse) : refuse();
+  }
+  if (refusal) throw refusal;
+  c.set('auth', { kind: 'anonymous' });
   return next();
 }
 

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorField, type Logger, standaloneLogger } from '../log/logger';
+import { HOSTILE_TEXT } from './input';
 
 /** Every fixed error string of the spec, once. Clients branch on these: change none of them. */
 export const Detail = {
@@ -91,13 +92,21 @@ export function isDatabaseUnavailable(err: unknown): boolean {
  * Constraint failures that slipped past validation are the caller's fault, not a 500:
  * the database is the last line of defence, and it answers in the spec's shape.
  */
-const CONSTRAINT_ERRORS: Record<string, { status: ContentfulStatusCode; detail: string }> = {
+const bodyIssue = (msg: string): ValidationIssue[] => [{ loc: ['body'], msg, type: 'value_error' }];
+const CONSTRAINT_ERRORS: Record<
+  string,
+  { status: ContentfulStatusCode; detail: string | ValidationIssue[] }
+> = {
   '23505': { status: 409, detail: 'A resource with these values already exists' },
   '23503': { status: 409, detail: 'A referenced resource does not exist' },
-  '23514': { status: 422, detail: 'A value is outside the allowed set' },
-  '22001': { status: 422, detail: 'A value is too long' },
-  '22P02': { status: 422, detail: 'A value has the wrong format' },
-  '22003': { status: 422, detail: 'A number is out of range' },
+  // a 422 is a validation error, in its list shape even when the field is not known here
+  '23514': { status: 422, detail: bodyIssue('A value is outside the allowed set') },
+  '22001': { status: 422, detail: bodyIssue('A value is too long') },
+  '22P02': { status: 422, detail: bodyIssue('A value has the wrong format') },
+  '22003': { status: 422, detail: bodyIssue('A number is out of range') },
+  // NUL in text (22021) or jsonb (22P05): shared/http/input.ts refuses it first; this is the backstop
+  '22021': { status: 422, detail: bodyIssue(HOSTILE_TEXT.nul.msg) },
+  '22P05': { status: 422, detail: bodyIssue(HOSTILE_TEXT.nul.msg) },
 };
 
 /** onError for every app: one place turns failures into the spec's `{detail}` bodies. */

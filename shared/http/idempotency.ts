@@ -219,9 +219,9 @@ export function idempotency(
       ]);
     }
     const url = new URL(c.req.url);
-    const fingerprint = await sha256Hex(
-      `${c.req.method} ${url.pathname}${url.search}\n${await c.req.text()}`,
-    );
+    // the bytes, not c.req.text(): Hono caches the first read, and the JSON reader needs them raw
+    const sent = new TextDecoder().decode(await c.req.arrayBuffer());
+    const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${sent}`);
     const scope: IdempotencyScope = { ...who, key };
     const store = storeFor(c);
     // Fail closed: without the store a retry could run the action twice, so say so and let the

@@ -6,10 +6,21 @@ import { z } from 'zod';
  */
 export function pageQuery(options: { defaultLimit: number; maxLimit: number }) {
   return z.object({
-    limit: z.coerce.number().int().min(1).max(options.maxLimit).default(options.defaultLimit),
-    offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
+    limit: queryInt(z.number().int().min(1).max(options.maxLimit)).default(options.defaultLimit),
+    offset: queryInt(z.number().int().min(0).max(10_000_000)).default(0),
   });
 }
+
+/**
+ * A query integer written in decimal digits, then checked by `range`. Not z.coerce.number():
+ * Number() also reads "0x10" as 16, "1e3" as 1000 and "" as 0 (docs/input.md).
+ */
+export const queryInt = (range: z.ZodNumber) =>
+  z
+    .string()
+    .regex(/^-?\d{1,16}$/, 'Input should be a valid integer')
+    .transform(Number)
+    .pipe(range);
 
 export const TICKETS_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
 

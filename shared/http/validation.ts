@@ -1,7 +1,8 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { validator } from 'hono/validator';
 import type { ZodError, ZodType, z } from 'zod';
 import { JSON_INVALID, type ValidationIssue, validationError } from './errors';
+import { decodeUtf8, HOSTILE_TEXT, hostileInputIssues } from './input';
 
 /**
  * Request validation that answers the spec's 422 shape everywhere:
@@ -53,10 +54,14 @@ export function toValidationIssues(error: ZodError, root: string): ValidationIss
   return out;
 }
 
-/** Reads a JSON body whatever the Content-Type (curl -d sends form encoding); empty body is `undefined`. */
-async function readJsonBody(c: Context, parsedByHono: unknown): Promise<unknown> {
-  if (c.req.header('Content-Type')?.toLowerCase().includes('json')) return parsedByHono;
-  const text = await c.req.text();
+/**
+ * The JSON body whatever the Content-Type (curl -d sends form encoding); an empty body is
+ * `undefined`. Read from the bytes, not through Hono's `c.req.json()`, which would decode invalid
+ * UTF-8 to U+FFFD and store the damage silently.
+ */
+async function readJsonBody(c: Context): Promise<unknown> {
+  const text = decodeUtf8(await c.req.arrayBuffer());
+  if (text === null) throw validationError([{ loc: ['body'], ...HOSTILE_TEXT.notUtf8 }]);
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);
@@ -65,15 +70,27 @@ async function readJsonBody(c: Context, parsedByHono: unknown): Promise<unknown>
   }
 }
 
+/**
+ * 422 unless `input` is free of hostile text (NUL, lone surrogates, deep nesting: shared/http/input.ts)
+ * and matches `schema`. Every body, query and path parameter goes through here.
+ */
 export function parseOrThrow<S extends ZodType>(schema: S, input: unknown, root: string): z.output<S> {
+  const hostile = hostileInputIssues(input, root);
+  if (hostile.length > 0) throw validationError(hostile);
   const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) throw validationError(toValidationIssues(result.error, root));
   return result.data;
 }
 
 /** `validate('json', Schema)`: typed `c.req.valid('json')` in the handler, 422 on failure. */
-export const validate = <T extends Target, S extends ZodType>(target: T, schema: S) =>
-  validator(target, async (value, c) => {
-    const input = target === 'json' ? await readJsonBody(c, value) : value;
-    return parseOrThrow(schema, input, LOC_ROOT[target]) as z.output<S>;
-  });
+export const validate = <T extends Target, S extends ZodType>(target: T, schema: S) => {
+  const typed = validator(target, (value) => parseOrThrow(schema, value, LOC_ROOT[target]) as z.output<S>);
+  if (target !== 'json') return typed;
+  // Hono's validator would parse a JSON body itself (lossily, see readJsonBody): same contract, own reader
+  const jsonBody: MiddlewareHandler = async (c, next) => {
+    // Hono stores whatever its validator returns (an optional body's `undefined` too); its type says `{}`
+    c.req.addValidatedData('json', parseOrThrow(schema, await readJsonBody(c), 'body') as object);
+    await next();
+  };
+  return jsonBody as unknown as typeof typed;
+};

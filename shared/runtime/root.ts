@@ -38,7 +38,9 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   const limitBody = bodyLimit({
     maxSize: options.maxBodyBytes,
     onError: () => {
-      throw new ApiError(413, Detail.bodyTooLarge);
+      // the unread rest of the body makes the socket unusable, and Node closes it: say so, so a
+      // pooled client opens a new connection instead of failing its next request
+      throw new ApiError(413, Detail.bodyTooLarge, { Connection: 'close' });
     },
   });
   const cors = browserCors(options.corsOrigins);

@@ -31,13 +31,21 @@ export function classifyAddress(address: string): string {
     const v6 = parsed as ipaddr.IPv6;
     // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (deprecated compatible) reach the IPv4 address itself
     if (v6.isIPv4MappedAddress()) return classifyAddress(v6.toIPv4Address().toString());
-    const parts = v6.parts;
-    if (parts.slice(0, 6).every((p) => p === 0) && (parts[6] !== 0 || parts[7]! > 1)) {
-      return classifyAddress(v6.toIPv4Address().toString());
-    }
-    return v6.range();
+    const embedded = ipv4Compatible(v6);
+    return embedded ? classifyAddress(embedded) : v6.range();
   }
   return (parsed as ipaddr.IPv4).range();
+}
+
+/**
+ * `::a.b.c.d` (RFC 4291's deprecated IPv4-compatible form) as dotted IPv4; null otherwise, and for
+ * `::` and `::1`, which are their own IPv6 ranges. ipaddr.js's toIPv4Address() accepts only the
+ * mapped form (it throws on this one), hence the bytes are read here.
+ */
+function ipv4Compatible(v6: ipaddr.IPv6): string | null {
+  const [p0, p1, p2, p3, p4, p5, hi = 0, lo = 0] = v6.parts;
+  if (p0 || p1 || p2 || p3 || p4 || p5 || (hi === 0 && lo <= 1)) return null;
+  return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
 }
 
 export const isPublicAddress = (address: string) => classifyAddress(address) === 'unicast';

@@ -1,6 +1,7 @@
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
+import { addEndUsers } from '../support/people';
 
 const INTERNAL = 'test-internal-token';
 
@@ -11,6 +12,7 @@ describe.skipIf(postgresUnavailable())('Call lifecycle, calls API and voice-widg
   beforeAll(async () => {
     h = await startHarness();
     t = await h.tenant();
+    await addEndUsers(h, t.id, ['eu_9']);
     reader = await t.key(['calls:read']);
   });
   afterAll(() => h?.close());

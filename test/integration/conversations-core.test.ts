@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allEventsFor, eventsFor } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
+import { addTenantUsers } from '../support/people';
 
 /** Events of `type` whose data.conversation.id is `conversationId`. */
 
@@ -19,6 +20,7 @@ describe.skipIf(postgresUnavailable())('conversations: create, read, list, updat
   beforeAll(async () => {
     h = await startHarness();
     t = await h.tenant();
+    await addTenantUsers(h, t.id, ['user_42', 'user_1', 'user_9']);
     other = await h.tenant();
     agent = await t.token('agent', 'user_agent1');
   }, 120_000);
@@ -388,6 +390,7 @@ describe.skipIf(postgresUnavailable())('conversations: list filters, pagination,
     h = await startHarness();
     t = await h.tenant();
     token = t.adminToken;
+    await addTenantUsers(h, t.id, ['user_list']);
     await insertContact(h, t.id, 'ctc_list1');
     const specs = [
       { channel: 'email', contact_id: 'ctc_list1' },

@@ -10,6 +10,7 @@ import {
   TEST_SECRETS,
   type TestTenant,
 } from '../support/harness';
+import { addTenantUsers } from '../support/people';
 
 const tenantCounts = async (h: Harness, tenantId: string) => {
   const n = async (table: 'conversations' | 'messages' | 'events') =>
@@ -41,6 +42,7 @@ describe.skipIf(postgresUnavailable())('inbound: widget, email, WhatsApp; AI aut
   beforeAll(async () => {
     h = await startHarness();
     t = await h.tenant();
+    await addTenantUsers(h, t.id, ['user_human']);
     other = await h.tenant();
     await sql`INSERT INTO kb_articles (id, tenant_id, title, body, status, url) VALUES
       ('art_reset', ${t.id}, 'How to reset your password', 'Open Settings, choose Security and click Reset password. A link arrives by email.', 'published', 'https://help.example.com/reset'),

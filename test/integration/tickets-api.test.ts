@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TICKET_STATUSES, TICKET_TRANSITIONS } from '../../functions/tickets/schemas';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
+import { addEndUsers, addTenantUsers } from '../support/people';
 
 describe.skipIf(postgresUnavailable())('Tickets API (issue 3)', () => {
   let h: Harness;
@@ -10,6 +11,8 @@ describe.skipIf(postgresUnavailable())('Tickets API (issue 3)', () => {
   beforeAll(async () => {
     h = await startHarness();
     t = await h.tenant();
+    await addEndUsers(h, t.id, ['eu_42']);
+    await addTenantUsers(h, t.id, ['agent_1']);
     rw = await t.key(['tickets:read', 'tickets:write']);
     ro = await t.key(['tickets:read']);
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { authorizeApiKey, SURFACE_RULES, scopeRequirement, surfaceOf } from '../../shared/auth/access';
+import {
+  authorizeApiKey,
+  publicRefusal,
+  SURFACE_RULES,
+  scopeRequirement,
+  surfaceOf,
+} from '../../shared/auth/access';
 import { SCOPE_CATALOG, SCOPE_RULES } from '../../shared/auth/scopes';
 
 describe('surface table', () => {
@@ -94,4 +100,29 @@ describe('prefix lookups agree with a scan of the rules', () => {
     const need = scopeRequirement('GET', path);
     expect(need?.pathScope ?? null).toBe(rule ? rule.read : null);
   });
+});
+
+describe('public paths and API keys (spec rule 6)', () => {
+  const publicPaths = SURFACE_RULES.filter((r) => r.surface === 'public').map((r) => `${r.prefix}/x`);
+
+  it.each(publicPaths)('a key on %s is 403; no key passes', (path) => {
+    expect(publicRefusal('POST', path, true)).toMatchObject({
+      status: 403,
+      detail: 'API keys are not permitted for this endpoint',
+    });
+    expect(publicRefusal('GET', path, true)?.status).toBe(403);
+    expect(publicRefusal('POST', path, false)).toBeNull();
+  });
+
+  it.each(['/api/v2/health', '/api/v1/openapi.json', '/api/v2/health/'])(
+    '%s serves GET and HEAD to anyone, 405 otherwise',
+    (path) => {
+      for (const withKey of [false, true]) {
+        expect(publicRefusal('GET', path, withKey)).toBeNull();
+        expect(publicRefusal('HEAD', path, withKey)).toBeNull();
+      }
+      expect(publicRefusal('POST', path, false)).toMatchObject({ status: 405, detail: 'Method Not Allowed' });
+      expect(publicRefusal('DELETE', path, true)?.status).toBe(403);
+    },
+  );
 });

@@ -40,6 +40,11 @@ describe('webhook SSRF address classes', () => {
     ['::ffff:169.254.169.254', 'linkLocal'],
     ['::ffff:100.64.0.1', 'carrierGradeNat'],
     ['::127.0.0.1', 'loopback'], // IPv4-compatible (deprecated) form
+    ['::7f00:1', 'loopback'], // the same, as WHATWG URL parsing writes it
+    ['::10.0.0.1', 'private'],
+    ['::169.254.169.254', 'linkLocal'],
+    ['::100.64.0.1', 'carrierGradeNat'],
+    ['::0.0.0.2', 'unspecified'],
     ['64:ff9b::a00:1', 'rfc6052'], // NAT64
     ['2002:7f00:1::', '6to4'],
     ['2001::1', 'teredo'],
@@ -55,6 +60,7 @@ describe('webhook SSRF address classes', () => {
     '2606:4700:4700::1111',
     '2a00:1450:4001::200e',
     '::ffff:8.8.8.8',
+    '::8.8.8.8', // IPv4-compatible form of a public address: classified by the IPv4 inside
   ])('accepts the public address %s', (address) => {
     expect(isPublicAddress(address)).toBe(true);
   });
@@ -79,6 +85,9 @@ describe('webhook destination check', () => {
     'https://0.0.0.0/',
     'https://10.1.2.3:8443/x',
     'https://[64:ff9b::7f00:1]/',
+    'https://[::127.0.0.1]/h', // IPv4-compatible forms (ipaddr.js threw on these: a 500)
+    'https://[::10.0.0.1]/h',
+    'https://[::a9fe:a9fe]/latest/meta-data',
   ])('refuses the IP literal in %s without a lookup', async (url) => {
     expect(await checkDestination(url, opts)).toEqual({ ok: false, detail: WebhookUrlError.private });
   });
@@ -119,6 +128,13 @@ describe('webhook destination check', () => {
       ok: true,
       host: 'hooks.example.com',
       addresses: ['93.184.216.34', '2606:2800:220:1::1'],
+    });
+  });
+
+  it('accepts the IPv4-compatible literal of a public address without a lookup', async () => {
+    expect(await checkDestination('https://[::8.8.8.8]/h', opts)).toMatchObject({
+      ok: true,
+      addresses: ['::808:808'],
     });
   });
 
