@@ -44,7 +44,7 @@ export const DeliveryIdParam = z.object({
  * older pages by cursor, `before` = the last delivery id of the page read.
  */
 export const DeliveriesQuery = z.object({
-  limit: queryInt(z.number().int().min(1).max(200)).default(50),
+  limit: queryInt(z.number().int().min(1).max(200), 50),
   before: z
     .string()
     .min(1)

@@ -136,9 +136,14 @@ function parametersOf(route: RouteDoc, common: Record<string, string>): Json[] {
   }
   if (route.query) {
     const q = jsonSchemaOf(route.query, 'input');
+    // zod drops a default from the input view of a transforming schema (a query integer parsed
+    // from its text): the output view still has it, and it is what an absent parameter becomes
+    const outputProps = (jsonSchemaOf(route.query, 'output').properties ?? {}) as Record<string, Json>;
     const required = new Set((q.required as string[] | undefined) ?? []);
     for (const [name, prop] of Object.entries((q.properties ?? {}) as Record<string, Json>)) {
       const { description, ...schema } = prop;
+      if (!('default' in schema) && outputProps[name] && 'default' in outputProps[name])
+        schema.default = outputProps[name].default;
       // a query parameter with a default is never required of the caller
       const isRequired = required.has(name) && !('default' in schema);
       const text = textOf(name, description);
