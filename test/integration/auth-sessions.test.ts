@@ -119,6 +119,20 @@ describe.skipIf(postgresUnavailable())('dashboard sign-in: login, refresh, logou
     expect(bad.body).toEqual({ detail: 'Invalid API key' });
   });
 
+  it('a disabled user can neither sign in nor refresh', async () => {
+    const user = await signUpAdmin(h);
+    const live = (await login(h, { email: user.email, password: PASSWORD })).body;
+    await h.db
+      .updateTable('tenant_users')
+      .set({ disabled_at: new Date() })
+      .where('id', '=', user.userId)
+      .execute();
+    const res = await login(h, { email: user.email, password: PASSWORD });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ detail: 'Invalid email or password' });
+    expect((await refresh(h, live.refresh_token)).status).toBe(401);
+  });
+
   it('a stale session token sent along never blocks a sign-in', async () => {
     const res = await login(h, { email: admin.email, password: PASSWORD }, { Authorization: 'Bearer a.b.c' });
     expect(res.status).toBe(200);
