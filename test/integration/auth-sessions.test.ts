@@ -79,6 +79,14 @@ describe.skipIf(postgresUnavailable())('dashboard sign-in: login, refresh, logou
     expect((await refresh(h, 'itsm_rt_unknown')).status).toBe(401);
   });
 
+  it('two concurrent exchanges of one refresh token: one wins, the other is a reuse and ends the session', async () => {
+    const pair = (await login(h, { email: admin.email, password: PASSWORD })).body;
+    const both = await Promise.all([refresh(h, pair.refresh_token), refresh(h, pair.refresh_token)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 401]);
+    const winner = both.find((r) => r.status === 200)!;
+    expect((await refresh(h, winner.body.refresh_token)).status).toBe(401);
+  });
+
   it('logs out with the access token or the refresh token: the refresh token stops working', async () => {
     const a = (await login(h, { email: admin.email, password: PASSWORD })).body;
     const out = await h.request('POST', '/api/v1/auth/logout', { bearer: a.access_token });
