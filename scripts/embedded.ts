@@ -12,6 +12,7 @@ import { RowCache } from '../shared/db/row-cache';
 import type { AppConfig } from '../shared/env';
 import type { Logger } from '../shared/log/logger';
 import { createNodeLogger } from '../shared/log/logger.node.js';
+import { createMailer } from '../shared/mail/mailer';
 import { createRateLimiter, rateLimit } from '../shared/ratelimit';
 import type { AppEnv, FunctionApp } from '../shared/runtime/app-env';
 import { buildRoot } from '../shared/runtime/root';
@@ -103,6 +104,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     defer,
     rateLimiter: createRateLimiter(config, logger),
     rowCache: handle.writes ? new RowCache(handle.writes) : undefined,
+    mailer: createMailer(config),
     runtime: 'node',
   };
   const app = buildRoot(await loadFunctionApps(), {

@@ -92,6 +92,10 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** Origins the browser surfaces answer (comma list, or `*`): shared/http/cors.ts. */
   CORS_ALLOWED_ORIGINS: corsOrigins,
+  /** HTTP mail API (shared/mail/mailer.ts): unset = mails are printed (development) or kept in memory (test). */
+  MAIL_API_URL: z.string().url().optional(),
+  MAIL_API_KEY: z.string().optional(),
+  MAIL_FROM: z.string().default('Support Platform <no-reply@localhost>'),
 });
 
 export type AppConfig = z.infer<typeof EnvSchema> & {

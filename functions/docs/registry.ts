@@ -5,6 +5,7 @@
 import type { DocSource } from '../../shared/http/openapi-doc';
 import * as apiKeys from '../api-keys/openapi';
 import * as audit from '../audit/openapi';
+import * as auth from '../auth/openapi';
 import * as billing from '../billing/openapi';
 import * as calls from '../calls/openapi';
 import * as config from '../config/openapi';
@@ -26,6 +27,7 @@ import * as docs from './openapi';
 export const DOC_SOURCES: readonly DocSource[] = [
   { name: 'health', ...health },
   { name: 'tenants', ...tenants },
+  { name: 'auth', ...auth },
   { name: 'api-keys', ...apiKeys },
   { name: 'tickets', ...tickets },
   { name: 'calls', ...calls },

@@ -65,10 +65,14 @@ function decide(c: Context<AppEnv>, next: Next): Response | Promise<Answer> {
 
   const presented = readPresentedCredential(c.req.raw.headers);
   if (surface === 'public') return publicCaller(c, next, presented && asApiKey(presented));
-  if (!presented) throw unauthorized(Detail.missingCredentials);
+  if (!presented) {
+    if (surface === 'sign_in') return anonymous(c, next);
+    throw unauthorized(Detail.missingCredentials);
+  }
   const keyToken = asApiKey(presented);
 
   if (surface === 'internal') return internalCaller(c, next, presented, keyToken);
+  if (surface === 'sign_in') return signIn(c, next, keyToken, presented.token);
   if (keyToken !== null) {
     const verified = authenticateKey(c, keyToken);
     return verified instanceof Promise
@@ -76,6 +80,12 @@ function decide(c: Context<AppEnv>, next: Next): Response | Promise<Answer> {
       : admitApiKey(c, next, surface, verified);
   }
   return jwtHolder(c, next, surface, presented.token);
+}
+
+/** A sign-in path called without a credential (the usual case: login, refresh, reset). */
+function anonymous(c: Context<AppEnv>, next: Next) {
+  c.set('auth', { kind: 'anonymous' });
+  return next();
 }
 
 // Hono awaits whatever a middleware returns (compose.ts: `await handler(...)`); its type only
@@ -131,6 +141,25 @@ async function internalCaller(c: Context<AppEnv>, next: Next, presented: Present
     throw forbidden(Detail.apiKeyNotPermitted);
   }
   throw unauthorized(Detail.invalidInternalToken);
+}
+
+/**
+ * /api/v1/auth (sign in, refresh, invites, resets): no credential needed. An API key is verified
+ * (401 if bad), then refused (403: a denied prefix); a dashboard session token sent along is taken
+ * when valid (logout ends its session) and ignored when not, so a stale token never blocks a sign-in.
+ */
+async function signIn(c: Context<AppEnv>, next: Next, keyToken: string | null, token: string) {
+  if (keyToken !== null) {
+    await authenticateKey(c, keyToken);
+    throw forbidden(Detail.apiKeyNotPermitted);
+  }
+  const { config } = c.get('services');
+  const session = await verifyDashboardToken(token, {
+    secret: config.DASHBOARD_JWT_SECRET,
+    jwksUrl: config.DASHBOARD_JWKS_URL,
+  });
+  c.set('auth', session ? { kind: 'dashboard', ...session } : { kind: 'anonymous' });
+  return next();
 }
 
 /** A JWT-shaped bearer token: an end-user token on /api/v1/app, a dashboard session elsewhere. */

@@ -38,6 +38,7 @@ export interface ReferenceGuide {
  */
 export type Audience = 'public' | 'internal';
 const AUDIENCE_OF: Record<Surface, Audience> = {
+  sign_in: 'public',
   public: 'public',
   api: 'public',
   dashboard: 'public',
@@ -90,6 +91,8 @@ const SECURITY_BY_SURFACE: Record<Surface, Json[]> = {
   end_user: [{ EndUserToken: [] }],
   api: [{ ApiKeyHeader: [] }, { BearerAuth: [] }],
   dashboard: [{ BearerAuth: [] }],
+  // no credential needed; logout also reads a session token
+  sign_in: [{}, { BearerAuth: [] }],
 };
 
 const SURFACE_TEXT: Record<Surface, string> = {
@@ -99,6 +102,7 @@ const SURFACE_TEXT: Record<Surface, string> = {
   end_user: 'End-user JWT.',
   api: 'API key (X-API-Key or Bearer) or dashboard session.',
   dashboard: 'Dashboard session only: API keys are refused with 403.',
+  sign_in: 'No credential needed (dashboard sign-in); API keys are refused with 403.',
 };
 
 const errorBody = (example: unknown) => ({
@@ -173,7 +177,9 @@ interface OperationTraits {
   hasPathIds: boolean;
   hasInput: boolean;
 }
-const credentialed = (t: OperationTraits) => t.surface !== 'public' && t.surface !== 'signed';
+/** the surfaces that take a credential (sign-in routes take none: they hand one out) */
+const credentialed = (t: OperationTraits) =>
+  t.surface !== 'public' && t.surface !== 'signed' && t.surface !== 'sign_in';
 /** Idempotency-Key applies to POST and PATCH on the API-key surface (shared/http/idempotency.ts) */
 const replayable = (t: OperationTraits) =>
   t.surface === 'api' && (t.method === 'post' || t.method === 'patch');
@@ -209,7 +215,7 @@ const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolea
   },
   {
     status: '429',
-    when: (t) => credentialed(t) || isAuthPath(toHonoPath(t.route.path)),
+    when: (t) => credentialed(t) || t.surface === 'sign_in' || isAuthPath(toHonoPath(t.route.path)),
     response: { $ref: '#/components/responses/RateLimited' },
   },
   {
@@ -232,6 +238,11 @@ function standardErrors(route: RouteDoc, surface: Surface, scopes: string[]): Re
     hasPathIds: pathParamsOf(route.path).length > 0,
     hasInput: Boolean(route.params || route.query || route.body),
   };
+  if (surface === 'sign_in')
+    responses['403'] = {
+      description: 'API keys may not call this endpoint',
+      content: errorBody({ detail: Detail.apiKeyNotPermitted }),
+    };
   if (credentialed(traits)) {
     const unauthorizedExamples: Record<string, Json> = {
       missing: { value: { detail: Detail.missingCredentials } },

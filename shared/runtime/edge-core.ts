@@ -8,6 +8,7 @@ import { createNeonHandle } from '../db/adapters/neon';
 import type { DatabaseHandle } from '../db/handle';
 import { type AppConfig, ConfigError, corsOrigins, EnvSchema, loadConfig } from '../env';
 import { createConsoleLogger, type Logger } from '../log/logger';
+import { createMailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
 import type { AppEnv, FunctionApp } from './app-env';
 import { buildRoot, type RootOptions } from './root';
@@ -79,6 +80,7 @@ export function edgeServices(options: EdgeOptions, logger: Logger): MiddlewareHa
       events: noopKicker,
       logger,
       defer,
+      mailer: createMailer(config),
       runtime: 'edge',
     };
     if (options.rateLimiter) services.rateLimiter = options.rateLimiter(config, logger);
