@@ -40,5 +40,6 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   { name: 'end-user', prefixes: ['/api/v1/app'] },
   { name: 'audit', prefixes: ['/api/v2/audit-log'] },
   { name: 'docs', prefixes: ['/api/v1/openapi.json', '/docs'] },
+  { name: 'console', prefixes: ['/console'] },
   { name: 'fallback', prefixes: ['/api'] },
 ];

@@ -7,6 +7,7 @@ import { routes as audit } from '../audit/openapi';
 import { routes as billing } from '../billing/openapi';
 import { routes as calls } from '../calls/openapi';
 import { routes as config } from '../config/openapi';
+import { routes as consoleRoutes } from '../console/openapi';
 import { routes as contacts } from '../contacts/openapi';
 import { routes as conversations } from '../conversations/openapi';
 import { routes as directory } from '../directory/openapi';
@@ -40,5 +41,6 @@ export const DOC_SOURCES: readonly DocSource[] = [
   { name: 'end-user', routes: endUser },
   { name: 'audit', routes: audit },
   { name: 'docs', routes: docs },
+  { name: 'console', routes: consoleRoutes },
   { name: 'fallback', routes: fallback },
 ];

@@ -1,0 +1,105 @@
+/** @jsxImportSource hono/jsx/dom */
+import type { FC } from 'hono/jsx';
+import { useEffect, useState } from 'hono/jsx/dom';
+import { AuditPage } from './pages/audit';
+import { KeysPage } from './pages/keys';
+import { AcceptInvitePage, ForgotPasswordPage, ResetPasswordPage, SignInPage } from './pages/signin';
+import { TeamPage } from './pages/team';
+import { UsagePage } from './pages/usage';
+import { WebhookDetailPage, WebhooksPage } from './pages/webhooks';
+import { navigate, useRoute } from './router';
+import { currentIdentity, type Identity, onSessionChange, refreshSession, signOut } from './session';
+
+/** Signed-in pages: path -> page, in the order of the navigation. */
+const PAGES = [
+  { path: '/keys', label: 'API keys', page: KeysPage },
+  { path: '/webhooks', label: 'Webhooks', page: WebhooksPage },
+  { path: '/team', label: 'Team', page: TeamPage },
+  { path: '/audit', label: 'Audit log', page: AuditPage },
+  { path: '/usage', label: 'Usage', page: UsagePage },
+] as const;
+
+/** Pages reached from an emailed link or while signed out. */
+const SIGNED_OUT_PAGES: Record<string, FC> = {
+  '/accept-invite': AcceptInvitePage,
+  '/forgot-password': ForgotPasswordPage,
+  '/reset-password': ResetPasswordPage,
+};
+
+function Shell(props: { who: Identity; path: string }) {
+  const detail = props.path.match(/^\/webhooks\/([^/]+)$/)?.[1];
+  const current = PAGES.find((p) => props.path === p.path || props.path.startsWith(`${p.path}/`));
+  const Page = current?.page;
+  useEffect(() => {
+    document.title = `${current?.label ?? 'Console'} · Support Platform`;
+    document.getElementById('page-title')?.focus();
+  }, [props.path]);
+  return (
+    <div class="shell">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <aside class="sidebar">
+        <div class="brand">
+          <span class="logo" aria-hidden="true" />
+          Support Platform
+        </div>
+        <nav aria-label="Console">
+          <ul>
+            {PAGES.map((p) => (
+              <li key={p.path}>
+                <a href={`/console${p.path}`} aria-current={current?.path === p.path ? 'page' : undefined}>
+                  {p.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="who">
+          <div class="mono small" title="Tenant">
+            {props.who.tenantId}
+          </div>
+          <div class="small muted">
+            {props.who.userId} · {props.who.role === 'tenant_admin' ? 'admin' : props.who.role}
+          </div>
+          <button type="button" class="wide" onClick={() => void signOut()}>
+            Sign out
+          </button>
+        </div>
+      </aside>
+      <main id="main" class="content" tabIndex={-1}>
+        {detail ? <WebhookDetailPage id={decodeURIComponent(detail)} /> : Page ? <Page /> : <KeysPage />}
+      </main>
+    </div>
+  );
+}
+
+export function App() {
+  const path = useRoute();
+  const [who, setWho] = useState<Identity | null>(currentIdentity());
+  const [booting, setBooting] = useState(true);
+  const [ended, setEnded] = useState(false);
+
+  useEffect(() => {
+    const off = onSessionChange((next) => {
+      setWho((prev) => {
+        if (prev && !next) setEnded(true);
+        return next;
+      });
+      if (next) {
+        setEnded(false);
+        if (SIGNED_OUT_PAGES[location.pathname.slice('/console'.length)]) navigate('/keys');
+      }
+    });
+    // a reload in this tab: the refresh token in sessionStorage brings the session back
+    void refreshSession().finally(() => setBooting(false));
+    return off;
+  }, []);
+
+  const SignedOut = SIGNED_OUT_PAGES[path];
+  if (SignedOut && !who) return <SignedOut />;
+  if (booting && !who) return <p class="boot muted">Loading…</p>;
+  if (!who)
+    return <SignInPage reason={ended ? 'Your session ended. Sign in again to continue.' : undefined} />;
+  return <Shell who={who} path={path} />;
+}
