@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 import { useState } from 'hono/jsx/dom';
 import { api, must } from '../api';
-import { Confirm, ErrorText, Loading, Modal, PageHead, Time, useLoad } from '../components';
+import { Confirm, Empty, ErrorText, Loading, Modal, PageHead, Time, useLoad } from '../components';
 import { currentIdentity } from '../session';
 
 interface Member {
@@ -60,7 +60,10 @@ export function TeamPage() {
       </p>
       <ErrorText message={error || team.error} />
       {team.loading && !team.data ? <Loading what="team" /> : null}
-      {team.data ? (
+      {team.data && team.data.users.length === 0 ? (
+        <Empty>No members yet. Invite a colleague to share the work.</Empty>
+      ) : null}
+      {team.data && team.data.users.length > 0 ? (
         <div class="table-wrap">
           <table>
             <thead>
