@@ -1,14 +1,28 @@
 /** @jsxImportSource hono/jsx/dom */
 import type { FC } from 'hono/jsx';
 import { useEffect, useState } from 'hono/jsx/dom';
+import { Modal } from './components';
 import { AuditPage } from './pages/audit';
 import { KeysPage } from './pages/keys';
-import { AcceptInvitePage, ForgotPasswordPage, ResetPasswordPage, SignInPage } from './pages/signin';
+import {
+  AcceptInvitePage,
+  ForgotPasswordPage,
+  ResetPasswordPage,
+  SignInForm,
+  SignInPage,
+} from './pages/signin';
 import { TeamPage } from './pages/team';
 import { UsagePage } from './pages/usage';
 import { WebhookDetailPage, WebhooksPage } from './pages/webhooks';
 import { navigate, useRoute } from './router';
-import { currentIdentity, type Identity, onSessionChange, refreshSession, signOut } from './session';
+import {
+  currentIdentity,
+  type Identity,
+  onSessionChange,
+  refreshSession,
+  signingOut,
+  signOut,
+} from './session';
 
 /** Signed-in pages: path -> page, in the order of the navigation. */
 const PAGES = [
@@ -77,17 +91,18 @@ function Shell(props: { who: Identity; path: string }) {
 export function App() {
   const path = useRoute();
   const [who, setWho] = useState<Identity | null>(currentIdentity());
+  /** who was signed in when the session ended on its own: their page stays, under a sign-in dialog */
+  const [lost, setLost] = useState<Identity | null>(null);
   const [booting, setBooting] = useState(true);
-  const [ended, setEnded] = useState(false);
 
   useEffect(() => {
+    let before = currentIdentity();
     const off = onSessionChange((next) => {
-      setWho((prev) => {
-        if (prev && !next) setEnded(true);
-        return next;
-      });
+      if (before && !next && !signingOut()) setLost(before);
+      before = next;
+      setWho(next);
       if (next) {
-        setEnded(false);
+        setLost(null);
         if (SIGNED_OUT_PAGES[location.pathname.slice('/console'.length)]) navigate('/keys');
       }
     });
@@ -99,7 +114,20 @@ export function App() {
   const SignedOut = SIGNED_OUT_PAGES[path];
   if (SignedOut && !who) return <SignedOut />;
   if (booting && !who) return <p class="boot muted">Loading…</p>;
-  if (!who)
-    return <SignInPage reason={ended ? 'Your session ended. Sign in again to continue.' : undefined} />;
-  return <Shell who={who} path={path} />;
+  const shown = who ?? lost;
+  if (!shown) return <SignInPage />;
+  // one tree whether or not the session is live, so the page keeps its state under the dialog
+  return (
+    <>
+      <Shell who={shown} path={path} />
+      {who ? null : (
+        <Modal title="Your session ended" onClose={() => setLost(null)}>
+          <div class="modal-body">
+            <p class="muted">Sign in again to carry on where you were; nothing on the page is lost.</p>
+            <SignInForm />
+          </div>
+        </Modal>
+      )}
+    </>
+  );
 }

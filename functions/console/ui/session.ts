@@ -119,10 +119,16 @@ export function refreshSession(): Promise<boolean> {
   return refreshing;
 }
 
+let leaving = false;
+/** true while the user signs out on purpose (not a session that ended on its own) */
+export const signingOut = () => leaving;
+
 export async function signOut(): Promise<void> {
   const token = accessToken;
   const refreshToken = sessionStorage.getItem(REFRESH_KEY);
+  leaving = true;
   drop();
+  leaving = false;
   if (token)
     await fetch('/api/v1/auth/logout', {
       method: 'POST',

@@ -32,7 +32,8 @@ function linkToken(): string {
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
 
-export function SignInPage(props: { reason?: string }) {
+/** Email, password and (for members of several tenants) the tenant; signs in on submit. */
+export function SignInForm() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [tenant, setTenant] = useState('');
@@ -50,36 +51,42 @@ export function SignInPage(props: { reason?: string }) {
     }
   };
   return (
-    <Card title="Sign in" intro={props.reason}>
-      <form onSubmit={submit} class="stack">
-        <label for="email">Email</label>
-        <input
-          id="email"
-          type="email"
-          autocomplete="username"
-          required
-          value={email}
-          onInput={(e: Event) => setEmail(value(e))}
-        />
-        <label for="password">Password</label>
-        <input
-          id="password"
-          type="password"
-          autocomplete="current-password"
-          required
-          value={password}
-          onInput={(e: Event) => setPassword(value(e))}
-        />
-        <details>
-          <summary>Member of several tenants?</summary>
-          <label for="tenant">Tenant ID</label>
-          <input id="tenant" placeholder="ten_…" value={tenant} onInput={(e: Event) => setTenant(value(e))} />
-        </details>
-        <ErrorText message={error} />
-        <button type="submit" class="primary wide" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
+    <form onSubmit={submit} class="stack">
+      <label for="email">Email</label>
+      <input
+        id="email"
+        type="email"
+        autocomplete="username"
+        required
+        value={email}
+        onInput={(e: Event) => setEmail(value(e))}
+      />
+      <label for="password">Password</label>
+      <input
+        id="password"
+        type="password"
+        autocomplete="current-password"
+        required
+        value={password}
+        onInput={(e: Event) => setPassword(value(e))}
+      />
+      <details>
+        <summary>Member of several tenants?</summary>
+        <label for="tenant">Tenant ID</label>
+        <input id="tenant" placeholder="ten_…" value={tenant} onInput={(e: Event) => setTenant(value(e))} />
+      </details>
+      <ErrorText message={error} />
+      <button type="submit" class="primary wide" disabled={busy}>
+        {busy ? 'Signing in…' : 'Sign in'}
+      </button>
+    </form>
+  );
+}
+
+export function SignInPage() {
+  return (
+    <Card title="Sign in">
+      <SignInForm />
       <p class="small">
         <a href="/console/forgot-password">Forgot your password?</a>
       </p>
