@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { verifyWebhookSignature } from '../../shared/webhooks/receiver';
+import { verifyWebhookSignature } from '../../clients/typescript/webhooks';
 import { buildSignedRequest } from '../../shared/webhooks/signing';
 
 // the reference signer: node:crypto, independent of the product's Web Crypto code

@@ -1,6 +1,7 @@
 /**
- * Receiver helper: verifies a delivery on the subscriber's side. Web Crypto only, so it runs in
- * Node 18+, Deno, Bun, browsers and Workers. Copy this file, or import it from this package.
+ * Webhook signature verifier, for subscribers (part of the typed client; the server signs in
+ * shared/webhooks/signing.ts and never verifies its own deliveries). Web Crypto only, so it runs in
+ * Node 18+, Deno, Bun, browsers and Workers: import it from the client, or copy this one file.
  *
  * ```ts
  * const raw = await request.text(); // the RAW body, before JSON.parse

@@ -1,0 +1,142 @@
+/**
+ * Typed client of the Support Platform API: openapi-fetch over the types openapi-typescript
+ * generates from /api/v1/openapi.json (`npm run client:generate`), plus what every integration
+ * needs: API-key or session auth, retries on 429/503 honouring Retry-After, an Idempotency-Key on
+ * every POST, typed errors, an async iterator over every list, and the webhook signature verifier.
+ *
+ * Written against paths only (`paths['/api/v1/tickets']['get']`), never against generated type
+ * names, so named component schemas in the document change nothing here.
+ */
+import createClient, {
+  type Client,
+  type ClientOptions,
+  type ClientPathsWithMethod,
+  type MaybeOptionalInit,
+  type MethodResponse,
+  type Middleware,
+} from 'openapi-fetch';
+import { SupportApiError } from './errors';
+import { LIST_ENDPOINTS } from './generated/lists';
+import type { paths } from './generated/openapi';
+import type { ListShape } from './list-shape';
+import { type RetryOptions, retryingFetch } from './retry';
+
+export { SupportApiError, type ValidationIssue } from './errors';
+export type { components, operations, paths } from './generated/openapi';
+export { type RetryOptions, retryAfterMs } from './retry';
+export { type VerifyWebhookInput, verifyWebhookSignature } from './webhooks';
+
+type Credential = string | (() => string | Promise<string>);
+
+export interface SupportClientOptions {
+  /** e.g. `http://127.0.0.1:8787` (no trailing `/api/v1`: paths are absolute) */
+  baseUrl: string;
+  /** a tenant API key, sent as `X-API-Key` */
+  apiKey?: string;
+  /** a dashboard session token (or a function returning the current one), sent as `Authorization: Bearer` */
+  sessionToken?: Credential;
+  /** retries on 429 and 503; `false` never retries */
+  retry?: RetryOptions | false;
+  /** an `Idempotency-Key` on every POST that has none (default true) */
+  idempotency?: boolean;
+  /** headers sent on every request */
+  headers?: Record<string, string>;
+  /** custom fetch (default: globalThis.fetch) */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+type GetPath = ClientPathsWithMethod<Client<paths>, 'get'>;
+type Lists = typeof LIST_ENDPOINTS;
+/** Every GET path that returns a list (from the document: clients/typescript/generate.ts). */
+export type ListPath = keyof Lists & GetPath;
+/** One row of the list at `P`, e.g. `ListItem<'/api/v1/tickets'>` is a ticket. */
+export type ListItem<P extends ListPath> = MethodResponse<Client<paths>, 'get', P>[Lists[P]['items'] &
+  keyof MethodResponse<Client<paths>, 'get', P>] extends readonly (infer T)[] | null | undefined
+  ? T
+  : never;
+
+export type SupportClient = Client<paths> & {
+  /**
+   * Every row of a list, page after page (`limit` sets the page size, `offset` where to start;
+   * other filters are kept on every page). Lists without paging are fetched once.
+   */
+  paginate<P extends ListPath>(
+    path: P,
+    init?: MaybeOptionalInit<paths[P], 'get'>,
+  ): AsyncGenerator<ListItem<P>>;
+};
+
+/** Turns every non-2xx answer into a SupportApiError (so a returned call always succeeded). */
+const throwOnError: Middleware = {
+  async onResponse({ request, response }) {
+    if (response.ok) return undefined;
+    const text = await response.clone().text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    throw new SupportApiError({
+      status: response.status,
+      body,
+      requestId: response.headers.get('X-Request-Id') ?? request.headers.get('X-Request-Id') ?? undefined,
+      method: request.method,
+      url: request.url,
+    });
+  },
+};
+
+function requestHeaders(options: SupportClientOptions): Middleware {
+  const idempotency = options.idempotency ?? true;
+  return {
+    async onRequest({ request }) {
+      // one id per call, kept across retries: the server echoes it and logs it
+      if (!request.headers.has('X-Request-Id')) request.headers.set('X-Request-Id', crypto.randomUUID());
+      if (idempotency && request.method === 'POST' && !request.headers.has('Idempotency-Key'))
+        request.headers.set('Idempotency-Key', crypto.randomUUID());
+      if (options.apiKey && !request.headers.has('X-API-Key'))
+        request.headers.set('X-API-Key', options.apiKey);
+      const session = options.sessionToken;
+      if (session !== undefined && !request.headers.has('Authorization')) {
+        const token = typeof session === 'function' ? await session() : session;
+        request.headers.set('Authorization', `Bearer ${token}`);
+      }
+      return request;
+    },
+  };
+}
+
+export function createSupportClient(options: SupportClientOptions): SupportClient {
+  const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const clientOptions: ClientOptions = {
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    fetch: options.retry === false ? baseFetch : retryingFetch(baseFetch, options.retry),
+    headers: options.headers,
+  };
+  const client = createClient<paths>(clientOptions);
+  client.use(requestHeaders(options), throwOnError);
+
+  async function* paginate(path: ListPath, init?: { params?: { query?: Record<string, unknown> } }) {
+    const shape = LIST_ENDPOINTS[path] as ListShape;
+    const query: Record<string, unknown> = { ...init?.params?.query };
+    for (;;) {
+      const get = client.GET as (p: string, i: unknown) => Promise<{ data?: Record<string, unknown> }>;
+      const { data } = await get(path, { ...init, params: { ...init?.params, query } });
+      const rows = (data?.[shape.items] ?? []) as unknown[];
+      yield* rows;
+      if (rows.length === 0) return;
+      if (shape.paging === 'offset') {
+        const next = Number(data?.offset ?? 0) + rows.length;
+        if (next >= Number(data?.total ?? 0)) return;
+        query.offset = next;
+      } else if (shape.paging === 'cursor' && data?.next_cursor) {
+        query.cursor = data.next_cursor;
+      } else {
+        return;
+      }
+    }
+  }
+
+  return Object.assign(client, { paginate }) as SupportClient;
+}
