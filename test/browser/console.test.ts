@@ -8,8 +8,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhookSignature } from '../../clients/typescript';
 import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/auth/scopes';
-import { verifyWebhookSignature } from '../../shared/webhooks/receiver';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 import { CHROMIUM, type ConsoleServer, chromiumMissing, DEMO_ADMIN, startConsoleServer } from './server';
 

@@ -71,7 +71,7 @@ function drop() {
 /** The detail of a failed response (the body read as JSON when it is JSON). */
 export async function detailOf(res: Response): Promise<string> {
   const body = await res.json().catch(() => undefined);
-  return describeError(body, res);
+  return describeError(body, res.status);
 }
 
 async function postJson(path: string, body: unknown): Promise<Response> {
