@@ -133,7 +133,6 @@ export function AcceptInvitePage() {
           type="password"
           autocomplete="new-password"
           required
-          minLength={8}
           value={password}
           onInput={(e: Event) => setPassword(value(e))}
         />
@@ -221,7 +220,6 @@ export function ResetPasswordPage() {
             type="password"
             autocomplete="new-password"
             required
-            minLength={8}
             value={password}
             onInput={(e: Event) => setPassword(value(e))}
           />
