@@ -12,6 +12,7 @@ export interface FunctionSpec {
 export const FUNCTIONS: readonly FunctionSpec[] = [
   { name: 'health', prefixes: ['/api/v2/health'] },
   { name: 'tenants', prefixes: ['/api/v1/tenants'] },
+  { name: 'auth', prefixes: ['/api/v1/auth'] },
   { name: 'api-keys', prefixes: ['/api/v1/api-keys'] },
   { name: 'tickets', prefixes: ['/api/v1/tickets'] },
   { name: 'calls', prefixes: ['/api/v1/calls', '/api/internal/calls', '/api/v1/voice-widget'] },

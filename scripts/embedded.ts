@@ -10,6 +10,7 @@ import { migrate } from '../shared/db/migrate';
 import { readMigrations } from '../shared/db/migrations-fs';
 import { RowCache } from '../shared/db/row-cache';
 import type { AppConfig } from '../shared/env';
+import { createMailer } from '../shared/mail/mailer';
 import { createRateLimiter, rateLimit } from '../shared/ratelimit';
 import type { AppEnv, FunctionApp } from '../shared/runtime/app-env';
 import { buildRoot } from '../shared/runtime/root';
@@ -92,6 +93,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     defer,
     rateLimiter: createRateLimiter(config),
     rowCache: handle.writes ? new RowCache(handle.writes) : undefined,
+    mailer: createMailer(config),
     runtime: 'node',
   };
   const app = buildRoot(await loadFunctionApps(), {

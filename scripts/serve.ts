@@ -2,7 +2,7 @@
 import { serve } from '@hono/node-server';
 import { defaultedSecrets, loadConfig } from '../shared/env';
 import { createEmbeddedRuntime } from './embedded';
-import { seedDemoTenant } from './seed';
+import { DEMO_ADMIN, seedDemoAdmin, seedDemoTenant } from './seed';
 
 const config = loadConfig(process.env);
 const port = Number(process.env.PORT ?? 8787);
@@ -10,6 +10,11 @@ const host = process.env.HOST ?? '127.0.0.1';
 
 const runtime = await createEmbeddedRuntime({ config });
 const demo = await seedDemoTenant(runtime.services.db);
+// a known password is for development only: elsewhere the demo admin exists only if one is given
+const demoPassword =
+  process.env.DEMO_ADMIN_PASSWORD ||
+  (config.APP_ENV === 'development' || config.APP_ENV === 'test' ? DEMO_ADMIN.devPassword : undefined);
+const demoAdmin = demoPassword ? await seedDemoAdmin(runtime.services.db, demoPassword) : null;
 
 const server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) => {
   const url = `http://${host}:${info.port}`;
@@ -21,6 +26,11 @@ const server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) 
     `Demo tenant:  ${demo.id}  (${demo.name}, plan ${demo.plan}, ${demo.environment})`,
     `Admin token:  npm run token -- --tenant ${demo.id} --role tenant_admin`,
   ];
+  if (demoAdmin)
+    lines.push(
+      `Console:      ${url}/console/  (sign in as ${demoAdmin.email} / ${demoAdmin.password})`,
+      `Sign in:      curl -s -X POST ${url}/api/v1/auth/login -H 'Content-Type: application/json' -d '{"email": "${demoAdmin.email}", "password": "${demoAdmin.password}"}'`,
+    );
   const defaulted = defaultedSecrets(process.env);
   if (defaulted.length > 0)
     lines.push(`Using development defaults for: ${defaulted.join(', ')} (set them outside development)`);

@@ -65,6 +65,10 @@ export const EnvSchema = z.object({
   ITSM_KB_URL: z.string().url().optional(),
   /** Bearer token sent to ITSM_KB_URL. */
   ITSM_KB_TOKEN: z.string().optional(),
+  /** HTTP mail API (shared/mail/mailer.ts): unset = mails are printed (development) or kept in memory (test). */
+  MAIL_API_URL: z.string().url().optional(),
+  MAIL_API_KEY: z.string().optional(),
+  MAIL_FROM: z.string().default('Support Platform <no-reply@localhost>'),
 });
 
 export type AppConfig = z.infer<typeof EnvSchema> & {

@@ -28,6 +28,7 @@ export const ID_PREFIX = {
   audit: 'aud',
   invoice: 'inv',
   tenantUser: 'tus',
+  session: 'ses',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

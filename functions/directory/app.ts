@@ -1,7 +1,9 @@
 import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
+import { inviteView, mailUserToken, revokeUserSessions } from '../../shared/auth/accounts';
 import { tenantOf } from '../../shared/auth/credential';
+import { roleAtLeast } from '../../shared/auth/jwt';
 import { containsPattern } from '../../shared/db/like';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { EndUsersTable, TenantUsersTable } from '../../shared/db/tables/platform';
@@ -22,7 +24,7 @@ import {
 /**
  * Directory: requesters (the tenant's end users, users:read) and tenant users (dashboard agents
  * and admins; reading needs users:read + roles:write, creating/changing needs users:write +
- * roles:write). Password hashes never leave the database.
+ * roles:write). Creating one invites them (shared/auth/accounts.ts). Password hashes never leave the database.
  */
 export const app = new Hono<AppEnv>();
 app.use('/api/v1/tenant/users', dashboardAdmin());
@@ -151,7 +153,9 @@ app.post('/api/v1/tenant/users', validate('json', CreateTenantUserBody), async (
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return c.json(userView(row), 201);
+  // the colleague sets a password through the invite (mailed; shown once here for the inviter to pass on)
+  const invite = await mailUserToken(c, row, 'invite');
+  return c.json({ ...userView(row), invite: inviteView(invite) }, 201);
 });
 
 app.patch(
@@ -166,19 +170,28 @@ app.patch(
     };
     if (body.name !== undefined) set.name = body.name;
     if (body.role !== undefined) set.role = body.role;
-    const row = await c
-      .get('services')
-      .db.updateTable('tenant_users')
+    const { db } = c.get('services');
+    const before = await db
+      .selectFrom('tenant_users')
+      .select('role')
+      .where('tenant_id', '=', tenantOf(c))
+      .where('id', '=', id)
+      .executeTakeFirst();
+    const row = await db
+      .updateTable('tenant_users')
       .set(set)
       .where('tenant_id', '=', tenantOf(c))
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst();
-    if (!row) throw notFound('User');
+    if (!before || !row) throw notFound('User');
+    // a lowered role takes effect at once: their sessions end (signing in again gives the new role)
+    if (!roleAtLeast(row.role, before.role)) await revokeUserSessions(db, row.id, 'role_lowered');
     return c.json(userView(row));
   },
 );
 
+/** Their sessions and refresh tokens go with the row (ON DELETE CASCADE, schema/0009). */
 app.delete('/api/v1/tenant/users/:id', validate('param', IdParam), async (c) => {
   const { id } = c.req.valid('param');
   const deleted = await c

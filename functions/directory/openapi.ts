@@ -3,6 +3,7 @@ import { defineRoutes } from '../../shared/http/openapi';
 import {
   CreateTenantUserBody,
   IdParam,
+  InvitedTenantUser,
   Requester,
   RequestersQuery,
   TenantUser,
@@ -48,11 +49,12 @@ export const routes = defineRoutes([
     method: 'post',
     path: '/api/v1/tenant/users',
     summary: 'Add a tenant user',
-    description: 'Needs users:write and roles:write. An email already in the tenant is 409.',
+    description:
+      'Needs users:write and roles:write. An email already in the tenant is 409. The user is invited: the invite link is mailed to them and shown once in `invite`.',
     tags: ['Tenant users'],
     body: CreateTenantUserBody,
     responses: {
-      201: { description: 'The user', schema: TenantUser },
+      201: { description: 'The user and their invite', schema: InvitedTenantUser },
       409: { description: 'Email already used' },
     },
   },
@@ -71,6 +73,7 @@ export const routes = defineRoutes([
     method: 'patch',
     path: '/api/v1/tenant/users/{id}',
     summary: "Change a tenant user's name or role",
+    description: 'Lowering the role (tenant_admin to agent) ends their sign-in sessions at once.',
     tags: ['Tenant users'],
     params: IdParam,
     body: UpdateTenantUserBody,
@@ -83,6 +86,7 @@ export const routes = defineRoutes([
     method: 'delete',
     path: '/api/v1/tenant/users/{id}',
     summary: 'Remove a tenant user',
+    description: 'Their sign-in sessions and refresh tokens end with them.',
     tags: ['Tenant users'],
     params: IdParam,
     responses: { 204: { description: 'Removed' }, 404: { description: 'User not found' } },

@@ -42,3 +42,12 @@ export const TenantUser = z.object({
   created_at: z.string(),
   updated_at: z.string(),
 });
+
+/** POST /api/v1/tenant/users: the user and their one-time invite (shown only here, and mailed). */
+export const InvitedTenantUser = TenantUser.extend({
+  invite: z.object({
+    token: z.string().describe('POST /api/v1/auth/accept-invite {token, password}; single use, 7 days'),
+    accept_url: z.string(),
+    expires_at: z.string(),
+  }),
+});

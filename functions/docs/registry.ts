@@ -4,6 +4,7 @@
 import type { DocSource } from '../../shared/http/openapi-doc';
 import { routes as apiKeys } from '../api-keys/openapi';
 import { routes as audit } from '../audit/openapi';
+import { routes as auth } from '../auth/openapi';
 import { routes as billing } from '../billing/openapi';
 import { routes as calls } from '../calls/openapi';
 import { routes as config } from '../config/openapi';
@@ -26,6 +27,7 @@ import { routes as docs } from './openapi';
 export const DOC_SOURCES: readonly DocSource[] = [
   { name: 'health', routes: health },
   { name: 'tenants', routes: tenants },
+  { name: 'auth', routes: auth },
   { name: 'api-keys', routes: apiKeys },
   { name: 'tickets', routes: tickets },
   { name: 'calls', routes: calls },

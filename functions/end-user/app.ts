@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { sql } from 'kysely';
 import type { tenantOf } from '../../shared/auth/credential';
 import { END_USER_TOKEN_SECONDS, signEndUserToken } from '../../shared/auth/jwt';
+import { hashPassword, verifyPassword } from '../../shared/auth/password';
 import { randomBase62, sha256Hex } from '../../shared/crypto';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { Db } from '../../shared/db/schema';
@@ -11,7 +12,6 @@ import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
 import type { AppEnv } from '../../shared/runtime/app-env';
 import { createTicket, ticketView } from '../tickets/service';
-import { hashPassword, verifyPassword } from './password';
 import {
   AppCreateTicketBody,
   AppTicketParam,

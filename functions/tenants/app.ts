@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
+import { inviteView, mailUserToken } from '../../shared/auth/accounts';
 import { requireRole } from '../../shared/auth/credential';
 import type { TenantsTable } from '../../shared/db/schema';
 import { notFound } from '../../shared/http/errors';
@@ -23,17 +24,34 @@ export const tenantView = (t: Selectable<TenantsTable>) => ({
 
 export const app = new Hono<AppEnv>();
 
-/** POST /api/v1/tenants: super_admin only (DESIGN.md contract). */
+/** POST /api/v1/tenants: super_admin only (DESIGN.md contract); `admin_email` invites the first tenant_admin. */
 app.post('/api/v1/tenants', validate('json', CreateTenantBody), async (c) => {
   requireRole(c, 'super_admin');
-  const body = c.req.valid('json');
-  const tenant = await c
-    .get('services')
-    .db.insertInto('tenants')
+  const { admin_email, ...body } = c.req.valid('json');
+  const { db } = c.get('services');
+  const tenant = await db
+    .insertInto('tenants')
     .values({ id: newId('tenant'), ...body })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return c.json(tenantView(tenant), 201);
+  if (!admin_email) return c.json(tenantView(tenant), 201);
+  const admin = await db
+    .insertInto('tenant_users')
+    .values({
+      id: newId('tenantUser'),
+      tenant_id: tenant.id,
+      email: admin_email,
+      role: 'tenant_admin',
+      name: null,
+      updated_at: new Date(),
+    })
+    .returning(['id', 'tenant_id', 'email'])
+    .executeTakeFirstOrThrow();
+  const invite = await mailUserToken(c, admin, 'invite');
+  return c.json(
+    { ...tenantView(tenant), invite: { user_id: admin.id, email: admin.email, ...inviteView(invite) } },
+    201,
+  );
 });
 
 /** GET /api/v1/tenants/{id}: the tenant's own admins, or a super_admin. Others get 404 (no existence leak). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoutes } from '../../shared/http/openapi';
-import { CreateTenantBody, Tenant, TenantIdParam } from './schemas';
+import { CreatedTenant, CreateTenantBody, Tenant, TenantIdParam } from './schemas';
 
 const example = {
   id: 'ten_01J9Z3',
@@ -19,10 +19,10 @@ export const routes = defineRoutes([
     path: '/api/v1/tenants',
     summary: 'Create a tenant',
     description:
-      'Platform operators only: a dashboard session with the `super_admin` role. Sandbox tenants get `itsm_sk_test_` keys.',
+      "Platform operators only: a dashboard session with the `super_admin` role. Sandbox tenants get `itsm_sk_test_` keys. With `admin_email`, that address becomes the tenant's first `tenant_admin`: the invite is mailed and shown once in `invite` (valid 7 days, single use; POST /api/v1/auth/accept-invite).",
     tags: ['Tenants'],
     body: CreateTenantBody,
-    responses: { 201: { description: 'The created tenant', schema: Tenant, example } },
+    responses: { 201: { description: 'The created tenant', schema: CreatedTenant, example } },
   },
   {
     method: 'get',

@@ -7,6 +7,8 @@ export const CreateTenantBody = z.strictObject({
   name: z.string().trim().min(1).max(200),
   plan: z.enum(TENANT_PLANS),
   environment: z.enum(TENANT_ENVIRONMENTS),
+  /** the first tenant_admin: invited by mail, and the response carries the one-time invite */
+  admin_email: z.string().trim().toLowerCase().email().max(320).optional(),
 });
 
 export const TenantIdParam = z.object({ tenant_id: z.string().min(1).max(64) });
@@ -23,3 +25,13 @@ export const Tenant = z.object({
   created_at: z.string(),
   updated_at: z.string(),
 });
+
+/** A one-time invite (shared/auth/accounts.ts): the token and its link are shown only here. */
+export const Invite = z.object({
+  user_id: z.string(),
+  email: z.string(),
+  token: z.string().describe('POST /api/v1/auth/accept-invite {token, password}; single use'),
+  accept_url: z.string().describe('the console page that accepts it'),
+  expires_at: z.string(),
+});
+export const CreatedTenant = Tenant.extend({ invite: Invite.optional() });

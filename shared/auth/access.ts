@@ -18,7 +18,9 @@ export type Surface =
   /** API key (scope-checked) or dashboard session */
   | 'api'
   /** dashboard session only; API keys get 403 */
-  | 'dashboard';
+  | 'dashboard'
+  /** dashboard sign-in (/api/v1/auth): no credential needed, API keys get 403, a session token sent is read */
+  | 'sign_in';
 
 export interface SurfaceRule {
   prefix: string;
@@ -36,6 +38,7 @@ export const SURFACE_RULES: readonly SurfaceRule[] = [
   { prefix: '/api/v1/app', surface: 'end_user' },
   { prefix: '/api/internal/webhooks/qstash', surface: 'signed' },
   { prefix: '/api/internal', surface: 'internal' },
+  { prefix: '/api/v1/auth', surface: 'sign_in' },
   ...KEY_DENIED_PREFIXES.filter((p) => p !== '/api/internal').map((prefix) => ({
     prefix,
     surface: 'dashboard' as const,

@@ -8,7 +8,7 @@ export type Credential =
   | { kind: 'anonymous' }
   | { kind: 'internal' }
   | { kind: 'api_key'; tenantId: string; keyId: string; scopes: ReadonlySet<string> }
-  | { kind: 'dashboard'; tenantId: string; userId: string; role: Role }
+  | { kind: 'dashboard'; tenantId: string; userId: string; role: Role; sessionId?: string }
   | { kind: 'end_user'; tenantId: string; endUserId: string; email: string | null };
 
 /** The tenant of an API key, dashboard session or end-user token. */

@@ -58,16 +58,17 @@ async function dashboardSession(c: Context<AppEnv>, token: string): Promise<Cred
  */
 function decide(c: Context<AppEnv>, next: Next): Response | Promise<Answer> {
   const surface = surfaceOf(c.req.path);
-  if (surface === 'public' || surface === 'signed') {
-    c.set('auth', { kind: 'anonymous' });
-    return next();
-  }
+  if (surface === 'public' || surface === 'signed') return anonymous(c, next);
 
   const presented = readPresentedCredential(c.req.raw.headers);
-  if (!presented) throw unauthorized(Detail.missingCredentials);
+  if (!presented) {
+    if (surface === 'sign_in') return anonymous(c, next);
+    throw unauthorized(Detail.missingCredentials);
+  }
   const keyToken = asApiKey(presented);
 
   if (surface === 'internal') return internalCaller(c, next, presented, keyToken);
+  if (surface === 'sign_in') return signIn(c, next, keyToken, presented.token);
   if (keyToken !== null) {
     const verified = authenticateKey(c, keyToken);
     return verified instanceof Promise
@@ -75,6 +76,11 @@ function decide(c: Context<AppEnv>, next: Next): Response | Promise<Answer> {
       : admitApiKey(c, next, surface, verified);
   }
   return jwtHolder(c, next, surface, presented.token);
+}
+
+function anonymous(c: Context<AppEnv>, next: Next) {
+  c.set('auth', { kind: 'anonymous' });
+  return next();
 }
 
 // Hono awaits whatever a middleware returns (compose.ts: `await handler(...)`); its type only
@@ -111,6 +117,25 @@ async function internalCaller(c: Context<AppEnv>, next: Next, presented: Present
     throw forbidden(Detail.apiKeyNotPermitted);
   }
   throw unauthorized(Detail.invalidInternalToken);
+}
+
+/**
+ * /api/v1/auth (sign in, refresh, invites, resets): no credential needed. An API key is verified
+ * (401 if bad), then refused (403: a denied prefix); a dashboard session token sent along is taken
+ * when valid (logout ends its session) and ignored when not, so a stale token never blocks a sign-in.
+ */
+async function signIn(c: Context<AppEnv>, next: Next, keyToken: string | null, token: string) {
+  if (keyToken !== null) {
+    await authenticateKey(c, keyToken);
+    throw forbidden(Detail.apiKeyNotPermitted);
+  }
+  const { config } = c.get('services');
+  const session = await verifyDashboardToken(token, {
+    secret: config.DASHBOARD_JWT_SECRET,
+    jwksUrl: config.DASHBOARD_JWKS_URL,
+  });
+  c.set('auth', session ? { kind: 'dashboard', ...session } : { kind: 'anonymous' });
+  return next();
 }
 
 /** A JWT-shaped bearer token: an end-user token on /api/v1/app, a dashboard session elsewhere. */

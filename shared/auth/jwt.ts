@@ -14,6 +14,8 @@ export interface DashboardSession {
   userId: string;
   tenantId: string;
   role: Role;
+  /** `sid` claim: the sign-in session (functions/auth) a token was issued for; absent on minted tokens */
+  sessionId?: string;
 }
 
 export interface DashboardJwtConfig {
@@ -69,16 +71,19 @@ export async function verifyDashboardToken(
   if (iat > Date.now() / 1000 + CLOCK_TOLERANCE_S) return null;
   if (exp - Date.now() / 1000 > MAX_SESSION_SECONDS + CLOCK_TOLERANCE_S) return null;
   if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) return null;
-  return { userId: sub, tenantId, role: role as Role };
+  const session: DashboardSession = { userId: sub, tenantId, role: role as Role };
+  if (isNonEmptyString(payload.sid)) session.sessionId = payload.sid;
+  return session;
 }
 
-/** Mints a dashboard token (scripts/token.ts and tests; production tokens come from the dashboard). */
+/** Mints a dashboard token (POST /api/v1/auth/login and refresh; scripts/token.ts and tests). */
 export async function signDashboardToken(
   secret: string,
-  claims: { sub: string; tenant_id: string; role: Role },
+  claims: { sub: string; tenant_id: string; role: Role; sid?: string },
   ttlSeconds = MAX_SESSION_SECONDS,
 ): Promise<string> {
-  return new SignJWT({ tenant_id: claims.tenant_id, role: claims.role })
+  const { sub: _sub, ...rest } = claims;
+  return new SignJWT(rest)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.sub)
     .setIssuedAt()

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { AuthTables } from './tables/auth';
 import type { ContactsKbTables } from './tables/contacts_kb';
 import type { ConversationsTables } from './tables/conversations';
 import type { FoundationTables } from './tables/foundation';
@@ -18,7 +19,8 @@ export interface Database
     ConversationsTables,
     ContactsKbTables,
     PlatformTables,
-    IntegratorTables {}
+    IntegratorTables,
+    AuthTables {}
 
 export type Db = Kysely<Database>;
 export type * from './tables/foundation';

@@ -60,6 +60,8 @@ const SECURITY_BY_SURFACE: Record<Surface, Json[]> = {
   end_user: [{ EndUserToken: [] }],
   api: [{ ApiKeyHeader: [] }, { BearerAuth: [] }],
   dashboard: [{ BearerAuth: [] }],
+  // no credential needed; logout also reads a session token
+  sign_in: [{}, { BearerAuth: [] }],
 };
 
 const SURFACE_TEXT: Record<Surface, string> = {
@@ -69,6 +71,7 @@ const SURFACE_TEXT: Record<Surface, string> = {
   end_user: 'End-user JWT.',
   api: 'API key (X-API-Key or Bearer) or dashboard session.',
   dashboard: 'Dashboard session only: API keys are refused with 403.',
+  sign_in: 'No credential needed (dashboard sign-in); API keys are refused with 403.',
 };
 
 const errorBody = (example: unknown) => ({
@@ -120,7 +123,12 @@ const scopeExample = (scope: string) => ({ detail: Detail.missingScope(scope) })
 function standardErrors(route: RouteDoc, surface: Surface, scopes: string[]): Record<string, Json> {
   const responses: Record<string, Json> = {};
   const hasInput = Boolean(route.params || route.query || route.body);
-  if (surface !== 'public' && surface !== 'signed') {
+  if (surface === 'sign_in')
+    responses['403'] = {
+      description: 'API keys may not call this endpoint',
+      content: errorBody({ detail: Detail.apiKeyNotPermitted }),
+    };
+  if (surface !== 'public' && surface !== 'signed' && surface !== 'sign_in') {
     const unauthorizedExamples: Record<string, Json> = {
       missing: { value: { detail: Detail.missingCredentials } },
     };
@@ -166,7 +174,7 @@ function standardErrors(route: RouteDoc, surface: Surface, scopes: string[]): Re
     };
   }
   if (hasInput) responses['422'] = { $ref: '#/components/responses/ValidationError' };
-  if (surface !== 'public' && surface !== 'signed')
+  if (surface !== 'public' && surface !== 'signed' && surface !== 'sign_in')
     responses['429'] = { $ref: '#/components/responses/RateLimited' };
   return responses;
 }

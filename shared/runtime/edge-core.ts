@@ -7,6 +7,7 @@ import type { ExecutionContext, MiddlewareHandler } from 'hono';
 import { createNeonHandle } from '../db/adapters/neon';
 import type { DatabaseHandle } from '../db/handle';
 import { type AppConfig, ConfigError, loadConfig } from '../env';
+import { createMailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
 import type { AppEnv, FunctionApp } from './app-env';
 import { buildRoot, type RootOptions } from './root';
@@ -74,6 +75,7 @@ export function edgeServices(options: EdgeOptions = {}): MiddlewareHandler<AppEn
       keyCache: null,
       events: noopKicker,
       defer,
+      mailer: createMailer(config),
       runtime: 'edge',
     };
     if (options.rateLimiter) services.rateLimiter = options.rateLimiter(config);

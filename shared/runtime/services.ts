@@ -2,6 +2,7 @@ import type { KeyCache } from '../auth/key-verify';
 import type { RowCache } from '../db/row-cache';
 import type { Db } from '../db/schema';
 import type { AppConfig } from '../env';
+import type { Mailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
 import type { WebhookPort } from '../webhooks/port';
 
@@ -30,6 +31,8 @@ export interface Services {
   rateLimiter?: RateLimiter;
   /** Process-local read cache of watched-table rows (Node; shared/db/row-cache.ts); absent on the edge. */
   rowCache?: RowCache;
+  /** Outbound mail (invites, password resets): HTTP mail API, or the dev/test outbox (shared/mail). */
+  mailer: Mailer;
   /** Where this code runs: handlers must not branch on it; adapters and diagnostics may. */
   runtime: 'node' | 'edge';
 }

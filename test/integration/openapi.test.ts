@@ -66,7 +66,13 @@ describe('OpenAPI document', () => {
           expect(op.description).toContain(need.pathScope);
         }
         if (surface === 'public') expect(op.security).toEqual([]);
-        if (surface !== 'public' && surface !== 'signed') {
+        if (surface === 'sign_in') {
+          expect(op.security).toEqual([{}, { BearerAuth: [] }]);
+          expect(op.responses['403'].content['application/json'].example).toEqual({
+            detail: 'API keys are not permitted for this endpoint',
+          });
+        }
+        if (surface !== 'public' && surface !== 'signed' && surface !== 'sign_in') {
           expect(op.responses['401'].content['application/json'].examples.missing.value).toEqual({
             detail: 'Missing authentication credentials',
           });

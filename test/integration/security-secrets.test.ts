@@ -2,9 +2,9 @@
  * Secrets at rest and in logs: API keys, webhook secrets and end-user passwords never appear in
  * clear in any table of the database or in anything the process logs.
  */
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timingSafeEqual } from '../../shared/crypto';
+import { databaseText as databaseTextOf } from '../support/database-text';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
 import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../support/https-receiver';
 
@@ -29,21 +29,7 @@ describe.skipIf(postgresUnavailable())('secrets never in clear', () => {
     await receiver?.close();
   });
 
-  async function databaseText(): Promise<string> {
-    const tables = (
-      await sql<{ tablename: string }>`select tablename from pg_tables where schemaname = 'public'`.execute(
-        h.db,
-      )
-    ).rows;
-    let all = '';
-    for (const { tablename } of tables) {
-      const rows = await sql<{
-        r: string;
-      }>`select row_to_json(t)::text as r from ${sql.table(tablename)} t`.execute(h.db);
-      all += rows.rows.map((r) => r.r).join('\n');
-    }
-    return all;
-  }
+  const databaseText = () => databaseTextOf(h.db);
 
   it('keys, webhook secrets and passwords are absent from every table and every log line', async () => {
     const t = await h.tenant();

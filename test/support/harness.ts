@@ -12,6 +12,7 @@ import type { DatabaseHandle } from '../../shared/db/handle';
 import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';
 import { type AppConfig, loadConfig } from '../../shared/env';
+import { type Mail, OutboxMailer } from '../../shared/mail/mailer';
 import { createTestDatabase } from './pg';
 
 export const TEST_DB = (process.env.TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
@@ -59,6 +60,8 @@ export interface Harness {
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
   superToken(): Promise<string>;
   tenant(options?: { plan?: string; environment?: string; name?: string }): Promise<TestTenant>;
+  /** every mail sent so far (the test runtime's in-memory outbox), after deferred sends settle */
+  outbox(): Promise<Mail[]>;
   close(): Promise<void>;
 }
 
@@ -160,6 +163,13 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     request,
     superToken,
     tenant,
+    async outbox() {
+      await runtime.drain();
+      const { mailer } = runtime.services;
+      if (!(mailer instanceof OutboxMailer))
+        throw new Error('the harness mailer is not the outbox (MAIL_API_URL set?)');
+      return mailer.sent;
+    },
     async close() {
       await runtime.close();
       await cleanup();

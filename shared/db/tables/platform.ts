@@ -75,6 +75,9 @@ export interface TenantUsersTable {
   role: 'agent' | 'tenant_admin';
   created_at: Generated<Date>;
   updated_at: Timestamp;
+  /** schema/0009: set when an invite is accepted (shared/auth/password.ts format); never leaves the database */
+  password_hash: Generated<string | null>;
+  disabled_at: NullableTimestamp;
 }
 
 export type ExportResource = 'tickets' | 'calls' | 'contacts' | 'conversations' | 'usage';

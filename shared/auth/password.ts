@@ -1,9 +1,10 @@
 /**
- * Password hashing on Web Crypto (runs on Workers and Node): PBKDF2-SHA256, a random 16-byte salt
+ * Password hashing of end users (functions/end-user) and dashboard users (functions/auth), in
+ * shared/ so neither function imports the other. On Web Crypto (runs on Workers and Node): PBKDF2-SHA256, a random 16-byte salt
  * per user, 100 000 iterations (the most Workers' PBKDF2 accepts). Stored as
  * `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>`.
  */
-import { timingSafeEqual } from '../../shared/crypto';
+import { timingSafeEqual } from '../crypto';
 
 const ITERATIONS = 100_000;
 const encoder = new TextEncoder();

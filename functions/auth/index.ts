@@ -1,0 +1,5 @@
+// Workers entry of the `auth` function (deployed on its own; see wrangler.toml and scripts/deploy.ts).
+import { edgeWorker } from '../../shared/runtime/edge';
+import { app } from './app';
+
+export default edgeWorker(app);

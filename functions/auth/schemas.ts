@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/** Password policy: a minimum length (NIST SP 800-63B: length over composition rules). */
+export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MAX_LENGTH = 200;
+
+const Email = z.string().trim().toLowerCase().email().max(320);
+const TenantId = z.string().min(1).max(64);
+const Token = z.string().min(1).max(200);
+/** A new password (accept-invite, reset): the policy, answered as 422 in the spec's shape. */
+export const NewPassword = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH, `Password must be at least ${PASSWORD_MIN_LENGTH} characters`)
+  .max(PASSWORD_MAX_LENGTH);
+
+export const LoginBody = z.strictObject({
+  email: Email,
+  // not the policy: an old password shorter than today's minimum still signs in
+  password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
+  tenant_id: TenantId.optional(),
+});
+export const RefreshBody = z.strictObject({ refresh_token: Token });
+/** Logout takes the session token (Authorization) or the refresh token in the body. */
+export const LogoutBody = z.strictObject({ refresh_token: Token.optional() }).optional();
+export const AcceptInviteBody = z.strictObject({
+  token: Token,
+  password: NewPassword,
+  name: z.string().trim().min(1).max(200).optional(),
+});
+export const PasswordResetBody = z.strictObject({ email: Email, tenant_id: TenantId.optional() });
+export const PasswordResetConfirmBody = z.strictObject({ token: Token, password: NewPassword });
+
+export const TokenPair = z.object({
+  access_token: z
+    .string()
+    .describe('dashboard session JWT (HS256; claims sub, tenant_id, role, sid, iat, exp)'),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().describe('seconds the access token lives'),
+  refresh_token: z.string().describe('single use: exchange it at /api/v1/auth/refresh for a new pair'),
+});
+export const PasswordResetAccepted = z.object({ detail: z.string() });

@@ -1,0 +1,133 @@
+/**
+ * Dashboard accounts, shared by the functions that touch them: auth (sign-in, invites, resets),
+ * tenants (the first admin's invite) and directory (inviting colleagues; removing a user or
+ * lowering a role ends their sessions). Every token here is random, handed out once, and stored
+ * only as a keyed hash (HMAC-SHA256 with API_KEY_HASH_SECRET, like API keys).
+ */
+import type { Context } from 'hono';
+import { hmacSha256Hex, randomBase62 } from '../crypto';
+import type { Db } from '../db/schema';
+import type { TenantUserTokenPurpose } from '../db/tables/auth';
+import type { AppConfig } from '../env';
+import type { AppEnv } from '../runtime/app-env';
+
+/** Distinct prefixes, so a token is recognisable in a leak report and never taken for another kind. */
+const TOKEN_PREFIX: Record<TenantUserTokenPurpose | 'refresh', string> = {
+  refresh: 'itsm_rt_',
+  invite: 'itsm_inv_',
+  password_reset: 'itsm_pwr_',
+};
+export const TOKEN_TTL_SECONDS: Record<TenantUserTokenPurpose, number> = {
+  invite: 7 * 24 * 3600,
+  password_reset: 3600,
+};
+/** Where the console (functions/console) takes each token: `<base>/console/<page>?token=…` */
+const CONSOLE_PAGE: Record<TenantUserTokenPurpose, string> = {
+  invite: 'accept-invite',
+  password_reset: 'reset-password',
+};
+
+export const newToken = (kind: TenantUserTokenPurpose | 'refresh') =>
+  `${TOKEN_PREFIX[kind]}${randomBase62(43)}`;
+
+/** The stored form of a refresh, invite or reset token (the domain tag keeps it apart from API-key hashes). */
+export const hashToken = (config: AppConfig, token: string) =>
+  hmacSha256Hex(config.API_KEY_HASH_SECRET, `dashboard-token:${token}`);
+
+/** Ends every live session of a user: their refresh tokens stop working at once. */
+export async function revokeUserSessions(db: Db, userId: string, reason: string): Promise<void> {
+  await db
+    .updateTable('dashboard_sessions')
+    .set({ revoked_at: new Date(), revoked_reason: reason })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+export interface IssuedUserToken {
+  token: string;
+  url: string;
+  expires_at: string;
+}
+
+/** The public base of links in mails: PUBLIC_BASE_URL, else the origin the request came to. */
+export function publicBase(c: Context<AppEnv>): string {
+  const configured = c.get('services').config.PUBLIC_BASE_URL;
+  return (configured ?? new URL(c.req.url).origin).replace(/\/+$/, '');
+}
+
+/** A one-time invite or reset token for a user, stored hashed; earlier unused ones of that purpose lapse. */
+export async function issueUserToken(
+  c: Context<AppEnv>,
+  user: { id: string; tenant_id: string },
+  purpose: TenantUserTokenPurpose,
+): Promise<IssuedUserToken> {
+  const { db, config } = c.get('services');
+  const token = newToken(purpose);
+  const expires = new Date(Date.now() + TOKEN_TTL_SECONDS[purpose] * 1000);
+  await db
+    .updateTable('tenant_user_tokens')
+    .set({ used_at: new Date() })
+    .where('user_id', '=', user.id)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .execute();
+  await db
+    .insertInto('tenant_user_tokens')
+    .values({
+      token_hash: await hashToken(config, token),
+      purpose,
+      tenant_id: user.tenant_id,
+      user_id: user.id,
+      expires_at: expires,
+    })
+    .execute();
+  const url = `${publicBase(c)}/console/${CONSOLE_PAGE[purpose]}?token=${encodeURIComponent(token)}`;
+  return { token, url, expires_at: expires.toISOString() };
+}
+
+const MAIL_TEXT: Record<
+  TenantUserTokenPurpose,
+  (tenantName: string, url: string, expires: string) => string
+> = {
+  invite: (tenant, url, expires) =>
+    `You have been invited to ${tenant} on the Support Platform.\n\nSet your password: ${url}\n\nThe link works once and expires ${expires}.`,
+  password_reset: (tenant, url, expires) =>
+    `A password reset was requested for your ${tenant} account.\n\nChoose a new password: ${url}\n\nThe link works once and expires ${expires}. If you did not ask for it, ignore this mail.`,
+};
+const MAIL_SUBJECT: Record<TenantUserTokenPurpose, (tenantName: string) => string> = {
+  invite: (tenant) => `Your invitation to ${tenant}`,
+  password_reset: (tenant) => `Reset your ${tenant} password`,
+};
+
+/** Issues the token and mails its link after the response (the answer never waits on the mail API). */
+export async function mailUserToken(
+  c: Context<AppEnv>,
+  user: { id: string; tenant_id: string; email: string },
+  purpose: TenantUserTokenPurpose,
+): Promise<IssuedUserToken> {
+  const issued = await issueUserToken(c, user, purpose);
+  const { db, mailer, defer } = c.get('services');
+  defer(async () => {
+    const tenant = await db
+      .selectFrom('tenants')
+      .select('name')
+      .where('id', '=', user.tenant_id)
+      .executeTakeFirst();
+    const name = tenant?.name ?? user.tenant_id;
+    await mailer.send({
+      to: user.email,
+      subject: MAIL_SUBJECT[purpose](name),
+      text: MAIL_TEXT[purpose](name, issued.url, issued.expires_at),
+      link: issued.url,
+    });
+  });
+  return issued;
+}
+
+/** The invite as API responses show it (the token and its link appear only here, once). */
+export const inviteView = (issued: IssuedUserToken) => ({
+  token: issued.token,
+  accept_url: issued.url,
+  expires_at: issued.expires_at,
+});
