@@ -21,7 +21,6 @@ const server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) 
   const db = config.DATABASE_URL ? 'Postgres (DATABASE_URL)' : `PGlite in ${config.DATA_DIR}`;
   const lines = [
     `Support Platform API listening on ${url}  (database: ${db})`,
-    `Console:      ${url}/console`,
     `Health:       curl ${url}/api/v2/health`,
     `Demo tenant:  ${demo.id}  (${demo.name}, plan ${demo.plan}, ${demo.environment})`,
     `Admin token:  npm run token -- --tenant ${demo.id} --role tenant_admin`,
