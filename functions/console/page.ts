@@ -8,6 +8,7 @@ export const CONSOLE_PAGE = `<!doctype html>
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="referrer" content="no-referrer">
   <title>Console · Support Platform</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="/console/assets/console.css?v=${CONSOLE_VERSION}">
   <script type="module" src="/console/assets/console.js?v=${CONSOLE_VERSION}"></script>
 </head>

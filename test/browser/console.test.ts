@@ -35,6 +35,8 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });
     p.on('pageerror', (e) => pageErrors.push(String(e)));
+    p.on('console', (m) => process.env.DEBUG_CONSOLE && console.log('page:', m.text()));
+    p.on('request', (r) => process.env.DEBUG_CONSOLE && console.log('req:', r.method(), r.url()));
   };
 
   const signIn = async (p: Page, email: string, password: string) => {

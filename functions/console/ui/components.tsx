@@ -2,7 +2,7 @@
 // Small building blocks shared by the pages. Every value is rendered as a text node or an attribute
 // (JSX escapes both); no raw HTML is ever written.
 import type { Child } from 'hono/jsx';
-import { useCallback, useEffect, useRef, useState } from 'hono/jsx/dom';
+import { useCallback, useEffect, useId, useRef, useState } from 'hono/jsx/dom';
 
 /** Loads once (and again on `reload()`): `{data, error, loading}`. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
@@ -26,6 +26,8 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
 /** A modal on the native <dialog>: focus moves in and is trapped, Escape closes, focus returns. */
 export function Modal(props: { title: string; onClose: () => void; children: Child; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // unique: a dialog can open over another (the session-ended sign-in over an edit)
+  const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
@@ -39,9 +41,9 @@ export function Modal(props: { title: string; onClose: () => void; children: Chi
     };
   }, []);
   return (
-    <dialog ref={ref} class={props.wide ? 'modal wide' : 'modal'} aria-labelledby="modal-title">
+    <dialog ref={ref} class={props.wide ? 'modal wide' : 'modal'} aria-labelledby={titleId}>
       <header class="modal-head">
-        <h2 id="modal-title">{props.title}</h2>
+        <h2 id={titleId}>{props.title}</h2>
         <button type="button" class="icon" aria-label="Close" onClick={() => ref.current?.close()}>
           ×
         </button>
