@@ -35,6 +35,9 @@ export const SECRETS = [
   'QSTASH_CURRENT_SIGNING_KEY',
   'QSTASH_NEXT_SIGNING_KEY',
   'VOICE_WIDGET_SECRET',
+  // the mail API (invites, password resets); MAIL_FROM is a plain var
+  'MAIL_API_URL',
+  'MAIL_API_KEY',
 ] as const;
 
 const { values } = parseArgs({

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { sql } from 'kysely';
 import { hashToken, mailUserToken, revokeUserSessions } from '../../shared/auth/accounts';
 import { hashPassword, verifyPassword } from '../../shared/auth/password';
@@ -105,7 +105,7 @@ app.post('/api/v1/auth/logout', validate('json', LogoutBody), async (c) => {
 
 /** Spends a one-time token (one conditional update: two concurrent uses cannot both win). */
 async function consumeUserToken(
-  c: Parameters<typeof startSession>[0],
+  c: Context<AppEnv>,
   purpose: TenantUserTokenPurpose,
   token: string,
 ) {

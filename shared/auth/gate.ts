@@ -58,7 +58,10 @@ async function dashboardSession(c: Context<AppEnv>, token: string): Promise<Cred
  */
 function decide(c: Context<AppEnv>, next: Next): Response | Promise<Answer> {
   const surface = surfaceOf(c.req.path);
-  if (surface === 'public' || surface === 'signed') return anonymous(c, next);
+  if (surface === 'public' || surface === 'signed') {
+    c.set('auth', { kind: 'anonymous' });
+    return next();
+  }
 
   const presented = readPresentedCredential(c.req.raw.headers);
   if (!presented) {
@@ -78,6 +81,7 @@ function decide(c: Context<AppEnv>, next: Next): Response | Promise<Answer> {
   return jwtHolder(c, next, surface, presented.token);
 }
 
+/** A sign-in path called without a credential (the usual case: login, refresh, reset). */
 function anonymous(c: Context<AppEnv>, next: Next) {
   c.set('auth', { kind: 'anonymous' });
   return next();

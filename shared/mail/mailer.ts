@@ -21,6 +21,9 @@ export interface Mailer {
   send(mail: Mail): Promise<void>;
 }
 
+/** The outbox keeps the latest mails only: `npm start` may run for days. */
+const OUTBOX_KEEPS = 1000;
+
 export class OutboxMailer implements Mailer {
   readonly sent: Mail[] = [];
   constructor(private readonly mode: 'print' | 'silent' | 'drop') {}
@@ -31,6 +34,7 @@ export class OutboxMailer implements Mailer {
       return;
     }
     this.sent.push(mail);
+    if (this.sent.length > OUTBOX_KEEPS) this.sent.shift();
     if (this.mode === 'print') console.log(`[mail] to ${mail.to}: ${mail.subject} -> ${mail.link}`);
   }
 }

@@ -41,8 +41,9 @@ export const RATE_LIMITS: Record<TenantPlan, Record<RateKind, KindLimit>> = {
 };
 
 /**
- * The unauthenticated end-user login surface (`/api/v1/app/auth/*`) is limited per client IP
- * (credential stuffing); other public surfaces (health, help-center reads, docs, widget) are not
+ * The unauthenticated end-user login surface (`/api/v1/app/auth/*`) and dashboard password resets
+ * are limited per client IP (credential stuffing, mail flooding; dashboard sign-in failures have
+ * their own lock, functions/auth/throttle.ts); other public surfaces (health, help-center reads, docs, widget) are not
  * limited here (the edge's WAF rules cover them).
  */
 export const AUTH_IP_LIMIT: KindLimit = { perMinute: 30, per10s: 10 };
@@ -58,7 +59,9 @@ export function rateKindOf(method: string, path: string): RateKind {
   return 'write';
 }
 
-export const isAuthPath = (path: string) => underPrefix(path, '/api/v1/app/auth');
+/** Unauthenticated paths on the per-IP budget: end-user auth, and dashboard password resets (they send mail). */
+const AUTH_IP_PREFIXES = ['/api/v1/app/auth', '/api/v1/auth/password-reset'];
+export const isAuthPath = (path: string) => AUTH_IP_PREFIXES.some((prefix) => underPrefix(path, prefix));
 
 export function limitFor(plan: TenantPlan, kind: RateKind, scale = 1): KindLimit {
   const base = (RATE_LIMITS[plan] ?? RATE_LIMITS.free)[kind];

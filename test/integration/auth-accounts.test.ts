@@ -165,6 +165,18 @@ describe.skipIf(postgresUnavailable())('dashboard accounts: invites, resets, rev
     expect(reused.body).toEqual({ detail: 'Invalid or expired password reset token' });
   });
 
+  it('password-reset requests share the per-IP auth budget (they send mail)', async () => {
+    const flood = [];
+    for (let i = 0; i < 12; i++)
+      flood.push(
+        await h.request('POST', '/api/v1/auth/password-reset', { body: { email: 'x@flood.example' } }),
+      );
+    const statuses = flood.map((r) => r.status);
+    expect(statuses).toContain(429);
+    expect(statuses.every((s) => s === 202 || s === 429)).toBe(true);
+    expect(flood.find((r) => r.status === 429)?.body).toEqual({ detail: 'Rate limit exceeded' });
+  });
+
   it('lowering a role or removing a user ends their refresh tokens at once', async () => {
     const invited = await h.request('POST', '/api/v1/tenant/users', {
       bearer: admin.pair.access_token,

@@ -79,6 +79,14 @@ describe.skipIf(postgresUnavailable())('dashboard sign-in: login, refresh, logou
     expect((await refresh(h, 'itsm_rt_unknown')).status).toBe(401);
   });
 
+  it('two concurrent exchanges of one refresh token: one wins, the other is a reuse and ends the session', async () => {
+    const pair = (await login(h, { email: admin.email, password: PASSWORD })).body;
+    const both = await Promise.all([refresh(h, pair.refresh_token), refresh(h, pair.refresh_token)]);
+    expect(both.map((r) => r.status).sort()).toEqual([200, 401]);
+    const winner = both.find((r) => r.status === 200)!;
+    expect((await refresh(h, winner.body.refresh_token)).status).toBe(401);
+  });
+
   it('logs out with the access token or the refresh token: the refresh token stops working', async () => {
     const a = (await login(h, { email: admin.email, password: PASSWORD })).body;
     const out = await h.request('POST', '/api/v1/auth/logout', { bearer: a.access_token });
@@ -117,6 +125,20 @@ describe.skipIf(postgresUnavailable())('dashboard sign-in: login, refresh, logou
     const bad = await h.request('POST', '/api/v1/auth/login', { apiKey: 'itsm_sk_live_nope', body: {} });
     expect(bad.status).toBe(401);
     expect(bad.body).toEqual({ detail: 'Invalid API key' });
+  });
+
+  it('a disabled user can neither sign in nor refresh', async () => {
+    const user = await signUpAdmin(h);
+    const live = (await login(h, { email: user.email, password: PASSWORD })).body;
+    await h.db
+      .updateTable('tenant_users')
+      .set({ disabled_at: new Date() })
+      .where('id', '=', user.userId)
+      .execute();
+    const res = await login(h, { email: user.email, password: PASSWORD });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ detail: 'Invalid email or password' });
+    expect((await refresh(h, live.refresh_token)).status).toBe(401);
   });
 
   it('a stale session token sent along never blocks a sign-in', async () => {
