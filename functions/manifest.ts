@@ -45,5 +45,6 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
     name: 'docs',
     prefixes: ['/api/v1/openapi.json', '/api/internal/openapi.json', '/docs', '/openapi.json', '/'],
   },
+  { name: 'console', prefixes: ['/console'] },
   { name: 'fallback', prefixes: ['/api'] },
 ];

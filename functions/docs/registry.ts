@@ -9,6 +9,7 @@ import * as auth from '../auth/openapi';
 import * as billing from '../billing/openapi';
 import * as calls from '../calls/openapi';
 import * as config from '../config/openapi';
+import * as consoleApp from '../console/openapi';
 import * as contacts from '../contacts/openapi';
 import * as conversations from '../conversations/openapi';
 import * as directory from '../directory/openapi';
@@ -43,5 +44,6 @@ export const DOC_SOURCES: readonly DocSource[] = [
   { name: 'end-user', ...endUser },
   { name: 'audit', ...audit },
   { name: 'docs', ...docs },
+  { name: 'console', ...consoleApp },
   { name: 'fallback', ...fallback },
 ];

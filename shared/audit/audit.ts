@@ -6,17 +6,9 @@ import { clientIp } from '../http/client-ip';
 import { newId } from '../ids';
 import type { AppEnv } from '../runtime/app-env';
 
-/** Management actions recorded in the audit log (who did what to which key or webhook). */
-export const AUDIT_ACTIONS = [
-  'api_key.created',
-  'api_key.rotated',
-  'api_key.revoked',
-  'api_key.deleted',
-  'webhook.created',
-  'webhook.updated',
-  'webhook.deleted',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+import type { AuditAction } from './actions';
+
+export { AUDIT_ACTIONS, type AuditAction } from './actions';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 

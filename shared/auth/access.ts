@@ -31,6 +31,8 @@ export const SURFACE_RULES: readonly SurfaceRule[] = [
   { prefix: '/api/v2/health', surface: 'public' },
   { prefix: '/api/v1/help-center', surface: 'public' },
   { prefix: '/api/v1/openapi.json', surface: 'public' },
+  // the console's page and files (its data comes from the API with the dashboard session)
+  { prefix: '/console', surface: 'public' },
   { prefix: '/api/v1/widget', surface: 'public' },
   { prefix: '/api/v1/app/auth', surface: 'public' },
   { prefix: '/api/v1/app', surface: 'end_user' },

@@ -139,3 +139,17 @@ export const KEY_DENIED_PREFIXES = [
   '/api/v1/super-admin',
   '/api/internal',
 ] as const;
+
+/**
+ * The scope groups the dashboard's key-creation dialog offers (spec: "offers only Conversations,
+ * Tickets, Calls, Usage (read only), Webhooks and Knowledge Base scopes"); every other scope is
+ * obtainable only through POST /api/v1/api-keys. The console renders this table.
+ */
+export const KEY_DIALOG_SCOPE_GROUPS: readonly { label: string; scopes: readonly Scope[] }[] = [
+  { label: 'Conversations', scopes: ['conversations:read', 'conversations:write', 'conversations:export'] },
+  { label: 'Tickets', scopes: ['tickets:read', 'tickets:write'] },
+  { label: 'Calls', scopes: ['calls:read', 'calls:write'] },
+  { label: 'Usage (read only)', scopes: ['usage:read'] },
+  { label: 'Webhooks', scopes: ['webhooks:read', 'webhooks:write', 'webhooks:delete'] },
+  { label: 'Knowledge Base', scopes: ['kb:read', 'kb:write', 'kb:media'] },
+];

@@ -1,0 +1,66 @@
+import { Hono, type MiddlewareHandler } from 'hono';
+import { Detail } from '../../shared/http/errors';
+import type { AppEnv } from '../../shared/runtime/app-env';
+import { CONSOLE_CSS, CONSOLE_JS, CONSOLE_VERSION } from './assets.gen';
+import { CONSOLE_FILE_TYPES, type ConsoleFile } from './files';
+import { CONSOLE_PAGE } from './page';
+
+/**
+ * The console: static files only. Every piece of data comes from the public endpoints, called by
+ * the browser with the dashboard session (functions/console/ui/session.ts); nothing here reads the
+ * database or a credential.
+ */
+export const app = new Hono<AppEnv>();
+
+/**
+ * Same-origin script, style and fetch only; no inline code, no framing, no plugins. Injected markup
+ * can neither run script nor send data elsewhere, which is what keeps the session's tokens (memory
+ * and sessionStorage) out of reach.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': CONSOLE_CSP,
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  // invitation and reset links carry a token in the address: never send it onwards
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+};
+
+const BODIES: Record<ConsoleFile, string> = { 'console.js': CONSOLE_JS, 'console.css': CONSOLE_CSS };
+
+const consoleSecurityHeaders: MiddlewareHandler<AppEnv> = async function consoleSecurityHeaders(c, next) {
+  await next();
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
+};
+app.use('/console', consoleSecurityHeaders);
+app.use('/console/*', consoleSecurityHeaders);
+
+/** Long-cached when the request names the current version (the page always does). */
+app.get('/console/assets/:file', (c) => {
+  const file = c.req.param('file');
+  if (!Object.hasOwn(BODIES, file)) return c.json({ detail: Detail.notFound }, 404);
+  const immutable = c.req.query('v') === CONSOLE_VERSION;
+  return c.body(BODIES[file as ConsoleFile], 200, {
+    'Content-Type': CONSOLE_FILE_TYPES[file as ConsoleFile],
+    'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+  });
+});
+
+/** The page, for /console and every client-side route under it (/console/keys, /console/webhooks/…). */
+const page: MiddlewareHandler<AppEnv> = async (c) => {
+  c.header('Cache-Control', 'no-cache');
+  return c.html(CONSOLE_PAGE);
+};
+app.get('/console', page);
+app.get('/console/*', page);

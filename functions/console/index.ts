@@ -1,0 +1,6 @@
+// Workers entry of the `console` function: static files only, no database, no credential, so the
+// edge core without kicker, limiter or metering (like the docs Worker).
+import { edgeWorkerCore } from '../../shared/runtime/edge-core';
+import { app } from './app';
+
+export default edgeWorkerCore(app);

@@ -1,0 +1,234 @@
+/** @jsxImportSource hono/jsx/dom */
+// Signed-out pages: sign in, accept an invitation, forgotten password. They call /api/v1/auth/*
+// with no credential; a success signs in (session.ts).
+import { useState } from 'hono/jsx/dom';
+import { ErrorText } from '../components';
+import { navigate } from '../router';
+import { detailOf, signIn } from '../session';
+
+function Card(props: { title: string; intro?: string; children: unknown }) {
+  return (
+    <main class="auth-page">
+      <div class="auth-card">
+        <div class="brand">
+          <span class="logo" aria-hidden="true" />
+          Support Platform
+        </div>
+        <h1 id="page-title">{props.title}</h1>
+        {props.intro ? <p class="muted">{props.intro}</p> : null}
+        {props.children as never}
+      </div>
+    </main>
+  );
+}
+
+/** The token of an emailed link (`?token=` or `#token=`), taken out of the address bar at once. */
+function linkToken(): string {
+  const url = new URL(location.href);
+  const token = url.searchParams.get('token') ?? new URLSearchParams(url.hash.slice(1)).get('token') ?? '';
+  if (token) history.replaceState(null, '', url.pathname);
+  return token;
+}
+
+const value = (e: Event) => (e.target as HTMLInputElement).value;
+
+/** Email, password and (for members of several tenants) the tenant; signs in on submit. */
+export function SignInForm() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [tenant, setTenant] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError('');
+    try {
+      await signIn(email.trim(), password, tenant.trim() || undefined);
+    } catch (err) {
+      setError((err as Error).message);
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} class="stack">
+      <label for="email">Email</label>
+      <input
+        id="email"
+        type="email"
+        autocomplete="username"
+        required
+        value={email}
+        onInput={(e: Event) => setEmail(value(e))}
+      />
+      <label for="password">Password</label>
+      <input
+        id="password"
+        type="password"
+        autocomplete="current-password"
+        required
+        value={password}
+        onInput={(e: Event) => setPassword(value(e))}
+      />
+      <details>
+        <summary>Member of several tenants?</summary>
+        <label for="tenant">Tenant ID</label>
+        <input id="tenant" placeholder="ten_…" value={tenant} onInput={(e: Event) => setTenant(value(e))} />
+      </details>
+      <ErrorText message={error} />
+      <button type="submit" class="primary wide" disabled={busy}>
+        {busy ? 'Signing in…' : 'Sign in'}
+      </button>
+    </form>
+  );
+}
+
+export function SignInPage() {
+  return (
+    <Card title="Sign in">
+      <SignInForm />
+      <p class="small">
+        <a href="/console/forgot-password">Forgot your password?</a>
+      </p>
+    </Card>
+  );
+}
+
+export function AcceptInvitePage() {
+  const [token] = useState(linkToken);
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState('');
+  const [done, setDone] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    const res = await fetch('/api/v1/auth/accept-invite', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token, password, ...(name.trim() ? { name: name.trim() } : {}) }),
+    });
+    if (!res.ok) return setError(await detailOf(res));
+    setDone(true);
+  };
+  if (done)
+    return (
+      <Card title="You're in" intro="Your password is set. Sign in with your email and the new password.">
+        <button type="button" class="primary wide" onClick={() => navigate('/')}>
+          Continue to sign in
+        </button>
+      </Card>
+    );
+  return (
+    <Card title="Accept your invitation" intro="Choose a password to finish setting up your account.">
+      {token ? null : (
+        <ErrorText message="This link has no invitation token. Open the link from the email again." />
+      )}
+      <form onSubmit={submit} class="stack">
+        <label for="invite-name">Your name (optional)</label>
+        <input id="invite-name" autocomplete="name" value={name} onInput={(e: Event) => setName(value(e))} />
+        <label for="new-password">Password</label>
+        <input
+          id="new-password"
+          type="password"
+          autocomplete="new-password"
+          required
+          value={password}
+          onInput={(e: Event) => setPassword(value(e))}
+        />
+        <ErrorText message={error} />
+        <button type="submit" class="primary wide" disabled={!token}>
+          Set password
+        </button>
+      </form>
+    </Card>
+  );
+}
+
+export function ForgotPasswordPage() {
+  const [email, setEmail] = useState('');
+  const [sent, setSent] = useState(false);
+  const [error, setError] = useState('');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const res = await fetch('/api/v1/auth/password-reset', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: email.trim() }),
+    });
+    if (!res.ok) return setError(await detailOf(res));
+    setSent(true);
+  };
+  return (
+    <Card
+      title="Reset your password"
+      intro={
+        sent
+          ? 'If that address has an account, a reset link is on its way.'
+          : 'We email you a link to choose a new one.'
+      }
+    >
+      {sent ? null : (
+        <form onSubmit={submit} class="stack">
+          <label for="reset-email">Email</label>
+          <input
+            id="reset-email"
+            type="email"
+            required
+            value={email}
+            onInput={(e: Event) => setEmail(value(e))}
+          />
+          <ErrorText message={error} />
+          <button type="submit" class="primary wide">
+            Send reset link
+          </button>
+        </form>
+      )}
+      <p class="small">
+        <a href="/console/">Back to sign in</a>
+      </p>
+    </Card>
+  );
+}
+
+export function ResetPasswordPage() {
+  const [token] = useState(linkToken);
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState('');
+  const [done, setDone] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const res = await fetch('/api/v1/auth/password-reset/confirm', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token, password }),
+    });
+    if (!res.ok) return setError(await detailOf(res));
+    setDone(true);
+  };
+  return (
+    <Card title="Choose a new password" intro={done ? 'Done. Sign in with the new password.' : undefined}>
+      {done ? (
+        <button type="button" class="primary wide" onClick={() => navigate('/')}>
+          Continue to sign in
+        </button>
+      ) : (
+        <form onSubmit={submit} class="stack">
+          <label for="reset-password">New password</label>
+          <input
+            id="reset-password"
+            type="password"
+            autocomplete="new-password"
+            required
+            value={password}
+            onInput={(e: Event) => setPassword(value(e))}
+          />
+          <ErrorText message={error} />
+          <button type="submit" class="primary wide" disabled={!token}>
+            Set password
+          </button>
+        </form>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,90 @@
+// `npm start` for the browser tests: its own port and DATA_DIR, a local HTTPS receiver allowed and
+// trusted, a short retry unit, and its stdout kept (the development mail adapter prints mail there).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TLS_CERT_PATH } from '../support/https-receiver';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PORT = Number(process.env.CONSOLE_TEST_PORT ?? 9161);
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** With CI=true a missing Chromium fails (beforeAll throws) instead of skipping. */
+export const chromiumMissing = () => !existsSync(CHROMIUM) && process.env.CI !== 'true';
+
+/** The demo admin `npm start` seeds (scripts/seed.ts). */
+export const DEMO_ADMIN = { email: 'admin@demo.example', password: 'demo-admin-password' };
+
+export interface ConsoleServer {
+  base: string;
+  /** everything the server printed so far */
+  output(): string;
+  /** the link of the newest invitation mailed to `email` (waits for it) */
+  inviteLink(email: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+async function waitFor(url: string, ms: number, server: ChildProcess) {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > until) throw new Error(`${url} did not come up in ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+export async function startConsoleServer(): Promise<ConsoleServer> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: apt-get install -y chromium`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'spa-console-'));
+  const base = `http://127.0.0.1:${PORT}`;
+  let out = '';
+  const server = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/serve.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      APP_ENV: 'development',
+      WEBHOOK_SSRF_ALLOW: 'localhost',
+      NODE_EXTRA_CA_CERTS: TLS_CERT_PATH,
+      WEBHOOK_RETRY_UNIT_MS: '200',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout?.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  server.stderr?.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  await waitFor(`${base}/api/v2/health`, 120_000, server);
+  return {
+    base,
+    output: () => out,
+    async inviteLink(email) {
+      const until = Date.now() + 10_000;
+      for (;;) {
+        const at = out.lastIndexOf(email);
+        const link = at >= 0 ? out.slice(at).match(/https?:\/\/\S+token=[^\s"'<>]+/)?.[0] : undefined;
+        if (link) return link;
+        if (Date.now() > until) throw new Error(`no invitation mailed to ${email} in:\n${out.slice(-3000)}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
+    async stop() {
+      if (server.exitCode === null) {
+        server.kill('SIGTERM');
+        await new Promise((r) => server.once('exit', r));
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
