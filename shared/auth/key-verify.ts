@@ -23,6 +23,12 @@ export interface VerifiedKey {
 export class KeyCache {
   #byToken = new Map<string, { key: VerifiedKey | null; until: number }>();
   #tokenById = new Map<string, string>();
+  /**
+   * Moves on every eviction. A lookup that began before an eviction may have read the row before the
+   * revoke committed: `set` refuses to cache what such a lookup found, or the revoked key would be
+   * served from the cache until its TTL.
+   */
+  #generation = 0;
   /** lookups the cache could not spare (each one costs a query; counted by verifyApiKey): tests read it */
   misses = 0;
 
@@ -41,7 +47,13 @@ export class KeyCache {
     return hit.key;
   }
 
-  set(token: string, key: VerifiedKey | null): void {
+  /** Read before a lookup starts; pass it to `set`. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  set(token: string, key: VerifiedKey | null, generation = this.#generation): void {
+    if (generation !== this.#generation) return;
     if (this.#byToken.size >= this.maxEntries) {
       const oldest = this.#byToken.keys().next().value;
       if (oldest !== undefined) this.#byToken.delete(oldest);
@@ -52,12 +64,14 @@ export class KeyCache {
   }
 
   evict(keyId: string): void {
+    this.#generation++;
     const token = this.#tokenById.get(keyId);
     if (token) this.#byToken.delete(token);
     this.#tokenById.delete(keyId);
   }
 
   clear(): void {
+    this.#generation++;
     this.#byToken.clear();
     this.#tokenById.clear();
   }
@@ -103,10 +117,11 @@ export function verifyApiKey(deps: KeyVerifier, presented: string): VerifiedKey 
 async function verifyUncached(deps: KeyVerifier, presented: string): Promise<VerifiedKey> {
   if (!isWellFormedApiKey(presented)) throw unauthorized(Detail.invalidApiKey);
   if (deps.cache) deps.cache.misses++;
+  const generation = deps.cache?.generation ?? 0;
   const hash = await hashApiKey(deps.hashSecret, presented);
   let key = await loadKey(deps, hash);
   if (key && !timingSafeEqual(key.keyHash, hash)) key = null;
-  deps.cache?.set(presented, key);
+  deps.cache?.set(presented, key, generation);
   return usable(key);
 }
 
