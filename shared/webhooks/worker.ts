@@ -1,19 +1,23 @@
 import type { EventKicker } from '../runtime/services';
 import {
+  type AttemptMade,
   type AttemptResult,
   claimDue,
   type DeliveryDeps,
   dispatchEvents,
   leaseMs,
+  makeAttempt,
   nextDueAt,
   outstandingWork,
-  performAttempt,
+  recordAttempts,
 } from './delivery';
 
 /**
  * The embedded runtime's delivery scheduler: a loop that fans out the outbox and sends due attempts.
- * It wakes on `kick()` (an action just committed an event), when an attempt finishes, when the
- * next retry falls due, and at least every `pollMs`. The database is the schedule: claims carry a
+ * It wakes on `kick()` (an action just committed an event: fan out, then claim), when an attempt
+ * is recorded (claim more), when the next retry falls due, and at least every `pollMs` (fan out what
+ * other processes committed, then claim). Outcomes of attempts that finish together are recorded
+ * in one statement. The database is the schedule: claims carry a
  * lease, so several processes can run this loop on one database without sending an attempt twice,
  * and a process killed mid-schedule leaves nothing behind that a restart does not pick up.
  */
@@ -36,8 +40,9 @@ export interface WorkerOptions {
   pollMs?: number;
 }
 
-/** Outbox batches (of 100 events) fanned out before the worker turns to sending again. */
+/** Outbox batches (of DISPATCH_BATCH events) fanned out before the worker turns to sending again. */
 const DISPATCH_BATCHES_PER_CYCLE = 5;
+const DISPATCH_BATCH = 100;
 
 export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions = {}): DeliveryWorker {
   const concurrency = options.concurrency ?? 32;
@@ -47,18 +52,25 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
   let running = false;
   let loop: Promise<void> | null = null;
   let wake: (() => void) | null = null;
-  let kicked = false;
+  let woken = false;
+  /** the outbox may hold events: set by kick() and by a poll timeout, cleared by a fan-out that finds none */
+  let outboxDirty = true;
+  let lastFanOut = 0;
 
   const poke = () => {
-    kicked = true;
+    woken = true;
     const w = wake;
     wake = null;
     w?.();
   };
+  const kick = () => {
+    outboxDirty = true;
+    poke();
+  };
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      if (kicked || !running) return resolve();
+      if (woken || !running) return resolve();
       const timer = setTimeout(() => {
         wake = null;
         resolve();
@@ -72,22 +84,62 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
   const log = (msg: string, err: unknown) =>
     console.error(JSON.stringify({ level: 'warn', msg, error: String((err as Error)?.message ?? err) }));
 
-  /** Fans out a bounded number of outbox batches, then claims due attempts: under a steady stream
-   * of new events an unbounded fan-out loop would never get to sending anything. */
+  // Outcomes wait here while a recording statement is in flight; the next one takes them all.
+  let unrecorded: { made: AttemptMade; done: (r: AttemptResult | null) => void }[] = [];
+  let recording = false;
+  async function recordPending() {
+    if (recording) return;
+    recording = true;
+    try {
+      while (unrecorded.length > 0) {
+        const batch = unrecorded;
+        unrecorded = [];
+        try {
+          const results = await recordAttempts(
+            deps.db,
+            batch.map((b) => b.made),
+          );
+          for (const [i, b] of batch.entries()) b.done(results[i]!);
+        } catch (err) {
+          // not recorded: the lease expires and the attempt is made again, as when a process dies
+          log('webhook attempt not recorded', err);
+          for (const b of batch) b.done(null);
+        }
+      }
+    } finally {
+      recording = false;
+    }
+  }
+  const record = (made: AttemptMade) =>
+    new Promise<AttemptResult | null>((done) => {
+      unrecorded.push({ made, done });
+      void recordPending();
+    });
+
+  /** Fans out a bounded number of outbox batches (when the outbox may hold events), then claims due
+   * attempts: under a steady stream of new events an unbounded fan-out would never get to sending. */
   async function cycle(): Promise<{ claimed: number; moreEvents: boolean }> {
     let moreEvents = false;
-    for (let i = 0; i < DISPATCH_BATCHES_PER_CYCLE; i++) {
-      if (!running) return { claimed: 0, moreEvents: false };
-      const { events } = await dispatchEvents(deps.db);
-      moreEvents = events > 0;
-      if (!moreEvents) break;
+    if (outboxDirty) {
+      outboxDirty = false;
+      lastFanOut = Date.now();
+      for (let i = 0; i < DISPATCH_BATCHES_PER_CYCLE; i++) {
+        if (!running) return { claimed: 0, moreEvents: false };
+        const { events } = await dispatchEvents(deps.db, DISPATCH_BATCH);
+        moreEvents = events === DISPATCH_BATCH;
+        if (!moreEvents) break;
+      }
+      if (moreEvents) outboxDirty = true;
     }
     const free = concurrency - inflight.size;
     if (free <= 0) return { claimed: 0, moreEvents };
     const claimed = await claimDue(deps.db, free, lease);
     for (const row of claimed) {
-      const p: Promise<void> = performAttempt(deps, row)
-        .then((result) => worker.onAttempt?.(result))
+      const p: Promise<void> = makeAttempt(deps, row)
+        .then(record)
+        .then((result) => {
+          if (result) worker.onAttempt?.(result);
+        })
         .catch((err) => log('webhook attempt failed', err))
         .finally(() => {
           inflight.delete(p);
@@ -100,7 +152,7 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
 
   async function run() {
     while (running) {
-      kicked = false;
+      woken = false;
       let delay = pollMs;
       try {
         const { claimed, moreEvents } = await cycle();
@@ -114,11 +166,13 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
         log('webhook dispatcher cycle failed', err);
       }
       await sleep(delay);
+      // other processes' events have no kick here: look at the outbox at least every pollMs
+      if (Date.now() - lastFanOut >= pollMs) outboxDirty = true;
     }
   }
 
   const worker: DeliveryWorker = {
-    kick: poke,
+    kick,
     start() {
       if (running) return;
       running = true;
@@ -126,7 +180,7 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
     },
     async stop() {
       running = false;
-      poke();
+      kick();
       await loop;
       loop = null;
       while (inflight.size > 0) await Promise.allSettled([...inflight]);
@@ -138,7 +192,7 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
         if (work.events === 0 && work.pending === 0 && inflight.size === 0) return;
         if (Date.now() > deadline)
           throw new Error(`webhooks did not settle: ${JSON.stringify({ ...work, inFlight: inflight.size })}`);
-        poke();
+        kick();
         await new Promise((r) => setTimeout(r, 15));
       }
     },
