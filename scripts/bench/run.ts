@@ -260,7 +260,7 @@ async function benchOne(mode: 'postgres' | 'pglite') {
       },
       {
         id: 'w',
-        label: '  ceiling: ticket + outbox row, one transaction',
+        label: '  ceiling: ticket + outbox row, one statement',
         path: `/__bench/write?tenant=${tenant.id}`,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
