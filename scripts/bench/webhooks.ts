@@ -70,11 +70,12 @@ async function main() {
   // statements the worker sends, counted on its own Kysely instance: a figure machine noise cannot move
   let statements = 0;
   const counted = db.withPlugin({
-    transformQuery: (args) => {
+    // once per statement executed (transformQuery also runs for every subquery builder)
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
       statements++;
-      return args.node;
+      return args.result;
     },
-    transformResult: async (args) => args.result,
   });
   const worker = createDeliveryWorker(
     { db: counted, config, port: nodeWebhookPort() },
