@@ -15,8 +15,8 @@ import {
 /**
  * The embedded runtime's delivery scheduler: a loop that fans out the outbox and sends due attempts.
  * It wakes on `kick()` (an action just committed an event: fan out, then claim), when an attempt
- * is recorded (claim more), when the next retry falls due, and at least every `pollMs` (fan out what
- * other processes committed, then claim). Outcomes of attempts that finish together are recorded
+ * is recorded while due attempts were left behind for want of a free slot (claim more), when a retry
+ * falls due, and at least every `pollMs` (fan out what other processes committed, then claim). Outcomes of attempts that finish together are recorded
  * in one statement. The database is the schedule: claims carry a
  * lease, so several processes can run this loop on one database without sending an attempt twice,
  * and a process killed mid-schedule leaves nothing behind that a restart does not pick up.
@@ -56,6 +56,8 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
   /** the outbox may hold events: set by kick() and by a poll timeout, cleared by a fan-out that finds none */
   let outboxDirty = true;
   let lastFanOut = 0;
+  /** the last claim took every due attempt there was (fewer than the free slots) */
+  let drained = false;
 
   const poke = () => {
     woken = true;
@@ -63,6 +65,8 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
     wake = null;
     w?.();
   };
+  /** wakes the loop when a retry this process scheduled falls due (no query needed to know it) */
+  const wakeAt = (at: Date) => setTimeout(poke, Math.max(0, at.getTime() - Date.now()) + 1).unref();
   const kick = () => {
     outboxDirty = true;
     poke();
@@ -119,6 +123,7 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
   /** Fans out a bounded number of outbox batches (when the outbox may hold events), then claims due
    * attempts: under a steady stream of new events an unbounded fan-out would never get to sending. */
   async function cycle(): Promise<{ claimed: number; moreEvents: boolean }> {
+    drained = false;
     let moreEvents = false;
     if (outboxDirty) {
       outboxDirty = false;
@@ -134,16 +139,20 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
     const free = concurrency - inflight.size;
     if (free <= 0) return { claimed: 0, moreEvents };
     const claimed = await claimDue(deps.db, free, lease);
+    drained = claimed.length < free;
     for (const row of claimed) {
       const p: Promise<void> = makeAttempt(deps, row)
         .then(record)
         .then((result) => {
-          if (result) worker.onAttempt?.(result);
+          if (!result) return;
+          if (result.status === 'pending' && result.nextAttemptAt) wakeAt(result.nextAttemptAt);
+          worker.onAttempt?.(result);
         })
         .catch((err) => log('webhook attempt failed', err))
         .finally(() => {
           inflight.delete(p);
-          poke();
+          // a free slot is worth a claim only if the last claim left due attempts behind
+          if (!drained) poke();
         });
       inflight.add(p);
     }
@@ -156,8 +165,9 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
       let delay = pollMs;
       try {
         const { claimed, moreEvents } = await cycle();
-        if (moreEvents || (claimed > 0 && inflight.size < concurrency)) continue; // more may be waiting
-        if (inflight.size < concurrency) {
+        if (moreEvents || (claimed > 0 && !drained)) continue; // more may be waiting
+        if (inflight.size === 0) {
+          // idle: sleep until the next attempt of any process falls due (own retries also set wakeAt)
           const next = await nextDueAt(deps.db);
           if (next) delay = Math.max(5, Math.min(pollMs, next.getTime() - Date.now()));
         }
