@@ -59,7 +59,8 @@ async function startServer(env: Record<string, string>): Promise<ChildProcess> {
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  for (let i = 0; i < 200; i++) {
+  // up to 90 s: PGlite migrates at start, slowly when the machine is busy
+  for (let i = 0; i < 600; i++) {
     try {
       if ((await fetch(`${BASE}/api/v2/health`)).ok) return child;
     } catch {

@@ -49,6 +49,8 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
   const pollMs = options.pollMs ?? 250;
   const lease = leaseMs(deps.config);
   const inflight = new Set<Promise<void>>();
+  /** outcomes of answered attempts not yet written */
+  const recordings = new Set<Promise<void>>();
   let running = false;
   let loop: Promise<void> | null = null;
   let wake: (() => void) | null = null;
@@ -141,12 +143,19 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
     const claimed = await claimDue(deps.db, free, lease);
     drained = claimed.length < free;
     for (const row of claimed) {
+      // the slot is free once the request is answered; its outcome is written with the next batch
+      // (the claim's lease keeps the row from being claimed again meanwhile)
       const p: Promise<void> = makeAttempt(deps, row)
-        .then(record)
-        .then((result) => {
-          if (!result) return;
-          if (result.status === 'pending' && result.nextAttemptAt) wakeAt(result.nextAttemptAt);
-          worker.onAttempt?.(result);
+        .then((made) => {
+          const r: Promise<void> = record(made)
+            .then((result) => {
+              if (!result) return;
+              if (result.status === 'pending' && result.nextAttemptAt) wakeAt(result.nextAttemptAt);
+              worker.onAttempt?.(result);
+            })
+            .catch((err) => log('webhook attempt failed', err))
+            .finally(() => recordings.delete(r));
+          recordings.add(r);
         })
         .catch((err) => log('webhook attempt failed', err))
         .finally(() => {
@@ -193,13 +202,13 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
       kick();
       await loop;
       loop = null;
-      while (inflight.size > 0) await Promise.allSettled([...inflight]);
+      while (inflight.size > 0 || recordings.size > 0) await Promise.allSettled([...inflight, ...recordings]);
     },
     async settle({ timeoutMs = 30_000 } = {}) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const work = await outstandingWork(deps.db);
-        if (work.events === 0 && work.pending === 0 && inflight.size === 0) return;
+        if (work.events === 0 && work.pending === 0 && inflight.size === 0 && recordings.size === 0) return;
         if (Date.now() > deadline)
           throw new Error(`webhooks did not settle: ${JSON.stringify({ ...work, inFlight: inflight.size })}`);
         kick();
