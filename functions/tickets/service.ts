@@ -1,8 +1,8 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { assertReferences, type Reference } from '../../shared/db/references';
 import type { Database } from '../../shared/db/schema';
 import type { TicketRepliesTable, TicketsTable } from '../../shared/db/tables/tickets_calls';
-import { emitEvent, iso } from '../../shared/events/emit';
+import { iso, outboxRow } from '../../shared/events/emit';
 import { newId } from '../../shared/ids';
 import type { CreateTicketInput, ListTicketsFilters, TICKET_SOURCES } from './schemas';
 
@@ -70,44 +70,47 @@ export interface TicketActor {
 }
 
 /**
- * Creates a ticket and records `ticket.created` in the same transaction. Reused by the end-user
- * API (requester_id = the end user's id) and by call completion (outcome `ticket_created`).
- * The caller kicks the event dispatcher after commit.
+ * Creates a ticket and records `ticket.created` in the same statement (a data-modifying CTE: both
+ * rows commit together, or neither, with one round trip and no transaction to open). Reused by the
+ * end-user API (requester_id = the end user's id) and by call completion (outcome `ticket_created`),
+ * inside their own transactions. The caller kicks the event dispatcher after commit.
  */
 export async function createTicket(
-  trx: Executor,
+  db: Executor,
   tenantId: string,
   input: CreateTicketInput,
   actor: TicketActor,
 ): Promise<TicketRow> {
-  await assertReferences(trx, tenantId, ticketReferences(input));
+  await assertReferences(db, tenantId, ticketReferences(input));
   const now = new Date();
-  const status = input.status ?? 'open';
-  const row = await trx
+  const values = {
+    id: newId('ticket'),
+    tenant_id: tenantId,
+    subject: input.subject,
+    description: input.description ?? '',
+    status: input.status ?? 'open',
+    priority: input.priority ?? 'medium',
+    type: input.type ?? 'question',
+    source: input.source ?? actor.source,
+    requester_id: input.requester_id ?? null,
+    requester_name: input.requester_name ?? null,
+    requester_email: input.requester_email ?? null,
+    assignee_id: input.assignee_id ?? null,
+    tags: normalizeTags(input.tags ?? []),
+    call_id: input.call_id ?? null,
+    created_by: actor.createdBy,
+    created_at: now,
+    updated_at: now,
+  } satisfies Insertable<TicketsTable>;
+  // the event carries the row as it will be stored: every column above plus the table's defaults
+  const stored: TicketRow = { ...values, reply_count: 0, resolved_at: null, closed_at: null };
+  const event = outboxRow(tenantId, 'ticket.created', { ticket: ticketView(stored) });
+  return db
+    .with('event', (w) => w.insertInto('events').values(event))
     .insertInto('tickets')
-    .values({
-      id: newId('ticket'),
-      tenant_id: tenantId,
-      subject: input.subject,
-      description: input.description ?? '',
-      status,
-      priority: input.priority ?? 'medium',
-      type: input.type ?? 'question',
-      source: input.source ?? actor.source,
-      requester_id: input.requester_id ?? null,
-      requester_name: input.requester_name ?? null,
-      requester_email: input.requester_email ?? null,
-      assignee_id: input.assignee_id ?? null,
-      tags: normalizeTags(input.tags ?? []),
-      call_id: input.call_id ?? null,
-      created_by: actor.createdBy,
-      created_at: now,
-      updated_at: now,
-    })
+    .values(values)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await emitEvent(trx, tenantId, 'ticket.created', { ticket: ticketView(row) });
-  return row;
 }
 
 export async function findTicket(db: Executor, tenantId: string, id: string, forUpdate = false) {

@@ -1,15 +1,23 @@
-// The benchmark's server: the embedded runtime exactly as `npm start` serves it, plus three
-// bench-only routes under /__bench (never mounted by `npm start`):
-//   GET  /__bench/bare            a bare Hono route in the same process: the ceiling
+// The benchmark's server: the embedded runtime exactly as `npm start` serves it, plus bench-only
+// routes under /__bench (never mounted by `npm start`):
+//   GET  /__bench/bare            a bare Hono route in the same process: the ceiling of reads
+//   POST /__bench/write?tenant=   the ceiling of ticket creation: a bare route making the same write
+//                                 (a ticket and its outbox row, in one statement), no framework
+//   GET  /__bench/list?tenant=&offset=  the ceiling of the ticket list: a bare route running the
+//                                 list's own SQL (page + count, in parallel) and returning the rows
 //   X-Bench-NoAuth: <tenant id>   (a header on any API path) the same app with the auth gate
 //                                 replaced by a fixed credential: what auth costs, by difference
 //   POST /__bench/seed-tickets    bulk-inserts tickets with SQL (100,000 in seconds)
 import { serve } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
+import { type CompiledQuery, sql } from 'kysely';
+import { ticketListQueries } from '../../functions/tickets/service';
 import { SCOPE_CATALOG } from '../../shared/auth/scopes';
 import { loadConfig } from '../../shared/env';
+import { newId } from '../../shared/ids';
 import type { AppEnv } from '../../shared/runtime/app-env';
 import { buildRoot } from '../../shared/runtime/root';
+import { outstandingWork } from '../../shared/webhooks/delivery';
 import { createEmbeddedRuntime, loadFunctionApps, standardAfterGate } from '../embedded';
 import { seedTickets } from './seed-tickets';
 
@@ -42,6 +50,50 @@ top.get('/__bench/cpu', (c) => {
   const { user, system } = process.cpuUsage();
   return c.json({ cpu_us: user + system, user_us: user, system_us: system });
 });
+
+// Write ceiling: the rows ticket creation writes, as it writes them (one statement: the ticket and
+// its outbox row), from a bare route. The outbox row is born dispatched, so the ceiling pays for the
+// write and not for the delivery that the project's case pays for.
+const db = runtime.services.db;
+top.post('/__bench/write', async (c) => {
+  const tenantId = c.req.query('tenant') ?? '';
+  const { subject, description, priority } = await c.req.json<Record<string, string>>();
+  const id = newId('ticket');
+  const now = new Date();
+  const payload = JSON.stringify({ ticket: { id, subject, description, priority, created_at: now } });
+  await sql`
+    WITH event AS (
+      INSERT INTO events (id, tenant_id, event_type, payload, dispatched_at)
+      VALUES (${newId('event')}, ${tenantId}, 'ticket.created', ${payload}, now())
+    )
+    INSERT INTO tickets (id, tenant_id, subject, description, priority, created_by, created_at, updated_at)
+    VALUES (${id}, ${tenantId}, ${subject}, ${description}, ${priority}, 'bench', ${now}, ${now})
+    RETURNING *`.execute(db);
+  return c.json({ id }, 201);
+});
+
+// List ceiling: the handler's own two queries, compiled once, run in parallel, rows returned as is.
+const listQueries = new Map<string, { rows: CompiledQuery; count: CompiledQuery }>();
+top.get('/__bench/list', async (c) => {
+  const tenantId = c.req.query('tenant') ?? '';
+  const offset = Number(c.req.query('offset') ?? 0);
+  const key = `${tenantId}:${offset}`;
+  let q = listQueries.get(key);
+  if (!q) {
+    const built = ticketListQueries(db, tenantId, { limit: 20, offset });
+    q = { rows: built.rows.compile(), count: built.count.compile() };
+    listQueries.set(key, q);
+  }
+  const [rows, count] = await Promise.all([db.executeQuery(q.rows), db.executeQuery(q.count)]);
+  return c.json({ tickets: rows.rows, total: Number((count.rows[0] as { n: string }).n) });
+});
+
+// webhook work not yet done (the runner waits for it after each run of ticket creation)
+top.get('/__bench/outstanding', async (c) => {
+  const work = await outstandingWork(db);
+  return c.json({ pending: work.events + work.pending });
+});
+
 top.post('/__bench/seed-tickets', async (c) => {
   const { tenant_id, count } = await c.req.json<{ tenant_id: string; count: number }>();
   const started = performance.now();

@@ -16,12 +16,17 @@ export async function emitEvent<T extends EventType>(
   eventType: T,
   data: EventDataMap[T],
 ): Promise<string> {
-  const id = newId('event');
-  await db
-    .insertInto('events')
-    .values({ id, tenant_id: tenantId, event_type: eventType, payload: JSON.stringify(data) })
-    .execute();
-  return id;
+  const row = outboxRow(tenantId, eventType, data);
+  await db.insertInto('events').values(row).execute();
+  return row.id;
+}
+
+/**
+ * The outbox row of one event, for a caller that writes it in the same statement as its action
+ * (a data-modifying CTE: one round trip, atomic without a transaction around it).
+ */
+export function outboxRow<T extends EventType>(tenantId: string, eventType: T, data: EventDataMap[T]) {
+  return { id: newId('event'), tenant_id: tenantId, event_type: eventType, payload: JSON.stringify(data) };
 }
 
 /** Dates in payloads are ISO 8601 UTC strings. */

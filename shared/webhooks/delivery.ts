@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { decryptSecret } from '../crypto';
 import type { Database } from '../db/schema';
 import type { WebhookDeliveriesTable } from '../db/tables/webhooks';
@@ -33,82 +33,61 @@ export const leaseMs = (config: Pick<AppConfig, 'WEBHOOK_TIMEOUT_MS'>) =>
   config.WEBHOOK_TIMEOUT_MS + Math.max(5_000, config.WEBHOOK_TIMEOUT_MS);
 
 /**
- * Outbox -> deliveries. Claims up to `batch` undispatched events with FOR UPDATE SKIP LOCKED (two
- * processes never fan out the same event), writes one pending delivery per active subscription
- * whose events include the type or `*` and that existed when the event happened, and marks the
- * events dispatched, all in one transaction. Returns the number of events taken.
+ * Outbox -> deliveries, in two statements and no transaction. The first reads up to `batch`
+ * undispatched events with the subscriptions each one goes to (active, events include the type or
+ * `*`, existing when the event happened); ids are made for those pairs. The second, one atomic
+ * statement, locks the events still undispatched (FOR UPDATE SKIP LOCKED: two processes never fan
+ * out the same event), marks them dispatched and inserts their deliveries: an event is marked
+ * exactly when its deliveries are written. Returns the number of events taken.
  */
 export async function dispatchEvents(
   db: Kysely<Database>,
   batch = 100,
 ): Promise<{ events: number; deliveries: number }> {
-  return db.transaction().execute(async (trx) => {
-    const events = await trx
-      .selectFrom('events')
-      .select(['id', 'tenant_id', 'event_type', 'payload', 'created_at'])
-      .where('dispatched_at', 'is', null)
-      .orderBy('created_at')
-      .limit(batch)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (events.length === 0) return { events: 0, deliveries: 0 };
-    const tenants = [...new Set(events.map((e) => e.tenant_id))];
-    const subs = await trx
-      .selectFrom('webhooks')
-      .select(['id', 'tenant_id', 'events', 'created_at'])
-      .where('tenant_id', 'in', tenants)
-      .where('is_active', '=', true)
-      .where('deleted_at', 'is', null)
-      .execute();
-    const rows: Insertable<WebhookDeliveriesTable>[] = [];
-    const now = new Date();
-    for (const ev of events) {
-      for (const sub of subs) {
-        if (sub.tenant_id !== ev.tenant_id) continue;
-        if (sub.created_at.getTime() > ev.created_at.getTime()) continue;
-        if (!sub.events.includes(ev.event_type) && !sub.events.includes(ALL_EVENTS)) continue;
-        rows.push({
-          id: newId('delivery'),
-          tenant_id: ev.tenant_id,
-          webhook_id: sub.id,
-          event_id: ev.id,
-          event_type: ev.event_type,
-          payload: JSON.stringify(ev.payload),
-          event_created_at: ev.created_at,
-          next_attempt_at: now,
-        });
-      }
-    }
-    for (let i = 0; i < rows.length; i += 500) {
-      await trx
-        .insertInto('webhook_deliveries')
-        .values(rows.slice(i, i + 500))
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
-    await trx
-      .updateTable('events')
-      .set({ dispatched_at: now })
-      .where(
-        'id',
-        'in',
-        events.map((e) => e.id),
-      )
-      .execute();
-    return { events: events.length, deliveries: rows.length };
-  });
+  const pairs = await sql<{ event_id: string; webhook_id: string | null }>`
+    SELECT e.id AS event_id, w.id AS webhook_id
+    FROM (SELECT id, tenant_id, event_type, created_at FROM events
+          WHERE dispatched_at IS NULL ORDER BY created_at LIMIT ${batch}) AS e
+    LEFT JOIN webhooks AS w
+      ON w.tenant_id = e.tenant_id AND w.is_active AND w.deleted_at IS NULL AND w.created_at <= e.created_at
+     AND (e.event_type = ANY(w.events) OR ${ALL_EVENTS} = ANY(w.events))`.execute(db);
+  if (pairs.rows.length === 0) return { events: 0, deliveries: 0 };
+  const eventIds = [...new Set(pairs.rows.map((p) => p.event_id))];
+  const targets = pairs.rows.filter((p) => p.webhook_id !== null);
+  const result = await sql<{ events: string | number; deliveries: string | number }>`
+    WITH locked AS (
+      SELECT id FROM events WHERE id = ANY(${eventIds}::text[]) AND dispatched_at IS NULL
+      FOR UPDATE SKIP LOCKED
+    ), marked AS (
+      UPDATE events AS e SET dispatched_at = now() FROM locked WHERE e.id = locked.id
+      RETURNING e.id, e.tenant_id, e.event_type, e.payload, e.created_at
+    ), inserted AS (
+      INSERT INTO webhook_deliveries
+        (id, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, next_attempt_at)
+      SELECT v.id, m.tenant_id, v.webhook_id, m.id, m.event_type, m.payload, m.created_at, now()
+      FROM unnest(${targets.map(() => newId('delivery'))}::text[], ${targets.map((t) => t.webhook_id)}::text[],
+                  ${targets.map((t) => t.event_id)}::text[]) AS v (id, webhook_id, event_id)
+      JOIN marked AS m ON m.id = v.event_id
+      ON CONFLICT DO NOTHING
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM marked) AS events, (SELECT count(*) FROM inserted) AS deliveries`.execute(
+    db,
+  );
+  const row = result.rows[0]!;
+  return { events: Number(row.events), deliveries: Number(row.deliveries) };
 }
 
 /**
  * Claims up to `limit` due attempts atomically (a lease in `claimed_until` plus a fresh token):
  * two processes never hold the same attempt, and a claim whose process died expires and is taken again.
  */
-export async function claimDue(db: Executor, limit: number, lease: number): Promise<DeliveryRow[]> {
+export async function claimDue(db: Executor, limit: number, lease: number): Promise<ClaimedDelivery[]> {
   if (limit <= 0) return [];
   const token = crypto.randomUUID();
-  // the CTE is evaluated once (a LIMIT inside `WHERE id IN (...)` is not guaranteed to be)
-  const result = await sql<DeliveryRow>`
+  // the CTE is evaluated once (a LIMIT inside `WHERE id IN (...)` is not guaranteed to be); the
+  // subscription comes with the claim, so an attempt reads it without a round trip of its own
+  const result = await sql<DeliveryRow & HookColumns>`
     WITH picked AS (
       SELECT id FROM webhook_deliveries
       WHERE status = 'pending' AND next_attempt_at <= now()
@@ -116,14 +95,45 @@ export async function claimDue(db: Executor, limit: number, lease: number): Prom
       ORDER BY next_attempt_at
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
-    )
+    ), claimed AS (
     UPDATE webhook_deliveries AS d
     SET claimed_until = now() + ${`${lease} milliseconds`}::interval, claim_token = ${token}
     FROM picked
     WHERE d.id = picked.id AND d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < now())
-    RETURNING d.*`.execute(db);
-  return result.rows;
+    RETURNING d.*
+  )
+  SELECT claimed.*, w.url AS hook_url, w.secret_encrypted AS hook_secret, w.is_active AS hook_active,
+         w.deleted_at AS hook_deleted_at
+  FROM claimed LEFT JOIN webhooks AS w ON w.id = claimed.webhook_id`.execute(db);
+  return result.rows.map(({ hook_url, hook_secret, hook_active, hook_deleted_at, ...row }) => ({
+    ...row,
+    hook:
+      hook_url === null
+        ? null
+        : {
+            url: hook_url,
+            secret_encrypted: hook_secret!,
+            is_active: hook_active!,
+            deleted_at: hook_deleted_at,
+          },
+  }));
 }
+
+/** The subscription columns an attempt needs, as claimDue returns them beside the delivery. */
+interface HookColumns {
+  hook_url: string | null;
+  hook_secret: string | null;
+  hook_active: boolean | null;
+  hook_deleted_at: Date | null;
+}
+export interface HookTarget {
+  url: string;
+  secret_encrypted: string;
+  is_active: boolean;
+  deleted_at: Date | null;
+}
+/** A claimed delivery; `hook` is its subscription when the claim read it (null: the row is gone). */
+export type ClaimedDelivery = DeliveryRow & { hook?: HookTarget | null };
 
 export type ClaimOutcome =
   | { claimed: DeliveryRow }
@@ -182,36 +192,39 @@ async function openSecret(key: string, sealed: string): Promise<string> {
   return secret;
 }
 
-/** Makes the claimed attempt and records its outcome (only if the claim is still ours). */
-export async function performAttempt(deps: DeliveryDeps, row: DeliveryRow): Promise<AttemptResult> {
+/** An attempt made (or a delivery closed without one) whose outcome is not written yet. */
+export interface AttemptMade {
+  row: DeliveryRow;
+  result: Omit<AttemptResult, 'recorded'>;
+  /** the columns the attempt sets; absent when the delivery is closed without an attempt */
+  sent?: {
+    last_attempt_at: Date;
+    response_status: number | null;
+    duration_ms: number;
+    error: string | null;
+  };
+  /** why it was closed without an attempt */
+  closed?: string;
+}
+
+/** Makes the claimed attempt (SSRF check, signing, the request) without recording it. */
+export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Promise<AttemptMade> {
   const { db, config, port } = deps;
-  const token = row.claim_token;
-  const hook = await db
-    .selectFrom('webhooks')
-    .select(['url', 'secret_encrypted', 'is_active', 'deleted_at'])
-    .where('id', '=', row.webhook_id)
-    .executeTakeFirst();
+  const hook =
+    row.hook !== undefined
+      ? row.hook
+      : await db
+          .selectFrom('webhooks')
+          .select(['url', 'secret_encrypted', 'is_active', 'deleted_at'])
+          .where('id', '=', row.webhook_id)
+          .executeTakeFirst();
 
   if (!hook || hook.deleted_at !== null || !hook.is_active) {
     // closed without an attempt: the subscriber removed or paused the subscription
-    const res = await db
-      .updateTable('webhook_deliveries')
-      .set({
-        status: 'failed',
-        next_attempt_at: null,
-        claimed_until: null,
-        claim_token: null,
-        error: !hook || hook.deleted_at ? 'Webhook deleted' : 'Webhook inactive',
-      })
-      .where('id', '=', row.id)
-      .where('claim_token', '=', token)
-      .executeTakeFirst();
     return {
-      deliveryId: row.id,
-      attempt: 0,
-      status: 'failed',
-      nextAttemptAt: null,
-      recorded: Number(res.numUpdatedRows) > 0,
+      row,
+      result: { deliveryId: row.id, attempt: 0, status: 'failed', nextAttemptAt: null },
+      closed: !hook || hook.deleted_at ? 'Webhook deleted' : 'Webhook inactive',
     };
   }
 
@@ -248,37 +261,76 @@ export async function performAttempt(deps: DeliveryDeps, row: DeliveryRow): Prom
     else if (result.status < 200 || result.status >= 300) error = `HTTP ${result.status}`;
   }
   const finished = new Date();
-  const durationMs = Math.max(0, finished.getTime() - started);
   const ok = error === null;
   const delay = ok ? null : retryDelayMs(attempt, config.WEBHOOK_RETRY_UNIT_MS);
   const next = delay === null ? null : new Date(finished.getTime() + delay);
-  const final: AttemptResult['status'] = ok ? 'delivered' : attempt >= MAX_ATTEMPTS ? 'failed' : 'pending';
-
-  const res = await db
-    .updateTable('webhook_deliveries')
-    .set({
-      status: final,
-      attempts: attempt,
-      last_attempt_at: finished,
-      next_attempt_at: next,
-      response_status: status,
-      duration_ms: durationMs,
-      error,
-      claimed_until: null,
-      claim_token: null,
-      delivered_at: ok ? finished : null,
-    })
-    .where('id', '=', row.id)
-    .where('claim_token', '=', token)
-    .where('attempts', '=', row.attempts)
-    .executeTakeFirst();
   return {
-    deliveryId: row.id,
-    attempt,
-    status: final,
-    nextAttemptAt: next,
-    recorded: Number(res.numUpdatedRows) > 0,
+    row,
+    result: {
+      deliveryId: row.id,
+      attempt,
+      status: ok ? 'delivered' : attempt >= MAX_ATTEMPTS ? 'failed' : 'pending',
+      nextAttemptAt: next,
+    },
+    sent: {
+      last_attempt_at: finished,
+      response_status: status,
+      duration_ms: Math.max(0, finished.getTime() - started),
+      error,
+    },
   };
+}
+
+/**
+ * Writes the outcomes of attempts made, each only if its claim is still ours (same token, same
+ * attempt count): every attempt of the batch in one UPDATE over unnest'ed arrays.
+ */
+export async function recordAttempts(db: Executor, made: readonly AttemptMade[]): Promise<AttemptResult[]> {
+  const recorded = new Set<string>();
+  const sent = made.filter((m) => m.sent);
+  if (sent.length > 0) {
+    const col = <T>(f: (m: AttemptMade) => T) => sent.map(f);
+    const iso = (d: Date | null) => (d ? d.toISOString() : null);
+    const result = await sql<{ id: string }>`
+      UPDATE webhook_deliveries AS d
+      SET status = v.status, attempts = v.attempts, last_attempt_at = v.last_attempt_at,
+          next_attempt_at = v.next_attempt_at, response_status = v.response_status,
+          duration_ms = v.duration_ms, error = v.error, claimed_until = NULL, claim_token = NULL,
+          delivered_at = CASE WHEN v.status = 'delivered' THEN v.last_attempt_at END
+      FROM unnest(${col((m) => m.row.id)}::text[], ${col((m) => m.row.claim_token)}::text[],
+                  ${col((m) => m.row.attempts)}::int[], ${col((m) => m.result.status)}::text[],
+                  ${col((m) => m.result.attempt)}::int[], ${col((m) => iso(m.sent!.last_attempt_at))}::timestamptz[],
+                  ${col((m) => iso(m.result.nextAttemptAt))}::timestamptz[], ${col((m) => m.sent!.response_status)}::int[],
+                  ${col((m) => m.sent!.duration_ms)}::int[], ${col((m) => m.sent!.error)}::text[])
+        AS v (id, token, prev_attempts, status, attempts, last_attempt_at, next_attempt_at, response_status,
+              duration_ms, error)
+      WHERE d.id = v.id AND d.claim_token = v.token AND d.attempts = v.prev_attempts
+      RETURNING d.id`.execute(db);
+    for (const r of result.rows) recorded.add(r.id);
+  }
+  for (const m of made) {
+    if (!m.closed) continue;
+    const res = await db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'failed',
+        next_attempt_at: null,
+        claimed_until: null,
+        claim_token: null,
+        error: m.closed,
+      })
+      .where('id', '=', m.row.id)
+      .where('claim_token', '=', m.row.claim_token)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) > 0) recorded.add(m.row.id);
+  }
+  return made.map((m) => ({ ...m.result, recorded: recorded.has(m.row.id) }));
+}
+
+/** Makes the claimed attempt and records its outcome (only if the claim is still ours). */
+export async function performAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Promise<AttemptResult> {
+  const [result] = await recordAttempts(deps.db, [await makeAttempt(deps, row)]);
+  return result!;
 }
 
 /** The earliest time a pending delivery can be claimed (due and not held); null when none is pending. */

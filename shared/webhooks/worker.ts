@@ -1,19 +1,23 @@
 import type { EventKicker } from '../runtime/services';
 import {
+  type AttemptMade,
   type AttemptResult,
   claimDue,
   type DeliveryDeps,
   dispatchEvents,
   leaseMs,
+  makeAttempt,
   nextDueAt,
   outstandingWork,
-  performAttempt,
+  recordAttempts,
 } from './delivery';
 
 /**
  * The embedded runtime's delivery scheduler: a loop that fans out the outbox and sends due attempts.
- * It wakes on `kick()` (an action just committed an event), when an attempt finishes, when the
- * next retry falls due, and at least every `pollMs`. The database is the schedule: claims carry a
+ * It wakes on `kick()` (an action just committed an event: fan out, then claim), when an attempt
+ * is recorded while due attempts were left behind for want of a free slot (claim more), when a retry
+ * falls due, and at least every `pollMs` (fan out what other processes committed, then claim). Outcomes of attempts that finish together are recorded
+ * in one statement. The database is the schedule: claims carry a
  * lease, so several processes can run this loop on one database without sending an attempt twice,
  * and a process killed mid-schedule leaves nothing behind that a restart does not pick up.
  */
@@ -36,29 +40,43 @@ export interface WorkerOptions {
   pollMs?: number;
 }
 
-/** Outbox batches (of 100 events) fanned out before the worker turns to sending again. */
+/** Outbox batches (of DISPATCH_BATCH events) fanned out before the worker turns to sending again. */
 const DISPATCH_BATCHES_PER_CYCLE = 5;
+const DISPATCH_BATCH = 100;
 
 export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions = {}): DeliveryWorker {
   const concurrency = options.concurrency ?? 32;
   const pollMs = options.pollMs ?? 250;
   const lease = leaseMs(deps.config);
   const inflight = new Set<Promise<void>>();
+  /** outcomes of answered attempts not yet written */
+  const recordings = new Set<Promise<void>>();
   let running = false;
   let loop: Promise<void> | null = null;
   let wake: (() => void) | null = null;
-  let kicked = false;
+  let woken = false;
+  /** the outbox may hold events: set by kick() and by a poll timeout, cleared by a fan-out that finds none */
+  let outboxDirty = true;
+  let lastFanOut = 0;
+  /** the last claim took every due attempt there was (fewer than the free slots) */
+  let drained = false;
 
   const poke = () => {
-    kicked = true;
+    woken = true;
     const w = wake;
     wake = null;
     w?.();
   };
+  /** wakes the loop when a retry this process scheduled falls due (no query needed to know it) */
+  const wakeAt = (at: Date) => setTimeout(poke, Math.max(0, at.getTime() - Date.now()) + 1).unref();
+  const kick = () => {
+    outboxDirty = true;
+    poke();
+  };
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      if (kicked || !running) return resolve();
+      if (woken || !running) return resolve();
       const timer = setTimeout(() => {
         wake = null;
         resolve();
@@ -72,26 +90,78 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
   const log = (msg: string, err: unknown) =>
     deps.logger.warn({ error: String((err as Error)?.message ?? err) }, msg);
 
-  /** Fans out a bounded number of outbox batches, then claims due attempts: under a steady stream
-   * of new events an unbounded fan-out loop would never get to sending anything. */
+  // Outcomes wait here while a recording statement is in flight; the next one takes them all.
+  let unrecorded: { made: AttemptMade; done: (r: AttemptResult | null) => void }[] = [];
+  let recording = false;
+  async function recordPending() {
+    if (recording) return;
+    recording = true;
+    try {
+      while (unrecorded.length > 0) {
+        const batch = unrecorded;
+        unrecorded = [];
+        try {
+          const results = await recordAttempts(
+            deps.db,
+            batch.map((b) => b.made),
+          );
+          for (const [i, b] of batch.entries()) b.done(results[i]!);
+        } catch (err) {
+          // not recorded: the lease expires and the attempt is made again, as when a process dies
+          log('webhook attempt not recorded', err);
+          for (const b of batch) b.done(null);
+        }
+      }
+    } finally {
+      recording = false;
+    }
+  }
+  const record = (made: AttemptMade) =>
+    new Promise<AttemptResult | null>((done) => {
+      unrecorded.push({ made, done });
+      void recordPending();
+    });
+
+  /** Fans out a bounded number of outbox batches (when the outbox may hold events), then claims due
+   * attempts: under a steady stream of new events an unbounded fan-out would never get to sending. */
   async function cycle(): Promise<{ claimed: number; moreEvents: boolean }> {
+    drained = false;
     let moreEvents = false;
-    for (let i = 0; i < DISPATCH_BATCHES_PER_CYCLE; i++) {
-      if (!running) return { claimed: 0, moreEvents: false };
-      const { events } = await dispatchEvents(deps.db);
-      moreEvents = events > 0;
-      if (!moreEvents) break;
+    if (outboxDirty) {
+      outboxDirty = false;
+      lastFanOut = Date.now();
+      for (let i = 0; i < DISPATCH_BATCHES_PER_CYCLE; i++) {
+        if (!running) return { claimed: 0, moreEvents: false };
+        const { events } = await dispatchEvents(deps.db, DISPATCH_BATCH);
+        moreEvents = events === DISPATCH_BATCH;
+        if (!moreEvents) break;
+      }
+      if (moreEvents) outboxDirty = true;
     }
     const free = concurrency - inflight.size;
     if (free <= 0) return { claimed: 0, moreEvents };
     const claimed = await claimDue(deps.db, free, lease);
+    drained = claimed.length < free;
     for (const row of claimed) {
-      const p: Promise<void> = performAttempt(deps, row)
-        .then((result) => worker.onAttempt?.(result))
+      // the slot is free once the request is answered; its outcome is written with the next batch
+      // (the claim's lease keeps the row from being claimed again meanwhile)
+      const p: Promise<void> = makeAttempt(deps, row)
+        .then((made) => {
+          const r: Promise<void> = record(made)
+            .then((result) => {
+              if (!result) return;
+              if (result.status === 'pending' && result.nextAttemptAt) wakeAt(result.nextAttemptAt);
+              worker.onAttempt?.(result);
+            })
+            .catch((err) => log('webhook attempt failed', err))
+            .finally(() => recordings.delete(r));
+          recordings.add(r);
+        })
         .catch((err) => log('webhook attempt failed', err))
         .finally(() => {
           inflight.delete(p);
-          poke();
+          // a free slot is worth a claim only if the last claim left due attempts behind
+          if (!drained) poke();
         });
       inflight.add(p);
     }
@@ -100,12 +170,13 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
 
   async function run() {
     while (running) {
-      kicked = false;
+      woken = false;
       let delay = pollMs;
       try {
         const { claimed, moreEvents } = await cycle();
-        if (moreEvents || (claimed > 0 && inflight.size < concurrency)) continue; // more may be waiting
-        if (inflight.size < concurrency) {
+        if (moreEvents || (claimed > 0 && !drained)) continue; // more may be waiting
+        if (inflight.size === 0) {
+          // idle: sleep until the next attempt of any process falls due (own retries also set wakeAt)
           const next = await nextDueAt(deps.db);
           if (next) delay = Math.max(5, Math.min(pollMs, next.getTime() - Date.now()));
         }
@@ -114,11 +185,13 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
         log('webhook dispatcher cycle failed', err);
       }
       await sleep(delay);
+      // other processes' events have no kick here: look at the outbox at least every pollMs
+      if (Date.now() - lastFanOut >= pollMs) outboxDirty = true;
     }
   }
 
   const worker: DeliveryWorker = {
-    kick: poke,
+    kick,
     start() {
       if (running) return;
       running = true;
@@ -126,19 +199,19 @@ export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions 
     },
     async stop() {
       running = false;
-      poke();
+      kick();
       await loop;
       loop = null;
-      while (inflight.size > 0) await Promise.allSettled([...inflight]);
+      while (inflight.size > 0 || recordings.size > 0) await Promise.allSettled([...inflight, ...recordings]);
     },
     async settle({ timeoutMs = 30_000 } = {}) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const work = await outstandingWork(deps.db);
-        if (work.events === 0 && work.pending === 0 && inflight.size === 0) return;
+        if (work.events === 0 && work.pending === 0 && inflight.size === 0 && recordings.size === 0) return;
         if (Date.now() > deadline)
           throw new Error(`webhooks did not settle: ${JSON.stringify({ ...work, inFlight: inflight.size })}`);
-        poke();
+        kick();
         await new Promise((r) => setTimeout(r, 15));
       }
     },
