@@ -104,11 +104,7 @@ app.post('/api/v1/auth/logout', validate('json', LogoutBody), async (c) => {
 });
 
 /** Spends a one-time token (one conditional update: two concurrent uses cannot both win). */
-async function consumeUserToken(
-  c: Context<AppEnv>,
-  purpose: TenantUserTokenPurpose,
-  token: string,
-) {
+async function consumeUserToken(c: Context<AppEnv>, purpose: TenantUserTokenPurpose, token: string) {
   const { db, config } = c.get('services');
   const used = await db
     .updateTable('tenant_user_tokens')

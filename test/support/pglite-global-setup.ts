@@ -12,7 +12,10 @@ import { templateName } from './pg';
 
 export default async function setup() {
   const migrations = readMigrations();
-  const file = join(tmpdir(), `${templateName(migrations.map((m) => m.version + m.sql).join('\n'))}.pglite.tar`);
+  const file = join(
+    tmpdir(),
+    `${templateName(migrations.map((m) => m.version + m.sql).join('\n'))}.pglite.tar`,
+  );
   process.env.TEST_PGLITE_TEMPLATE = file;
   if (existsSync(file)) return;
   const handle = await createPgliteHandle();
