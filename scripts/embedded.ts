@@ -10,10 +10,12 @@ import { migrate } from '../shared/db/migrate';
 import { readMigrations } from '../shared/db/migrations-fs';
 import { RowCache } from '../shared/db/row-cache';
 import type { AppConfig } from '../shared/env';
+import { redisIdempotencyStore } from '../shared/http/idempotency';
 import type { Logger } from '../shared/log/logger';
 import { createNodeLogger } from '../shared/log/logger.node.js';
 import { createMailer } from '../shared/mail/mailer';
 import { createRateLimiter, rateLimit } from '../shared/ratelimit';
+import { upstashRedis } from '../shared/redis/client';
 import type { AppEnv, FunctionApp } from '../shared/runtime/app-env';
 import { buildRoot } from '../shared/runtime/root';
 import { createNodeDefer, type Services } from '../shared/runtime/services';
@@ -103,6 +105,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     webhooks: webhookPort,
     defer,
     rateLimiter: createRateLimiter(config, logger),
+    idempotencyStore: redisIdempotencyStore(upstashRedis(config, 'idempotency')),
     rowCache: handle.writes ? new RowCache(handle.writes) : undefined,
     mailer: createMailer(config),
     runtime: 'node',

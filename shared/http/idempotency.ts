@@ -1,4 +1,4 @@
-import { Redis } from '@upstash/redis';
+import type { Redis } from '@upstash/redis';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { surfaceOf } from '../auth/access';
@@ -160,30 +160,26 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 }
 
-const redisStores = new Map<string, RedisIdempotencyStore>();
-
-/** Redis when Upstash is configured (production), the database otherwise (embedded). */
+/**
+ * Redis when the runtime wired one into the services (Upstash configured: production, and the
+ * embedded runtime's Redis tests), the database otherwise.
+ */
 export function idempotencyStoreFor(c: Context<AppEnv>): IdempotencyStore {
-  const { config, db } = c.get('services');
-  if (config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN) {
-    const id = `${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}`;
-    let store = redisStores.get(id);
-    if (!store) {
-      store = new RedisIdempotencyStore(
-        new Redis({
-          url: config.UPSTASH_REDIS_REST_URL,
-          token: config.UPSTASH_REDIS_REST_TOKEN,
-          automaticDeserialization: false,
-          enableTelemetry: false,
-          // one quick retry, then the request fails closed (503) instead of hanging
-          retry: { retries: 1, backoff: () => 50 },
-        }),
-      );
-      redisStores.set(id, store);
-    }
-    return store;
+  const { idempotencyStore, db } = c.get('services');
+  return idempotencyStore ?? new DbIdempotencyStore(db);
+}
+
+const redisStores = new WeakMap<Redis, RedisIdempotencyStore>();
+
+/** The Redis store of a configuration, or undefined without Upstash (the runtimes call this once). */
+export function redisIdempotencyStore(redis: Redis | null): IdempotencyStore | undefined {
+  if (!redis) return undefined;
+  let store = redisStores.get(redis);
+  if (!store) {
+    store = new RedisIdempotencyStore(redis);
+    redisStores.set(redis, store);
   }
-  return new DbIdempotencyStore(db);
+  return store;
 }
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;

@@ -1,6 +1,6 @@
-import { Redis } from '@upstash/redis';
 import type { AppConfig } from '../env';
 import { errorField, type Logger } from '../log/logger';
+import { upstashRedis } from '../redis/client';
 import { MemoryRateLimiter, type RateLimiter } from './limiter';
 import { UpstashRateLimiter } from './upstash';
 
@@ -12,13 +12,11 @@ import { UpstashRateLimiter } from './upstash';
 const limiters = new Map<string, RateLimiter>();
 
 export function createRateLimiter(config: AppConfig, logger: Logger): RateLimiter {
-  const { UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token } = config;
-  if (!url || !token) return new MemoryRateLimiter();
-  const id = `${url}|${token}|${config.RATE_LIMIT_TIMEOUT_MS}`;
+  const redis = upstashRedis(config, 'rateLimit');
+  if (!redis) return new MemoryRateLimiter();
+  const id = `${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}|${config.RATE_LIMIT_TIMEOUT_MS}`;
   let limiter = limiters.get(id);
   if (!limiter) {
-    // no retries: a slow or failing Redis is answered by the fail-open path, not by waiting longer
-    const redis = new Redis({ url, token, retry: false, enableTelemetry: false });
     limiter = new UpstashRateLimiter(redis, {
       timeoutMs: config.RATE_LIMIT_TIMEOUT_MS,
       onFallback: (err) => logger.warn({ error: errorField(err) }, 'rate limiter fell back to memory'),

@@ -7,6 +7,7 @@ import type { ExecutionContext, MiddlewareHandler } from 'hono';
 import { createNeonHandle } from '../db/adapters/neon';
 import type { DatabaseHandle } from '../db/handle';
 import { type AppConfig, ConfigError, corsOrigins, EnvSchema, loadConfig } from '../env';
+import type { IdempotencyStore } from '../http/idempotency';
 import { createConsoleLogger, type Logger } from '../log/logger';
 import { createMailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
@@ -23,6 +24,8 @@ export interface EdgeOptions {
   kicker?: (ctx: { config: AppConfig; env: EdgeBindings; services: Services }) => EventKicker;
   /** the rate limiter of a request's config; default: none (not limited) */
   rateLimiter?: (config: AppConfig, logger: Logger) => RateLimiter;
+  /** the Idempotency-Key store of a request's config; default: none (the database's table) */
+  idempotencyStore?: (config: AppConfig) => IdempotencyStore | undefined;
   /** middleware after the gate (rate limits, metering); default: none */
   afterGate?: RootOptions['afterGate'];
 }
@@ -84,6 +87,7 @@ export function edgeServices(options: EdgeOptions, logger: Logger): MiddlewareHa
       runtime: 'edge',
     };
     if (options.rateLimiter) services.rateLimiter = options.rateLimiter(config, logger);
+    if (options.idempotencyStore) services.idempotencyStore = options.idempotencyStore(config);
     if (options.kicker) services.events = options.kicker({ config, env, services });
     c.set('services', services);
     try {

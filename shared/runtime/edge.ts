@@ -2,8 +2,10 @@
 // the webhook kicker (one delivery cycle in waitUntil, retries as delayed QStash callbacks), per-plan
 // rate limits (Upstash Redis when UPSTASH_REDIS_REST_URL/TOKEN are set, fail-open; else per-isolate
 // memory) and usage metering. `export default edgeWorker(app)` in functions/<name>/index.ts.
+import { redisIdempotencyStore } from '../http/idempotency';
 import { createRateLimiter } from '../ratelimit/factory';
 import { rateLimit } from '../ratelimit/middleware';
+import { upstashRedis } from '../redis/client';
 import { meterUsage } from '../usage/meter';
 import { createEdgeWebhookKicker } from '../webhooks/qstash';
 import type { FunctionApp } from './app-env';
@@ -18,6 +20,8 @@ export function edgeWorker(app: FunctionApp, options: EdgeOptions = {}) {
       (({ config, services }) =>
         createEdgeWebhookKicker({ db: services.db, config, defer: services.defer, logger: services.logger })),
     rateLimiter: options.rateLimiter ?? createRateLimiter,
+    idempotencyStore:
+      options.idempotencyStore ?? ((config) => redisIdempotencyStore(upstashRedis(config, 'idempotency'))),
     afterGate: options.afterGate ?? [rateLimit(), meterUsage()],
   });
 }

@@ -2,6 +2,7 @@ import type { KeyCache } from '../auth/key-verify';
 import type { RowCache } from '../db/row-cache';
 import type { Db } from '../db/schema';
 import type { AppConfig } from '../env';
+import type { IdempotencyStore } from '../http/idempotency';
 import { errorField, type Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
@@ -30,6 +31,8 @@ export interface Services {
   webhooks?: WebhookPort;
   /** Runs work after the response (Workers: waitUntil; Node: tracked promise). Never throws into the request. */
   defer(task: () => Promise<unknown>): void;
+  /** Idempotency-Key records in Upstash Redis when configured; absent = the database's table. */
+  idempotencyStore?: IdempotencyStore;
   /** Per-plan rate limits (shared/ratelimit): in-memory (embedded) or Upstash Redis; absent = not limited. */
   rateLimiter?: RateLimiter;
   /** Process-local read cache of watched-table rows (Node; shared/db/row-cache.ts); absent on the edge. */
