@@ -25,8 +25,10 @@ const probes = FUNCTIONS.flatMap((fn) =>
 describe.each(probes)('$fn $path', ({ path }) => {
   const surface = surfaceOf(path);
   const guarded = surface !== 'public' && surface !== 'signed';
+  // the sign-in routes take no credential (they hand one out), but still refuse API keys
+  const needsCredential = guarded && surface !== 'sign_in';
 
-  it.skipIf(!guarded)('refuses a request without credential (401)', async () => {
+  it.skipIf(!needsCredential)('refuses a request without credential (401)', async () => {
     const res = await call('GET', path);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ detail: Detail.missingCredentials });
@@ -123,6 +125,27 @@ describe('happy paths', () => {
     expect(page.text).toContain('swagger-ui');
     const asset = await call('GET', '/docs/assets/swagger-ui-bundle.js');
     expect(asset.status).toBe(200);
+  });
+
+  it('auth: sign-in through the Neon driver, the one 401 for a wrong password, no key allowed', async () => {
+    const res = await call('POST', '/api/v1/auth/login', {
+      body: { email: 'nobody@example.com', password: 'not-the-password-1' },
+    });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ detail: 'Invalid email or password' });
+    const withKey = await call('POST', '/api/v1/auth/login', {
+      apiKey: unrelatedKey,
+      body: { email: 'nobody@example.com', password: 'not-the-password-1' },
+    });
+    expect(withKey.status).toBe(403);
+    expect(withKey.body).toEqual({ detail: Detail.apiKeyNotPermitted });
+  });
+
+  it('console: the page from its own Worker, under a strict Content-Security-Policy', async () => {
+    const page = await call('GET', '/console/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 
   // Functions other engineers are building: the list endpoint with the right scope answers 200.
