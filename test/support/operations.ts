@@ -345,17 +345,33 @@ const SPECIAL: Record<string, Special> = {
   'POST /api/internal/calls': { body: (w) => ({ tenant_id: tenantId(w) }) },
   'POST /api/internal/calls/{call_id}/complete': {
     fresh: ['call'],
-    body: (w) => ({ tenant_id: tenantId(w), outcome: 'hung_up' }),
+    // the documented example's times cannot know when this run's fresh call started
+    body: (w) => ({
+      tenant_id: tenantId(w),
+      outcome: 'hung_up',
+      ended_at: new Date(Date.now() + 60_000).toISOString(),
+    }),
   },
   'POST /api/internal/calls/{call_id}/escalations': {
     fresh: ['call'],
     body: (w) => ({ tenant_id: tenantId(w), status: 'failed', reason: 'user_requested' }),
   },
   'POST /api/internal/channels/email': {
-    body: (w) => ({ tenant_id: tenantId(w), from: `mailer${w.seq()}@fuzz.test`, body: 'Hi' }),
+    // a new sender starts a conversation (the example's conversation_id names the documentation's)
+    body: (w) => ({
+      tenant_id: tenantId(w),
+      from: `mailer${w.seq()}@fuzz.test`,
+      body: 'Hi',
+      conversation_id: undefined,
+    }),
   },
   'POST /api/internal/channels/whatsapp': {
-    body: (w) => ({ tenant_id: tenantId(w), from: `+1555000${1000 + w.seq()}`, body: 'Hi' }),
+    body: (w) => ({
+      tenant_id: tenantId(w),
+      from: `+1555000${1000 + w.seq()}`,
+      body: 'Hi',
+      conversation_id: undefined,
+    }),
   },
   'POST /api/internal/usage/report': {
     body: () => {
@@ -431,9 +447,15 @@ const SPECIAL: Record<string, Special> = {
   'POST /api/v1/webhooks/{id}/recover': {
     body: () => ({ since: new Date(Date.now() - 3_600_000).toISOString() }),
   },
-  'PATCH /api/v2/webhooks/{id}': { body: () => ({ is_active: true }) },
+  // the example's host is the documentation's (it resolves nowhere): point it at the local receiver
+  'PATCH /api/v2/webhooks/{id}': { body: () => ({ is_active: true, url: 'https://localhost:9/hook' }) },
   'POST /api/v1/widget/messages': {
-    body: (w) => ({ tenant_id: tenantId(w), body: 'Hi', email: `visitor${w.seq()}@fuzz.test` }),
+    body: (w) => ({
+      tenant_id: tenantId(w),
+      body: 'Hi',
+      email: `visitor${w.seq()}@fuzz.test`,
+      conversation_id: undefined, // a new visitor starts a conversation
+    }),
   },
   'PATCH /api/v2/companies/{company_id}': { body: () => ({ industry: 'Software' }) },
   'DELETE /api/v2/companies/{company_id}': { fresh: ['company'] },
