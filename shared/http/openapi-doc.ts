@@ -238,11 +238,17 @@ function standardErrors(route: RouteDoc, surface: Surface, scopes: string[]): Re
     hasPathIds: pathParamsOf(route.path).length > 0,
     hasInput: Boolean(route.params || route.query || route.body),
   };
-  if (surface === 'sign_in')
+  if (surface === 'sign_in') {
     responses['403'] = {
       description: 'API keys may not call this endpoint',
       content: errorBody({ detail: Detail.apiKeyNotPermitted }),
     };
+    // a key is verified before it is refused (an invalid one is 401, like everywhere)
+    responses['401'] = {
+      description: 'An API key that is not valid was sent',
+      content: errorBody({ detail: Detail.invalidApiKey }),
+    };
+  }
   if (credentialed(traits)) {
     const unauthorizedExamples: Record<string, Json> = {
       missing: { value: { detail: Detail.missingCredentials } },

@@ -338,9 +338,69 @@ interface Special {
 
 const tenantId = (w: World) => w.a.tenant.id;
 
+/** A tenant-A colleague invited and signed up through the API: its email, password and session pair. */
+const SIGN_IN_PASSWORD = 'fuzz sign-in password';
+async function signedUpUser(w: World) {
+  const email = `member${w.seq()}@fuzz.test`;
+  const invited = await ok(w.h, 'POST', '/api/v1/tenant/users', {
+    bearer: w.a.tenant.adminToken,
+    body: { email, role: 'agent' },
+  });
+  const session = await ok(w.h, 'POST', '/api/v1/auth/accept-invite', {
+    body: { token: invited.invite.token, password: SIGN_IN_PASSWORD },
+  });
+  return { email, refreshToken: session.refresh_token as string };
+}
+
+/** The token of the last mail sent to `to` (the harness keeps the development outbox). */
+async function mailedToken(w: World, to: string): Promise<string> {
+  const mail = (await w.h.outbox()).filter((m) => m.to === to).at(-1);
+  if (!mail) throw new Error(`fixture: no mail to ${to}`);
+  return new URL(mail.link).searchParams.get('token') as string;
+}
+
 /** What a schema cannot say, per operation. */
 const SPECIAL: Record<string, Special> = {
   'POST /api/v1/tenants': { credential: 'super' },
+  // sign-in: an account, a live refresh token, an unspent invite or reset token of this run
+  'POST /api/v1/auth/login': {
+    body: async (w) => {
+      freshRateWindow(w);
+      const { email } = await signedUpUser(w);
+      return { email, password: SIGN_IN_PASSWORD, tenant_id: tenantId(w) };
+    },
+  },
+  'POST /api/v1/auth/refresh': {
+    body: async (w) => ({ refresh_token: (await signedUpUser(w)).refreshToken }),
+  },
+  'POST /api/v1/auth/logout': {
+    body: async (w) => ({ refresh_token: (await signedUpUser(w)).refreshToken }),
+  },
+  'POST /api/v1/auth/accept-invite': {
+    body: async (w) => {
+      const invited = await ok(w.h, 'POST', '/api/v1/tenant/users', {
+        bearer: w.a.tenant.adminToken,
+        body: { email: `invitee${w.seq()}@fuzz.test`, role: 'agent' },
+      });
+      return { token: invited.invite.token, password: SIGN_IN_PASSWORD, name: 'Fuzz Invitee' };
+    },
+  },
+  'POST /api/v1/auth/password-reset': {
+    // the same 202 whether or not the account (or its tenant) exists: no account enumeration
+    acceptsUnknown: ['tenant_id', 'email'],
+    body: async (w) => {
+      freshRateWindow(w);
+      return { email: (await signedUpUser(w)).email, tenant_id: tenantId(w) };
+    },
+  },
+  'POST /api/v1/auth/password-reset/confirm': {
+    body: async (w) => {
+      freshRateWindow(w);
+      const { email } = await signedUpUser(w);
+      await ok(w.h, 'POST', '/api/v1/auth/password-reset', { body: { email, tenant_id: tenantId(w) } });
+      return { token: await mailedToken(w, email), password: 'a new fuzz password' };
+    },
+  },
   'GET /api/v1/tenants/{tenant_id}': { credential: 'super' },
   'POST /api/internal/calls': { body: (w) => ({ tenant_id: tenantId(w) }) },
   'POST /api/internal/calls/{call_id}/complete': {
