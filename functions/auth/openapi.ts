@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   AcceptInviteBody,
   LoginBody,
@@ -125,3 +125,15 @@ export const routes = defineRoutes([
     },
   },
 ]);
+
+export const components = defineComponents({
+  output: { TokenPair, PasswordResetAccepted },
+  input: {
+    SignIn: LoginBody,
+    SessionRefresh: RefreshBody,
+    SignOut: LogoutBody,
+    InviteAcceptance: AcceptInviteBody,
+    PasswordResetRequest: PasswordResetBody,
+    PasswordResetConfirmation: PasswordResetConfirmBody,
+  },
+});

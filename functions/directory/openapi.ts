@@ -94,6 +94,6 @@ export const routes = defineRoutes([
 ]);
 
 export const components = defineComponents({
-  output: { Requester, TenantUser },
+  output: { Requester, TenantUser, InvitedTenantUser },
   input: { TenantUserCreate: CreateTenantUserBody, TenantUserUpdate: UpdateTenantUserBody },
 });

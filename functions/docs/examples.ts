@@ -53,6 +53,7 @@ export const EXAMPLE_VALUES: ExampleValues = {
     AuditEntry: ID.audit,
     Invoice: ID.invoice,
     TenantUser: ID.tenantUser,
+    InvitedTenantUser: ID.tenantUser,
     ApiKey: ID.apiKey,
     ApiKeyCreated: ID.apiKey,
     Tenant: ID.tenant,
@@ -192,6 +193,19 @@ export const EXAMPLE_VALUES: ExampleValues = {
     visitor_id: 'vis_4f2a9c',
     download_url: 'https://files.example.com/exports/exp_0mhbs2f8gKa6PzV1nDr4Ly.csv',
     error: null,
+    // sign-in and sessions
+    'TokenPair.access_token':
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ0dXNfMG1oMnY5dzh4UHI2SnpMM3FOYjVHYyIsInRlbmFudF9pZCI6InRlbl9kZW1vIiwicm9sZSI6InRlbmFudF9hZG1pbiJ9.4vQ8rJ2kXn7mTzL1pW9cYb3HsGd6FeA0uNq5RtVwKyE',
+    token_type: 'Bearer',
+    refresh_token: 'itsm_rt_7Kq2mVx9LbN3cRw8TdY1sPzH4gFj6aEu',
+    'InviteAcceptance.token': 'itsm_inv_Qm4xT8rL2vN7cK9pZs3WdB6hYf1gJa5e',
+    'PasswordResetConfirmation.token': 'itsm_pwr_Vb7nR2kX9qLm4TzW8cHs1DyG6fPj3aEu',
+    accept_url:
+      'https://support.acme.example/console/accept-invite?token=itsm_inv_Qm4xT8rL2vN7cK9pZs3WdB6hYf1gJa5e',
+    'RootLinks.name': 'Support Platform API',
+    docs: '/docs',
+    'RootLinks.openapi': '/api/v1/openapi.json',
+    health: '/api/v2/health',
     // webhooks and keys
     url: 'https://hooks.acme.example/support',
     'Article.url': 'https://help.acme.example/articles/reset-your-password',

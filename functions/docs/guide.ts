@@ -190,6 +190,11 @@ const TAGS: ReferenceGuide['tags'] = [
       "For the tenant's own customers (end users): sign up, log in (password or magic link) and manage their own tickets with an end-user token.",
   },
   {
+    name: 'Dashboard sign-in',
+    description:
+      'How a tenant admin gets the dashboard session the dashboard-only operations take: sign in with email and password (a 900 s access token and a single-use refresh token), refresh, sign out, accept an invite, reset a forgotten password. API keys are refused here.',
+  },
+  {
     name: 'API keys',
     description:
       'Dashboard only: create (the key is shown once), list, rotate, revoke and delete the API keys integrations use, each with its scopes.',
@@ -221,6 +226,11 @@ const TAGS: ReferenceGuide['tags'] = [
   },
   { name: 'Audit log', description: 'Dashboard only: who changed what, and when.' },
   { name: 'Documentation', description: 'This document and the reference page.' },
+  {
+    name: 'Console',
+    description:
+      'The tenant console, a browser app at `/console` that signs in through Dashboard sign-in and uses the same public operations as everyone.',
+  },
 ];
 
 /** Parameters many routes share; a route states its own in `paramText`. */

@@ -7,6 +7,9 @@ const OpenApiDocument = z
   .object({ openapi: z.string(), info: z.object({ title: z.string(), version: z.string() }).loose() })
   .loose();
 
+/** `GET /`: where to start. */
+const RootLinks = z.object({ name: z.string(), docs: z.string(), openapi: z.string(), health: z.string() });
+
 export const routes = defineRoutes([
   {
     method: 'get',
@@ -17,7 +20,7 @@ export const routes = defineRoutes([
     responses: {
       200: {
         description: 'Links',
-        schema: z.object({ name: z.string(), docs: z.string(), openapi: z.string(), health: z.string() }),
+        schema: RootLinks,
       },
     },
   },
@@ -76,4 +79,4 @@ export const routes = defineRoutes([
   },
 ]);
 
-export const components = defineComponents({ output: { OpenApiDocument } });
+export const components = defineComponents({ output: { OpenApiDocument, RootLinks } });

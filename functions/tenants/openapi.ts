@@ -57,6 +57,6 @@ export const components = defineComponents({
       },
     },
   },
-  output: { Tenant },
+  output: { Tenant, CreatedTenant },
   input: { TenantCreate: CreateTenantBody },
 });

@@ -2486,6 +2486,30 @@ export interface components {
             };
             time: string;
         };
+        CreatedTenant: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            plan: "free" | "starter" | "pro" | "enterprise";
+            /** @enum {string} */
+            environment: "production" | "staging" | "sandbox";
+            /**
+             * @description keys issued for this tenant start with this
+             * @enum {string}
+             */
+            api_key_prefix: "itsm_sk_live_" | "itsm_sk_test_";
+            created_at: string;
+            updated_at: string;
+            invite?: {
+                user_id: string;
+                email: string;
+                /** @description POST /api/v1/auth/accept-invite {token, password}; single use */
+                token: string;
+                /** @description the console page that accepts it */
+                accept_url: string;
+                expires_at: string;
+            };
+        };
         TenantCreate: {
             name: string;
             /** @enum {string} */
@@ -2520,6 +2544,45 @@ export interface components {
             created_at: string;
             /** @description Last change */
             updated_at: string;
+        };
+        TokenPair: {
+            /** @description dashboard session JWT (HS256; claims sub, tenant_id, role, sid, iat, exp) */
+            access_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            /** @description seconds the access token lives */
+            expires_in: number;
+            /** @description single use: exchange it at /api/v1/auth/refresh for a new pair */
+            refresh_token: string;
+        };
+        SignIn: {
+            /** Format: email */
+            email: string;
+            password: string;
+            tenant_id?: string;
+        };
+        SessionRefresh: {
+            refresh_token: string;
+        };
+        SignOut: {
+            refresh_token?: string;
+        };
+        InviteAcceptance: {
+            token: string;
+            password: string;
+            name?: string;
+        };
+        PasswordResetAccepted: {
+            detail: string;
+        };
+        PasswordResetRequest: {
+            /** Format: email */
+            email: string;
+            tenant_id?: string;
+        };
+        PasswordResetConfirmation: {
+            token: string;
+            password: string;
         };
         /** @description The new key: `api_key` is shown only in this response. */
         ApiKeyCreated: {
@@ -3595,6 +3658,21 @@ export interface components {
             limit: number;
             offset: number;
         };
+        InvitedTenantUser: {
+            id: string;
+            email: string;
+            name: string | null;
+            /** @enum {string} */
+            role: "agent" | "tenant_admin";
+            created_at: string;
+            updated_at: string;
+            invite: {
+                /** @description POST /api/v1/auth/accept-invite {token, password}; single use, 7 days */
+                token: string;
+                accept_url: string;
+                expires_at: string;
+            };
+        };
         TenantUserCreate: {
             /** Format: email */
             email: string;
@@ -3864,6 +3942,12 @@ export interface components {
             limit: number;
             offset: number;
         };
+        RootLinks: {
+            name: string;
+            docs: string;
+            openapi: string;
+            health: string;
+        };
         OpenApiDocument: {
             openapi: string;
             info: {
@@ -3975,18 +4059,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "name": "Ana Silva",
-                     *       "docs": "docs",
-                     *       "openapi": "3.1.0",
-                     *       "health": "health"
+                     *       "name": "Support Platform API",
+                     *       "docs": "/docs",
+                     *       "openapi": "/api/v1/openapi.json",
+                     *       "health": "/api/v2/health"
                      *     }
                      */
-                    "application/json": {
-                        name: string;
-                        docs: string;
-                        openapi: string;
-                        health: string;
-                    };
+                    "application/json": components["schemas"]["RootLinks"];
                 };
             };
             503: components["responses"]["ServiceUnavailable"];
@@ -6174,16 +6253,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ2d3NfMG1oYnE3YzRkSHMzS3BROXlaZTFOdCJ9.q3Vt1x8mYlR0sZ2p",
+                 *       "token": "itsm_inv_Qm4xT8rL2vN7cK9pZs3WdB6hYf1gJa5e",
                  *       "password": "correct-horse-battery-staple",
                  *       "name": "Ana Silva"
                  *     }
                  */
-                "application/json": {
-                    token: string;
-                    password: string;
-                    name?: string;
-                };
+                "application/json": components["schemas"]["InviteAcceptance"];
             };
         };
         responses: {
@@ -6202,16 +6277,7 @@ export interface operations {
                      *       "refresh_token": "itsm_rt_…"
                      *     }
                      */
-                    "application/json": {
-                        /** @description dashboard session JWT (HS256; claims sub, tenant_id, role, sid, iat, exp) */
-                        access_token: string;
-                        /** @constant */
-                        token_type: "Bearer";
-                        /** @description seconds the access token lives */
-                        expires_in: number;
-                        /** @description single use: exchange it at /api/v1/auth/refresh for a new pair */
-                        refresh_token: string;
-                    };
+                    "application/json": components["schemas"]["TokenPair"];
                 };
             };
             /** @description Unknown, used or expired */
@@ -6224,6 +6290,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Invalid or expired invite"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An API key that is not valid was sent */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid API key"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6301,12 +6382,7 @@ export interface operations {
                  *       "tenant_id": "ten_demo"
                  *     }
                  */
-                "application/json": {
-                    /** Format: email */
-                    email: string;
-                    password: string;
-                    tenant_id?: string;
-                };
+                "application/json": components["schemas"]["SignIn"];
             };
         };
         responses: {
@@ -6325,16 +6401,7 @@ export interface operations {
                      *       "refresh_token": "itsm_rt_…"
                      *     }
                      */
-                    "application/json": {
-                        /** @description dashboard session JWT (HS256; claims sub, tenant_id, role, sid, iat, exp) */
-                        access_token: string;
-                        /** @constant */
-                        token_type: "Bearer";
-                        /** @description seconds the access token lives */
-                        expires_in: number;
-                        /** @description single use: exchange it at /api/v1/auth/refresh for a new pair */
-                        refresh_token: string;
-                    };
+                    "application/json": components["schemas"]["TokenPair"];
                 };
             };
             /** @description Any failure */
@@ -6433,12 +6500,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "refresh_token": "refresh token"
+                 *       "refresh_token": "itsm_rt_7Kq2mVx9LbN3cRw8TdY1sPzH4gFj6aEu"
                  *     }
                  */
-                "application/json": {
-                    refresh_token?: string;
-                };
+                "application/json": components["schemas"]["SignOut"];
             };
         };
         responses: {
@@ -6536,11 +6601,7 @@ export interface operations {
                  *       "tenant_id": "ten_demo"
                  *     }
                  */
-                "application/json": {
-                    /** Format: email */
-                    email: string;
-                    tenant_id?: string;
-                };
+                "application/json": components["schemas"]["PasswordResetRequest"];
             };
         };
         responses: {
@@ -6557,6 +6618,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "If the address belongs to an account, a password reset link has been sent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasswordResetAccepted"];
+                };
+            };
+            /** @description An API key that is not valid was sent */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid API key"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6632,14 +6711,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ2d3NfMG1oYnE3YzRkSHMzS3BROXlaZTFOdCJ9.q3Vt1x8mYlR0sZ2p",
+                 *       "token": "itsm_pwr_Vb7nR2kX9qLm4TzW8cHs1DyG6fPj3aEu",
                  *       "password": "correct-horse-battery-staple"
                  *     }
                  */
-                "application/json": {
-                    token: string;
-                    password: string;
-                };
+                "application/json": components["schemas"]["PasswordResetConfirmation"];
             };
         };
         responses: {
@@ -6661,16 +6737,7 @@ export interface operations {
                      *       "refresh_token": "itsm_rt_…"
                      *     }
                      */
-                    "application/json": {
-                        /** @description dashboard session JWT (HS256; claims sub, tenant_id, role, sid, iat, exp) */
-                        access_token: string;
-                        /** @constant */
-                        token_type: "Bearer";
-                        /** @description seconds the access token lives */
-                        expires_in: number;
-                        /** @description single use: exchange it at /api/v1/auth/refresh for a new pair */
-                        refresh_token: string;
-                    };
+                    "application/json": components["schemas"]["TokenPair"];
                 };
             };
             /** @description Unknown, used or expired */
@@ -6686,6 +6753,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Invalid or expired password reset token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An API key that is not valid was sent */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid API key"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -6761,12 +6846,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "refresh_token": "refresh token"
+                 *       "refresh_token": "itsm_rt_7Kq2mVx9LbN3cRw8TdY1sPzH4gFj6aEu"
                  *     }
                  */
-                "application/json": {
-                    refresh_token: string;
-                };
+                "application/json": components["schemas"]["SessionRefresh"];
             };
         };
         responses: {
@@ -6785,16 +6868,7 @@ export interface operations {
                      *       "refresh_token": "itsm_rt_…"
                      *     }
                      */
-                    "application/json": {
-                        /** @description dashboard session JWT (HS256; claims sub, tenant_id, role, sid, iat, exp) */
-                        access_token: string;
-                        /** @constant */
-                        token_type: "Bearer";
-                        /** @description seconds the access token lives */
-                        expires_in: number;
-                        /** @description single use: exchange it at /api/v1/auth/refresh for a new pair */
-                        refresh_token: string;
-                    };
+                    "application/json": components["schemas"]["TokenPair"];
                 };
             };
             /** @description Unknown, spent, expired or revoked */
@@ -14517,7 +14591,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "id",
+                     *       "id": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
                      *       "email": "ana@example.com",
                      *       "name": "Ana Silva",
                      *       "role": "agent",
@@ -14525,26 +14599,12 @@ export interface operations {
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
                      *       "invite": {
                      *         "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ2d3NfMG1oYnE3YzRkSHMzS3BROXlaZTFOdCJ9.q3Vt1x8mYlR0sZ2p",
-                     *         "accept_url": "accept url",
+                     *         "accept_url": "https://support.acme.example/console/accept-invite?token=itsm_inv_Qm4xT8rL2vN7cK9pZs3WdB6hYf1gJa5e",
                      *         "expires_at": "2026-06-12T09:26:53.412Z"
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        id: string;
-                        email: string;
-                        name: string | null;
-                        /** @enum {string} */
-                        role: "agent" | "tenant_admin";
-                        created_at: string;
-                        updated_at: string;
-                        invite: {
-                            /** @description POST /api/v1/auth/accept-invite {token, password}; single use, 7 days */
-                            token: string;
-                            accept_url: string;
-                            expires_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvitedTenantUser"];
                 };
             };
             /** @description Missing or invalid credential */
@@ -15011,30 +15071,7 @@ export interface operations {
                      *       "updated_at": "2026-03-14T09:26:53.412Z"
                      *     }
                      */
-                    "application/json": {
-                        id: string;
-                        name: string;
-                        /** @enum {string} */
-                        plan: "free" | "starter" | "pro" | "enterprise";
-                        /** @enum {string} */
-                        environment: "production" | "staging" | "sandbox";
-                        /**
-                         * @description keys issued for this tenant start with this
-                         * @enum {string}
-                         */
-                        api_key_prefix: "itsm_sk_live_" | "itsm_sk_test_";
-                        created_at: string;
-                        updated_at: string;
-                        invite?: {
-                            user_id: string;
-                            email: string;
-                            /** @description POST /api/v1/auth/accept-invite {token, password}; single use */
-                            token: string;
-                            /** @description the console page that accepts it */
-                            accept_url: string;
-                            expires_at: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["CreatedTenant"];
                 };
             };
             /** @description Missing or invalid credential */
