@@ -184,6 +184,24 @@ const credentialed = (t: OperationTraits) =>
 const replayable = (t: OperationTraits) =>
   t.surface === 'api' && (t.method === 'post' || t.method === 'patch');
 const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolean; response: Json }[] = [
+  // spec rule 6 on credential-free paths: a key sent anyway is verified (401 when invalid), then refused
+  {
+    status: '401',
+    when: (t) => t.surface === 'public',
+    response: {
+      description: 'An API key was sent and it is not valid (this operation needs none)',
+      content: errorBody({ detail: Detail.invalidApiKey }),
+    },
+  },
+  {
+    status: '403',
+    when: (t) => t.surface === 'public',
+    response: {
+      description:
+        'An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one)',
+      content: errorBody({ detail: Detail.apiKeyNotPermitted }),
+    },
+  },
   {
     status: '404',
     when: (t) => t.hasPathIds,

@@ -528,7 +528,8 @@ const SPECIAL: Record<string, Special> = {
     },
   },
   'POST /api/v2/contacts': { body: (w) => ({ email: `c${w.seq()}@fuzz.test`, first_name: 'Fuzz' }) },
-  'PATCH /api/v2/contacts/{contact_id}': { body: () => ({ first_name: 'Renamed' }) },
+  // the example's external_id is unique per tenant, and POST /api/v2/contacts may already have taken it
+  'PATCH /api/v2/contacts/{contact_id}': { body: () => ({ first_name: 'Renamed', external_id: undefined }) },
   'DELETE /api/v2/contacts/{contact_id}': { fresh: ['contact'] },
   'POST /api/v2/contacts/{contact_id}/restore': {
     fresh: ['contact'],
