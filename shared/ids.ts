@@ -33,8 +33,16 @@ export const ID_PREFIX = {
 
 export type IdKind = keyof typeof ID_PREFIX;
 
+/**
+ * The time part never repeats within a process: two ids made in the same millisecond get
+ * consecutive values (a burst runs the clock a few ms ahead, then it waits for the wall clock).
+ * So ids of one process sort in creation order, which breaks ties where timestamps do not: events
+ * of one transaction on PGlite, whose clock_timestamp() can repeat, keep their emission order.
+ */
+let lastMillis = 0;
 export function newId(kind: IdKind): string {
-  const time = Date.now().toString(36).padStart(9, '0');
+  lastMillis = Math.max(Date.now(), lastMillis + 1);
+  const time = lastMillis.toString(36).padStart(9, '0');
   return `${ID_PREFIX[kind]}_${time}${randomBase62(14)}`;
 }
 
