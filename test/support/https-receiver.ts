@@ -39,6 +39,11 @@ export interface HttpsReceiver {
   requests: ReceivedRequest[];
   /** answers for the next requests to `path`, in order; then `fallback` (default success) */
   plan(path: string, answers: Behaviour[], fallback?: Behaviour): void;
+  /**
+   * Like `plan`, but every delivery (its X-Webhook-Delivery-Id) gets its own copy of `answers`:
+   * how often one delivery fails no longer depends on how its attempts interleave with others'.
+   */
+  planEach(path: string, answers: Behaviour[], fallback?: Behaviour): void;
   received(path: string): ReceivedRequest[];
   close(): Promise<void>;
 }
@@ -46,6 +51,8 @@ export interface HttpsReceiver {
 export async function startHttpsReceiver(options: { slowMs?: number } = {}): Promise<HttpsReceiver> {
   const slowMs = options.slowMs ?? 50;
   const plans = new Map<string, { queue: Behaviour[]; fallback: Behaviour }>();
+  const perDelivery = new Map<string, { answers: Behaviour[]; fallback: Behaviour }>();
+  const queues = new Map<string, Behaviour[]>();
   const requests: ReceivedRequest[] = [];
   const hanging = new Set<ServerResponse>();
 
@@ -57,7 +64,14 @@ export async function startHttpsReceiver(options: { slowMs?: number } = {}): Pro
       req.on('end', () => {
         const path = (req.url ?? '/').split('?')[0]!;
         const plan = plans.get(path);
-        const answer: Behaviour = plan ? (plan.queue.shift() ?? plan.fallback) : 'success';
+        const each = perDelivery.get(path);
+        let answer: Behaviour = plan ? (plan.queue.shift() ?? plan.fallback) : 'success';
+        if (each) {
+          const key = `${path} ${req.headers['x-webhook-delivery-id'] ?? ''}`;
+          const queue = queues.get(key) ?? [...each.answers];
+          queues.set(key, queue);
+          answer = queue.shift() ?? each.fallback;
+        }
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers))
           headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
@@ -95,6 +109,9 @@ export async function startHttpsReceiver(options: { slowMs?: number } = {}): Pro
     url: (path = '/hook', host = 'localhost') => `https://${host}:${port}${path}`,
     plan(path, answers, fallback = 'success') {
       plans.set(path, { queue: [...answers], fallback });
+    },
+    planEach(path, answers, fallback = 'success') {
+      perDelivery.set(path, { answers: [...answers], fallback });
     },
     received: (path) => requests.filter((r) => r.path === path),
     async close() {
