@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
 import { adminQuery, dbUrl, postgresReachable } from '../support/pg';
-import { json, provisionTenant, startServer } from './server-process';
+import { freePort, json, provisionTenant, startServer } from './server-process';
 
 const required = process.env.CI === 'true';
 const pgUp = await postgresReachable();
@@ -27,10 +27,11 @@ for (const mode of ['postgres', 'pglite'] as const) {
     let receiver: HttpsReceiver;
     let env: Record<string, string>;
     let cleanup: () => Promise<void>;
-    const port = mode === 'postgres' ? 8974 : 8975;
+    let port: number;
 
     beforeAll(async () => {
       receiver = await startHttpsReceiver();
+      port = await freePort();
       env = { WEBHOOK_SSRF_ALLOW: 'localhost', WEBHOOK_RETRY_UNIT_MS: '400', WEBHOOK_TIMEOUT_MS: '2000' };
       if (mode === 'postgres') {
         const name = `spa_kill_${Date.now().toString(36)}`;
@@ -50,12 +51,8 @@ for (const mode of ['postgres', 'pglite'] as const) {
 
     it('a restarted server completes every pending delivery', async () => {
       const EVENTS = 20;
-      // the first two rounds fail, so every delivery is pending with a retry scheduled
-      receiver.plan(
-        '/kill',
-        Array.from({ length: EVENTS * 2 }, () => 'fail' as const),
-        'success',
-      );
+      // every delivery's first two attempts fail, so each is pending with a retry scheduled
+      receiver.planEach('/kill', ['fail', 'fail'], 'success');
       let server = await startServer(port, env);
       const { key } = await provisionTenant(server.base, 'enterprise', [
         'tickets:write',

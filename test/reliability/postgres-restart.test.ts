@@ -4,10 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { privatePostgresAvailable, startPrivatePostgres } from './private-postgres';
-import { json, provisionTenant, type ServerProcess, startServer } from './server-process';
+import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
 
-const PG_PORT = 55432;
-const API_PORT = 8971;
 const required = process.env.CI === 'true';
 
 describe.skipIf(!privatePostgresAvailable() && !required)('Postgres restarted under load', () => {
@@ -16,8 +14,8 @@ describe.skipIf(!privatePostgresAvailable() && !required)('Postgres restarted un
   let key: string;
 
   beforeAll(async () => {
-    pg = startPrivatePostgres(PG_PORT);
-    server = await startServer(API_PORT, { DATABASE_URL: pg.url });
+    pg = startPrivatePostgres(await freePort());
+    server = await startServer(await freePort(), { DATABASE_URL: pg.url });
     ({ key } = await provisionTenant(server.base, 'enterprise', ['tickets:read', 'tickets:write']));
   }, 120_000);
 

@@ -3,14 +3,14 @@
  * in docs/rate-limits.md), Idempotency-Key requests fail closed with 503; never a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, provisionTenant, type ServerProcess, startServer } from './server-process';
+import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
 
 describe('Redis unreachable', () => {
   let server: ServerProcess;
   let key: string;
   beforeAll(async () => {
     // nothing listens on port 9 of this machine: every Upstash call fails at once
-    server = await startServer(8976, {
+    server = await startServer(await freePort(), {
       UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:9',
       UPSTASH_REDIS_REST_TOKEN: 'x',
     });
