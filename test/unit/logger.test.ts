@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newRequestId } from '../../shared/ids';
 import { createConsoleLogger, errorField } from '../../shared/log/logger';
-import { createNodeLogger } from '../../shared/log/logger.node.js';
+import { createNodeLogger, linesPerTurn } from '../../shared/log/logger.node.js';
 
 // Workers' logger writes the same JSON lines as pino on Node: the same level numbers and fields,
 // so one query reads the logs of both runtimes.
@@ -18,6 +18,27 @@ describe('loggers', () => {
     ]);
     expect(log.isLevelEnabled('info')).toBe(false);
     expect(log.isLevelEnabled('error')).toBe(true);
+  });
+
+  it("Node's stdout lines reach the writer as one chunk per event-loop turn, and all of them on flush", async () => {
+    const chunks: string[] = [];
+    let flushedSync = 0;
+    const target = {
+      write: (chunk: string) => chunks.push(chunk),
+      flushSync: () => flushedSync++,
+    } as unknown as Parameters<typeof linesPerTurn>[0];
+    const lines = linesPerTurn(target);
+    lines.write('a\n');
+    lines.write('b\n');
+    expect(chunks).toEqual([]); // nothing written inside the turn that logged
+    await new Promise((r) => setImmediate(r));
+    expect(chunks).toEqual(['a\nb\n']);
+    lines.write('c\n');
+    lines.flushSync(); // shutdown: the pending line is handed over at once, then written synchronously
+    expect(chunks).toEqual(['a\nb\n', 'c\n']);
+    expect(flushedSync).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(chunks).toHaveLength(2); // the turn's scheduled hand-over finds nothing left
   });
 
   it('silent logs nothing', () => {
