@@ -39,29 +39,39 @@ function textIssue(text: string, loc: (string | number)[]): ValidationIssue | nu
  */
 export function hostileInputIssues(value: unknown, root: string): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const visit = (v: unknown, loc: (string | number)[], depth: number): void => {
-    if (typeof v === 'string') {
-      const issue = textIssue(v, loc);
-      if (issue) issues.push(issue);
-      return;
-    }
-    if (v === null || typeof v !== 'object') return;
-    if (depth >= MAX_JSON_DEPTH) {
-      issues.push({ loc, ...HOSTILE_TEXT.tooDeep });
-      return;
-    }
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) visit(v[i], [...loc, i], depth + 1);
-      return;
-    }
-    for (const [key, child] of Object.entries(v)) {
-      const keyIssue = textIssue(key, [...loc, key]);
-      if (keyIssue) issues.push(keyIssue);
-      else visit(child, [...loc, key], depth + 1);
-    }
-  };
-  visit(value, [root], 0);
+  visit(value, [root], 0, issues);
   return issues;
+}
+
+// A module-level function, not a closure made per call: every request's parameters come through
+// here, and under tsx (`npm start`) each closure created also pays a `__name` property definition.
+function visit(v: unknown, loc: (string | number)[], depth: number, issues: ValidationIssue[]): void {
+  if (typeof v === 'string') {
+    const issue = textIssue(v, loc);
+    if (issue) issues.push(issue);
+    return;
+  }
+  if (v === null || typeof v !== 'object') return;
+  if (depth >= MAX_JSON_DEPTH) {
+    issues.push({ loc, ...HOSTILE_TEXT.tooDeep });
+    return;
+  }
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) visit(v[i], [...loc, i], depth + 1, issues);
+    return;
+  }
+  for (const key in v) {
+    if (!Object.hasOwn(v, key)) continue;
+    // the path is built only for what is looked into: a plain string value needs none unless it fails
+    const child = (v as Record<string, unknown>)[key];
+    if (FORBIDDEN_CHAR.test(key)) {
+      issues.push(textIssue(key, [...loc, key])!);
+      continue;
+    }
+    if (typeof child === 'string') {
+      if (FORBIDDEN_CHAR.test(child)) issues.push(textIssue(child, [...loc, key])!);
+    } else if (child !== null && typeof child === 'object') visit(child, [...loc, key], depth + 1, issues);
+  }
 }
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
