@@ -1,12 +1,11 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Database } from '../../shared/db/schema';
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../shared/db/schema';
 import type { CallEscalationsTable, CallsTable } from '../../shared/db/tables/tickets_calls';
 import type { CALL_OUTCOMES } from '../../shared/events/catalog';
 import { iso } from '../../shared/events/emit';
 import type { ListCallsFilters } from './schemas';
 import { TELEPHONY_CHANNELS } from './schemas';
 
-type Executor = Kysely<Database> | Transaction<Database>;
 export type CallRow = Selectable<CallsTable>;
 export type EscalationRow = Selectable<CallEscalationsTable>;
 

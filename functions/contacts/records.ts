@@ -1,11 +1,10 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
-import type { Database } from '../../shared/db/schema';
+import type { Executor } from '../../shared/db/schema';
 import type { CompaniesTable, ContactsTable } from '../../shared/db/tables/contacts_kb';
 import type { ContactRef } from '../../shared/events/catalog';
 import { iso } from '../../shared/events/emit';
 
-type Executor = Kysely<Database> | Transaction<Database>;
 export type ContactRow = Selectable<ContactsTable> & { joined_company_name: string | null };
 export type CompanyRow = Selectable<CompaniesTable>;
 

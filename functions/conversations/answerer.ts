@@ -1,4 +1,5 @@
-import type { ConversationRow, Executor, MessageRow } from './model';
+import type { Executor } from '../../shared/db/schema';
+import type { ConversationRow, MessageRow } from './model';
 import { foreign } from './model';
 
 /**

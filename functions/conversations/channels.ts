@@ -1,5 +1,6 @@
+import type { Executor } from '../../shared/db/schema';
 import type { ConversationChannel } from '../../shared/db/tables/conversations';
-import type { ConversationRow, Executor, MessageRow } from './model';
+import type { ConversationRow, MessageRow } from './model';
 
 /**
  * Outbound delivery of an agent reply or AI auto-reply to the contact's channel (email provider,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../../shared/db/schema';
+import type { Db, Executor } from '../../shared/db/schema';
 import type { MessageContentType } from '../../shared/db/tables/conversations';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
@@ -13,7 +13,6 @@ import {
   type ConversationRow,
   conversationRef,
   countConversationForContact,
-  type Executor,
   findConversation,
   foreign,
   type MessageRow,

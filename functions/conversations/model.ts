@@ -1,5 +1,5 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
-import type { Database } from '../../shared/db/schema';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Executor } from '../../shared/db/schema';
 import type {
   ConversationExportsTable,
   ConversationStatus,
@@ -11,7 +11,6 @@ import { iso } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { looksLikeId, newId } from '../../shared/ids';
 
-export type Executor = Kysely<Database> | Transaction<Database>;
 export type ConversationRow = Selectable<ConversationsTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type ExportRow = Selectable<ConversationExportsTable>;

@@ -1,12 +1,11 @@
-import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import { assertReferences, type Reference } from '../../shared/db/references';
-import type { Database } from '../../shared/db/schema';
+import type { Executor } from '../../shared/db/schema';
 import type { TicketRepliesTable, TicketsTable } from '../../shared/db/tables/tickets_calls';
 import { iso, outboxRow } from '../../shared/events/emit';
 import { newId } from '../../shared/ids';
 import type { CreateTicketInput, ListTicketsFilters, TICKET_SOURCES } from './schemas';
 
-type Executor = Kysely<Database> | Transaction<Database>;
 export type TicketRow = Selectable<TicketsTable>;
 export type ReplyRow = Selectable<TicketRepliesTable>;
 

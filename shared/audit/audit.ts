@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
-import type { Kysely, Transaction } from 'kysely';
 import { actorOf, tenantOf } from '../auth/credential';
-import type { Database } from '../db/schema';
+import type { Executor } from '../db/schema';
 import { clientIp } from '../http/client-ip';
 import { newId } from '../ids';
 import type { AppEnv } from '../runtime/app-env';
@@ -9,8 +8,6 @@ import type { AppEnv } from '../runtime/app-env';
 import type { AuditAction } from './actions';
 
 export { AUDIT_ACTIONS, type AuditAction } from './actions';
-
-type Executor = Kysely<Database> | Transaction<Database>;
 
 /**
  * Writes one audit row, in the caller's transaction so the record commits with the action.

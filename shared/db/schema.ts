@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AuthTables } from './tables/auth';
 import type { ContactsKbTables } from './tables/contacts_kb';
 import type { ConversationsTables } from './tables/conversations';
@@ -24,3 +24,6 @@ export interface Database
 
 export type Db = Kysely<Database>;
 export type * from './tables/foundation';
+
+/** What a query runs on: the database or an open transaction (every data function takes either). */
+export type Executor = Kysely<Database> | Transaction<Database>;

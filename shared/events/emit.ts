@@ -1,9 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema';
+import type { Executor } from '../db/schema';
 import { newId } from '../ids';
 import type { EventDataMap, EventType } from './catalog';
-
-type Executor = Kysely<Database> | Transaction<Database>;
 
 /**
  * Records a domain event in the outbox. Call it with the action's transaction so the event commits

@@ -1,6 +1,6 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { decryptSecret } from '../crypto';
-import type { Database } from '../db/schema';
+import type { Database, Executor } from '../db/schema';
 import type { WebhookDeliveriesTable } from '../db/tables/webhooks';
 import type { AppConfig } from '../env';
 import { ALL_EVENTS } from '../events/catalog';
@@ -11,7 +11,6 @@ import { MAX_ATTEMPTS, retryDelayMs } from './retry';
 import { buildSignedRequest } from './signing';
 import { checkDestination } from './ssrf';
 
-type Executor = Kysely<Database> | Transaction<Database>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
 export interface DeliveryDeps {
