@@ -3,6 +3,8 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 import { FUNCTIONS } from '../functions/manifest';
 import { KeyCache } from '../shared/auth/key-verify';
+import type { AppEnv, FunctionApp } from '../shared/context/app-env';
+import { createNodeDefer, type Services } from '../shared/context/services';
 import { createPostgresHandle } from '../shared/db/adapters/pg';
 import { createPgliteHandle } from '../shared/db/adapters/pglite';
 import type { DatabaseHandle } from '../shared/db/handle';
@@ -16,9 +18,7 @@ import { createNodeLogger } from '../shared/log/logger.node.js';
 import { createMailer } from '../shared/mail/mailer';
 import { createRateLimiter, rateLimit } from '../shared/ratelimit';
 import { upstashRedis } from '../shared/redis/client';
-import type { AppEnv, FunctionApp } from '../shared/runtime/app-env';
 import { buildRoot } from '../shared/runtime/root';
-import { createNodeDefer, type Services } from '../shared/runtime/services';
 import { meterUsage } from '../shared/usage/meter';
 import { reportLastPeriod } from '../shared/usage/report';
 import { nodeWebhookPort } from '../shared/webhooks/transport.node.js';

@@ -1,16 +1,16 @@
 import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
 import { recordAudit } from '../../shared/audit/audit';
-import { actorOf, requireRole, tenantOf } from '../../shared/auth/credential';
+import { actorOf, roleGuard, tenantOf } from '../../shared/auth/credential';
 import { generateApiKey, hashApiKey } from '../../shared/auth/key-format';
 import { isScope, SCOPE_CATALOG } from '../../shared/auth/scopes';
+import type { AppEnv } from '../../shared/context/app-env';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { ApiKeysTable, Db } from '../../shared/db/schema';
 import { badRequest, conflict, Detail, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { CreateApiKeyBody, KeyIdParam, ListApiKeysQuery } from './schemas';
 
 type KeyRow = Selectable<ApiKeysTable>;
@@ -88,14 +88,8 @@ async function findKey(db: Db, tenantId: string, keyId: string): Promise<KeyRow>
 export const app = new Hono<AppEnv>();
 
 // Every route here is dashboard-only (the gate refuses API keys) and needs tenant_admin or higher.
-app.use('/api/v1/api-keys/*', async (c, next) => {
-  requireRole(c, 'tenant_admin');
-  await next();
-});
-app.use('/api/v1/api-keys', async (c, next) => {
-  requireRole(c, 'tenant_admin');
-  await next();
-});
+app.use('/api/v1/api-keys/*', roleGuard('tenant_admin'));
+app.use('/api/v1/api-keys', roleGuard('tenant_admin'));
 
 app.post('/api/v1/api-keys', validate('json', CreateApiKeyBody), async (c) => {
   const body = c.req.valid('json');

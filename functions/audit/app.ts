@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { requireRole, tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import { pageWithTotal } from '../../shared/db/paging';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { AuditListQuery } from './schemas';
 
 export const app = new Hono<AppEnv>();

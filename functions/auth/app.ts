@@ -2,12 +2,12 @@ import { type Context, Hono } from 'hono';
 import { sql } from 'kysely';
 import { hashToken, mailUserToken, revokeUserSessions } from '../../shared/auth/accounts';
 import { hashPassword, verifyPassword } from '../../shared/auth/password';
+import type { AppEnv } from '../../shared/context/app-env';
 import type { Db } from '../../shared/db/schema';
 import type { TenantUserTokenPurpose } from '../../shared/db/tables/auth';
 import { clientIp } from '../../shared/http/client-ip';
 import { ApiError, badRequest, Detail, unauthorized } from '../../shared/http/errors';
 import { validate } from '../../shared/http/validation';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import {
   AcceptInviteBody,
   LoginBody,

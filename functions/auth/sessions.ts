@@ -7,9 +7,9 @@
 import type { Context } from 'hono';
 import { hashToken, newToken } from '../../shared/auth/accounts';
 import { signDashboardToken } from '../../shared/auth/jwt';
+import type { AppEnv } from '../../shared/context/app-env';
 import { unauthorized } from '../../shared/http/errors';
 import { newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
 
 /** Access tokens are short (the spec allows up to 3600 s): a revoked session lapses within this. */
 export const ACCESS_TOKEN_SECONDS = 900;

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
-import { tenantOf } from '../../shared/auth/credential';
+import { roleGuard, tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import type { Db, TenantPlan } from '../../shared/db/schema';
 import type { PaymentMethod } from '../../shared/db/tables/platform';
 import { emitEvent } from '../../shared/events/emit';
@@ -8,7 +9,6 @@ import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { RATE_KINDS, RATE_LIMITS } from '../../shared/ratelimit/limits';
 import { invalidatePlan } from '../../shared/ratelimit/plan-cache';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import {
   METRICS,
   PERIOD_RE,
@@ -19,7 +19,6 @@ import {
   previousPeriod,
 } from '../../shared/usage/plans';
 import { usageTotals } from '../../shared/usage/query';
-import { dashboardAdmin } from '../config/guard';
 import { ChangePlanBody, InvoiceParam, InvoicesQuery, PaymentSettingsBody } from './schemas';
 
 /**
@@ -28,7 +27,7 @@ import { ChangePlanBody, InvoiceParam, InvoicesQuery, PaymentSettingsBody } from
  * billing:write for writes and for reading payment settings (shared/auth/scopes.ts).
  */
 export const app = new Hono<AppEnv>();
-app.use('/api/v1/billing/*', dashboardAdmin({ reads: true }));
+app.use('/api/v1/billing/*', roleGuard('tenant_admin', { keysByScope: true }));
 
 async function tenantRow(db: Db, tenantId: string) {
   const t = await db.selectFrom('tenants').selectAll().where('id', '=', tenantId).executeTakeFirst();

@@ -1,13 +1,13 @@
 import { Hono } from 'hono';
 import { SignJWT } from 'jose';
 import { tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import type { Db } from '../../shared/db/schema';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { ApiError, conflict, notFound, validationError } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { createTicket } from '../tickets/service';
 import { maskDestination } from './masking';
 import {

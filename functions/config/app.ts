@@ -1,10 +1,9 @@
 import { Hono } from 'hono';
-import { tenantOf } from '../../shared/auth/credential';
+import { roleGuard, tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { validate } from '../../shared/http/validation';
-import type { AppEnv } from '../../shared/runtime/app-env';
-import { dashboardAdmin } from './guard';
 import { INTEGRATION_PROVIDERS, ONBOARDING_STEPS, ProviderParam, TenantProfileBody } from './schemas';
 import { SECTIONS, type SectionKind } from './sections';
 import { readSection, storedSections, writeSection } from './store';
@@ -15,6 +14,8 @@ import { readSection, storedSections, writeSection } from './store';
  * change emits one `config.updated`. `/api/v1/configuration` is an alias of `/api/v1/config`.
  */
 export const app = new Hono<AppEnv>();
+// dashboard sessions: an agent may read, only a tenant_admin may change; API keys go by their scopes
+const tenantAdminWrites = roleGuard('tenant_admin', { keysByScope: true, readsForAnySession: true });
 for (const base of [
   '/api/v1/config',
   '/api/v1/configuration',
@@ -22,10 +23,10 @@ for (const base of [
   '/api/v1/telephony',
   '/api/v1/onboarding',
 ]) {
-  app.use(base, dashboardAdmin());
-  app.use(`${base}/*`, dashboardAdmin());
+  app.use(base, tenantAdminWrites);
+  app.use(`${base}/*`, tenantAdminWrites);
 }
-app.use('/api/v1/tenant', dashboardAdmin());
+app.use('/api/v1/tenant', tenantAdminWrites);
 
 export const GENERAL_SECTIONS = ['general', 'branding', 'channels', 'onboarding'] as const;
 export const CONFIG_BASES = ['/api/v1/config', '/api/v1/configuration'] as const;

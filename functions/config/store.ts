@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
+import type { AppEnv } from '../../shared/context/app-env';
 import { decryptSecret, encryptSecret } from '../../shared/crypto';
 import type { Db } from '../../shared/db/schema';
 import { emitEvent } from '../../shared/events/emit';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { SECTIONS, type SectionDef, type SectionKind } from './sections';
 
 /** Secrets read back as this mask plus the last 4 characters (or null when unset). */

@@ -1,6 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../../shared/context/app-env';
 import { Detail } from '../../shared/http/errors';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { CONSOLE_CSS, CONSOLE_JS, CONSOLE_VERSION } from './assets.gen';
 import { CONSOLE_FILE_TYPES, type ConsoleFile } from './files';
 import { CONSOLE_PAGE } from './page';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../../shared/runtime/app-env';
+import type { AppEnv } from '../../shared/context/app-env';
 import { companiesApp } from './companies-routes';
 import { contactsApp } from './contacts-routes';
 import { syncApp } from './sync/routes';

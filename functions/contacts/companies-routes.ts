@@ -1,26 +1,20 @@
 import { Hono } from 'hono';
 import { sql } from 'kysely';
-import { requireRole, tenantOf } from '../../shared/auth/credential';
+import { roleGuard, tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import { containsPattern } from '../../shared/db/like';
 import { pageWithTotal } from '../../shared/db/paging';
 import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { companyView } from './records';
 import { CompanyIdParam, CreateCompanyBody, ListCompaniesQuery, UpdateCompanyBody } from './schemas';
 
 export const companiesApp = new Hono<AppEnv>();
 
-companiesApp.use('/api/v2/companies', async (c, next) => {
-  requireRole(c, 'agent');
-  await next();
-});
-companiesApp.use('/api/v2/companies/*', async (c, next) => {
-  requireRole(c, 'agent');
-  await next();
-});
+companiesApp.use('/api/v2/companies', roleGuard('agent'));
+companiesApp.use('/api/v2/companies/*', roleGuard('agent'));
 
 type Db = AppEnv['Variables']['services']['db'];
 

@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
 import type { Transaction } from 'kysely';
 import { sql } from 'kysely';
-import { requireRole, tenantOf } from '../../shared/auth/credential';
+import { roleGuard, tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import { containsPattern } from '../../shared/db/like';
 import type { Database } from '../../shared/db/schema';
 import { emitEvent } from '../../shared/events/emit';
@@ -9,7 +10,6 @@ import { conflict, notFound, validationError } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import {
   type ContactRow,
   contactsWithCompany,
@@ -21,14 +21,8 @@ import { ContactIdParam, CreateContactBody, ListContactsQuery, UpdateContactBody
 
 export const contactsApp = new Hono<AppEnv>();
 
-contactsApp.use('/api/v2/contacts', async (c, next) => {
-  requireRole(c, 'agent');
-  await next();
-});
-contactsApp.use('/api/v2/contacts/*', async (c, next) => {
-  requireRole(c, 'agent');
-  await next();
-});
+contactsApp.use('/api/v2/contacts', roleGuard('agent'));
+contactsApp.use('/api/v2/contacts/*', roleGuard('agent'));
 
 type Trx = Transaction<Database>;
 

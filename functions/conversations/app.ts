@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import { pageWithTotal } from '../../shared/db/paging';
 import { assertReferences } from '../../shared/db/references';
 import type { ConversationsTable } from '../../shared/db/tables/conversations';
@@ -8,7 +9,6 @@ import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { looksLikeId, newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { deliverMessage, initialDeliveryStatus } from './channels';
 import { autoReply, type InboundInput, ingestInbound } from './inbound';
 import {

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
+import type { Services } from '../../shared/context/services';
 import type { Db, Executor } from '../../shared/db/schema';
 import type { MessageContentType } from '../../shared/db/tables/conversations';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { newId } from '../../shared/ids';
 import { errorField } from '../../shared/log/logger';
-import type { Services } from '../../shared/runtime/services';
 import { answerer } from './answerer';
 import { deliverMessage, initialDeliveryStatus } from './channels';
 import {

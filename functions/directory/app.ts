@@ -2,8 +2,9 @@ import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { inviteView, mailUserToken, revokeUserSessions } from '../../shared/auth/accounts';
-import { tenantOf } from '../../shared/auth/credential';
+import { roleGuard, tenantOf } from '../../shared/auth/credential';
 import { roleAtLeast } from '../../shared/auth/jwt';
+import type { AppEnv } from '../../shared/context/app-env';
 import { containsPattern } from '../../shared/db/like';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { EndUsersTable, TenantUsersTable } from '../../shared/db/tables/platform';
@@ -11,8 +12,6 @@ import { conflict, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
-import { dashboardAdmin } from '../config/guard';
 import {
   CreateTenantUserBody,
   IdParam,
@@ -27,8 +26,10 @@ import {
  * roles:write). Creating one invites them (shared/auth/accounts.ts). Password hashes never leave the database.
  */
 export const app = new Hono<AppEnv>();
-app.use('/api/v1/tenant/users', dashboardAdmin());
-app.use('/api/v1/tenant/users/*', dashboardAdmin());
+// dashboard sessions: an agent may read, only a tenant_admin may change; API keys go by their scopes
+const tenantAdminWrites = roleGuard('tenant_admin', { keysByScope: true, readsForAnySession: true });
+app.use('/api/v1/tenant/users', tenantAdminWrites);
+app.use('/api/v1/tenant/users/*', tenantAdminWrites);
 
 const requesterView = (u: Selectable<EndUsersTable> & { ticket_count?: number | string | null }) => ({
   id: u.id,

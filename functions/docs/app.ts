@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../../shared/runtime/app-env';
+import type { AppEnv } from '../../shared/context/app-env';
 import { DOCS_ASSETS, readNodeAsset } from './assets';
 import { openApiDocument } from './document';
 import { DOCS_PAGE } from './page';

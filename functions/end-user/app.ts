@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { tenantOf } from '../../shared/auth/credential';
 import { END_USER_TOKEN_SECONDS, signEndUserToken } from '../../shared/auth/jwt';
 import { hashPassword, verifyPassword } from '../../shared/auth/password';
+import type { AppEnv } from '../../shared/context/app-env';
 import { randomBase62, sha256Hex } from '../../shared/crypto';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { Db } from '../../shared/db/schema';
@@ -10,7 +11,6 @@ import { ApiError, conflict, notFound, unauthorized } from '../../shared/http/er
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { createTicket, ticketView } from '../tickets/service';
 import {
   AppCreateTicketBody,

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { type Selectable, sql } from 'kysely';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { Db } from '../../shared/db/schema';
 import type { ExportJobsTable, ExportResource } from '../../shared/db/tables/platform';
@@ -9,7 +10,6 @@ import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
 import { errorField } from '../../shared/log/logger';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { usageEvents } from '../../shared/usage/query';
 import { HIDDEN_COLUMN, toCsv, toJson } from './render';
 import { CreateExportBody, EXPORT_MAX_ROWS, ExportIdParam, ListExportsQuery } from './schemas';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../../shared/runtime/app-env';
+import type { AppEnv } from '../../shared/context/app-env';
 
 /**
  * Owns every `/api/*` path no other function routes. It has no routes of its own: the shared gate

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { sql } from 'kysely';
-import type { AppEnv } from '../../shared/runtime/app-env';
+import type { AppEnv } from '../../shared/context/app-env';
 
 export const app = new Hono<AppEnv>();
 

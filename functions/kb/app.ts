@@ -2,7 +2,8 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
-import { actorOf, requireRole, tenantOf } from '../../shared/auth/credential';
+import { actorOf, roleGuard, tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import { containsPattern } from '../../shared/db/like';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { KbArticlesTable, KbProviderId, KbPublicationsTable } from '../../shared/db/tables/contacts_kb';
@@ -12,7 +13,6 @@ import { badRequest, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { PublishError, publisherFor } from './publishers';
 import {
   ArticleIdParam,
@@ -36,10 +36,7 @@ type PublicationRow = Selectable<KbPublicationsTable>;
 type Db = AppEnv['Variables']['services']['db'];
 
 for (const path of ['/api/kb/*', '/api/v2/kb/*']) {
-  app.use(path, async (c, next) => {
-    requireRole(c, 'agent');
-    await next();
-  });
+  app.use(path, roleGuard('agent'));
 }
 
 const publicationView = (p: PublicationRow) => ({

@@ -2,11 +2,11 @@ import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
 import { inviteView, mailUserToken } from '../../shared/auth/accounts';
 import { requireRole } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import type { TenantsTable } from '../../shared/db/schema';
 import { notFound } from '../../shared/http/errors';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { CreateTenantBody, TenantIdParam } from './schemas';
 
 export { CreateTenantBody, TENANT_ENVIRONMENTS, TENANT_PLANS } from './schemas';

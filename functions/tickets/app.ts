@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Credential } from '../../shared/auth/credential';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import { assertReferences } from '../../shared/db/references';
 import { readThrough } from '../../shared/db/row-cache';
 import { emitEvent } from '../../shared/events/emit';
@@ -8,7 +9,6 @@ import { ApiError, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import {
   CreateReplyBody,
   CreateTicketBody,

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import { badRequest, forbidden } from '../../shared/http/errors';
 import { validate } from '../../shared/http/validation';
 import { planOf } from '../../shared/ratelimit/plan-cache';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import {
   METRICS,
   PLAN_CATALOG,

@@ -4,6 +4,7 @@ import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { recordAudit } from '../../shared/audit/audit';
 import { requireRole, tenantOf } from '../../shared/auth/credential';
+import type { AppEnv } from '../../shared/context/app-env';
 import { encryptSecret } from '../../shared/crypto';
 import type { Db } from '../../shared/db/schema';
 import type { WebhooksTable } from '../../shared/db/tables/webhooks';
@@ -19,7 +20,6 @@ import {
 } from '../../shared/http/errors';
 import { parseOrThrow, validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { claimAttempt, type DeliveryRow, leaseMs, performAttempt } from '../../shared/webhooks/delivery';
 import { outboundPortOf, type RetryScheduler, type WebhookPort } from '../../shared/webhooks/port';
 import {

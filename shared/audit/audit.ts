@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import { actorOf, tenantOf } from '../auth/credential';
+import type { AppEnv } from '../context/app-env';
 import type { Executor } from '../db/schema';
 import { clientIp } from '../http/client-ip';
 import { newId } from '../ids';
-import type { AppEnv } from '../runtime/app-env';
 
 import type { AuditAction } from './actions';
 

@@ -5,11 +5,11 @@
  * only as a keyed hash (HMAC-SHA256 with API_KEY_HASH_SECRET, like API keys).
  */
 import type { Context } from 'hono';
+import type { AppEnv } from '../context/app-env';
 import { hmacSha256Hex, randomBase62 } from '../crypto';
 import type { Db } from '../db/schema';
 import type { TenantUserTokenPurpose } from '../db/tables/auth';
 import type { AppConfig } from '../env';
-import type { AppEnv } from '../runtime/app-env';
 
 /** Distinct prefixes, so a token is recognisable in a leak report and never taken for another kind. */
 const TOKEN_PREFIX: Record<TenantUserTokenPurpose | 'refresh', string> = {

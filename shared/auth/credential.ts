@@ -1,15 +1,10 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context/app-env';
+import type { Credential } from '../context/credential';
 import { Detail, forbidden, unauthorized } from '../http/errors';
-import type { AppEnv } from '../runtime/app-env';
 import { type Role, roleAtLeast } from './jwt';
 
-/** Who is calling, as established by the gate. Handlers take the tenant from here, never from the body. */
-export type Credential =
-  | { kind: 'anonymous' }
-  | { kind: 'internal' }
-  | { kind: 'api_key'; tenantId: string; keyId: string; scopes: ReadonlySet<string> }
-  | { kind: 'dashboard'; tenantId: string; userId: string; role: Role; sessionId?: string }
-  | { kind: 'end_user'; tenantId: string; endUserId: string; email: string | null };
+export type { Credential } from '../context/credential';
 
 /** The tenant of an API key, dashboard session or end-user token. */
 export function tenantOf(c: Context<AppEnv>): string {
@@ -42,4 +37,25 @@ export function requireRole(c: Context<AppEnv>, role: Role): Extract<Credential,
   if (auth.kind !== 'dashboard') throw unauthorized(Detail.missingCredentials);
   if (!roleAtLeast(auth.role, role)) throw forbidden(Detail.roleRequired(role));
   return auth;
+}
+
+export interface RoleGuardOptions {
+  /** only dashboard sessions are checked; API keys, governed by their scopes alone, pass */
+  keysByScope?: boolean;
+  /** GET and HEAD pass for every dashboard session (an agent may read settings it may not change) */
+  readsForAnySession?: boolean;
+}
+
+/**
+ * The routes it is mounted on need a dashboard session of at least `role` (requireRole above):
+ * `app.use('/api/v1/api-keys/*', roleGuard('tenant_admin'))`.
+ */
+export function roleGuard(role: Role, options: RoleGuardOptions = {}): MiddlewareHandler<AppEnv> {
+  return function roleGuard(c, next) {
+    const auth = c.get('auth');
+    const read = c.req.method === 'GET' || c.req.method === 'HEAD';
+    const checked = options.keysByScope ? auth.kind === 'dashboard' : true;
+    if (checked && !(read && options.readsForAnySession)) requireRole(c, role);
+    return next();
+  };
 }

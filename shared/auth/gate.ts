@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
+import type { AppEnv } from '../context/app-env';
 import { timingSafeEqual } from '../crypto';
 import { Detail, forbidden, unauthorized } from '../http/errors';
-import type { AppEnv } from '../runtime/app-env';
 import { publicRefusal, type Surface, scopeRefusal, surfaceOf } from './access';
 import type { Credential } from './credential';
 import { verifyDashboardToken, verifyEndUserToken } from './jwt';

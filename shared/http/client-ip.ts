@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import ipaddr from 'ipaddr.js';
-import type { AppEnv } from '../runtime/app-env';
+import type { AppEnv } from '../context/app-env';
 
 /** The header the runtime itself guarantees: on Workers Cloudflare sets it and drops a client's copy. */
 const RUNTIME_HEADER = { edge: 'cf-connecting-ip', node: null } as const;

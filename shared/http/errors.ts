@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorField, type Logger, standaloneLogger } from '../log/logger';
 import { HOSTILE_TEXT } from './input';
+import type { ValidationIssue } from './issues';
 
 /** Every fixed error string of the spec, once. Clients branch on these: change none of them. */
 export const Detail = {
@@ -31,11 +32,7 @@ export const Detail = {
 export const IDEMPOTENCY_IN_PROGRESS =
   'A request with this Idempotency-Key is still being processed; retry later';
 
-export interface ValidationIssue {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
+export type { ValidationIssue } from './issues';
 
 /**
  * The one error type handlers throw. `detail` is either the spec's string or,

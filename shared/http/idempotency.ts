@@ -2,11 +2,19 @@ import type { Redis } from '@upstash/redis';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { surfaceOf } from '../auth/access';
+import type { AppEnv } from '../context/app-env';
+import type {
+  BeginResult,
+  IdempotencyScope,
+  IdempotencyStore,
+  StoredResponse,
+} from '../context/idempotency-store';
 import { sha256Hex } from '../crypto';
 import type { Db } from '../db/schema';
 import { errorField } from '../log/logger';
-import type { AppEnv } from '../runtime/app-env';
 import { ApiError, conflict, IDEMPOTENCY_IN_PROGRESS, validationError } from './errors';
+
+export type { BeginResult, IdempotencyScope, IdempotencyStore, StoredResponse };
 
 /**
  * `Idempotency-Key` on every POST and PATCH of the public API (Stripe semantics): the first
@@ -18,28 +26,6 @@ import { ApiError, conflict, IDEMPOTENCY_IN_PROGRESS, validationError } from './
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 const KEPT_HEADERS = ['content-type', 'location'];
-
-export interface StoredResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-export interface IdempotencyScope {
-  tenantId: string;
-  credential: string;
-  key: string;
-}
-export type BeginResult =
-  | { kind: 'new' }
-  | { kind: 'replay'; response: StoredResponse }
-  | { kind: 'mismatch' }
-  | { kind: 'in_progress' };
-
-export interface IdempotencyStore {
-  begin(scope: IdempotencyScope, fingerprint: string): Promise<BeginResult>;
-  complete(scope: IdempotencyScope, fingerprint: string, response: StoredResponse): Promise<void>;
-  release(scope: IdempotencyScope): Promise<void>;
-}
 
 /** Embedded runtime: a row per key; the primary key serialises concurrent duplicates. */
 export class DbIdempotencyStore implements IdempotencyStore {

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './errors';
+import type { ValidationIssue } from './issues';
 
 /**
  * What no request may carry, whatever its schema says (docs/input.md): checked once, where a JSON

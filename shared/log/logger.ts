@@ -1,5 +1,5 @@
 /**
- * The one logger the services hold (shared/runtime/services.ts). Its shape is the part of pino's API
+ * The one logger the services hold (shared/context/services.ts). Its shape is the part of pino's API
  * we use, so pino's logger is one on Node (logger.node.ts) and Workers get JSON lines on the console
  * (below), which Workers Logs parses into fields. Call sites pass fields first, then a message.
  */

@@ -1,9 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context/app-env';
 import type { TenantPlan } from '../db/schema';
 import { clientIp } from '../http/client-ip';
 import { ApiError, Detail } from '../http/errors';
 import { setResponseHeader } from '../http/response-headers';
-import type { AppEnv } from '../runtime/app-env';
 import { type RateDecision, type RateRule, ruleOf } from './limiter';
 import { AUTH_IP_LIMIT, isAuthPath, limitFor, type RateKind, rateKindOf } from './limits';
 import { planOf } from './plan-cache';

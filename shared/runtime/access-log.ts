@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { matchedRoutes } from 'hono/route';
+import type { AppEnv } from '../context/app-env';
 import type { Logger } from '../log/logger';
-import type { AppEnv } from './app-env';
 
 /**
  * The route pattern that answers (or would have, had the gate let it through): the last matched

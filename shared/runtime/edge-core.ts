@@ -4,6 +4,8 @@
 // a Worker that needs none of them (docs: public, no database) stays small. Nothing here may import
 // a Node-only module: scripts/check-runtime-parity.ts bundles every entry and fails if one creeps in.
 import type { ExecutionContext, MiddlewareHandler } from 'hono';
+import type { AppEnv, FunctionApp } from '../context/app-env';
+import { type EventKicker, logDeferFailure, type Services } from '../context/services';
 import { createNeonHandle } from '../db/adapters/neon';
 import type { DatabaseHandle } from '../db/handle';
 import { type AppConfig, ConfigError, corsOrigins, EnvSchema, loadConfig } from '../env';
@@ -11,9 +13,7 @@ import type { IdempotencyStore } from '../http/idempotency';
 import { createConsoleLogger, type Logger } from '../log/logger';
 import { createMailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
-import type { AppEnv, FunctionApp } from './app-env';
 import { buildRoot, type RootOptions } from './root';
-import { type EventKicker, logDeferFailure, type Services } from './services';
 
 /** What a Worker receives: vars and secrets from wrangler (strings), plus bindings such as ASSETS. */
 export type EdgeBindings = Record<string, unknown>;

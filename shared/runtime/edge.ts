@@ -2,13 +2,14 @@
 // the webhook kicker (one delivery cycle in waitUntil, retries as delayed QStash callbacks), per-plan
 // rate limits (Upstash Redis when UPSTASH_REDIS_REST_URL/TOKEN are set, fail-open; else per-isolate
 // memory) and usage metering. `export default edgeWorker(app)` in functions/<name>/index.ts.
+
+import type { FunctionApp } from '../context/app-env';
 import { redisIdempotencyStore } from '../http/idempotency';
 import { createRateLimiter } from '../ratelimit/factory';
 import { rateLimit } from '../ratelimit/middleware';
 import { upstashRedis } from '../redis/client';
 import { meterUsage } from '../usage/meter';
 import { createEdgeWebhookKicker } from '../webhooks/qstash';
-import type { FunctionApp } from './app-env';
 import { type EdgeOptions, edgeWorkerCore } from './edge-core';
 
 export { type EdgeBindings, type EdgeOptions, edgeServices, edgeWorkerCore } from './edge-core';

@@ -1,6 +1,8 @@
 import { Hono, type MiddlewareHandler, type Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { gate } from '../auth/gate';
+import type { AppEnv, FunctionApp } from '../context/app-env';
+import type { Services } from '../context/services';
 import { browserCors, isBrowserPath } from '../http/cors';
 import { ApiError, Detail, handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
@@ -8,8 +10,6 @@ import { setResponseHeader } from '../http/response-headers';
 import { newRequestId } from '../ids';
 import type { Logger } from '../log/logger';
 import { logAccess } from './access-log';
-import type { AppEnv, FunctionApp } from './app-env';
-import type { Services } from './services';
 
 export interface RootOptions {
   /**

@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { type Insertable, sql } from 'kysely';
+import type { AppEnv } from '../context/app-env';
 import type { Db } from '../db/schema';
 import type { UsageRecordsTable } from '../db/tables/platform';
 import { newId } from '../ids';
-import type { AppEnv } from '../runtime/app-env';
 
 /** One metered request (or, folded, `quantity` identical ones) as it waits in memory. */
 export interface MeteredRequest {

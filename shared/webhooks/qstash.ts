@@ -1,9 +1,9 @@
 import { Client, Receiver } from '@upstash/qstash';
 import type { Kysely } from 'kysely';
+import type { EventKicker } from '../context/services';
 import type { Database } from '../db/schema';
 import type { AppConfig } from '../env';
 import type { Logger } from '../log/logger';
-import type { EventKicker } from '../runtime/services';
 import {
   type AttemptResult,
   claimDue,

@@ -1,4 +1,4 @@
-import type { EventKicker } from '../runtime/services';
+import type { EventKicker } from '../context/services';
 import {
   type AttemptMade,
   type AttemptResult,

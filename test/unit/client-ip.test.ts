@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import type { AppEnv } from '../../shared/context/app-env';
+import type { Services } from '../../shared/context/services';
 import { clientIp } from '../../shared/http/client-ip';
-import type { AppEnv } from '../../shared/runtime/app-env';
-import type { Services } from '../../shared/runtime/services';
 
 /** What clientIp answers for `headers` on `runtime` with TRUSTED_PROXY_HEADER = `trusted`. */
 async function ipOf(runtime: 'node' | 'edge', headers: Record<string, string>, trusted?: string) {

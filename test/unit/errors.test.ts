@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import type { AppEnv } from '../../shared/context/app-env';
+import type { Services } from '../../shared/context/services';
 import { createNodeLogger } from '../../shared/log/logger.node.js';
-import type { AppEnv } from '../../shared/runtime/app-env';
 import { buildRoot } from '../../shared/runtime/root';
-import type { Services } from '../../shared/runtime/services';
 
 // A bug (anything thrown that is not a known refusal) is a 500 in the spec's shape, with a request
 // id the caller can quote and the log lines it leads to (the error, and the request's access line).

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Selectable } from 'kysely';
-import { actorOf, requireRole, tenantOf } from '../../../shared/auth/credential';
+import { actorOf, roleGuard, tenantOf } from '../../../shared/auth/credential';
+import type { AppEnv } from '../../../shared/context/app-env';
 import { encryptSecret } from '../../../shared/crypto';
 import { pageWithTotal } from '../../../shared/db/paging';
 import type {
@@ -11,7 +12,6 @@ import { iso } from '../../../shared/events/emit';
 import { notFound, validationError } from '../../../shared/http/errors';
 import { pageEnvelope } from '../../../shared/http/pagination';
 import { validate } from '../../../shared/http/validation';
-import type { AppEnv } from '../../../shared/runtime/app-env';
 import { outboundPortOf } from '../../../shared/webhooks/port';
 import { ListRunsQuery, ProviderParam, PutConnectionBody, SyncRunIdParam, TriggerRunBody } from '../schemas';
 import { runContactSync, syncKey } from './engine';
@@ -20,10 +20,7 @@ import { refuseBaseUrlResolved } from './providers';
 export const syncApp = new Hono<AppEnv>();
 
 // Sync configuration and runs: dashboard session, tenant_admin or higher.
-syncApp.use('/api/sync/*', async (c, next) => {
-  requireRole(c, 'tenant_admin');
-  await next();
-});
+syncApp.use('/api/sync/*', roleGuard('tenant_admin'));
 
 export const connectionView = (r: Selectable<ContactSyncConnectionsTable>) => ({
   provider: r.provider,

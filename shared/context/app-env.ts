@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { Credential } from '../auth/credential';
+import type { Credential } from './credential';
 import type { Services } from './services';
 
 /**

@@ -2,11 +2,11 @@ import type { KeyCache } from '../auth/key-verify';
 import type { RowCache } from '../db/row-cache';
 import type { Db } from '../db/schema';
 import type { AppConfig } from '../env';
-import type { IdempotencyStore } from '../http/idempotency';
 import { errorField, type Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
 import type { WebhookPort } from '../webhooks/port';
+import type { IdempotencyStore } from './idempotency-store';
 
 /**
  * Tells the webhook dispatcher that new events sit in the outbox. The outbox row is the truth;

@@ -1,0 +1,9 @@
+import type { Role } from '../auth/jwt';
+
+/** Who is calling, as established by the gate. Handlers take the tenant from here, never from the body. */
+export type Credential =
+  | { kind: 'anonymous' }
+  | { kind: 'internal' }
+  | { kind: 'api_key'; tenantId: string; keyId: string; scopes: ReadonlySet<string> }
+  | { kind: 'dashboard'; tenantId: string; userId: string; role: Role; sessionId?: string }
+  | { kind: 'end_user'; tenantId: string; endUserId: string; email: string | null };
