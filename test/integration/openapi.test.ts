@@ -11,11 +11,11 @@ import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../functions/docs/document';
 import { REFERENCE_GUIDE } from '../../functions/docs/guide';
-import { DOC_SOURCES } from '../../functions/docs/registry';
+import { DOC_SOURCES } from '../../functions/registry';
 import { FUNCTIONS } from '../../functions/manifest';
 import { scopeRequirement, surfaceOf } from '../../shared/auth/access';
+import type { FunctionApp } from '../../shared/context/app-env';
 import { buildOpenApiDocument } from '../../shared/http/openapi-doc';
-import type { FunctionApp } from '../../shared/runtime/app-env';
 import { type Harness, postgresUnavailable, startHarness, TEST_SECRETS } from '../support/harness';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -43,7 +43,7 @@ describe('OpenAPI document', () => {
     expect(d.openapi).toBe('3.1.0');
   });
 
-  it('lists every functions/<name>/openapi.ts in functions/docs/registry.ts', () => {
+  it('lists every functions/<name>/openapi.ts in functions/registry.ts', () => {
     const onDisk = FUNCTIONS.filter((f) => existsSync(join(ROOT, 'functions', f.name, 'openapi.ts'))).map(
       (f) => f.name,
     );
