@@ -8,7 +8,7 @@ import { ApiError, conflict, notFound, validationError } from '../../shared/http
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import { createTicket } from '../tickets/service';
+import { createTicket } from '../../shared/tickets/tickets';
 import { maskDestination } from './masking';
 import {
   CallIdParam,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CALL_OUTCOMES, ESCALATION_REASONS, ESCALATION_ROUTES } from '../../shared/events/catalog';
 import { pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
-import { TICKET_PRIORITIES, TICKET_TYPES } from '../tickets/schemas';
+import { TICKET_PRIORITIES, TICKET_TYPES } from '../../shared/tickets/schemas';
 import { isPhoneNumber, isSipUri } from './masking';
 
 export const CALL_CHANNELS = ['phone', 'sip', 'web', 'app'] as const;

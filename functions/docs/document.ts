@@ -1,6 +1,6 @@
 import { type Audience, buildOpenApiDocument, type OpenApiDocument } from '../../shared/http/openapi-doc';
-import { REFERENCE_GUIDE } from './guide';
 import { DOC_SOURCES } from '../registry';
+import { REFERENCE_GUIDE } from './guide';
 
 /**
  * The two documents of the one route registry, each built once per isolate/process on first request

@@ -11,7 +11,7 @@ import { ApiError, conflict, notFound, unauthorized } from '../../shared/http/er
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import { createTicket, ticketView } from '../tickets/service';
+import { createTicket, ticketView } from '../../shared/tickets/tickets';
 import {
   AppCreateTicketBody,
   AppTicketParam,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from '../../shared/http/pagination';
-import { CreateTicketBody } from '../tickets/schemas';
+import { CreateTicketBody } from '../../shared/tickets/schemas';
 
 const TenantId = z.string().min(1).max(64);
 const Email = z.string().trim().toLowerCase().email().max(320);

@@ -10,6 +10,13 @@ import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
 import {
+  createTicket,
+  normalizeTags,
+  type TicketRow,
+  ticketReferences,
+  ticketView,
+} from '../../shared/tickets/tickets';
+import {
   CreateReplyBody,
   CreateTicketBody,
   canTransition,
@@ -20,16 +27,7 @@ import {
   UpdateTicketBody,
   type UpdateTicketInput,
 } from './schemas';
-import {
-  createTicket,
-  findTicket,
-  listTickets,
-  normalizeTags,
-  replyView,
-  type TicketRow,
-  ticketReferences,
-  ticketView,
-} from './service';
+import { findTicket, listTickets, replyView } from './service';
 
 export const app = new Hono<AppEnv>();
 

@@ -1,0 +1,106 @@
+// Import rules of the tree (issue #17), checked in CI after lint:
+//  - shared/ never imports functions/ or scripts/;
+//  - a function imports no other function (functions/<a>/ never reaches functions/<b>/); the two
+//    top-level assembly modules (functions/manifest.ts, functions/registry.ts) may import them all;
+//  - no import cycle inside shared/ (type-only imports count: they are arrows a reader follows too).
+// Prints every violation and exits 1 if there is one. `KNOWN` lists the ones not yet removed.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const SOURCE = /\.(ts|tsx)$/;
+
+function walk(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path, out);
+    else if (SOURCE.test(name) && !name.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*['"](\.[^'"]+)['"]/g;
+
+function resolveImport(from: string, spec: string): string | null {
+  const base = resolve(dirname(from), spec.replace(/\.js$/, ''));
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')]) {
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      /* next */
+    }
+  }
+  return null;
+}
+
+const files = [...walk(join(ROOT, 'shared')), ...walk(join(ROOT, 'functions'))];
+const graph = new Map<string, string[]>();
+for (const file of files) {
+  const text = readFileSync(file, 'utf8');
+  const targets: string[] = [];
+  for (const m of text.matchAll(IMPORT)) {
+    const target = resolveImport(file, m[1]!);
+    if (target) targets.push(target);
+  }
+  graph.set(file, targets);
+}
+
+const rel = (p: string) => relative(ROOT, p);
+const functionOf = (p: string) => /^functions\/([^/]+)\//.exec(rel(p))?.[1] ?? null;
+const ASSEMBLY = new Set(['functions/manifest.ts', 'functions/registry.ts']);
+
+const violations: string[] = [];
+for (const [file, targets] of graph) {
+  const r = rel(file);
+  for (const t of targets) {
+    const rt = rel(t);
+    if (r.startsWith('shared/') && !rt.startsWith('shared/'))
+      violations.push(`shared imports outside shared: ${r} -> ${rt}`);
+    const a = functionOf(file);
+    const b = functionOf(t);
+    if (a && b && a !== b && !ASSEMBLY.has(r))
+      violations.push(`function imports another function: ${r} -> ${rt}`);
+  }
+}
+
+// cycles inside shared/: Tarjan's strongly connected components
+const sharedFiles = [...graph.keys()].filter((f) => rel(f).startsWith('shared/'));
+let index = 0;
+const idx = new Map<string, number>();
+const low = new Map<string, number>();
+const stack: string[] = [];
+const onStack = new Set<string>();
+function strongConnect(v: string) {
+  idx.set(v, index);
+  low.set(v, index++);
+  stack.push(v);
+  onStack.add(v);
+  for (const w of graph.get(v) ?? []) {
+    if (!rel(w).startsWith('shared/')) continue;
+    if (!idx.has(w)) {
+      strongConnect(w);
+      low.set(v, Math.min(low.get(v)!, low.get(w)!));
+    } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+  }
+  if (low.get(v) === idx.get(v)) {
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(rel(w));
+    } while (w !== v);
+    if (component.length > 1) violations.push(`import cycle in shared: ${component.sort().join(' <-> ')}`);
+  }
+}
+for (const f of sharedFiles) if (!idx.has(f)) strongConnect(f);
+
+for (const v of violations) console.error(v);
+if (violations.length > 0) {
+  console.error(`\n${violations.length} import rule violation(s)`);
+  process.exit(1);
+}
+console.log(
+  `imports: ${graph.size} files, shared/ free of cycles and of functions/, no function imports another`,
+);

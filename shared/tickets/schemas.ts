@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/**
+ * Ticket value sets and the allowed status transitions: data, read by one function
+ * (`canTransition`), documented in docs/tickets.md and iterated by the tests.
+ */
+export const TICKET_STATUSES = ['new', 'open', 'pending', 'on_hold', 'resolved', 'closed'] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+export const TICKET_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+export const TICKET_TYPES = ['question', 'incident', 'problem', 'service_request', 'change'] as const;
+export const TICKET_SOURCES = ['api', 'dashboard', 'email', 'phone', 'web', 'chat', 'end_user'] as const;
+/** Statuses a ticket may be created in. */
+export const INITIAL_STATUSES = ['new', 'open', 'pending', 'on_hold'] as const;
+
+/** from -> the statuses it may move to. `new` is only ever an initial state; `closed` is final. */
+export const TICKET_TRANSITIONS: Readonly<Record<TicketStatus, readonly TicketStatus[]>> = {
+  new: ['open', 'pending', 'on_hold', 'resolved', 'closed'],
+  open: ['pending', 'on_hold', 'resolved', 'closed'],
+  pending: ['open', 'on_hold', 'resolved', 'closed'],
+  on_hold: ['open', 'pending', 'resolved', 'closed'],
+  resolved: ['open', 'closed'],
+  closed: [],
+};
+/** Terminal side of the boundary: entering it from the other side emits `ticket.resolved`. */
+export const RESOLVED_STATUSES: ReadonlySet<string> = new Set(['resolved', 'closed']);
+
+export const canTransition = (from: string, to: string) =>
+  from === to || (TICKET_TRANSITIONS[from as TicketStatus]?.includes(to as TicketStatus) ?? false);
+
+export const LIMITS = {
+  subject: 255,
+  description: 20_000,
+  replyBody: 20_000,
+  id: 128,
+  name: 200,
+  email: 254,
+  tag: 50,
+  tags: 20,
+} as const;
+
+export const text = (max: number) => z.string().trim().max(max);
+export const tag = z.string().trim().min(1).max(LIMITS.tag);
+export const ref = z.string().trim().min(1).max(LIMITS.id);
+
+export const TicketFields = {
+  subject: z.string().trim().min(1).max(LIMITS.subject),
+  description: z.string().max(LIMITS.description),
+  priority: z.enum(TICKET_PRIORITIES),
+  type: z.enum(TICKET_TYPES),
+  requester_id: ref.nullable(),
+  requester_name: text(LIMITS.name).nullable(),
+  requester_email: z.email().max(LIMITS.email).nullable(),
+  assignee_id: ref.nullable(),
+  tags: z.array(tag).max(LIMITS.tags),
+  call_id: ref.nullable(),
+};
+
+export const CreateTicketBody = z.strictObject({
+  subject: TicketFields.subject,
+  description: TicketFields.description.optional(),
+  status: z.enum(INITIAL_STATUSES).optional(),
+  priority: TicketFields.priority.optional(),
+  type: TicketFields.type.optional(),
+  source: z.enum(TICKET_SOURCES).optional(),
+  requester_id: TicketFields.requester_id.optional(),
+  requester_name: TicketFields.requester_name.optional(),
+  requester_email: TicketFields.requester_email.optional(),
+  assignee_id: TicketFields.assignee_id.optional(),
+  tags: TicketFields.tags.optional(),
+  call_id: TicketFields.call_id.optional(),
+});
+export type CreateTicketInput = z.infer<typeof CreateTicketBody>;
