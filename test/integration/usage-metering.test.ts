@@ -57,8 +57,10 @@ describe.skipIf(postgresUnavailable())('usage metering, summary, details, report
     });
     await emitEvent(db, t.id, 'conversation.created', { conversation: { id: 'cnv_1' } });
     await emitEvent(db, other.id, 'conversation.created', { conversation: { id: 'cnv_2' } });
-    await sql`INSERT INTO webhooks (id, tenant_id, url, events, secret_encrypted)
-      VALUES ('whk_u1', ${t.id}, 'https://example.com/h', ARRAY['*'], 'x')`.execute(db);
+    // inactive: it only holds the two deliveries below; live, the events above could fan out to it and
+    // add a third, failed delivery while the test reads (it did, with three test workers)
+    await sql`INSERT INTO webhooks (id, tenant_id, url, events, secret_encrypted, is_active)
+      VALUES ('whk_u1', ${t.id}, 'https://example.com/h', ARRAY['*'], 'x', false)`.execute(db);
     for (const [id, status] of [
       ['dlv_u1', 'delivered'],
       ['dlv_u2', 'failed'],
