@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newRequestId } from '../../shared/ids';
 import { createConsoleLogger, errorField } from '../../shared/log/logger';
-import { createNodeLogger, linesPerTurn } from '../../shared/log/logger.node.js';
+import { batchedLines, createNodeLogger } from '../../shared/log/logger.node.js';
 
 // Workers' logger writes the same JSON lines as pino on Node: the same level numbers and fields,
 // so one query reads the logs of both runtimes.
@@ -20,25 +20,27 @@ describe('loggers', () => {
     expect(log.isLevelEnabled('error')).toBe(true);
   });
 
-  it("Node's stdout lines reach the writer as one chunk per event-loop turn, and all of them on flush", async () => {
+  it("Node's stdout lines reach the writer in batches: by size at once, else within 0.1 s, all on flush", async () => {
     const chunks: string[] = [];
     let flushedSync = 0;
     const target = {
       write: (chunk: string) => chunks.push(chunk),
       flushSync: () => flushedSync++,
-    } as unknown as Parameters<typeof linesPerTurn>[0];
-    const lines = linesPerTurn(target);
+    } as unknown as Parameters<typeof batchedLines>[0];
+    const lines = batchedLines(target);
     lines.write('a\n');
     lines.write('b\n');
-    expect(chunks).toEqual([]); // nothing written inside the turn that logged
     await new Promise((r) => setImmediate(r));
-    expect(chunks).toEqual(['a\nb\n']);
+    expect(chunks).toEqual([]); // small lines wait for company
+    await new Promise((r) => setTimeout(r, 150));
+    expect(chunks).toEqual(['a\nb\n']); // ... but not longer than 0.1 s
+    const big = `${'x'.repeat(16_000)}\n`;
+    lines.write(big);
+    expect(chunks).toEqual(['a\nb\n', big]); // a full batch goes at once
     lines.write('c\n');
-    lines.flushSync(); // shutdown: the pending line is handed over at once, then written synchronously
-    expect(chunks).toEqual(['a\nb\n', 'c\n']);
+    lines.flushSync(); // shutdown: the pending line is handed over, then written synchronously
+    expect(chunks).toEqual(['a\nb\n', big, 'c\n']);
     expect(flushedSync).toBe(1);
-    await new Promise((r) => setImmediate(r));
-    expect(chunks).toHaveLength(2); // the turn's scheduled hand-over finds nothing left
   });
 
   it('silent logs nothing', () => {
