@@ -283,6 +283,28 @@ app.get(
   },
 );
 
+app.get('/api/v1/webhooks/:id/deliveries/:delivery_id', validate('param', DeliveryIdParam), async (c) => {
+  const { id, delivery_id } = c.req.valid('param');
+  const { db } = c.get('services');
+  const hook = await findWebhook(db, tenantOf(c), id);
+  const delivery = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', delivery_id)
+    .where('webhook_id', '=', hook.id)
+    .where('tenant_id', '=', hook.tenant_id)
+    .executeTakeFirst();
+  if (!delivery) throw notFound('Delivery');
+  const history = await db
+    .selectFrom('webhook_delivery_attempts')
+    .select(['attempt', 'attempted_at', 'response_status', 'duration_ms', 'error'])
+    .where('delivery_id', '=', delivery.id)
+    .where('tenant_id', '=', hook.tenant_id)
+    .orderBy('attempt')
+    .execute();
+  return c.json({ ...deliveryView(delivery), history });
+});
+
 app.post(
   '/api/v1/webhooks/:id/deliveries/:delivery_id/redeliver',
   validate('param', DeliveryIdParam),

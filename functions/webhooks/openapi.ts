@@ -3,6 +3,8 @@ import { defineComponents, defineRoutes } from '../../shared/http/openapi';
 import {
   CreateWebhookBody,
   DeliveriesQuery,
+  DeliveryAttempt,
+  DeliveryDetail,
   DeliveryIdParam,
   DeliveryList,
   DeliveryLogEntry,
@@ -89,6 +91,19 @@ export const routes = defineRoutes([
     responses: {
       200: { description: 'Deliveries', schema: DeliveryList },
       404: { description: '`Webhook not found`', schema: Detail },
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}',
+    summary: 'A delivery with every attempt',
+    description:
+      "The delivery log's entry plus `history`: each attempt made, oldest first, with when it ended, the receiver's status, how long it took and why it failed. A redelivery is a new delivery with its own history.",
+    tags,
+    params: DeliveryIdParam,
+    responses: {
+      200: { description: 'The delivery and its attempts', schema: DeliveryDetail },
+      404: { description: '`Webhook not found` or `Delivery not found`', schema: Detail },
     },
   },
   {
@@ -186,6 +201,20 @@ export const components = defineComponents({
         secret: 'Signing secret (`whsec_…`): the HMAC-SHA256 key of X-Webhook-Signature',
       },
     },
+    WebhookDeliveryDetail: {
+      description: 'A delivery of the log with `history`: every attempt made, oldest first.',
+      fields: { history: 'The attempts made so far, oldest first (at most 5)' },
+    },
+    WebhookDeliveryAttempt: {
+      description: 'One attempt of a delivery: one signed POST to the endpoint.',
+      fields: {
+        attempt: 'Its number: 1 for the first attempt, up to 5',
+        attempted_at: 'When it ended (response, error or timeout)',
+        response_status: "The receiver's HTTP status; null when there was no response",
+        duration_ms: 'How long it took',
+        error: 'Why it failed: `HTTP 500`, a timeout, a refused destination; null when delivered',
+      },
+    },
     WebhookDelivery: {
       description: 'One event sent (or being sent) to one subscription, with its attempts.',
       fields: {
@@ -209,6 +238,8 @@ export const components = defineComponents({
     WebhookDetail: WebhookRecord,
     WebhookDelivery: DeliveryLogEntry,
     WebhookDeliveryList: DeliveryList,
+    WebhookDeliveryDetail: DeliveryDetail,
+    WebhookDeliveryAttempt: DeliveryAttempt,
     WebhookEventTypes: EventTypes,
     QStashCallbackResult,
   },

@@ -97,6 +97,21 @@ export const DeliveryLogEntry = z.object({
 });
 export const DeliveryList = z.object({ deliveries: z.array(DeliveryLogEntry) });
 
+export const DeliveryAttempt = z.object({
+  attempt: z.number().int().min(1).max(5).describe('1 for the first attempt, up to 5'),
+  attempted_at: Timestamp.describe('When the attempt ended (response, error or timeout)'),
+  response_status: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The receiver's HTTP status; null when there was no response"),
+  duration_ms: z.number().int().describe('How long the attempt took'),
+  error: z.string().nullable().describe('Why it failed (HTTP status, timeout, refused destination)'),
+});
+export const DeliveryDetail = DeliveryLogEntry.extend({
+  history: z.array(DeliveryAttempt).describe('Every attempt made so far, oldest first'),
+});
+
 export const EventTypes = z.object({
   event_types: z.array(z.enum(EVENT_TYPES as [string, ...string[]])),
   groups: z.record(z.string(), z.array(z.string())),

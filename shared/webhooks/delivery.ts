@@ -290,7 +290,9 @@ export async function recordAttempts(db: Executor, made: readonly AttemptMade[])
   if (sent.length > 0) {
     const col = <T>(f: (m: AttemptMade) => T) => sent.map(f);
     const iso = (d: Date | null) => (d ? d.toISOString() : null);
+    // the outcome and the attempt's row in one statement: the row is written iff the outcome is
     const result = await sql<{ id: string }>`
+      WITH recorded AS (
       UPDATE webhook_deliveries AS d
       SET status = v.status, attempts = v.attempts, last_attempt_at = v.last_attempt_at,
           next_attempt_at = v.next_attempt_at, response_status = v.response_status,
@@ -304,7 +306,14 @@ export async function recordAttempts(db: Executor, made: readonly AttemptMade[])
         AS v (id, token, prev_attempts, status, attempts, last_attempt_at, next_attempt_at, response_status,
               duration_ms, error)
       WHERE d.id = v.id AND d.claim_token = v.token AND d.attempts = v.prev_attempts
-      RETURNING d.id`.execute(db);
+      RETURNING d.id, d.tenant_id, v.attempts, v.last_attempt_at, v.response_status, v.duration_ms, v.error
+      ), attempt AS (
+        INSERT INTO webhook_delivery_attempts
+          (delivery_id, attempt, tenant_id, attempted_at, response_status, duration_ms, error)
+        SELECT id, attempts, tenant_id, last_attempt_at, response_status, duration_ms, error FROM recorded
+        ON CONFLICT (delivery_id, attempt) DO NOTHING
+      )
+      SELECT id FROM recorded`.execute(db);
     for (const r of result.rows) recorded.add(r.id);
   }
   for (const m of made) {

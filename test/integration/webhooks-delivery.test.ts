@@ -183,6 +183,69 @@ describe.skipIf(postgresUnavailable())(
       });
     });
 
+    it("keeps every attempt's outcome: GET …/deliveries/{delivery_id} with its history, oldest first", async () => {
+      const sub = await subscribe(['ticket.created']);
+      rx.plan(sub.path, ['fail', 'timeout', 503, 'slow']);
+      await emit('ticket.created', ticket('tkt_h'));
+      await h.runtime.webhooks.settle();
+      const [entry] = await log(sub.id);
+      const res = await h.request('GET', `/api/v1/webhooks/${sub.id}/deliveries/${entry.id}`, {
+        apiKey: key,
+      });
+      expect(res.status).toBe(200);
+      // the log's entry, plus the history
+      expect(res.body).toMatchObject({ ...entry, status: 'delivered', attempts: 4 });
+      const history = res.body.history as any[];
+      expect(history.map((a) => [a.attempt, a.response_status, a.error])).toEqual([
+        [1, 500, 'HTTP 500'],
+        [2, null, 'Timed out after 1500 ms'],
+        [3, 503, 'HTTP 503'],
+        [4, 200, null],
+      ]);
+      // each attempt's own time and duration, as the receiver saw them
+      const received = rx.received(sub.path);
+      for (let i = 0; i < history.length; i++) {
+        const ended = Date.parse(history[i].attempted_at);
+        expect(ended).toBeGreaterThanOrEqual(received[i]!.receivedAt - 5);
+        if (i > 0) expect(ended).toBeGreaterThan(Date.parse(history[i - 1].attempted_at));
+      }
+      expect(history[1].duration_ms).toBeGreaterThanOrEqual(1400); // the timeout
+      expect(history[3].duration_ms).toBeGreaterThanOrEqual(60); // the slow answer
+      expect(history[3].attempted_at).toBe(entry.last_attempt_at);
+
+      // a redelivery is a new delivery with its own history; the original's stays as it was
+      const again = await h.request('POST', `/api/v1/webhooks/${sub.id}/deliveries/${entry.id}/redeliver`, {
+        apiKey: key,
+      });
+      expect(again.status).toBe(202);
+      await h.runtime.webhooks.settle();
+      const redelivered = await h.request('GET', `/api/v1/webhooks/${sub.id}/deliveries/${again.body.id}`, {
+        apiKey: key,
+      });
+      expect(redelivered.body.history.map((a: any) => [a.attempt, a.response_status])).toEqual([[1, 200]]);
+      const original = await h.request('GET', `/api/v1/webhooks/${sub.id}/deliveries/${entry.id}`, {
+        apiKey: key,
+      });
+      expect(original.body.history).toHaveLength(4);
+
+      // unknown, or another webhook's: 404; a key without webhooks:read: 403
+      const other = await subscribe(['ticket.created']);
+      for (const path of [
+        `/api/v1/webhooks/${sub.id}/deliveries/dlv_nope`,
+        `/api/v1/webhooks/${other.id}/deliveries/${entry.id}`,
+      ]) {
+        const r = await h.request('GET', path, { apiKey: key });
+        expect(r.status).toBe(404);
+        expect(r.body).toEqual({ detail: expect.stringMatching(/^(Delivery|Webhook) not found$/) });
+      }
+      const writeOnly = await t.key(['tickets:read']);
+      const refused = await h.request('GET', `/api/v1/webhooks/${sub.id}/deliveries/${entry.id}`, {
+        apiKey: writeOnly,
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({ detail: 'API key missing required scope: webhooks:read' });
+    });
+
     it('gives up after 5 attempts: failed, with the last status and error', async () => {
       const sub = await subscribe(['ticket.created']);
       rx.plan(sub.path, [], 'fail');

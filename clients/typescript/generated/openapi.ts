@@ -1805,6 +1805,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/{id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A delivery with every attempt
+         * @description The delivery log's entry plus `history`: each attempt made, oldest first, with when it ended, the receiver's status, how long it took and why it failed. A redelivery is a new delivery with its own history.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:read`.
+         */
+        get: operations["getApiV1WebhooksBy_idDeliveriesBy_delivery_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver": {
         parameters: {
             query?: never;
@@ -2968,6 +2990,38 @@ export interface components {
             error: string | null;
             /** @description When the event was queued for this subscription */
             created_at: string;
+        };
+        /** @description A delivery of the log with `history`: every attempt made, oldest first. */
+        WebhookDeliveryDetail: {
+            /** @description Also sent as X-Webhook-Delivery-Id on every attempt of this delivery */
+            id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            last_attempt_at: string | null;
+            next_attempt_at: string | null;
+            /** @description HTTP status returned by the subscriber */
+            response_status: number | null;
+            duration_ms: number | null;
+            error: string | null;
+            /** @description ISO 8601 UTC */
+            created_at: string;
+            /** @description The attempts made so far, oldest first (at most 5) */
+            history: components["schemas"]["WebhookDeliveryAttempt"][];
+        };
+        /** @description One attempt of a delivery: one signed POST to the endpoint. */
+        WebhookDeliveryAttempt: {
+            /** @description Its number: 1 for the first attempt, up to 5 */
+            attempt: number;
+            /** @description When it ended (response, error or timeout) */
+            attempted_at: string;
+            /** @description The receiver's HTTP status; null when there was no response */
+            response_status: number | null;
+            /** @description How long it took */
+            duration_ms: number;
+            /** @description Why it failed: `HTTP 500`, a timeout, a refused destination; null when delivered */
+            error: string | null;
         };
         WebhookRecover: {
             /**
@@ -17223,6 +17277,119 @@ export interface operations {
                 };
             };
             /** @description `Webhook not found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApiV1WebhooksBy_idDeliveriesBy_delivery_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription id (`whk_…`) */
+                id: string;
+                /** @description The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id) */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery and its attempts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dlv_0mhbq3k9aQm2Vx8RtL5cBn",
+                     *       "event_type": "ticket.created",
+                     *       "status": "pending",
+                     *       "attempts": 1,
+                     *       "last_attempt_at": "2026-03-14T09:26:54.020Z",
+                     *       "next_attempt_at": null,
+                     *       "response_status": 200,
+                     *       "duration_ms": 184,
+                     *       "error": null,
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "history": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "attempted_at": "2026-03-14T09:26:54.020Z",
+                     *           "response_status": 200,
+                     *           "duration_ms": 184,
+                     *           "error": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryDetail"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Webhook not found` or `Delivery not found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -42,8 +42,20 @@ export interface WebhookDeliveriesTable {
   delivered_at: NullableTimestamp;
 }
 
+/** schema/0010_delivery_attempts.sql: one row per attempt of a delivery (the timeline). */
+export interface WebhookDeliveryAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  tenant_id: string;
+  attempted_at: Date;
+  response_status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
 /** Tables of this area, merged into `Database` by ../schema.ts. */
 export interface WebhooksTables {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
 }
