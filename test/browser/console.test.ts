@@ -251,9 +251,13 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
     await timeline.waitFor();
     const steps = await timeline.locator('li').allTextContents();
     expect(steps[0]).toContain('ticket.created queued');
+    // each attempt as the server recorded it (GET …/deliveries/{delivery_id}: `history`)
     expect(steps[1]).toContain('Attempt 1 failed');
+    expect(steps[1]).toContain('HTTP 500');
+    expect(steps[1]).toMatch(/\d+ ms/);
     expect(steps[2]).toContain('Attempt 2 delivered');
     expect(steps[2]).toContain('HTTP 200');
+    expect(await timeline.locator('li time').count()).toBe(3); // queued, attempt 1, attempt 2
     await shot('webhook-deliveries');
   });
 
@@ -322,11 +326,27 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
       await p.getByRole('button', { name: 'Continue to sign in' }).click();
       await signIn(p, email, 'correct horse battery staple');
       expect(await p.locator('.who').textContent()).toContain('agent');
-      // an agent reaches the console, and the API refuses what needs an admin
+      // an agent reaches the console, which offers nothing that only an admin may do
       await nav(p, 'Audit log').click();
-      await expect
-        .poll(() => p.getByRole('alert').textContent())
-        .toBe('This action requires the tenant_admin role');
+      await p.getByRole('note').getByText('Only admins can read the audit log.').waitFor();
+      await nav(p, 'API keys').click();
+      await p.getByRole('note').getByText('Only admins can see and manage API keys.').waitFor();
+      expect(await p.getByRole('button', { name: 'Create key' }).count()).toBe(0);
+      await nav(p, 'Team').click();
+      await p.locator(`tr[data-user-email="${email}"]`).waitFor();
+      expect(await p.getByRole('button', { name: 'Invite member' }).count()).toBe(0);
+      expect(await p.getByRole('button', { name: 'Remove' }).count()).toBe(0);
+      for (const select of await p.getByRole('combobox').all()) expect(await select.isDisabled()).toBe(true);
+      await nav(p, 'Webhooks').click();
+      await p.locator('.card a').first().click();
+      await p.getByRole('heading', { name: 'Delivery log' }).waitFor();
+      await p.locator('tr[data-status=delivered]').first().waitFor();
+      // the log and its timelines are readable; managing the endpoint is not offered
+      for (const name of ['Delete', 'Recover failed…', 'Redeliver'])
+        expect(await p.getByRole('button', { name }).count(), name).toBe(0);
+      expect(await p.getByRole('switch').count()).toBe(0);
+      await p.getByText('Only admins can add, pause, delete or redeliver webhooks').waitFor();
+      await shot('agent-webhook', p);
     } finally {
       await theirs.close();
     }

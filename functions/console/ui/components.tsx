@@ -3,6 +3,7 @@
 // (JSX escapes both); no raw HTML is ever written.
 import type { Child } from 'hono/jsx';
 import { useCallback, useEffect, useId, useRef, useState } from 'hono/jsx/dom';
+import { type Action, whyNot } from './access';
 
 /** Loads once (and again on `reload()`): `{data, error, loading}`. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
@@ -181,4 +182,16 @@ export function Loading(props: { what: string }) {
 
 export function Empty(props: { children: Child }) {
   return <div class="empty">{props.children}</div>;
+}
+
+/** A page the signed-in role cannot use: it says so, instead of showing the API's 403. */
+export function NotForYourRole(props: { title: string; action: Action }) {
+  return (
+    <section aria-labelledby="page-title">
+      <PageHead title={props.title} />
+      <p class="notice role-note" role="note">
+        {whyNot(props.action)} Ask an admin of this tenant if you need it.
+      </p>
+    </section>
+  );
 }

@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx/dom */
 import { useState } from 'hono/jsx/dom';
 import { AUDIT_ACTIONS } from '../../../../shared/audit/actions';
+import { allowed } from '../access';
 import { api, must } from '../api';
-import { Empty, ErrorText, Loading, PageHead, Time, useLoad } from '../components';
+import { Empty, ErrorText, Loading, NotForYourRole, PageHead, Time, useLoad } from '../components';
 
 interface Entry {
   id: string;
@@ -18,6 +19,11 @@ interface Entry {
 const PAGE = 50;
 
 export function AuditPage() {
+  if (!allowed('audit')) return <NotForYourRole title="Audit log" action="audit" />;
+  return <AuditList />;
+}
+
+function AuditList() {
   const [action, setAction] = useState('');
   const [offset, setOffset] = useState(0);
   const log = useLoad(

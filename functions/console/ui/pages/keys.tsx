@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 import { useState } from 'hono/jsx/dom';
 import { KEY_DIALOG_SCOPE_GROUPS } from '../../../../shared/auth/scopes';
+import { allowed } from '../access';
 import { api, must } from '../api';
 import {
   Badge,
@@ -9,6 +10,7 @@ import {
   ErrorText,
   Loading,
   Modal,
+  NotForYourRole,
   PageHead,
   SecretOnce,
   Time,
@@ -64,6 +66,11 @@ function status(k: ApiKey) {
 }
 
 export function KeysPage() {
+  if (!allowed('keys')) return <NotForYourRole title="API keys" action="keys" />;
+  return <KeysList />;
+}
+
+function KeysList() {
   const keys = useLoad(async () => (await must(api.GET('/api/v1/api-keys'))) as { api_keys: ApiKey[] });
   const [pending, setPending] = useState<Pending>(null);
   const close = () => setPending(null);

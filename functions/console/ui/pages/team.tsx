@@ -1,5 +1,6 @@
 /** @jsxImportSource hono/jsx/dom */
 import { useState } from 'hono/jsx/dom';
+import { allowed, whyNot } from '../access';
 import { api, must } from '../api';
 import { Confirm, Empty, ErrorText, Loading, Modal, PageHead, Time, useLoad } from '../components';
 import { currentIdentity } from '../session';
@@ -30,6 +31,7 @@ export function TeamPage() {
   const [notice, setNotice] = useState('');
   const [error, setError] = useState('');
   const me = currentIdentity()?.userId;
+  const manage = allowed('team.manage');
 
   const changeRole = async (m: Member, role: Member['role']) => {
     setError('');
@@ -50,11 +52,14 @@ export function TeamPage() {
         title="Team"
         intro="Who can sign in to this tenant, and with which role."
         actions={
-          <button type="button" class="primary" onClick={() => setInviting(true)}>
-            Invite member
-          </button>
+          manage ? (
+            <button type="button" class="primary" onClick={() => setInviting(true)}>
+              Invite member
+            </button>
+          ) : null
         }
       />
+      {manage ? null : <p class="muted role-note">{whyNot('team.manage')}</p>}
       <p class="notice" role="status">
         {notice}
       </p>
@@ -87,7 +92,7 @@ export function TeamPage() {
                   <td>
                     <select
                       aria-label={`Role of ${m.email}`}
-                      disabled={m.id === me}
+                      disabled={m.id === me || !manage}
                       onChange={(e: Event) =>
                         changeRole(m, (e.target as HTMLSelectElement).value as Member['role'])
                       }
@@ -103,7 +108,7 @@ export function TeamPage() {
                     <Time iso={m.created_at} />
                   </td>
                   <td class="row-actions">
-                    {m.id === me ? null : (
+                    {m.id === me || !manage ? null : (
                       <button type="button" class="danger-text" onClick={() => setRemoving(m)}>
                         Remove
                       </button>

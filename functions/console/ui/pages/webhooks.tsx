@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 import { useEffect, useState } from 'hono/jsx/dom';
 import { MAX_ATTEMPTS } from '../../../../shared/webhooks/retry';
+import { allowed, whyNot } from '../access';
 import { api, must } from '../api';
 import {
   Badge,
@@ -37,6 +38,15 @@ interface Delivery {
   created_at: string;
 }
 
+/** One attempt of a delivery, as GET …/deliveries/{delivery_id} lists them (`history`). */
+interface Attempt {
+  attempt: number;
+  attempted_at: string;
+  response_status: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
 interface Catalog {
   event_types: string[];
   groups: Record<string, string[]>;
@@ -68,11 +78,14 @@ export function WebhooksPage() {
         title="Webhooks"
         intro="Signed HTTPS POSTs to your endpoints when tickets, calls, conversations, contacts or articles change."
         actions={
-          <button type="button" class="primary" onClick={() => setCreating(true)}>
-            Add endpoint
-          </button>
+          allowed('webhooks.manage') ? (
+            <button type="button" class="primary" onClick={() => setCreating(true)}>
+              Add endpoint
+            </button>
+          ) : null
         }
       />
+      {allowed('webhooks.manage') ? null : <p class="muted role-note">{whyNot('webhooks.manage')}</p>}
       <ErrorText message={hooks.error} />
       {hooks.loading && !hooks.data ? <Loading what="webhooks" /> : null}
       {hooks.data && hooks.data.webhooks.length === 0 ? (
@@ -329,6 +342,7 @@ export function WebhookDetailPage(props: { id: string }) {
       </section>
     );
   const hearsTickets = hook.events.includes('*') || hook.events.includes('ticket.created');
+  const manage = allowed('webhooks.manage');
 
   return (
     <section aria-labelledby="page-title">
@@ -345,26 +359,35 @@ export function WebhookDetailPage(props: { id: string }) {
                 Send test event
               </button>
             ) : null}
-            <button type="button" onClick={() => setDialog('recover')} disabled={!hook.is_active}>
-              Recover failed…
-            </button>
-            <label class="switch">
-              <input
-                type="checkbox"
-                role="switch"
-                aria-checked={hook.is_active ? 'true' : 'false'}
-                checked={hook.is_active}
-                onChange={(e: Event) => setActive((e.target as HTMLInputElement).checked)}
-              />
-              <span>{hook.is_active ? 'Enabled' : 'Disabled'}</span>
-            </label>
-            <button type="button" class="danger-text" onClick={() => setDialog('delete')}>
-              Delete
-            </button>
+            {manage ? (
+              <>
+                <button type="button" onClick={() => setDialog('recover')} disabled={!hook.is_active}>
+                  Recover failed…
+                </button>
+                <label class="switch">
+                  <input
+                    type="checkbox"
+                    role="switch"
+                    aria-checked={hook.is_active ? 'true' : 'false'}
+                    checked={hook.is_active}
+                    onChange={(e: Event) => setActive((e.target as HTMLInputElement).checked)}
+                  />
+                  <span>{hook.is_active ? 'Enabled' : 'Disabled'}</span>
+                </label>
+                <button type="button" class="danger-text" onClick={() => setDialog('delete')}>
+                  Delete
+                </button>
+              </>
+            ) : (
+              <Badge tone={hook.is_active ? 'ok' : 'neutral'}>
+                {hook.is_active ? 'enabled' : 'disabled'}
+              </Badge>
+            )}
           </>
         }
       />
       <EventList events={hook.events} />
+      {manage ? null : <p class="muted role-note">{whyNot('webhooks.manage')}</p>}
       <p class="notice" role="status">
         {notice}
       </p>
@@ -434,7 +457,7 @@ export function WebhookDetailPage(props: { id: string }) {
                       <Time iso={d.created_at} />
                     </td>
                     <td class="row-actions">
-                      {d.status === 'pending' ? null : (
+                      {d.status === 'pending' || !manage ? null : (
                         <button type="button" onClick={() => redeliver(d)} disabled={!hook.is_active}>
                           Redeliver
                         </button>
@@ -444,7 +467,7 @@ export function WebhookDetailPage(props: { id: string }) {
                   {open === d.id ? (
                     <tr class="timeline-row" id={`timeline-${d.id}`}>
                       <td colSpan={9}>
-                        <Timeline d={d} />
+                        <Timeline hookId={hook.id} d={d} />
                       </td>
                     </tr>
                   ) : null}
@@ -504,35 +527,38 @@ function AttemptDots(props: { d: Delivery }) {
 }
 
 /**
- * The attempts of one delivery as a timeline. The log keeps the latest attempt's outcome (response,
- * duration, error) and when the next one is due; earlier attempts are known to have failed.
+ * The attempts of one delivery as a timeline: every attempt the server recorded (its time, the
+ * receiver's status, how long it took, why it failed), then what comes next. Read when the row is
+ * opened, and again whenever the log shows the delivery moved on.
  */
-function Timeline(props: { d: Delivery }) {
+function Timeline(props: { hookId: string; d: Delivery }) {
   const { d } = props;
+  const detail = useLoad(
+    async () =>
+      (await must(
+        api.GET('/api/v1/webhooks/{id}/deliveries/{delivery_id}', {
+          params: { path: { id: props.hookId, delivery_id: d.id } },
+        }),
+      )) as Delivery & { history: Attempt[] },
+    [d.id, d.attempts, d.status],
+  );
   const steps: { tone: string; title: string; when: string | null; detail?: string }[] = [
     { tone: 'neutral', title: `${d.event_type} queued`, when: d.created_at, detail: `Delivery ${d.id}` },
   ];
-  for (let n = 1; n < d.attempts; n++)
-    steps.push({
-      tone: 'bad',
-      title: `Attempt ${n} failed`,
-      when: null,
-      detail: 'Retried on the backoff schedule',
-    });
-  if (d.attempts > 0) {
-    const ok = d.status === 'delivered';
-    const outcome = [
-      d.response_status !== null ? `HTTP ${d.response_status}` : 'no response',
-      d.duration_ms !== null ? `${d.duration_ms} ms` : null,
-      d.error,
-    ]
-      .filter(Boolean)
-      .join(' · ');
+  for (const a of detail.data?.history ?? []) {
+    const ok = a.error === null;
     steps.push({
       tone: ok ? 'ok' : 'bad',
-      title: `Attempt ${d.attempts} ${ok ? 'delivered' : 'failed'}`,
-      when: d.last_attempt_at,
-      detail: outcome,
+      title: `Attempt ${a.attempt} ${ok ? 'delivered' : 'failed'}`,
+      when: a.attempted_at,
+      detail: [
+        a.response_status !== null ? `HTTP ${a.response_status}` : 'no response',
+        `${a.duration_ms} ms`,
+        // the error unless it only repeats the status (`HTTP 500`)
+        ok || a.error === `HTTP ${a.response_status}` ? null : a.error,
+      ]
+        .filter(Boolean)
+        .join(' · '),
     });
   }
   if (d.status === 'pending')
@@ -548,6 +574,8 @@ function Timeline(props: { d: Delivery }) {
       when: null,
       detail: 'Redeliver it, or recover every failed delivery since a time.',
     });
+  if (detail.error) return <ErrorText message={detail.error} />;
+  if (detail.loading && !detail.data) return <Loading what="attempts" />;
   return (
     <ol class="timeline" aria-label={`Attempts of delivery ${d.id}`}>
       {steps.map((s) => (
