@@ -9,6 +9,7 @@ import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
 import { createTicket } from '../../shared/tickets/tickets';
+import { type CallRow, callView, escalationView, findCall, isTelephonyCall, listCalls } from './data';
 import { maskDestination } from './masking';
 import {
   CallIdParam,
@@ -18,7 +19,6 @@ import {
   ListCallsQuery,
   VoiceWidgetTokenBody,
 } from './schemas';
-import { type CallRow, callView, escalationView, findCall, isTelephonyCall, listCalls } from './service';
 
 export const app = new Hono<AppEnv>();
 

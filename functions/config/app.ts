@@ -4,9 +4,9 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { validate } from '../../shared/http/validation';
+import { readSection, storedSections, writeSection } from './data';
 import { INTEGRATION_PROVIDERS, ONBOARDING_STEPS, ProviderParam, TenantProfileBody } from './schemas';
 import { SECTIONS, type SectionKind } from './sections';
-import { readSection, storedSections, writeSection } from './store';
 
 /**
  * Tenant configuration. Reads need config:read (integrations and telephony also config:write:

@@ -8,7 +8,7 @@ import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { newId } from '../../shared/ids';
-import { companyView } from './records';
+import { companyView } from './data';
 import { CompanyIdParam, CreateCompanyBody, ListCompaniesQuery, UpdateCompanyBody } from './schemas';
 
 export const companiesApp = new Hono<AppEnv>();

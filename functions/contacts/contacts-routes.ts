@@ -16,7 +16,7 @@ import {
   contactView,
   dashboardContactRef,
   refreshContactCounts,
-} from './records';
+} from './data';
 import { ContactIdParam, CreateContactBody, ListContactsQuery, UpdateContactBody } from './schemas';
 
 export const contactsApp = new Hono<AppEnv>();

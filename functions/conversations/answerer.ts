@@ -1,6 +1,6 @@
 import type { Executor } from '../../shared/db/schema';
-import type { ConversationRow, MessageRow } from './model';
-import { foreign } from './model';
+import type { ConversationRow, MessageRow } from './data';
+import { foreign } from './data';
 
 /**
  * AI auto-reply for widget and WhatsApp inbound messages. Pluggable: `setAnswerer()` swaps the

@@ -10,7 +10,6 @@ import { pageEnvelope } from '../../shared/http/pagination';
 import { validate } from '../../shared/http/validation';
 import { looksLikeId, newId } from '../../shared/ids';
 import { deliverMessage, initialDeliveryStatus } from './channels';
-import { autoReply, type InboundInput, ingestInbound } from './inbound';
 import {
   appendMessage,
   conversationRef,
@@ -22,7 +21,8 @@ import {
   messageRef,
   messageView,
   transitionEvent,
-} from './model';
+} from './data';
+import { autoReply, type InboundInput, ingestInbound } from './inbound';
 import {
   AssignConversationBody,
   ConversationIdParam,

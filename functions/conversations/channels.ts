@@ -1,6 +1,6 @@
 import type { Executor } from '../../shared/db/schema';
 import type { ConversationChannel } from '../../shared/db/tables/conversations';
-import type { ConversationRow, MessageRow } from './model';
+import type { ConversationRow, MessageRow } from './data';
 
 /**
  * Outbound delivery of an agent reply or AI auto-reply to the contact's channel (email provider,

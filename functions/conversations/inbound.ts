@@ -19,7 +19,7 @@ import {
   messageRef,
   STATUS_SIDE,
   transitionEvent,
-} from './model';
+} from './data';
 
 export type InboundChannel = 'widget' | 'email' | 'whatsapp';
 

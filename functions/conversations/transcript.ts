@@ -1,4 +1,4 @@
-import { type ConversationRow, conversationView, type MessageRow, messageView } from './model';
+import { type ConversationRow, conversationView, type MessageRow, messageView } from './data';
 
 export type TranscriptFormat = 'json' | 'text';
 

@@ -16,6 +16,7 @@ import {
   ticketReferences,
   ticketView,
 } from '../../shared/tickets/tickets';
+import { findTicket, listTickets, replyView } from './data';
 import {
   CreateReplyBody,
   CreateTicketBody,
@@ -27,7 +28,6 @@ import {
   UpdateTicketBody,
   type UpdateTicketInput,
 } from './schemas';
-import { findTicket, listTickets, replyView } from './service';
 
 export const app = new Hono<AppEnv>();
 

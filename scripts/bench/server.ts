@@ -11,7 +11,7 @@
 import { serve } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { type CompiledQuery, sql } from 'kysely';
-import { ticketListQueries } from '../../functions/tickets/service';
+import { ticketListQueries } from '../../functions/tickets/data';
 import { SCOPE_CATALOG } from '../../shared/auth/scopes';
 import type { AppEnv } from '../../shared/context/app-env';
 import { loadConfig } from '../../shared/env';

@@ -6,7 +6,7 @@
 //   BENCH_TICKETS (default 100000), BENCH_ITERATIONS (default 300)
 import { type CompiledQuery, sql } from 'kysely';
 import pg from 'pg';
-import { listTickets, ticketListQueries } from '../../functions/tickets/service';
+import { listTickets, ticketListQueries } from '../../functions/tickets/data';
 import { createPostgresHandle } from '../../shared/db/adapters/pg';
 import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';

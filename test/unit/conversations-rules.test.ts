@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MIN_SCORE, scoreArticle, words } from '../../functions/conversations/answerer';
+import { defaultRoutingReason, transitionEvent } from '../../functions/conversations/data';
 import { normalizePhone } from '../../functions/conversations/inbound';
-import { defaultRoutingReason, transitionEvent } from '../../functions/conversations/model';
 import { CONVERSATION_STATUSES } from '../../functions/conversations/schemas';
 
 describe('conversation status rule table', () => {

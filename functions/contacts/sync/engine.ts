@@ -12,7 +12,7 @@ import { emitEvent } from '../../../shared/events/emit';
 import { badRequest } from '../../../shared/http/errors';
 import { newId } from '../../../shared/ids';
 import type { HostResolver } from '../../../shared/webhooks/ssrf';
-import { syncContactRef } from '../records';
+import { syncContactRef } from '../data';
 import { PROVIDERS, refuseBaseUrlResolved, type UpstreamContact, UpstreamError } from './providers';
 
 /**
