@@ -245,6 +245,7 @@ export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Pro
       eventType: row.event_type,
       eventTimestamp: row.event_created_at.toISOString(),
       data: row.payload,
+      sign: port.sign,
     });
     const result = await port.transport({
       url: destination.url,

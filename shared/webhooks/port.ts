@@ -22,10 +22,18 @@ export interface RetryScheduler {
   schedule(deliveryId: string, attempt: number, at: Date): Promise<void>;
 }
 
+/** Lowercase hex HMAC-SHA256 of `message` keyed with `secret` (X-Webhook-Signature). */
+export type Signer = (secret: string, message: string) => string | Promise<string>;
+
 /** The runtime-specific pieces of webhook delivery (Services.webhooks). */
 export interface WebhookPort {
   resolveHost: HostResolver;
   transport: DeliveryTransport;
+  /**
+   * Signs each attempt; WebCrypto (shared/crypto.ts) when absent. Node passes `createHmac`: WebCrypto's
+   * HMAC is a thread-pool round trip per attempt there, synchronous HMAC a few microseconds.
+   */
+  sign?: Signer;
 }
 
 /** Web-standard transport (Workers, or Node's fetch): `redirect: 'manual'`, AbortController timeout. */

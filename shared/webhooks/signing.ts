@@ -1,11 +1,17 @@
 import { hmacSha256Hex, randomBase62 } from '../crypto';
+import type { Signer } from './port';
 
 /**
  * How a delivery is signed (spec: Events > Signature): lowercase hex HMAC-SHA256, keyed with the
  * subscription secret, over `X-Webhook-Timestamp + "." + raw body`. No `sha256=` prefix.
  */
-export function signWebhook(secret: string, timestamp: string, rawBody: string): Promise<string> {
-  return hmacSha256Hex(secret, `${timestamp}.${rawBody}`);
+export async function signWebhook(
+  secret: string,
+  timestamp: string,
+  rawBody: string,
+  sign: Signer = hmacSha256Hex,
+): Promise<string> {
+  return sign(secret, `${timestamp}.${rawBody}`);
 }
 
 /** A new subscription secret: `whsec_` + 40 base62 characters (~238 bits). */
@@ -27,6 +33,8 @@ export async function buildSignedRequest(input: {
   data: unknown;
   /** when this attempt is signed: the X-Webhook-Timestamp value */
   now?: Date;
+  /** the runtime's HMAC (WebhookPort.sign); WebCrypto by default */
+  sign?: Signer;
 }): Promise<{ body: string; headers: Record<string, string> }> {
   const body = JSON.stringify({
     event_type: input.eventType,
@@ -41,7 +49,7 @@ export async function buildSignedRequest(input: {
       'User-Agent': 'SupportPlatform-Webhooks/1.0',
       [WebhookHeader.event]: input.eventType,
       [WebhookHeader.timestamp]: timestamp,
-      [WebhookHeader.signature]: await signWebhook(input.secret, timestamp, body),
+      [WebhookHeader.signature]: await signWebhook(input.secret, timestamp, body, input.sign),
       [WebhookHeader.deliveryId]: input.deliveryId,
     },
   };

@@ -1,11 +1,12 @@
 // Node-only webhook adapters (embedded runtime, tests, benchmark): never imported by a Workers entry.
 
+import { createHmac } from 'node:crypto';
 import { promises as dns } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import type { DeliveryTransport, WebhookPort } from './port';
+import type { DeliveryTransport, Signer, WebhookPort } from './port';
 import type { HostResolver } from './ssrf';
 
 /** getaddrinfo (honours /etc/hosts like the connection itself would), bounded by a timeout. */
@@ -99,4 +100,12 @@ export const nodeTransport: DeliveryTransport = (request) =>
     req.end(request.body);
   });
 
-export const nodeWebhookPort = (): WebhookPort => ({ resolveHost: nodeResolver, transport: nodeTransport });
+/** Synchronous HMAC-SHA256: the same hex digest as WebCrypto's, without a thread-pool hop per attempt. */
+export const nodeSigner: Signer = (secret, message) =>
+  createHmac('sha256', secret).update(message).digest('hex');
+
+export const nodeWebhookPort = (): WebhookPort => ({
+  resolveHost: nodeResolver,
+  transport: nodeTransport,
+  sign: nodeSigner,
+});
