@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import { LOG_LEVELS } from './log/logger';
 
-/**
- * Every setting the functions read, validated once (Unkey's pattern: env checked before routing).
- * On Workers these arrive as bindings/secrets; in the embedded runtime from process.env.
- * README.md lists each one; keep the two in step.
- */
 /** A comma list of host names, trimmed and lower-cased (allow lists). */
 const hostList = z
   .string()
@@ -36,6 +31,11 @@ const intFromString = (fallback: number) =>
     .transform((v) => (v === undefined || v === '' ? fallback : Number(v)))
     .pipe(z.number().int().nonnegative());
 
+/**
+ * Every setting the functions read, validated once (Unkey's pattern: env checked before routing).
+ * On Workers these arrive as bindings/secrets; in the embedded runtime from process.env.
+ * README.md lists each one; keep the two in step.
+ */
 export const EnvSchema = z.object({
   /** Where the service runs: `development` allows the built-in dev secrets below. */
   APP_ENV: z.enum(['development', 'test', 'staging', 'production']).default('development'),

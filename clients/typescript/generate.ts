@@ -1,6 +1,6 @@
 // Generates the client's sources from the published OpenAPI document: the types (openapi-typescript)
 // and the table of list endpoints the async iterator pages through. Run by `npm run client:generate`;
-// test/unit/client-generated.test.ts fails when the committed output differs from a fresh run.
+// test/unit/client-typescript.test.ts fails when the committed output differs from a fresh run.
 import openapiTS, { astToString } from 'openapi-typescript';
 import type { ListShape } from './list-shape';
 

@@ -93,7 +93,7 @@ app.post('/api/v1/voice-widget/token', validate('json', VoiceWidgetTokenBody), a
   );
 });
 
-/* ------------------------------------- call lifecycle (INTERNAL_API_TOKEN, DESIGN.md) */
+/* --------------------------- call lifecycle (INTERNAL_API_TOKEN, ../shared/DESIGN.md) */
 
 function requireInternal(c: { get: (k: 'auth') => { kind: string } }) {
   // The gate only lets the internal token through on /api/internal/*; this is belt and braces.

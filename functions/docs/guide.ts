@@ -107,7 +107,7 @@ function verify(rawBody, headers, secret) {
 }
 \`\`\`
 
-(\`verifyWebhookSignature\` in \`shared/webhooks/receiver.ts\` does the same with Web Crypto, and checks the
+(\`verifyWebhookSignature\` in \`clients/typescript/webhooks.ts\` does the same with Web Crypto, and checks the
 timestamp's age.)`;
 
 /** Reading order: concepts first, then the integrator's resources, then dashboard-only groups. */

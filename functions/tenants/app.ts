@@ -24,7 +24,10 @@ export const tenantView = (t: Selectable<TenantsTable>) => ({
 
 export const app = new Hono<AppEnv>();
 
-/** POST /api/v1/tenants: super_admin only (DESIGN.md contract); `admin_email` invites the first tenant_admin. */
+/**
+ * POST /api/v1/tenants: super_admin only (../shared/DESIGN.md contract); `admin_email` invites the
+ * first tenant_admin.
+ */
 app.post('/api/v1/tenants', validate('json', CreateTenantBody), async (c) => {
   requireRole(c, 'super_admin');
   const { admin_email, ...body } = c.req.valid('json');

@@ -1,7 +1,7 @@
 /**
  * The API-key scope catalog and the path-prefix rules that enforce it (spec: "Scope catalog",
- * "Enforcement rules", section B). This file is data; `enforce.ts` is the one reader, and the
- * table-driven tests iterate over it.
+ * "Enforcement rules", section B). This file is data; shared/auth/access.ts is the one reader
+ * (`scopeRefusal`, applied by the gate), and the table-driven tests iterate over it.
  */
 export const SCOPE_CATALOG = [
   'tickets:read',

@@ -2,7 +2,7 @@
  * The webhook event catalog (spec: Events > Catalog) and the shape of each event's `data`.
  * Required fields are required here; the spec's optional ones are optional. Payload shapes the
  * spec leaves open (ticket.updated/replied/resolved, usage.reported, config.updated) are ours,
- * documented in docs/events.md.
+ * documented with their areas (docs/tickets.md, docs/platform.md; the list in docs/webhooks.md).
  */
 export const EVENT_GROUPS = {
   Conversations: [

@@ -34,15 +34,15 @@ export const IDEMPOTENCY_IN_PROGRESS =
 
 export type { ValidationIssue } from './issues';
 
-/**
- * The one error type handlers throw. `detail` is either the spec's string or,
- * for request validation, the list of issues (FastAPI's 422 shape).
- */
 /** Malformed JSON, whether Hono's parser or ours found it. */
 export const JSON_INVALID: ValidationIssue[] = [
   { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid' },
 ];
 
+/**
+ * The one error type handlers throw. `detail` is either the spec's string or,
+ * for request validation, the list of issues (FastAPI's 422 shape).
+ */
 export class ApiError extends HTTPException {
   readonly detail: string | ValidationIssue[];
   readonly extraHeaders: Record<string, string>;

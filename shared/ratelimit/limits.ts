@@ -4,8 +4,9 @@ import type { TenantPlan } from '../db/schema';
 /**
  * Rate limits per tenant plan and kind of endpoint (spec: Limits). Each cell has a per-minute
  * limit and a 10-second burst limit; staging and production use this same table. The
- * documentation (docs/rate-limits.md) is this table; test/unit/ratelimit-limits.test.ts keeps the
- * two in step and checks that the free plan's kinds together stay within 600 requests a minute.
+ * documentation (docs/rate-limits.md) is this table; test/unit/ratelimit-limiter.test.ts ("limits
+ * table") keeps the two in step and checks that the free plan's kinds together stay within 600
+ * requests a minute.
  */
 export const RATE_KINDS = ['read', 'write', 'export'] as const;
 export type RateKind = (typeof RATE_KINDS)[number];
