@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../shared/context/app-env';
+import { Detail } from '../../shared/http/errors';
 import { DOCS_ASSETS, readNodeAsset } from './assets';
 import { openApiDocument } from './document';
 import { DOCS_PAGE } from './page';
@@ -49,11 +50,11 @@ app.get('/docs/assets/:file', async (c) => {
   const file = c.req.param('file');
   // own keys only: `toString` or `__proto__` would find Object.prototype's and read a missing file (500)
   const type = Object.hasOwn(DOCS_ASSETS, file) ? DOCS_ASSETS[file] : undefined;
-  if (!type) return c.json({ detail: 'Not Found' }, 404);
+  if (!type) return c.json({ detail: Detail.notFound }, 404);
   const assets = (c.env as { ASSETS?: AssetsBinding } | undefined)?.ASSETS;
   if (assets && typeof assets.fetch === 'function') return assets.fetch(c.req.raw);
   const bytes = readNodeAsset(file);
-  if (!bytes) return c.json({ detail: 'Not Found' }, 404);
+  if (!bytes) return c.json({ detail: Detail.notFound }, 404);
   return c.body(bytes as Uint8Array<ArrayBuffer>, 200, {
     'Content-Type': type,
     'Cache-Control': 'public, max-age=86400',
