@@ -4,7 +4,7 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { FUNCTIONS } from '../functions/manifest';
 import { KeyCache } from '../shared/auth/key-verify';
 import type { AppEnv, FunctionApp } from '../shared/context/app-env';
-import { createNodeDefer, type Services } from '../shared/context/services';
+import type { Services } from '../shared/context/services';
 import { createPostgresHandle } from '../shared/db/adapters/pg';
 import { createPgliteHandle } from '../shared/db/adapters/pglite';
 import type { DatabaseHandle } from '../shared/db/handle';
@@ -18,6 +18,7 @@ import { createNodeLogger } from '../shared/log/logger.node.js';
 import { createMailer } from '../shared/mail/mailer';
 import { createRateLimiter, rateLimit } from '../shared/ratelimit';
 import { upstashRedis } from '../shared/redis/client';
+import { createDefer } from '../shared/runtime/defer';
 import { buildRoot } from '../shared/runtime/root';
 import { meterUsage } from '../shared/usage/meter';
 import { reportLastPeriod } from '../shared/usage/report';
@@ -93,7 +94,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
   const nodeLogger = options.logger ? null : createNodeLogger({ level: config.LOG_LEVEL });
   const logger = options.logger ?? (nodeLogger as Logger);
   const handle = options.handle ?? (await openDatabase(config, options.inMemory, logger));
-  const { defer, drain } = createNodeDefer(logger);
+  const { defer, drain } = createDefer(logger);
   const webhookPort = nodeWebhookPort();
   const webhooks = createDeliveryWorker({ db: handle.db, config, port: webhookPort, logger });
   const services: Services = {

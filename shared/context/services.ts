@@ -2,7 +2,7 @@ import type { KeyCache } from '../auth/key-verify';
 import type { RowCache } from '../db/row-cache';
 import type { Db } from '../db/schema';
 import type { AppConfig } from '../env';
-import { errorField, type Logger } from '../log/logger';
+import type { Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
 import type { WebhookPort } from '../webhooks/port';
@@ -41,25 +41,4 @@ export interface Services {
   mailer: Mailer;
   /** Where this code runs: handlers must not branch on it; adapters and diagnostics may. */
   runtime: 'node' | 'edge';
-}
-
-/** What `defer` does with a task that failed: a warning, never an exception into the request. */
-export const logDeferFailure = (logger: Logger) => (err: unknown) =>
-  logger.warn({ error: errorField(err) }, 'deferred task failed');
-
-/** A `defer` for Node: failures are logged, and `drain()` waits for what is in flight (tests, shutdown). */
-export function createNodeDefer(logger: Logger) {
-  const inFlight = new Set<Promise<unknown>>();
-  const onFailure = logDeferFailure(logger);
-  const defer = (task: () => Promise<unknown>) => {
-    const p = Promise.resolve()
-      .then(task)
-      .catch(onFailure)
-      .finally(() => inFlight.delete(p));
-    inFlight.add(p);
-  };
-  const drain = async () => {
-    while (inFlight.size > 0) await Promise.all([...inFlight]);
-  };
-  return { defer, drain };
 }

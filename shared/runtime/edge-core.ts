@@ -5,7 +5,7 @@
 // a Node-only module: scripts/check-runtime-parity.ts bundles every entry and fails if one creeps in.
 import type { ExecutionContext, MiddlewareHandler } from 'hono';
 import type { AppEnv, FunctionApp } from '../context/app-env';
-import { type EventKicker, logDeferFailure, type Services } from '../context/services';
+import type { EventKicker, Services } from '../context/services';
 import { createNeonHandle } from '../db/adapters/neon';
 import type { DatabaseHandle } from '../db/handle';
 import { type AppConfig, ConfigError, corsOrigins, EnvSchema, loadConfig } from '../env';
@@ -13,6 +13,7 @@ import type { IdempotencyStore } from '../http/idempotency';
 import { createConsoleLogger, type Logger } from '../log/logger';
 import { createMailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
+import { createDefer } from './defer';
 import { buildRoot, type RootOptions } from './root';
 
 /** What a Worker receives: vars and secrets from wrangler (strings), plus bindings such as ASSETS. */
@@ -62,7 +63,6 @@ function waitUntilOf(c: { executionCtx: ExecutionContext }): (p: Promise<unknown
  * response and deferred work; `logger` is the Worker's one logger (the access log writes to it too).
  */
 export function edgeServices(options: EdgeOptions, logger: Logger): MiddlewareHandler<AppEnv> {
-  const onFailure = logDeferFailure(logger);
   return async function provideEdgeServices(c, next) {
     const env = (c.env ?? {}) as EdgeBindings;
     const config = configOf(env);
@@ -70,12 +70,7 @@ export function edgeServices(options: EdgeOptions, logger: Logger): MiddlewareHa
     const handle: DatabaseHandle = createNeonHandle(config.DATABASE_URL as string, {
       wsProxy: typeof env.NEON_WS_PROXY === 'string' && env.NEON_WS_PROXY ? env.NEON_WS_PROXY : undefined,
     });
-    const pending: Promise<unknown>[] = [];
-    const defer = (task: () => Promise<unknown>) => {
-      const p = Promise.resolve().then(task).catch(onFailure);
-      pending.push(p);
-      waitUntil(p);
-    };
+    const { defer, drain } = createDefer(logger, waitUntil);
     const services: Services = {
       config,
       db: handle.db,
@@ -95,7 +90,7 @@ export function edgeServices(options: EdgeOptions, logger: Logger): MiddlewareHa
     } finally {
       // Close after the response and after every deferred task (which may still use the handle).
       const closing = (async () => {
-        while (pending.length > 0) await Promise.allSettled(pending.splice(0));
+        await drain();
         await handle.close().catch(() => {});
       })();
       waitUntil(closing);
