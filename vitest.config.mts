@@ -47,6 +47,10 @@ export default defineConfig({
           include: ['test/reliability/**/*.test.ts'],
           testTimeout: 180_000,
           isolate: true,
+          // after the other tiers and one file at a time: these tests time real faults (a 300 ms
+          // webhook timeout, a restarted Postgres), which the parallel integration tiers starve
+          sequence: { groupOrder: 1 },
+          maxWorkers: 1,
         },
       },
     ],
