@@ -1,9 +1,8 @@
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
 
-/** Dashboard roles, lowest first: a role satisfies every role at or below it. */
-export const ROLES = ['agent', 'tenant_admin', 'super_admin'] as const;
-export type Role = (typeof ROLES)[number];
-export const roleAtLeast = (role: Role, needed: Role) => ROLES.indexOf(role) >= ROLES.indexOf(needed);
+import { isRole, type Role } from './roles';
+
+export { ROLES, type Role, roleAtLeast } from './roles';
 
 /** Longest session the platform accepts (spec: "valid at most 60 minutes"). */
 export const MAX_SESSION_SECONDS = 3600;
@@ -70,8 +69,8 @@ export async function verifyDashboardToken(
   // an iat in the future would stretch the window; so would an exp far ahead of now
   if (iat > Date.now() / 1000 + CLOCK_TOLERANCE_S) return null;
   if (exp - Date.now() / 1000 > MAX_SESSION_SECONDS + CLOCK_TOLERANCE_S) return null;
-  if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) return null;
-  const session: DashboardSession = { userId: sub, tenantId, role: role as Role };
+  if (!isRole(role)) return null;
+  const session: DashboardSession = { userId: sub, tenantId, role };
   if (isNonEmptyString(payload.sid)) session.sessionId = payload.sid;
   return session;
 }

@@ -1,3 +1,4 @@
+import { isRole, roleAtLeast } from '../../../shared/auth/roles';
 import { currentIdentity, onSessionChange } from './session';
 
 /**
@@ -5,8 +6,6 @@ import { currentIdentity, onSessionChange } from './session';
  * functions/api-keys, webhooks, directory and audit): the console offers no button whose only
  * outcome is a 403, and says why instead. One table; pages ask `allowed(action)`.
  */
-const RANK: Record<string, number> = { agent: 1, tenant_admin: 2, super_admin: 3 };
-
 export const ACTIONS = {
   keys: { role: 'tenant_admin', why: 'Only admins can see and manage API keys.' },
   'webhooks.manage': {
@@ -33,7 +32,7 @@ onSessionChange((who) => {
 
 export function allowed(action: Action): boolean {
   const role = currentIdentity()?.role ?? shownRole;
-  return (RANK[role] ?? 0) >= (RANK[ACTIONS[action].role] ?? Number.POSITIVE_INFINITY);
+  return isRole(role) && roleAtLeast(role, ACTIONS[action].role);
 }
 
 export const whyNot = (action: Action) => ACTIONS[action].why;
