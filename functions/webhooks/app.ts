@@ -140,6 +140,19 @@ async function findWebhook(db: Db, tenantId: string, id: string): Promise<Webhoo
   return row;
 }
 
+/** One of this webhook's deliveries, else 404 `Delivery not found` (another webhook's or tenant's too). */
+async function findDelivery(db: Db, hook: WebhookRow, deliveryId: string): Promise<DeliveryRow> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', hook.id)
+    .where('tenant_id', '=', hook.tenant_id)
+    .executeTakeFirst();
+  if (!row) throw notFound('Delivery');
+  return row;
+}
+
 /** The delivery a `before` cursor names: one of this webhook's, else a 422 (a cursor from elsewhere). */
 async function findCursor(db: Db, hook: WebhookRow, deliveryId: string) {
   const row = await db
@@ -287,14 +300,7 @@ app.get('/api/v1/webhooks/:id/deliveries/:delivery_id', validate('param', Delive
   const { id, delivery_id } = c.req.valid('param');
   const { db } = c.get('services');
   const hook = await findWebhook(db, tenantOf(c), id);
-  const delivery = await db
-    .selectFrom('webhook_deliveries')
-    .selectAll()
-    .where('id', '=', delivery_id)
-    .where('webhook_id', '=', hook.id)
-    .where('tenant_id', '=', hook.tenant_id)
-    .executeTakeFirst();
-  if (!delivery) throw notFound('Delivery');
+  const delivery = await findDelivery(db, hook, delivery_id);
   const history = await db
     .selectFrom('webhook_delivery_attempts')
     .select(['attempt', 'attempted_at', 'response_status', 'duration_ms', 'error'])
@@ -313,14 +319,7 @@ app.post(
     const { id, delivery_id } = c.req.valid('param');
     const { db, events } = c.get('services');
     const hook = await findWebhook(db, tenantOf(c), id);
-    const original = await db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('id', '=', delivery_id)
-      .where('webhook_id', '=', hook.id)
-      .where('tenant_id', '=', hook.tenant_id)
-      .executeTakeFirst();
-    if (!original) throw notFound('Delivery');
+    const original = await findDelivery(db, hook, delivery_id);
     if (original.status === 'pending') throw conflict('Delivery is still pending');
     if (!hook.is_active) throw conflict('Webhook is inactive');
     const created = await db
