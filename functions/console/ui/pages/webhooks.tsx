@@ -38,15 +38,6 @@ interface Delivery {
   created_at: string;
 }
 
-/** One attempt of a delivery, as GET …/deliveries/{delivery_id} lists them (`history`). */
-interface Attempt {
-  attempt: number;
-  attempted_at: string;
-  response_status: number | null;
-  duration_ms: number;
-  error: string | null;
-}
-
 interface Catalog {
   event_types: string[];
   groups: Record<string, string[]>;
@@ -534,12 +525,13 @@ function AttemptDots(props: { d: Delivery }) {
 function Timeline(props: { hookId: string; d: Delivery }) {
   const { d } = props;
   const detail = useLoad(
-    async () =>
-      (await must(
+    // typed by the client generated from the document: WebhookDeliveryDetail, with its `history`
+    () =>
+      must(
         api.GET('/api/v1/webhooks/{id}/deliveries/{delivery_id}', {
           params: { path: { id: props.hookId, delivery_id: d.id } },
         }),
-      )) as Delivery & { history: Attempt[] },
+      ),
     [d.id, d.attempts, d.status],
   );
   const steps: { tone: string; title: string; when: string | null; detail?: string }[] = [
