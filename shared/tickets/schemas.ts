@@ -38,7 +38,7 @@ export const LIMITS = {
   tags: 20,
 } as const;
 
-export const text = (max: number) => z.string().trim().max(max);
+const text = (max: number) => z.string().trim().max(max);
 export const tag = z.string().trim().min(1).max(LIMITS.tag);
 export const ref = z.string().trim().min(1).max(LIMITS.id);
 
