@@ -2,6 +2,8 @@ import { type Selectable, sql } from 'kysely';
 import type { Executor } from '../../shared/db/schema';
 import type { TicketRepliesTable } from '../../shared/db/tables/tickets_calls';
 import { iso } from '../../shared/events/emit';
+import { newId } from '../../shared/ids';
+import type { TicketRow } from '../../shared/tickets/tickets';
 import type { ListTicketsFilters } from './schemas';
 
 export type ReplyRow = Selectable<TicketRepliesTable>;
@@ -90,4 +92,72 @@ export async function listTickets(
   const q = ticketListQueries(db, tenantId, f);
   const [rows, count] = await Promise.all([q.rows.execute(), q.count.executeTakeFirst()]);
   return { rows, total: Number(count?.n ?? 0) };
+}
+
+/** Writes `patch` (already validated and diffed by the handler) to one ticket of the tenant. */
+export async function updateTicketRow(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  patch: Record<string, unknown>,
+) {
+  return (await db
+    .updateTable('tickets')
+    .set(patch)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()) as TicketRow;
+}
+
+export interface NewReply {
+  body: string;
+  author_type: 'api' | 'agent' | 'requester';
+  author_id: string;
+  is_public: boolean;
+}
+
+/** The reply and the ticket's reply count and updated_at, in the caller's transaction. */
+export async function insertReply(trx: Executor, tenantId: string, ticketId: string, reply: NewReply) {
+  const now = new Date();
+  const created = await trx
+    .insertInto('ticket_replies')
+    .values({ id: newId('ticketReply'), tenant_id: tenantId, ticket_id: ticketId, ...reply, created_at: now })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const ticket = (await trx
+    .updateTable('tickets')
+    .set((eb) => ({ reply_count: eb('reply_count', '+', 1), updated_at: now }))
+    .where('id', '=', ticketId)
+    .returningAll()
+    .executeTakeFirstOrThrow()) as TicketRow;
+  return { reply: created, ticket };
+}
+
+/** A page of a ticket's replies, oldest first, and their total. */
+export async function listReplies(
+  db: Executor,
+  tenantId: string,
+  ticketId: string,
+  page: { limit: number; offset: number },
+) {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('ticket_replies')
+      .selectAll()
+      .where('ticket_id', '=', ticketId)
+      .where('tenant_id', '=', tenantId)
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
+    db
+      .selectFrom('ticket_replies')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('ticket_id', '=', ticketId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
 }

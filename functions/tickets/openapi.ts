@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import {
   CreateReplyBody,
   CreateTicketBody,
@@ -20,93 +21,105 @@ const notFound = {
   example: { detail: 'Ticket not found' },
 };
 
-export const routes = defineRoutes([
-  {
-    method: 'get',
-    path: '/api/v1/tickets',
-    summary: 'List tickets',
-    description:
-      'Newest first (created_at, then id) unless sort=updated_at (oldest change first, then id: for incremental mirroring with updated_since, which is inclusive). status, priority and type take one value or a comma list. created_after is inclusive, created_before exclusive.',
-    tags: ['Tickets'],
-    query: ListTicketsQuery,
-    responses: { 200: { description: 'A page of tickets', schema: TicketList } },
+export const listTickets = defineRoute({
+  method: 'get',
+  path: '/api/v1/tickets',
+  access: { surface: 'api', scopes: ['tickets:read'] },
+  summary: 'List tickets',
+  description:
+    'Newest first (created_at, then id) unless sort=updated_at (oldest change first, then id: for incremental mirroring with updated_since, which is inclusive). status, priority and type take one value or a comma list. created_after is inclusive, created_before exclusive.',
+  tags: ['Tickets'],
+  query: ListTicketsQuery,
+  responses: { 200: { description: 'A page of tickets', schema: TicketList } },
+});
+
+export const createTicket = defineRoute({
+  method: 'post',
+  path: '/api/v1/tickets',
+  access: { surface: 'api', scopes: ['tickets:write'] },
+  summary: 'Create a ticket',
+  description:
+    'Emits ticket.created. Initial status `open` unless `status` says `new`, `pending` or `on_hold`; priority defaults to `medium`, type to `question`, source to `api` (an API key) or `dashboard` (a session). `call_id` must be a call of your tenant.',
+  bodyExample: {
+    subject: 'Printer on fire',
+    description: 'The printer on floor 3 smells of smoke and shows error E-451.',
+    priority: 'urgent',
+    type: 'incident',
+    requester_name: 'Ana Silva',
+    requester_email: 'ana@example.com',
+    tags: ['hardware', 'floor-3'],
   },
-  {
-    method: 'post',
-    path: '/api/v1/tickets',
-    summary: 'Create a ticket',
-    description:
-      'Emits ticket.created. Initial status `open` unless `status` says `new`, `pending` or `on_hold`; priority defaults to `medium`, type to `question`, source to `api` (an API key) or `dashboard` (a session). `call_id` must be a call of your tenant.',
-    bodyExample: {
-      subject: 'Printer on fire',
-      description: 'The printer on floor 3 smells of smoke and shows error E-451.',
-      priority: 'urgent',
-      type: 'incident',
-      requester_name: 'Ana Silva',
-      requester_email: 'ana@example.com',
-      tags: ['hardware', 'floor-3'],
-    },
-    tags: ['Tickets'],
-    body: CreateTicketBody,
-    responses: { 201: { description: 'The created ticket', schema: Ticket } },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/tickets/{ticket_id}',
-    summary: 'Get a ticket',
-    tags: ['Tickets'],
-    params: TicketIdParam,
-    responses: { 200: { description: 'The ticket', schema: Ticket }, 404: notFound },
-  },
-  {
-    method: 'patch',
-    path: '/api/v1/tickets/{ticket_id}',
-    summary: 'Update a ticket',
-    description:
-      'Emits ticket.updated with {field: {from, to}} changes, plus ticket.resolved when the status crosses into resolved/closed. A PATCH that changes nothing emits nothing. Status moves follow the transition table (409 otherwise).',
-    tags: ['Tickets'],
-    params: TicketIdParam,
-    body: UpdateTicketBody,
-    bodyExample: { status: 'pending', priority: 'high', tags: ['hardware', 'floor-3', 'vendor'] },
-    responses: {
-      200: { description: 'The updated ticket', schema: Ticket },
-      404: notFound,
-      409: {
-        description: 'Status transition not allowed',
-        schema: Detail,
-        example: { detail: 'Invalid status transition: closed -> open' },
-      },
-    },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/tickets/{ticket_id}/replies',
-    summary: 'Reply to a ticket',
-    description: 'Emits ticket.replied. Closed tickets take no replies (409).',
-    tags: ['Tickets'],
-    params: TicketIdParam,
-    body: CreateReplyBody,
-    bodyExample: {
-      body: 'A technician is on the way; please keep the printer switched off until then.',
-      is_public: true,
-    },
-    responses: {
-      201: { description: 'The reply', schema: TicketReply },
-      404: notFound,
-      409: { description: 'The ticket is closed', schema: Detail, example: { detail: 'Ticket is closed' } },
+  tags: ['Tickets'],
+  body: CreateTicketBody,
+  responses: { 201: { description: 'The created ticket', schema: Ticket } },
+});
+
+export const getTicket = defineRoute({
+  method: 'get',
+  path: '/api/v1/tickets/{ticket_id}',
+  access: { surface: 'api', scopes: ['tickets:read'] },
+  summary: 'Get a ticket',
+  tags: ['Tickets'],
+  params: TicketIdParam,
+  responses: { 200: { description: 'The ticket', schema: Ticket }, 404: notFound },
+});
+
+export const updateTicket = defineRoute({
+  method: 'patch',
+  path: '/api/v1/tickets/{ticket_id}',
+  access: { surface: 'api', scopes: ['tickets:write'] },
+  summary: 'Update a ticket',
+  description:
+    'Emits ticket.updated with {field: {from, to}} changes, plus ticket.resolved when the status crosses into resolved/closed. A PATCH that changes nothing emits nothing. Status moves follow the transition table (409 otherwise).',
+  tags: ['Tickets'],
+  params: TicketIdParam,
+  body: UpdateTicketBody,
+  bodyExample: { status: 'pending', priority: 'high', tags: ['hardware', 'floor-3', 'vendor'] },
+  responses: {
+    200: { description: 'The updated ticket', schema: Ticket },
+    404: notFound,
+    409: {
+      description: 'Status transition not allowed',
+      schema: Detail,
+      example: { detail: 'Invalid status transition: closed -> open' },
     },
   },
-  {
-    method: 'get',
-    path: '/api/v1/tickets/{ticket_id}/replies',
-    summary: "List a ticket's replies",
-    description: 'Oldest first.',
-    tags: ['Tickets'],
-    params: TicketIdParam,
-    query: ListRepliesQuery,
-    responses: { 200: { description: 'A page of replies', schema: ReplyList }, 404: notFound },
+});
+
+export const createReply = defineRoute({
+  method: 'post',
+  path: '/api/v1/tickets/{ticket_id}/replies',
+  access: { surface: 'api', scopes: ['tickets:write'] },
+  summary: 'Reply to a ticket',
+  description: 'Emits ticket.replied. Closed tickets take no replies (409).',
+  tags: ['Tickets'],
+  params: TicketIdParam,
+  body: CreateReplyBody,
+  bodyExample: {
+    body: 'A technician is on the way; please keep the printer switched off until then.',
+    is_public: true,
   },
-]);
+  responses: {
+    201: { description: 'The reply', schema: TicketReply },
+    404: notFound,
+    409: { description: 'The ticket is closed', schema: Detail, example: { detail: 'Ticket is closed' } },
+  },
+});
+
+export const listReplies = defineRoute({
+  method: 'get',
+  path: '/api/v1/tickets/{ticket_id}/replies',
+  access: { surface: 'api', scopes: ['tickets:read'] },
+  summary: "List a ticket's replies",
+  description: 'Oldest first.',
+  tags: ['Tickets'],
+  params: TicketIdParam,
+  query: ListRepliesQuery,
+  responses: { 200: { description: 'A page of replies', schema: ReplyList }, 404: notFound },
+});
+
+/** In reading order, for the reference. */
+export const routes = [listTickets, createTicket, getTicket, updateTicket, createReply, listReplies];
 
 const TICKET_EXAMPLE = {
   id: 'tkt_0mhbq3k8zHkR2d9TQx7pLw',

@@ -40,7 +40,7 @@ export function requireRole(c: Context<AppEnv>, role: Role): Extract<Credential,
 }
 
 export interface RoleGuardOptions {
-  /** only dashboard sessions are checked; API keys, governed by their scopes alone, pass */
+  /** API keys, governed by their scopes alone, pass; every other caller needs the role */
   keysByScope?: boolean;
   /** GET and HEAD pass for every dashboard session (an agent may read settings it may not change) */
   readsForAnySession?: boolean;
@@ -54,7 +54,7 @@ export function roleGuard(role: Role, options: RoleGuardOptions = {}): Middlewar
   return function roleGuard(c, next) {
     const auth = c.get('auth');
     const read = c.req.method === 'GET' || c.req.method === 'HEAD';
-    const checked = options.keysByScope ? auth.kind === 'dashboard' : true;
+    const checked = !(options.keysByScope && auth.kind === 'api_key');
     if (checked && !(read && options.readsForAnySession)) requireRole(c, role);
     return next();
   };

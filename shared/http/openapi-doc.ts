@@ -2,8 +2,9 @@ import { type ZodType, z } from 'zod';
 import { type Surface, scopeRequirement, surfaceOf } from '../auth/access';
 import { isAuthPath } from '../ratelimit/limits';
 import { Detail, IDEMPOTENCY_IN_PROGRESS } from './errors';
-import type { ComponentSet, RouteDoc } from './openapi';
+import type { Access, ComponentSet, RouteDoc } from './openapi';
 import { type ExampleContext, type ExampleValues, exampleOf, SchemaCatalog } from './openapi-schemas';
+import { toHonoPath } from './route';
 
 /**
  * Builds the OpenAPI 3.1 document from every function's `routes` (functions/<name>/openapi.ts),
@@ -119,8 +120,7 @@ export function jsonSchemaOf(schema: ZodType, io: 'input' | 'output'): Json {
 /** `/api/v1/tickets/{ticket_id}` -> `['ticket_id']` */
 export const pathParamsOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
 
-/** `/api/v1/tickets/{ticket_id}` -> `/api/v1/tickets/:ticket_id` (the Hono form, for the tables) */
-export const toHonoPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
+export { toHonoPath };
 
 function parametersOf(route: RouteDoc, common: Record<string, string>): Json[] {
   const params: Json[] = [];
@@ -356,13 +356,19 @@ function declareHeaders(responses: Record<string, Json>, limited: boolean) {
   }
 }
 
+/** What the gate's tables decide for a route (test/unit/route-access.test.ts holds routes to it). */
+export function accessOfPath(method: string, honoPath: string): Access {
+  const surface = surfaceOf(honoPath);
+  const need = surface === 'api' ? scopeRequirement(method.toUpperCase(), honoPath) : null;
+  return need ? { surface, scopes: [need.pathScope, ...need.extraScopes] } : { surface };
+}
+
 function operationOf(route: RouteDoc, build: Build): Json {
   const honoPath = toHonoPath(route.path);
-  const surface = surfaceOf(honoPath);
-  const need = surface === 'api' ? scopeRequirement(route.method.toUpperCase(), honoPath) : null;
-  const scopes = need ? [need.pathScope, ...need.extraScopes] : [];
+  const { surface, scopes = [], role } = route.access ?? accessOfPath(route.method, honoPath);
   const access = [SURFACE_TEXT[surface]];
   if (scopes.length > 0) access.push(`API-key scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.`);
+  if (role && role !== 'agent') access.push(`Dashboard sessions need the \`${role}\` role or above.`);
   const responses: Record<string, Json> = {};
   for (const [status, r] of Object.entries(route.responses)) {
     const entry: Json = { description: r.description };
@@ -374,7 +380,7 @@ function operationOf(route: RouteDoc, build: Build): Json {
     }
     responses[status] = entry;
   }
-  for (const [status, r] of Object.entries(standardErrors(route, surface, scopes)))
+  for (const [status, r] of Object.entries(standardErrors(route, surface, [...scopes])))
     if (!(status in responses)) responses[status] = r;
   responses['503'] ??= { $ref: '#/components/responses/ServiceUnavailable' };
   declareHeaders(responses, isRateLimited(surface, honoPath));
@@ -392,7 +398,7 @@ function operationOf(route: RouteDoc, build: Build): Json {
     'x-surface': surface,
     responses,
   };
-  if (scopes.length > 0) op['x-required-scopes'] = scopes;
+  if (scopes.length > 0) op['x-required-scopes'] = [...scopes];
   const parameters = parametersOf(route, build.params);
   if (surface === 'api' && (route.method === 'post' || route.method === 'patch'))
     parameters.push(IDEMPOTENCY_KEY_PARAM);

@@ -1,4 +1,21 @@
 import type { ZodType } from 'zod';
+import type { Surface } from '../auth/access';
+import type { Role } from '../auth/roles';
+import type { Scope } from '../auth/scopes';
+
+/**
+ * Who may call a route. The gate decides by path before routing (shared/auth/access.ts, from the
+ * spec's prefix tables); a route states the same facts beside its handler, and
+ * test/unit/route-access.test.ts fails when the two disagree. The OpenAPI document reads them here.
+ */
+export interface Access {
+  /** the credential the path takes (`surfaceOf(path)`) */
+  surface: Surface;
+  /** what an API key needs on an `api` route: the prefix scope first, then any extra scope */
+  scopes?: readonly Scope[];
+  /** the least dashboard role; `register` checks it before validation. API keys answer to their scopes. */
+  role?: Role;
+}
 
 /**
  * How each function describes its routes for the OpenAPI document: `functions/<name>/openapi.ts`
@@ -10,6 +27,8 @@ export interface RouteDoc {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI style: `/api/v1/tickets/{ticket_id}` (the Hono route is `/api/v1/tickets/:ticket_id`) */
   path: string;
+  /** who may call it (required on routes served through `register`, shared/http/route.ts) */
+  access?: Access;
   summary: string;
   description?: string;
   tags: string[];

@@ -44,10 +44,11 @@ describe('roleGuard', () => {
     });
   });
 
-  it('keysByScope: checks sessions, lets other credentials through to their scopes', async () => {
+  it('keysByScope: lets API keys through to their scopes, checks every other caller', async () => {
     const options = { keysByScope: true };
     expect((await answer(apiKey, 'POST', 'tenant_admin', options)).status).toBe(200);
     expect((await answer(session('agent'), 'GET', 'tenant_admin', options)).status).toBe(403);
+    expect((await answer({ kind: 'anonymous' }, 'GET', 'agent', options)).status).toBe(401);
   });
 
   it('readsForAnySession: GET and HEAD pass, every other method is checked', async () => {
