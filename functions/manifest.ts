@@ -1,3 +1,5 @@
+import { CONFIG_PREFIXES } from '../shared/auth/scopes';
+
 /**
  * The functions manifest: each route group, deployed as its own Worker, and the path prefixes it
  * owns. The embedded server mounts every function's `app.ts` in this order, the deploy script runs
@@ -27,17 +29,7 @@ export const FUNCTIONS: readonly FunctionSpec[] = [
   { name: 'billing', prefixes: ['/api/v1/billing'] },
   { name: 'directory', prefixes: ['/api/v1/requesters', '/api/v1/tenant/users'] },
   { name: 'exports', prefixes: ['/api/v1/tenant/exports'] },
-  {
-    name: 'config',
-    prefixes: [
-      '/api/v1/config',
-      '/api/v1/configuration',
-      '/api/v1/integrations',
-      '/api/v1/telephony',
-      '/api/v1/onboarding',
-      '/api/v1/tenant',
-    ],
-  },
+  { name: 'config', prefixes: CONFIG_PREFIXES },
   { name: 'end-user', prefixes: ['/api/v1/app'] },
   { name: 'audit', prefixes: ['/api/v2/audit-log'] },
   // `/` is the exact root path (scripts/edge/config.ts), not a catch-all

@@ -54,7 +54,8 @@ export interface ScopeRule {
   extra?: readonly ExtraScopeRule[];
 }
 
-const CONFIG_PREFIXES = [
+/** The config function's prefixes (functions/manifest.ts reads this list: written once, here). */
+export const CONFIG_PREFIXES = [
   '/api/v1/config',
   '/api/v1/configuration',
   '/api/v1/integrations',
