@@ -2,7 +2,8 @@
 //  - shared/ never imports functions/ or scripts/;
 //  - a function imports no other function (functions/<a>/ never reaches functions/<b>/); the two
 //    top-level assembly modules (functions/manifest.ts, functions/registry.ts) may import them all;
-//  - no import cycle inside shared/ (type-only imports count: they are arrows a reader follows too).
+//  - no import cycle inside shared/ (type-only imports count: they are arrows a reader follows too);
+//  - in functions/, routes are registered from their declarations and queries live only in data.ts.
 // Prints every violation and exits 1 if there is one. `KNOWN` lists the ones not yet removed.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -96,11 +97,28 @@ function strongConnect(v: string) {
 }
 for (const f of sharedFiles) if (!idx.has(f)) strongConnect(f);
 
+// The shape of a function folder (issue #17): routes are served only from app.ts, through the
+// declarations in routes.ts (`register(app, routes.x, handler)`: no path written a second time), and
+// queries live only in data.ts.
+const ROUTE_BY_PATH = /\b[a-zA-Z]+\.(?:get|post|put|patch|delete|all|on)\(\s*(?:\[[^\]]*\],\s*)?['"`]\//;
+const QUERY = /\.(?:selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(|\bsql(?:<[^>]*>)?`/;
+/** Routes that cannot be a declaration: not JSON operations of the API (reason beside each). */
+const ROUTE_PATHS_ALLOWED = new Set<string>([]);
+for (const file of files) {
+  const r = rel(file);
+  if (!r.startsWith('functions/') || !functionOf(file)) continue;
+  const text = readFileSync(file, 'utf8');
+  const base = r.split('/').pop();
+  if (base !== 'data.ts' && QUERY.test(text)) violations.push(`query outside data.ts: ${r}`);
+  if (ROUTE_BY_PATH.test(text) && !ROUTE_PATHS_ALLOWED.has(r))
+    violations.push(`route registered by path instead of its declaration: ${r}`);
+}
+
 for (const v of violations) console.error(v);
 if (violations.length > 0) {
   console.error(`\n${violations.length} import rule violation(s)`);
   process.exit(1);
 }
 console.log(
-  `imports: ${graph.size} files, shared/ free of cycles and of functions/, no function imports another`,
+  `imports: ${graph.size} files, shared/ free of cycles and of functions/, no function imports another; routes served from their declarations, queries only in data.ts`,
 );
