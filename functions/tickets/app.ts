@@ -5,7 +5,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { assertReferences } from '../../shared/db/references';
 import { readThrough } from '../../shared/db/row-cache';
 import { emitEvent } from '../../shared/events/emit';
-import { ApiError, notFound } from '../../shared/http/errors';
+import { ApiError, Detail, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import {
@@ -25,11 +25,6 @@ const sourceOf = (auth: Credential) =>
   auth.kind === 'dashboard' ? 'dashboard' : auth.kind === 'end_user' ? 'end_user' : 'api';
 const authorTypeOf = (auth: Credential) =>
   auth.kind === 'dashboard' ? 'agent' : auth.kind === 'end_user' ? 'requester' : 'api';
-
-export const Details = {
-  invalidTransition: (from: string, to: string) => `Invalid status transition: ${from} -> ${to}`,
-  ticketClosed: 'Ticket is closed',
-} as const;
 
 register(app, routes.listTickets, async (c) => {
   const f = c.req.valid('query');
@@ -119,7 +114,7 @@ register(app, routes.updateTicket, async (c) => {
     const changes = changesOf(current, wanted);
     if (Object.keys(changes).length === 0) return { row: current, emitted: false };
     if (changes.status && !canTransition(current.status, String(changes.status.to)))
-      throw new ApiError(409, Details.invalidTransition(current.status, String(changes.status.to)));
+      throw new ApiError(409, Detail.invalidTransition(current.status, String(changes.status.to)));
     await assertReferences(
       trx,
       tenantId,
@@ -150,7 +145,7 @@ register(app, routes.createReply, async (c) => {
   const reply = await db.transaction().execute(async (trx) => {
     const ticket = await findTicket(trx, tenantId, ticket_id, true);
     if (!ticket) throw notFound('Ticket');
-    if (ticket.status === 'closed') throw new ApiError(409, Details.ticketClosed);
+    if (ticket.status === 'closed') throw new ApiError(409, Detail.ticketClosed);
     const written = await insertReply(trx, tenantId, ticket.id, {
       body: input.body,
       author_type: authorTypeOf(c.get('auth')),

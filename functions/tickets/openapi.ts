@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Detail } from '../../shared/http/errors';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -14,11 +15,11 @@ import {
   UpdateTicketBody,
 } from './schemas';
 
-const Detail = z.object({ detail: z.string() });
+const ErrorBody = z.object({ detail: z.string() });
 const notFound = {
   description: 'Unknown ticket, or a ticket of another tenant',
-  schema: Detail,
-  example: { detail: 'Ticket not found' },
+  schema: ErrorBody,
+  example: { detail: Detail.resourceNotFound('Ticket') },
 };
 
 export const listTickets = defineRoute({
@@ -80,8 +81,8 @@ export const updateTicket = defineRoute({
     404: notFound,
     409: {
       description: 'Status transition not allowed',
-      schema: Detail,
-      example: { detail: 'Invalid status transition: closed -> open' },
+      schema: ErrorBody,
+      example: { detail: Detail.invalidTransition('closed', 'open') },
     },
   },
 });
@@ -102,7 +103,7 @@ export const createReply = defineRoute({
   responses: {
     201: { description: 'The reply', schema: TicketReply },
     404: notFound,
-    409: { description: 'The ticket is closed', schema: Detail, example: { detail: 'Ticket is closed' } },
+    409: { description: 'The ticket is closed', schema: ErrorBody, example: { detail: Detail.ticketClosed } },
   },
 });
 

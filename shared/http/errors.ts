@@ -5,7 +5,7 @@ import { errorField, type Logger, standaloneLogger } from '../log/logger';
 import { HOSTILE_TEXT } from './input';
 import type { ValidationIssue } from './issues';
 
-/** Every fixed error string of the spec, once. Clients branch on these: change none of them. */
+/** Every fixed error string, once: the spec's first, then the API's own. Clients branch on these: change none of them. */
 export const Detail = {
   missingCredentials: 'Missing authentication credentials',
   invalidApiKey: 'Invalid API key',
@@ -26,11 +26,31 @@ export const Detail = {
   databaseUnavailable: 'Service temporarily unavailable: database unreachable',
   internalError: 'Internal server error',
   rateLimited: 'Rate limit exceeded',
-} as const;
 
-/** Not a spec string, but one the document shows too (shared/http/openapi-doc.ts). */
-export const IDEMPOTENCY_IN_PROGRESS =
-  'A request with this Idempotency-Key is still being processed; retry later';
+  // The refusals particular to a route, by area: also strings clients read, kept beside the spec's.
+  invalidTransition: (from: string, to: string) => `Invalid status transition: ${from} -> ${to}`,
+  ticketClosed: 'Ticket is closed',
+  callCompleted: 'Call already completed',
+  callIdTaken: 'A call with this id already exists',
+  escalationIdTaken: 'An escalation with this id already exists',
+  internalTokenRequired: 'Internal service token required',
+  usageInternalTokenRequired: 'Internal token required',
+  usageRangeBackwards: 'from must be earlier than to',
+  usagePeriodNotEnded: (period: string) => `Period ${period} has not ended yet`,
+  apiKeyRevoked: 'API key is revoked and cannot be rotated',
+  deliveryPending: 'Delivery is still pending',
+  webhookInactive: 'Webhook is inactive',
+  invalidQStashSignature: 'Invalid QStash signature',
+  endUserEmailTaken: 'An account with this email already exists',
+  endUserTokenRequired: 'End-user token required',
+  endUserGone: 'End user no longer exists',
+  userEmailTaken: 'A user with this email already exists',
+  contactExternalIdTaken: 'Cannot restore: another contact now uses this external_id',
+  syncNotConfigured: (provider: string) => `No sync connection configured for ${provider}`,
+  kbDestinationNotConfigured: (destination: string) => `Destination ${destination} is not configured`,
+  idempotencyInProgress: 'A request with this Idempotency-Key is still being processed; retry later',
+  idempotencyStoreUnavailable: 'Idempotency store temporarily unavailable; retry later',
+} as const;
 
 export type { ValidationIssue } from './issues';
 

@@ -12,7 +12,7 @@ import type {
 import { sha256Hex } from '../crypto';
 import type { Db } from '../db/schema';
 import { errorField } from '../log/logger';
-import { ApiError, conflict, IDEMPOTENCY_IN_PROGRESS, validationError } from './errors';
+import { ApiError, conflict, Detail, validationError } from './errors';
 
 export type { BeginResult, IdempotencyScope, IdempotencyStore, StoredResponse };
 
@@ -210,7 +210,7 @@ export function idempotency(
     // client retry later (requests without the header are unaffected).
     const begun = await store.begin(scope, fingerprint).catch((err) => {
       c.get('services').logger.warn({ error: errorField(err) }, 'idempotency store unavailable');
-      throw new ApiError(503, 'Idempotency store temporarily unavailable; retry later', {
+      throw new ApiError(503, Detail.idempotencyStoreUnavailable, {
         'Retry-After': '1',
       });
     });
@@ -220,7 +220,7 @@ export function idempotency(
         'Idempotency-Key was already used with a different request; use a new key for a new request',
       );
     }
-    if (begun.kind === 'in_progress') throw conflict(IDEMPOTENCY_IN_PROGRESS);
+    if (begun.kind === 'in_progress') throw conflict(Detail.idempotencyInProgress);
     if (begun.kind === 'replay') {
       const { status, headers, body } = begun.response;
       // through c.body so the headers prepared earlier in the chain (request id, rate limits) come along

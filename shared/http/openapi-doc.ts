@@ -1,7 +1,7 @@
 import { type ZodType, z } from 'zod';
 import { type Surface, scopeRequirement, surfaceOf } from '../auth/access';
 import { isAuthPath } from '../ratelimit/limits';
-import { Detail, IDEMPOTENCY_IN_PROGRESS } from './errors';
+import { Detail } from './errors';
 import type { Access, ComponentSet, RouteDoc } from './openapi';
 import { type ExampleContext, type ExampleValues, exampleOf, SchemaCatalog } from './openapi-schemas';
 import { toHonoPath } from './route';
@@ -215,7 +215,7 @@ const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolea
     when: replayable,
     response: {
       description: 'A request with the same Idempotency-Key is still running: retry later',
-      content: errorBody({ detail: IDEMPOTENCY_IN_PROGRESS }),
+      content: errorBody({ detail: Detail.idempotencyInProgress }),
     },
   },
   {
