@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { FUNCTIONS } from '../../functions/manifest';
 import { DOC_SOURCES } from '../../functions/registry';
+import { underPrefix } from '../../shared/auth/access';
 import { accessOfPath } from '../../shared/http/openapi-doc';
 import { toHonoPath } from '../../shared/http/route';
 
@@ -29,5 +31,33 @@ describe('route access declarations', () => {
       ({ route }) => route.access?.role && !['api', 'dashboard', 'sign_in'].includes(route.access.surface),
     );
     expect(misplaced.map(({ route }) => route.path)).toEqual([]);
+  });
+});
+
+/** The function the manifest routes `path` to: the longest prefix wins (`/` is the root path only). */
+function ownerOf(path: string): string | undefined {
+  let best: { name: string; length: number } | undefined;
+  for (const fn of FUNCTIONS)
+    for (const prefix of fn.prefixes) {
+      const hit = prefix === '/' ? path === '/' : underPrefix(path, prefix);
+      if (hit && prefix.length > (best?.length ?? -1)) best = { name: fn.name, length: prefix.length };
+    }
+  return best?.name;
+}
+
+describe('route declarations and the manifest', () => {
+  it('every function in the manifest has its declarations in the registry, in manifest order', () => {
+    expect(DOC_SOURCES.map((s) => s.name)).toEqual(FUNCTIONS.map((f) => f.name));
+  });
+
+  it('the manifest routes each declared path to the function that declares it', () => {
+    const misrouted = routes
+      .map(({ source, route }) => ({
+        source,
+        path: toHonoPath(route.path),
+        owner: ownerOf(toHonoPath(route.path)),
+      }))
+      .filter((r) => r.owner !== r.source);
+    expect(misrouted).toEqual([]);
   });
 });
