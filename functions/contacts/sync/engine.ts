@@ -63,16 +63,16 @@ export async function runContactSync(
   const updatedSince = mode === 'incremental' ? await lastSucceededRunStart(db, tenantId, provider) : null;
   const runId = await insertRun(db, { tenantId, provider, mode, triggeredBy });
 
-  const fetched = await fetchUpstream(config, provider, connection, updatedSince);
-  if (fetched.error !== null) return recordFailure(db, runId, fetched.error, fetched);
+  const pulled = await fetchUpstream(config, provider, connection, updatedSince);
+  if (pulled.error !== null) return recordFailure(db, runId, pulled.error, pulled);
 
   try {
     return await db.transaction().execute(async (trx) => {
-      const { counts, emitted } = await applyUpstream(trx, { tenantId, provider, mode }, fetched.upstream);
-      return { run: await succeedRun(trx, runId, fetched, counts), emitted };
+      const { counts, emitted } = await applyUpstream(trx, { tenantId, provider, mode }, pulled.upstream);
+      return { run: await succeedRun(trx, runId, pulled, counts), emitted };
     });
   } catch (err) {
-    return recordFailure(db, runId, `apply failed: ${applyFailureReason(err)}`, fetched);
+    return recordFailure(db, runId, `apply failed: ${applyFailureReason(err)}`, pulled);
   }
 }
 
@@ -93,7 +93,7 @@ async function usableConnection(deps: Deps, tenantId: string, provider: SyncProv
 
 // ---- 1. fetch every page ------------------------------------------------------------------------
 
-interface Fetched extends RunProgress {
+interface Pulled extends RunProgress {
   /** by external id: a row seen twice (upstream paging drift) counts once, the later page wins */
   upstream: Map<string, UpstreamContact>;
   /** why fetching stopped short (an upstream failure), or null when every page arrived */
@@ -105,11 +105,11 @@ async function fetchUpstream(
   provider: SyncProvider,
   connection: ConnectionRow,
   updatedSince: Date | null,
-): Promise<Fetched> {
+): Promise<Pulled> {
   const token = await decryptSecret(syncKey(config), connection.token_sealed);
   const conn = { baseUrl: connection.base_url, token };
   const options = { updatedSince, timeoutMs: config.SYNC_TIMEOUT_MS };
-  const result: Fetched = { upstream: new Map(), pages: 0, fetched: 0, error: null };
+  const result: Pulled = { upstream: new Map(), pages: 0, fetched: 0, error: null };
   let cursor: string | null = null;
   try {
     do {
