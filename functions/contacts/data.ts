@@ -1,21 +1,40 @@
-import type { Selectable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
+import type { z } from 'zod';
+import { containsPattern } from '../../shared/db/like';
+import { pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
-import type { CompaniesTable, ContactsTable } from '../../shared/db/tables/contacts_kb';
+import type {
+  CompaniesTable,
+  ContactSyncConnectionsTable,
+  ContactSyncRunsTable,
+  ContactsTable,
+  SyncProvider,
+} from '../../shared/db/tables/contacts_kb';
 import type { ContactRef } from '../../shared/events/catalog';
 import { iso } from '../../shared/events/emit';
+import { newId } from '../../shared/ids';
+import type {
+  CreateCompanyBody,
+  CreateContactBody,
+  ListCompaniesQuery,
+  ListContactsQuery,
+  ListRunsQuery,
+} from './schemas';
+import type { UpstreamContact } from './sync/providers';
+
+/**
+ * Every query of the contacts function (contacts, companies, contact sync) and its views
+ * (row -> JSON). The handlers in app.ts and the sync engine call these.
+ */
 
 export type ContactRow = Selectable<ContactsTable> & { joined_company_name: string | null };
+export type SyncedContactRow = Selectable<ContactsTable>;
 export type CompanyRow = Selectable<CompaniesTable>;
+export type ConnectionRow = Selectable<ContactSyncConnectionsTable>;
+export type RunRow = Selectable<ContactSyncRunsTable>;
 
-/** Contacts with their company's name (the record's company_name). */
-export const contactsWithCompany = (db: Executor, tenantId: string) =>
-  db
-    .selectFrom('contacts')
-    .leftJoin('companies', 'companies.id', 'contacts.company_id')
-    .selectAll('contacts')
-    .select('companies.name as joined_company_name')
-    .where('contacts.tenant_id', '=', tenantId);
+// ---- views ----------------------------------------------------------------------------------
 
 export const SOURCE_OF = { helpdesk_a: 'helpdesk_a_sync', helpdesk_b: 'helpdesk_b_sync' } as const;
 
@@ -62,7 +81,7 @@ export const dashboardContactRef = (r: ContactRow): ContactRef => ({
 });
 
 /** `data.contact` of sync events. */
-export const syncContactRef = (r: Selectable<ContactsTable>): ContactRef => {
+export const syncContactRef = (r: SyncedContactRow): ContactRef => {
   const provider = r.sync_provider ?? 'helpdesk_a';
   return {
     id: r.id,
@@ -101,6 +120,197 @@ export const companyView = (r: CompanyRow) => ({
   deleted_at: iso(r.deleted_at),
 });
 
+export const connectionView = (r: ConnectionRow) => ({
+  provider: r.provider,
+  base_url: r.base_url,
+  has_token: true as const,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+});
+
+export const runView = (r: RunRow) => ({
+  id: r.id,
+  provider: r.provider,
+  mode: r.mode,
+  status: r.status,
+  pages: Number(r.pages),
+  fetched: Number(r.fetched),
+  created: Number(r.created),
+  updated: Number(r.updated),
+  unchanged: Number(r.unchanged),
+  deactivated: Number(r.deactivated),
+  skipped: Number(r.skipped),
+  error: r.error,
+  triggered_by: r.triggered_by,
+  started_at: iso(r.started_at),
+  finished_at: iso(r.finished_at),
+});
+
+// ---- contacts -------------------------------------------------------------------------------
+
+/** Contacts with their company's name (the record's company_name). */
+export const contactsWithCompany = (db: Executor, tenantId: string) =>
+  db
+    .selectFrom('contacts')
+    .leftJoin('companies', 'companies.id', 'contacts.company_id')
+    .selectAll('contacts')
+    .select('companies.name as joined_company_name')
+    .where('contacts.tenant_id', '=', tenantId);
+
+/** One contact of the tenant, deleted or not, with its company's name. */
+export const findContact = (db: Executor, tenantId: string, id: string): Promise<ContactRow | undefined> =>
+  contactsWithCompany(db, tenantId).where('contacts.id', '=', id).executeTakeFirst();
+
+/** Whether the tenant has this company, not deleted. */
+export async function liveCompanyExists(db: Executor, tenantId: string, companyId: string) {
+  const company = await db
+    .selectFrom('companies')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', companyId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return company !== undefined;
+}
+
+/** Whether a live contact other than `exceptId` has this email (compared lower-cased). */
+export async function liveContactHasEmail(
+  db: Executor,
+  tenantId: string,
+  email: string,
+  exceptId: string | null,
+) {
+  let q = db
+    .selectFrom('contacts')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .where(sql<string>`lower(email)`, '=', email.toLowerCase());
+  if (exceptId) q = q.where('id', '<>', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+/**
+ * Whether a live contact other than `exceptId` has this external_id in the same namespace:
+ * the dashboard's (`provider` null) or one sync provider's.
+ */
+export async function liveContactHasExternalId(
+  db: Executor,
+  tenantId: string,
+  externalId: string,
+  provider: SyncProvider | null,
+  exceptId: string | null,
+) {
+  let q = db
+    .selectFrom('contacts')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null);
+  q = provider === null ? q.where('sync_provider', 'is', null) : q.where('sync_provider', '=', provider);
+  q = q.where('external_id', '=', externalId);
+  if (exceptId) q = q.where('id', '<>', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+export async function insertContact(trx: Executor, tenantId: string, id: string, body: CreateContactBody) {
+  await trx
+    .insertInto('contacts')
+    .values({
+      id,
+      tenant_id: tenantId,
+      external_id: body.external_id ?? null,
+      first_name: body.first_name ?? null,
+      last_name: body.last_name ?? null,
+      email: body.email ?? null,
+      phone: body.phone ?? null,
+      role: body.role ?? null,
+      locale: body.locale ?? null,
+      timezone: body.timezone ?? null,
+      company_id: body.company_id ?? null,
+      custom_attrs: JSON.stringify(body.custom_attrs ?? {}),
+      tags: body.tags ?? [],
+      unsubscribed_from_emails: body.unsubscribed_from_emails ?? false,
+      last_seen_at: body.last_seen_at ?? null,
+    })
+    .execute();
+}
+
+/** A page of the tenant's contacts matching the filters, and their total. */
+export async function listContacts(
+  db: Executor,
+  tenantId: string,
+  query: z.output<typeof ListContactsQuery>,
+) {
+  let base = contactsWithCompany(db, tenantId);
+  if (!query.include_deleted) base = base.where('contacts.deleted_at', 'is', null);
+  if (query.q) {
+    const p = containsPattern(query.q);
+    base = base.where((eb) =>
+      eb.or([
+        eb('contacts.first_name', 'ilike', p),
+        eb('contacts.last_name', 'ilike', p),
+        eb(
+          sql<string>`coalesce(contacts.first_name, '') || ' ' || coalesce(contacts.last_name, '')`,
+          'ilike',
+          p,
+        ),
+        eb('contacts.email', 'ilike', p),
+        eb('contacts.phone', 'ilike', p),
+        eb('contacts.mobile', 'ilike', p),
+      ]),
+    );
+  }
+  if (query.tag) base = base.where(sql<boolean>`contacts.tags @> array[${query.tag}]::text[]`);
+  if (query.company_id) base = base.where('contacts.company_id', '=', query.company_id);
+  if (query.updated_since)
+    // compared in SQL, so sub-millisecond and offset forms keep their exact meaning
+    base = base.where(sql<boolean>`contacts.updated_at >= ${query.updated_since}::timestamptz`);
+  const ordered =
+    query.sort === 'updated_at'
+      ? base.orderBy('contacts.updated_at', 'asc').orderBy('contacts.id', 'asc')
+      : base.orderBy('contacts.created_at', 'desc').orderBy('contacts.id', 'desc');
+  const [rows, count] = await Promise.all([
+    ordered.limit(query.limit).offset(query.offset).execute(),
+    base
+      .clearSelect()
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+/** Writes `set` (already diffed by the handler) and a new updated_at to one contact. */
+export async function updateContactRow(trx: Executor, id: string, set: Record<string, unknown>) {
+  await trx
+    .updateTable('contacts')
+    .set({ ...set, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Soft-deletes a live contact; false when it was no longer live. */
+export async function softDeleteContact(trx: Executor, id: string) {
+  const now = new Date();
+  const done = await trx
+    .updateTable('contacts')
+    .set({ deleted_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) > 0;
+}
+
+/** Un-deletes a deleted contact; false when it was no longer deleted. */
+export async function undeleteContact(trx: Executor, id: string) {
+  const done = await trx
+    .updateTable('contacts')
+    .set({ deleted_at: null, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('deleted_at', 'is not', null)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) > 0;
+}
+
 /**
  * companies.contact_count = live contacts pointing at the company. Recomputed (not incremented)
  * inside the transaction that changed a contact's company or liveness, so it cannot drift.
@@ -117,4 +327,275 @@ export async function refreshContactCounts(trx: Executor, companyIds: (string | 
     .execute();
 }
 
-/** `%`/`_` are literal in user search text. */
+// ---- companies ------------------------------------------------------------------------------
+
+/** One company of the tenant, deleted or not. */
+export const findCompany = (db: Executor, tenantId: string, id: string) =>
+  db
+    .selectFrom('companies')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export const insertCompany = (db: Executor, tenantId: string, body: CreateCompanyBody) =>
+  db
+    .insertInto('companies')
+    .values({
+      id: newId('company'),
+      tenant_id: tenantId,
+      name: body.name,
+      domain: body.domain ?? null,
+      industry: body.industry ?? null,
+      logo_url: body.logo_url ?? null,
+      notes: body.notes ?? null,
+      plan: body.plan ?? null,
+      size: body.size ?? null,
+      sla_tier: body.sla_tier ?? null,
+      website: body.website ?? null,
+      monthly_spend: body.monthly_spend ?? null,
+      custom_attrs: JSON.stringify(body.custom_attrs ?? {}),
+      tags: body.tags ?? [],
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+/** A page of the tenant's companies matching the filters (newest first), and their total. */
+export function listCompanies(db: Executor, tenantId: string, query: z.output<typeof ListCompaniesQuery>) {
+  let base = db.selectFrom('companies').where('tenant_id', '=', tenantId);
+  if (!query.include_deleted) base = base.where('deleted_at', 'is', null);
+  if (query.q) {
+    const p = containsPattern(query.q);
+    base = base.where((eb) => eb.or([eb('name', 'ilike', p), eb('domain', 'ilike', p)]));
+  }
+  if (query.tag) base = base.where(sql<boolean>`tags @> array[${query.tag}]::text[]`);
+  return pageWithTotal(base, query, (q) => q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'));
+}
+
+/** Writes `set` and a new updated_at to a live company; undefined when it is no longer live. */
+export const updateCompanyRow = (db: Executor, id: string, set: Record<string, unknown>) =>
+  db
+    .updateTable('companies')
+    .set({ ...set, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+
+/** Soft-deletes a live company of the tenant; false when there was none. */
+export async function softDeleteCompany(db: Executor, tenantId: string, id: string) {
+  const now = new Date();
+  const done = await db
+    .updateTable('companies')
+    .set({ deleted_at: now, updated_at: now })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) > 0;
+}
+
+export const undeleteCompany = (db: Executor, id: string) =>
+  db
+    .updateTable('companies')
+    .set({ deleted_at: null, updated_at: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+// ---- contact sync: connections and runs -----------------------------------------------------
+
+export const findConnection = (db: Executor, tenantId: string, provider: SyncProvider) =>
+  db
+    .selectFrom('contact_sync_connections')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('provider', '=', provider)
+    .executeTakeFirst();
+
+/** Creates or replaces the tenant's connection to `provider`. */
+export function upsertConnection(
+  db: Executor,
+  tenantId: string,
+  provider: SyncProvider,
+  baseUrl: string,
+  tokenSealed: string,
+) {
+  const now = new Date();
+  return db
+    .insertInto('contact_sync_connections')
+    .values({ tenant_id: tenantId, provider, base_url: baseUrl, token_sealed: tokenSealed })
+    .onConflict((oc) =>
+      oc
+        .columns(['tenant_id', 'provider'])
+        .doUpdateSet({ base_url: baseUrl, token_sealed: tokenSealed, updated_at: now }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export const listConnections = (db: Executor, tenantId: string) =>
+  db
+    .selectFrom('contact_sync_connections')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .orderBy('provider')
+    .execute();
+
+/** Removes the tenant's connection to `provider`; false when there was none. */
+export async function deleteConnection(db: Executor, tenantId: string, provider: SyncProvider) {
+  const done = await db
+    .deleteFrom('contact_sync_connections')
+    .where('tenant_id', '=', tenantId)
+    .where('provider', '=', provider)
+    .executeTakeFirst();
+  return Number(done.numDeletedRows) > 0;
+}
+
+/** A page of the tenant's runs, newest first, and their total. */
+export function listRuns(db: Executor, tenantId: string, query: z.output<typeof ListRunsQuery>) {
+  let base = db.selectFrom('contact_sync_runs').where('tenant_id', '=', tenantId);
+  if (query.provider) base = base.where('provider', '=', query.provider);
+  return pageWithTotal(base, query, (q) => q.selectAll().orderBy('started_at', 'desc').orderBy('id', 'desc'));
+}
+
+export const findRun = (db: Executor, tenantId: string, id: string) =>
+  db
+    .selectFrom('contact_sync_runs')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+/** When the last successful run of `provider` started, or null when none has succeeded. */
+export async function lastSucceededRunStart(db: Executor, tenantId: string, provider: SyncProvider) {
+  const last = await db
+    .selectFrom('contact_sync_runs')
+    .select('started_at')
+    .where('tenant_id', '=', tenantId)
+    .where('provider', '=', provider)
+    .where('status', '=', 'succeeded')
+    .orderBy('started_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return last ? new Date(last.started_at) : null;
+}
+
+/** Records a new run as `running`; returns its id. */
+export async function insertRun(
+  db: Executor,
+  run: { tenantId: string; provider: SyncProvider; mode: 'full' | 'incremental'; triggeredBy: string },
+) {
+  const id = newId('syncRun');
+  await db
+    .insertInto('contact_sync_runs')
+    .values({
+      id,
+      tenant_id: run.tenantId,
+      provider: run.provider,
+      mode: run.mode,
+      status: 'running',
+      triggered_by: run.triggeredBy,
+    })
+    .execute();
+  return id;
+}
+
+export interface RunProgress {
+  pages: number;
+  fetched: number;
+}
+
+export interface RunCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  deactivated: number;
+  skipped: number;
+}
+
+export const failRun = (db: Executor, id: string, error: string, progress: RunProgress) =>
+  db
+    .updateTable('contact_sync_runs')
+    .set({
+      status: 'failed',
+      error,
+      pages: progress.pages,
+      fetched: progress.fetched,
+      finished_at: new Date(),
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const succeedRun = (trx: Executor, id: string, progress: RunProgress, counts: RunCounts) =>
+  trx
+    .updateTable('contact_sync_runs')
+    .set({
+      status: 'succeeded',
+      pages: progress.pages,
+      fetched: progress.fetched,
+      ...counts,
+      finished_at: new Date(),
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+// ---- contact sync: applying upstream contacts -----------------------------------------------
+
+/** Every contact (live or deleted) the tenant has from `provider`. */
+export const syncedContacts = (trx: Executor, tenantId: string, provider: SyncProvider) =>
+  trx
+    .selectFrom('contacts')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('sync_provider', '=', provider)
+    .execute();
+
+/** The tenant's live contacts whose email (lower-cased) is one of `emails`, by that email. */
+export async function liveContactsByEmail(trx: Executor, tenantId: string, emails: string[]) {
+  const byEmail = new Map<string, SyncedContactRow>();
+  for (let i = 0; i < emails.length; i += 1000) {
+    const chunk = emails.slice(i, i + 1000);
+    const rows = await trx
+      .selectFrom('contacts')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('deleted_at', 'is', null)
+      .where(sql<string>`lower(email)`, 'in', chunk)
+      .execute();
+    for (const r of rows) if (r.email) byEmail.set(r.email.toLowerCase(), r);
+  }
+  return byEmail;
+}
+
+/** A contact first seen upstream. */
+export const insertSyncedContact = (
+  trx: Executor,
+  tenantId: string,
+  provider: SyncProvider,
+  u: UpstreamContact,
+) =>
+  trx
+    .insertInto('contacts')
+    .values({
+      id: newId('contact'),
+      tenant_id: tenantId,
+      external_id: u.external_id,
+      first_name: u.first_name,
+      last_name: u.last_name,
+      email: u.email,
+      phone: u.phone,
+      mobile: u.mobile,
+      company_name: u.company_name,
+      sync_provider: provider,
+      sync_active: u.active,
+      custom_attrs: '{}',
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+/** Writes a sync's changes (they include updated_at) to one contact. */
+export const updateSyncedContact = (trx: Executor, id: string, set: Updateable<ContactsTable>) =>
+  trx.updateTable('contacts').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();

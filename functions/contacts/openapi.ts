@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes, type RouteDoc } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import {
   CompanyIdParam,
   CompanyRecord,
@@ -37,212 +38,259 @@ const notFound = (what: string) => ({
   example: { detail: `${what} not found` },
 });
 
-const contactRoutes: RouteDoc[] = [
-  {
-    method: 'post',
-    path: '/api/v2/contacts',
-    summary: 'Create a contact',
-    description:
-      'Agent or higher. At least one of email, phone, external_id, first_name, last_name. Email is stored lower-cased and is unique among live contacts (soft-deleted ones do not count). Emits `contact.created` once.',
-    tags: contacts,
-    body: CreateContactBody,
-    responses: {
-      201: { description: 'The contact', schema: ContactRecord },
-      409: {
-        description: 'Email or external_id already used by a live contact',
-        schema: Detail,
-        example: { detail: 'A contact with this email already exists' },
-      },
+export const createContact = defineRoute({
+  method: 'post',
+  path: '/api/v2/contacts',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'Create a contact',
+  description:
+    'Agent or higher. At least one of email, phone, external_id, first_name, last_name. Email is stored lower-cased and is unique among live contacts (soft-deleted ones do not count). Emits `contact.created` once.',
+  tags: contacts,
+  body: CreateContactBody,
+  responses: {
+    201: { description: 'The contact', schema: ContactRecord },
+    409: {
+      description: 'Email or external_id already used by a live contact',
+      schema: Detail,
+      example: { detail: 'A contact with this email already exists' },
     },
   },
-  {
-    method: 'get',
-    path: '/api/v2/contacts',
-    summary: 'List contacts',
-    description:
-      'Newest first by default; `sort=updated_at` is ascending by updated_at then id (for incremental reads with `updated_since`, which is inclusive). `q` searches first/last/full name, email and phone; `tag` filters by tag; `include_deleted=true` also lists soft-deleted contacts.',
-    tags: contacts,
-    query: ListContactsQuery,
-    responses: { 200: { description: 'A page of contacts', schema: page('contacts', ContactRecord) } },
-  },
-  {
-    method: 'get',
-    path: '/api/v2/contacts/{contact_id}',
-    summary: 'Get a contact',
-    tags: contacts,
-    params: ContactIdParam,
-    responses: { 200: { description: 'The contact', schema: ContactRecord }, 404: notFound('Contact') },
-  },
-  {
-    method: 'patch',
-    path: '/api/v2/contacts/{contact_id}',
-    summary: 'Update a contact',
-    description:
-      'Only the fields sent change; null clears a field. Emits exactly one `contact.updated` when something changed; a PATCH that changes nothing answers 200 with no event and keeps updated_at.',
-    tags: contacts,
-    params: ContactIdParam,
-    body: UpdateContactBody,
-    responses: {
-      200: { description: 'The contact', schema: ContactRecord },
-      404: notFound('Contact'),
-      409: { description: 'Email or external_id already used by another live contact', schema: Detail },
-    },
-  },
-  {
-    method: 'delete',
-    path: '/api/v2/contacts/{contact_id}',
-    summary: 'Soft-delete a contact',
-    description:
-      'Sets deleted_at, hides the contact from gets and lists, frees its email and external_id, updates its company contact_count, emits `contact.deleted` once.',
-    tags: contacts,
-    params: ContactIdParam,
-    responses: { 204: { description: 'Deleted' }, 404: notFound('Contact') },
-  },
-  {
-    method: 'post',
-    path: '/api/v2/contacts/{contact_id}/restore',
-    summary: 'Restore a soft-deleted contact',
-    description:
-      'No body. A deleted contact is un-deleted and `contact.updated` is emitted once. A contact that is not deleted is returned unchanged, without event.',
-    tags: contacts,
-    params: ContactIdParam,
-    responses: {
-      200: { description: 'The full contact record', schema: ContactRecord },
-      404: notFound('Contact'),
-      409: {
-        description: 'Its email (or external_id) now belongs to a live contact; nothing changed',
-        schema: Detail,
-        example: { detail: 'Cannot restore: another contact now uses this email' },
-      },
-    },
-  },
-];
+});
 
-const companyRoutes: RouteDoc[] = [
-  {
-    method: 'post',
-    path: '/api/v2/companies',
-    summary: 'Create a company',
-    tags: companies,
-    body: CreateCompanyBody,
-    responses: { 201: { description: 'The company', schema: CompanyRecord } },
-  },
-  {
-    method: 'get',
-    path: '/api/v2/companies',
-    summary: 'List companies',
-    description:
-      'Newest first. `q` searches name and domain; `tag` filters; `include_deleted=true` adds soft-deleted ones.',
-    tags: companies,
-    query: ListCompaniesQuery,
-    responses: { 200: { description: 'A page of companies', schema: page('companies', CompanyRecord) } },
-  },
-  {
-    method: 'get',
-    path: '/api/v2/companies/{company_id}',
-    summary: 'Get a company',
-    tags: companies,
-    params: CompanyIdParam,
-    responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFound('Company') },
-  },
-  {
-    method: 'patch',
-    path: '/api/v2/companies/{company_id}',
-    summary: 'Update a company',
-    description: 'A PATCH that changes nothing answers 200 and keeps updated_at.',
-    tags: companies,
-    params: CompanyIdParam,
-    body: UpdateCompanyBody,
-    responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFound('Company') },
-  },
-  {
-    method: 'delete',
-    path: '/api/v2/companies/{company_id}',
-    summary: 'Soft-delete a company',
-    description: 'Its contacts keep company_id (a restore brings the link back).',
-    tags: companies,
-    params: CompanyIdParam,
-    responses: { 204: { description: 'Deleted' }, 404: notFound('Company') },
-  },
-  {
-    method: 'post',
-    path: '/api/v2/companies/{company_id}/restore',
-    summary: 'Restore a soft-deleted company',
-    description: 'No body. A company that is not deleted is returned unchanged.',
-    tags: companies,
-    params: CompanyIdParam,
-    responses: {
-      200: { description: 'The full company record', schema: CompanyRecord },
-      404: notFound('Company'),
-    },
-  },
-];
+export const listContacts = defineRoute({
+  method: 'get',
+  path: '/api/v2/contacts',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'List contacts',
+  description:
+    'Newest first by default; `sort=updated_at` is ascending by updated_at then id (for incremental reads with `updated_since`, which is inclusive). `q` searches first/last/full name, email and phone; `tag` filters by tag; `include_deleted=true` also lists soft-deleted contacts.',
+  tags: contacts,
+  query: ListContactsQuery,
+  responses: { 200: { description: 'A page of contacts', schema: page('contacts', ContactRecord) } },
+});
 
-const syncRoutes: RouteDoc[] = [
-  {
-    method: 'put',
-    path: '/api/sync/contacts/connections/{provider}',
-    summary: 'Create or replace a helpdesk connection',
-    description:
-      'tenant_admin. base_url must be https to a public host whose name resolves to public addresses only (hosts on SYNC_HTTP_ALLOW_HOSTS excepted); the API token is stored encrypted and never returned.',
-    tags: sync,
-    params: ProviderParam,
-    body: PutConnectionBody,
-    responses: { 200: { description: 'The connection (no token)', schema: ConnectionRecord } },
-  },
-  {
-    method: 'get',
-    path: '/api/sync/contacts/connections',
-    summary: 'List helpdesk connections',
-    tags: sync,
-    responses: {
-      200: { description: 'Connections', schema: z.object({ connections: z.array(ConnectionRecord) }) },
-    },
-  },
-  {
-    method: 'delete',
-    path: '/api/sync/contacts/connections/{provider}',
-    summary: 'Remove a helpdesk connection',
-    tags: sync,
-    params: ProviderParam,
-    responses: { 204: { description: 'Removed' }, 404: notFound('Sync connection') },
-  },
-  {
-    method: 'post',
-    path: '/api/sync/contacts/runs',
-    summary: 'Run a contact sync',
-    description:
-      'Runs to completion inside the request. Every page is fetched first; changes are applied in one transaction only when all pages arrived, so a failed run (status `failed`, `error`) changed nothing and emitted nothing. `full` also deactivates contacts of that provider no longer upstream (one contact.updated each, once); `incremental` asks upstream only for rows changed since the last successful run.',
-    tags: sync,
-    body: TriggerRunBody,
-    responses: {
-      201: { description: 'The finished run (succeeded or failed)', schema: SyncRunRecord },
-      400: {
-        description: 'No connection for the provider',
-        schema: Detail,
-        example: { detail: 'No sync connection configured for helpdesk_a' },
-      },
-    },
-  },
-  {
-    method: 'get',
-    path: '/api/sync/contacts/runs',
-    summary: 'List sync runs',
-    tags: sync,
-    query: ListRunsQuery,
-    responses: { 200: { description: 'Newest first', schema: page('runs', SyncRunRecord) } },
-  },
-  {
-    method: 'get',
-    path: '/api/sync/contacts/runs/{run_id}',
-    summary: 'Get a sync run',
-    tags: sync,
-    params: SyncRunIdParam,
-    responses: { 200: { description: 'The run', schema: SyncRunRecord }, 404: notFound('Sync run') },
-  },
-];
+export const getContact = defineRoute({
+  method: 'get',
+  path: '/api/v2/contacts/{contact_id}',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'Get a contact',
+  tags: contacts,
+  params: ContactIdParam,
+  responses: { 200: { description: 'The contact', schema: ContactRecord }, 404: notFound('Contact') },
+});
 
-export const routes = defineRoutes([...contactRoutes, ...companyRoutes, ...syncRoutes]);
+export const updateContact = defineRoute({
+  method: 'patch',
+  path: '/api/v2/contacts/{contact_id}',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'Update a contact',
+  description:
+    'Only the fields sent change; null clears a field. Emits exactly one `contact.updated` when something changed; a PATCH that changes nothing answers 200 with no event and keeps updated_at.',
+  tags: contacts,
+  params: ContactIdParam,
+  body: UpdateContactBody,
+  responses: {
+    200: { description: 'The contact', schema: ContactRecord },
+    404: notFound('Contact'),
+    409: { description: 'Email or external_id already used by another live contact', schema: Detail },
+  },
+});
+
+export const deleteContact = defineRoute({
+  method: 'delete',
+  path: '/api/v2/contacts/{contact_id}',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'Soft-delete a contact',
+  description:
+    'Sets deleted_at, hides the contact from gets and lists, frees its email and external_id, updates its company contact_count, emits `contact.deleted` once.',
+  tags: contacts,
+  params: ContactIdParam,
+  responses: { 204: { description: 'Deleted' }, 404: notFound('Contact') },
+});
+
+export const restoreContact = defineRoute({
+  method: 'post',
+  path: '/api/v2/contacts/{contact_id}/restore',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'Restore a soft-deleted contact',
+  description:
+    'No body. A deleted contact is un-deleted and `contact.updated` is emitted once. A contact that is not deleted is returned unchanged, without event.',
+  tags: contacts,
+  params: ContactIdParam,
+  responses: {
+    200: { description: 'The full contact record', schema: ContactRecord },
+    404: notFound('Contact'),
+    409: {
+      description: 'Its email (or external_id) now belongs to a live contact; nothing changed',
+      schema: Detail,
+      example: { detail: 'Cannot restore: another contact now uses this email' },
+    },
+  },
+});
+
+export const createCompany = defineRoute({
+  method: 'post',
+  path: '/api/v2/companies',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'Create a company',
+  tags: companies,
+  body: CreateCompanyBody,
+  responses: { 201: { description: 'The company', schema: CompanyRecord } },
+});
+
+export const listCompanies = defineRoute({
+  method: 'get',
+  path: '/api/v2/companies',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'List companies',
+  description:
+    'Newest first. `q` searches name and domain; `tag` filters; `include_deleted=true` adds soft-deleted ones.',
+  tags: companies,
+  query: ListCompaniesQuery,
+  responses: { 200: { description: 'A page of companies', schema: page('companies', CompanyRecord) } },
+});
+
+export const getCompany = defineRoute({
+  method: 'get',
+  path: '/api/v2/companies/{company_id}',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'Get a company',
+  tags: companies,
+  params: CompanyIdParam,
+  responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFound('Company') },
+});
+
+export const updateCompany = defineRoute({
+  method: 'patch',
+  path: '/api/v2/companies/{company_id}',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'Update a company',
+  description: 'A PATCH that changes nothing answers 200 and keeps updated_at.',
+  tags: companies,
+  params: CompanyIdParam,
+  body: UpdateCompanyBody,
+  responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFound('Company') },
+});
+
+export const deleteCompany = defineRoute({
+  method: 'delete',
+  path: '/api/v2/companies/{company_id}',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'Soft-delete a company',
+  description: 'Its contacts keep company_id (a restore brings the link back).',
+  tags: companies,
+  params: CompanyIdParam,
+  responses: { 204: { description: 'Deleted' }, 404: notFound('Company') },
+});
+
+export const restoreCompany = defineRoute({
+  method: 'post',
+  path: '/api/v2/companies/{company_id}/restore',
+  access: { surface: 'dashboard', role: 'agent' },
+  summary: 'Restore a soft-deleted company',
+  description: 'No body. A company that is not deleted is returned unchanged.',
+  tags: companies,
+  params: CompanyIdParam,
+  responses: {
+    200: { description: 'The full company record', schema: CompanyRecord },
+    404: notFound('Company'),
+  },
+});
+
+export const putConnection = defineRoute({
+  method: 'put',
+  path: '/api/sync/contacts/connections/{provider}',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'Create or replace a helpdesk connection',
+  description:
+    'tenant_admin. base_url must be https to a public host whose name resolves to public addresses only (hosts on SYNC_HTTP_ALLOW_HOSTS excepted); the API token is stored encrypted and never returned.',
+  tags: sync,
+  params: ProviderParam,
+  body: PutConnectionBody,
+  responses: { 200: { description: 'The connection (no token)', schema: ConnectionRecord } },
+});
+
+export const listConnections = defineRoute({
+  method: 'get',
+  path: '/api/sync/contacts/connections',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'List helpdesk connections',
+  tags: sync,
+  responses: {
+    200: { description: 'Connections', schema: z.object({ connections: z.array(ConnectionRecord) }) },
+  },
+});
+
+export const deleteConnection = defineRoute({
+  method: 'delete',
+  path: '/api/sync/contacts/connections/{provider}',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'Remove a helpdesk connection',
+  tags: sync,
+  params: ProviderParam,
+  responses: { 204: { description: 'Removed' }, 404: notFound('Sync connection') },
+});
+
+export const triggerRun = defineRoute({
+  method: 'post',
+  path: '/api/sync/contacts/runs',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'Run a contact sync',
+  description:
+    'Runs to completion inside the request. Every page is fetched first; changes are applied in one transaction only when all pages arrived, so a failed run (status `failed`, `error`) changed nothing and emitted nothing. `full` also deactivates contacts of that provider no longer upstream (one contact.updated each, once); `incremental` asks upstream only for rows changed since the last successful run.',
+  tags: sync,
+  body: TriggerRunBody,
+  responses: {
+    201: { description: 'The finished run (succeeded or failed)', schema: SyncRunRecord },
+    400: {
+      description: 'No connection for the provider',
+      schema: Detail,
+      example: { detail: 'No sync connection configured for helpdesk_a' },
+    },
+  },
+});
+
+export const listRuns = defineRoute({
+  method: 'get',
+  path: '/api/sync/contacts/runs',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'List sync runs',
+  tags: sync,
+  query: ListRunsQuery,
+  responses: { 200: { description: 'Newest first', schema: page('runs', SyncRunRecord) } },
+});
+
+export const getRun = defineRoute({
+  method: 'get',
+  path: '/api/sync/contacts/runs/{run_id}',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'Get a sync run',
+  tags: sync,
+  params: SyncRunIdParam,
+  responses: { 200: { description: 'The run', schema: SyncRunRecord }, 404: notFound('Sync run') },
+});
+
+/** In reading order, for the reference: contacts, companies, sync. */
+export const routes = [
+  createContact,
+  listContacts,
+  getContact,
+  updateContact,
+  deleteContact,
+  restoreContact,
+  createCompany,
+  listCompanies,
+  getCompany,
+  updateCompany,
+  deleteCompany,
+  restoreCompany,
+  putConnection,
+  listConnections,
+  deleteConnection,
+  triggerRun,
+  listRuns,
+  getRun,
+];
 
 export const components = defineComponents({
   docs: {

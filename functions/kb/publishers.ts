@@ -79,3 +79,22 @@ export function itsmPublisher(config: Pick<AppConfig, 'ITSM_KB_URL' | 'ITSM_KB_T
 
 export const publisherFor = (id: KbProviderId, config: AppConfig): KbPublisher =>
   id === 'native' ? nativePublisher : itsmPublisher(config);
+
+/** Where one destination's write left the article: its upstream id and url, or why it failed. */
+export type PublishOutcome =
+  | { ok: true; external_id: string | null; url: string | null }
+  | { ok: false; error: string };
+
+/** The destination's write: a PublishError is the destination's failure (any other error is ours, and thrown). */
+export async function publishAt(
+  dest: KbProviderId,
+  article: Selectable<KbArticlesTable>,
+  config: AppConfig,
+): Promise<PublishOutcome> {
+  try {
+    return { ok: true, ...(await publisherFor(dest, config).publish(article)) };
+  } catch (err) {
+    if (!(err instanceof PublishError)) throw err;
+    return { ok: false, error: err.message };
+  }
+}
