@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { SCOPE_CATALOG } from '../../shared/auth/scopes';
 import { Detail as ErrorDetail } from '../../shared/http/errors';
-import { defineComponents, defineRoutes } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import { CreateApiKeyBody, KeyIdParam, ListApiKeysQuery } from './schemas';
 
 const Scope = z.enum(SCOPE_CATALOG);
@@ -46,82 +47,92 @@ const secretExample = {
 };
 const adminOnly = 'Dashboard session with tenant_admin or higher; API keys cannot manage keys.';
 
-export const routes = defineRoutes([
-  {
-    method: 'post',
-    path: '/api/v1/api-keys',
-    summary: 'Create an API key',
-    description: `${adminOnly} Scopes from the catalog (${SCOPE_CATALOG.join(', ')}); unknown scopes are a 400. The secret is returned once.`,
-    tags: ['API keys'],
-    body: CreateApiKeyBody,
-    responses: {
-      201: {
-        description: 'The key, with its secret (shown only here)',
-        schema: ApiKeyWithSecret,
-        example: secretExample,
-      },
-      400: {
-        description: 'Unknown scope',
-        schema: Detail,
-        example: { detail: ErrorDetail.unknownScopes(['tickets:admin'], SCOPE_CATALOG) },
-      },
+export const createApiKey = defineRoute({
+  method: 'post',
+  path: '/api/v1/api-keys',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'Create an API key',
+  description: `${adminOnly} Scopes from the catalog (${SCOPE_CATALOG.join(', ')}); unknown scopes are a 400. The secret is returned once.`,
+  tags: ['API keys'],
+  body: CreateApiKeyBody,
+  responses: {
+    201: {
+      description: 'The key, with its secret (shown only here)',
+      schema: ApiKeyWithSecret,
+      example: secretExample,
+    },
+    400: {
+      description: 'Unknown scope',
+      schema: Detail,
+      example: { detail: ErrorDetail.unknownScopes(['tickets:admin'], SCOPE_CATALOG) },
     },
   },
-  {
-    method: 'get',
-    path: '/api/v1/api-keys',
-    summary: "List the tenant's API keys",
-    description: `${adminOnly} Never returns a secret or its hash.`,
-    tags: ['API keys'],
-    query: ListApiKeysQuery,
-    responses: {
-      200: {
-        description: 'A page of keys, newest first',
-        schema: z.object({
-          api_keys: z.array(ApiKey),
-          total: z.number(),
-          limit: z.number(),
-          offset: z.number(),
-        }),
-      },
+});
+
+export const listApiKeys = defineRoute({
+  method: 'get',
+  path: '/api/v1/api-keys',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: "List the tenant's API keys",
+  description: `${adminOnly} Never returns a secret or its hash.`,
+  tags: ['API keys'],
+  query: ListApiKeysQuery,
+  responses: {
+    200: {
+      description: 'A page of keys, newest first',
+      schema: z.object({
+        api_keys: z.array(ApiKey),
+        total: z.number(),
+        limit: z.number(),
+        offset: z.number(),
+      }),
     },
   },
-  {
-    method: 'post',
-    path: '/api/v1/api-keys/{key_id}/rotate',
-    summary: 'Rotate an API key',
-    description: `${adminOnly} Revokes the key and issues a new one with the same name, scopes and expiry; the old one stops working on the next request.`,
-    tags: ['API keys'],
-    params: KeyIdParam,
-    responses: {
-      200: { description: 'The new key, with its secret', schema: ApiKeyWithSecret, example: secretExample },
-      404: notFound,
-      409: {
-        description: 'The key is already revoked',
-        schema: Detail,
-        example: { detail: 'API key is revoked and cannot be rotated' },
-      },
+});
+
+export const rotateApiKey = defineRoute({
+  method: 'post',
+  path: '/api/v1/api-keys/{key_id}/rotate',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'Rotate an API key',
+  description: `${adminOnly} Revokes the key and issues a new one with the same name, scopes and expiry; the old one stops working on the next request.`,
+  tags: ['API keys'],
+  params: KeyIdParam,
+  responses: {
+    200: { description: 'The new key, with its secret', schema: ApiKeyWithSecret, example: secretExample },
+    404: notFound,
+    409: {
+      description: 'The key is already revoked',
+      schema: Detail,
+      example: { detail: 'API key is revoked and cannot be rotated' },
     },
   },
-  {
-    method: 'post',
-    path: '/api/v1/api-keys/{key_id}/revoke',
-    summary: 'Revoke an API key',
-    description: `${adminOnly} Idempotent; takes effect on the next request.`,
-    tags: ['API keys'],
-    params: KeyIdParam,
-    responses: { 204: { description: 'Revoked' }, 404: notFound },
-  },
-  {
-    method: 'delete',
-    path: '/api/v1/api-keys/{key_id}',
-    summary: 'Delete an API key',
-    description: adminOnly,
-    tags: ['API keys'],
-    params: KeyIdParam,
-    responses: { 204: { description: 'Deleted' }, 404: notFound },
-  },
-]);
+});
+
+export const revokeApiKey = defineRoute({
+  method: 'post',
+  path: '/api/v1/api-keys/{key_id}/revoke',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'Revoke an API key',
+  description: `${adminOnly} Idempotent; takes effect on the next request.`,
+  tags: ['API keys'],
+  params: KeyIdParam,
+  responses: { 204: { description: 'Revoked' }, 404: notFound },
+});
+
+export const deleteApiKey = defineRoute({
+  method: 'delete',
+  path: '/api/v1/api-keys/{key_id}',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'Delete an API key',
+  description: adminOnly,
+  tags: ['API keys'],
+  params: KeyIdParam,
+  responses: { 204: { description: 'Deleted' }, 404: notFound },
+});
+
+/** In reading order, for the reference. */
+export const routes = [createApiKey, listApiKeys, rotateApiKey, revokeApiKey, deleteApiKey];
 
 export const components = defineComponents({
   docs: {

@@ -1,29 +1,32 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import { AuditEntry, AuditListQuery } from './schemas';
 
-export const routes = defineRoutes([
-  {
-    method: 'get',
-    path: '/api/v2/audit-log',
-    summary: 'List audit-log entries',
-    description:
-      'Who created, rotated, revoked or deleted which API key, and who created, changed or deleted which webhook (actor, action, target, time, source IP). Dashboard session with tenant_admin or higher.',
-    tags: ['Audit log'],
-    query: AuditListQuery,
-    responses: {
-      200: {
-        description: 'A page of entries, newest first',
-        schema: z.object({
-          entries: z.array(AuditEntry),
-          total: z.number(),
-          limit: z.number(),
-          offset: z.number(),
-        }),
-      },
+export const listAuditLog = defineRoute({
+  method: 'get',
+  path: '/api/v2/audit-log',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'List audit-log entries',
+  description:
+    'Who created, rotated, revoked or deleted which API key, and who created, changed or deleted which webhook (actor, action, target, time, source IP). Dashboard session with tenant_admin or higher.',
+  tags: ['Audit log'],
+  query: AuditListQuery,
+  responses: {
+    200: {
+      description: 'A page of entries, newest first',
+      schema: z.object({
+        entries: z.array(AuditEntry),
+        total: z.number(),
+        limit: z.number(),
+        offset: z.number(),
+      }),
     },
   },
-]);
+});
+
+/** In reading order, for the reference. */
+export const routes = [listAuditLog];
 
 export const components = defineComponents({
   output: { AuditEntry },

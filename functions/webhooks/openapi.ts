@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import {
   CreateWebhookBody,
   DeliveriesQuery,
@@ -28,153 +29,187 @@ const QStashCallbackResult = z.object({
 });
 const tags = ['Webhooks'];
 
-export const routes = defineRoutes([
-  {
-    method: 'post',
-    path: '/api/v1/webhooks',
-    summary: 'Create a webhook subscription',
-    description:
-      'Only `url` and `events` are read (a supplied `secret` is ignored). The URL must start with https:// and its host must resolve to public addresses only. The signing secret is generated and returned only in this response. See docs/webhooks.md.',
-    tags,
-    body: CreateWebhookBody,
-    responses: {
-      201: { description: 'Created; `secret` is shown only here', schema: WebhookCreated },
-      400: {
-        description:
-          'Non-https URL (`Webhook URL must start with https://`), unknown event (`Invalid event type: <name>. Valid events: ...`), host that does not resolve (`Webhook URL host could not be resolved`) or resolves to a private/reserved address (`Webhook URL host resolves to a private or reserved address`)',
-        schema: Detail,
-      },
+export const createWebhook = defineRoute({
+  method: 'post',
+  path: '/api/v1/webhooks',
+  access: { surface: 'api', scopes: ['webhooks:write'], role: 'tenant_admin' },
+  summary: 'Create a webhook subscription',
+  description:
+    'Only `url` and `events` are read (a supplied `secret` is ignored). The URL must start with https:// and its host must resolve to public addresses only. The signing secret is generated and returned only in this response. See docs/webhooks.md.',
+  tags,
+  body: CreateWebhookBody,
+  responses: {
+    201: { description: 'Created; `secret` is shown only here', schema: WebhookCreated },
+    400: {
+      description:
+        'Non-https URL (`Webhook URL must start with https://`), unknown event (`Invalid event type: <name>. Valid events: ...`), host that does not resolve (`Webhook URL host could not be resolved`) or resolves to a private/reserved address (`Webhook URL host resolves to a private or reserved address`)',
+      schema: Detail,
     },
   },
-  {
-    method: 'get',
-    path: '/api/v1/webhooks',
-    summary: 'List webhook subscriptions',
-    description: 'The full list, oldest first; never the secret; no pagination fields.',
-    tags,
-    responses: { 200: { description: 'Every subscription of the tenant', schema: WebhookList } },
+});
+
+export const listWebhooks = defineRoute({
+  method: 'get',
+  path: '/api/v1/webhooks',
+  access: { surface: 'api', scopes: ['webhooks:read'] },
+  summary: 'List webhook subscriptions',
+  description: 'The full list, oldest first; never the secret; no pagination fields.',
+  tags,
+  responses: { 200: { description: 'Every subscription of the tenant', schema: WebhookList } },
+});
+
+export const getWebhook = defineRoute({
+  method: 'get',
+  path: '/api/v1/webhooks/{id}',
+  access: { surface: 'api', scopes: ['webhooks:read'] },
+  summary: 'Get a webhook subscription',
+  description: 'The fields of the list (webhooks:read); never the secret.',
+  tags,
+  params: WebhookIdParam,
+  responses: {
+    200: { description: 'The subscription', schema: WebhookListItem },
+    404: { description: '`Webhook not found`', schema: Detail },
   },
-  {
-    method: 'get',
-    path: '/api/v1/webhooks/{id}',
-    summary: 'Get a webhook subscription',
-    description: 'The fields of the list (webhooks:read); never the secret.',
-    tags,
-    params: WebhookIdParam,
-    responses: {
-      200: { description: 'The subscription', schema: WebhookListItem },
-      404: { description: '`Webhook not found`', schema: Detail },
+});
+
+export const deleteWebhook = defineRoute({
+  method: 'delete',
+  path: '/api/v1/webhooks/{id}',
+  access: { surface: 'api', scopes: ['webhooks:write', 'webhooks:delete'], role: 'tenant_admin' },
+  summary: 'Delete a webhook subscription',
+  description:
+    'Needs webhooks:write and webhooks:delete. Pending deliveries are closed as failed; the delivery log is kept.',
+  tags,
+  params: WebhookIdParam,
+  responses: {
+    204: { description: 'Deleted' },
+    404: { description: '`Webhook not found`', schema: Detail },
+  },
+});
+
+export const listDeliveries = defineRoute({
+  method: 'get',
+  path: '/api/v1/webhooks/{id}/deliveries',
+  access: { surface: 'api', scopes: ['webhooks:read'] },
+  summary: 'Delivery log of a webhook',
+  description:
+    "Most recent first; limit default 50, range 1-200. Older pages: pass the last delivery id read as `before` (an id that is not one of this webhook's deliveries is a 422). Neither the payload nor the response body is exposed.",
+  tags,
+  params: WebhookIdParam,
+  query: DeliveriesQuery,
+  responses: {
+    200: { description: 'Deliveries', schema: DeliveryList },
+    404: { description: '`Webhook not found`', schema: Detail },
+  },
+});
+
+export const getDelivery = defineRoute({
+  method: 'get',
+  path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}',
+  access: { surface: 'api', scopes: ['webhooks:read'] },
+  summary: 'A delivery with every attempt',
+  description:
+    "The delivery log's entry plus `history`: each attempt made, oldest first, with when it ended, the receiver's status, how long it took and why it failed. A redelivery is a new delivery with its own history.",
+  tags,
+  params: DeliveryIdParam,
+  responses: {
+    200: { description: 'The delivery and its attempts', schema: DeliveryDetail },
+    404: { description: '`Webhook not found` or `Delivery not found`', schema: Detail },
+  },
+});
+
+export const redeliver = defineRoute({
+  method: 'post',
+  path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver',
+  access: { surface: 'api', scopes: ['webhooks:write'], role: 'tenant_admin' },
+  summary: 'Re-send a delivered or failed delivery',
+  description:
+    'Creates a new delivery (new id, fresh X-Webhook-Timestamp and signature, same body data) that appears in the delivery log.',
+  tags,
+  params: DeliveryIdParam,
+  responses: {
+    202: { description: 'The new delivery, pending', schema: DeliveryLogEntry },
+    404: { description: '`Webhook not found` or `Delivery not found`', schema: Detail },
+    409: { description: '`Delivery is still pending` or `Webhook is inactive`', schema: Detail },
+  },
+});
+
+export const recover = defineRoute({
+  method: 'post',
+  path: '/api/v1/webhooks/{id}/recover',
+  access: { surface: 'api', scopes: ['webhooks:write'], role: 'tenant_admin' },
+  summary: 'Re-send every failed delivery since a time',
+  description:
+    'Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery.',
+  tags,
+  params: WebhookIdParam,
+  body: RecoverBody,
+  responses: {
+    202: { description: 'The new deliveries, pending', schema: DeliveryList },
+    404: { description: '`Webhook not found`', schema: Detail },
+    409: { description: '`Webhook is inactive`', schema: Detail },
+  },
+});
+
+export const updateWebhook = defineRoute({
+  method: 'patch',
+  path: '/api/v2/webhooks/{id}',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'Change a webhook (dashboard)',
+  description:
+    'is_active, url and/or events; the same validation as creation. Dashboard session, tenant_admin or higher.',
+  tags,
+  params: WebhookIdParam,
+  body: UpdateWebhookBody,
+  responses: {
+    200: { description: 'The updated subscription (no secret)', schema: WebhookRecord },
+    400: { description: 'Same URL and event errors as creation', schema: Detail },
+    404: { description: '`Webhook not found`', schema: Detail },
+  },
+});
+
+export const listEventTypes = defineRoute({
+  method: 'get',
+  path: '/api/v2/webhooks/event-types',
+  access: { surface: 'dashboard' },
+  summary: 'The webhook event catalog (dashboard)',
+  tags,
+  responses: { 200: { description: 'Catalog names, by group, and the `*` wildcard', schema: EventTypes } },
+});
+
+export const qstashCallback = defineRoute({
+  method: 'post',
+  path: '/api/internal/webhooks/qstash',
+  access: { surface: 'signed' },
+  summary: 'QStash retry callback (internal)',
+  description:
+    'Called by QStash at the due time of a scheduled retry; verified with the `Upstash-Signature` header (QStash signing keys), not with a bearer token. Sends that attempt unless it was already made or is held by another process.',
+  tags: ['Internal'],
+  body: QStashCallbackBody,
+  responses: {
+    200: {
+      description: 'The attempt was made (`status`), or skipped (`skipped`: done, held, not_found)',
+      schema: QStashCallbackResult,
     },
+    401: { description: '`Invalid QStash signature`', schema: Detail },
+    503: { description: 'Not due yet; QStash retries', schema: Detail },
   },
-  {
-    method: 'delete',
-    path: '/api/v1/webhooks/{id}',
-    summary: 'Delete a webhook subscription',
-    description:
-      'Needs webhooks:write and webhooks:delete. Pending deliveries are closed as failed; the delivery log is kept.',
-    tags,
-    params: WebhookIdParam,
-    responses: {
-      204: { description: 'Deleted' },
-      404: { description: '`Webhook not found`', schema: Detail },
-    },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/webhooks/{id}/deliveries',
-    summary: 'Delivery log of a webhook',
-    description:
-      "Most recent first; limit default 50, range 1-200. Older pages: pass the last delivery id read as `before` (an id that is not one of this webhook's deliveries is a 422). Neither the payload nor the response body is exposed.",
-    tags,
-    params: WebhookIdParam,
-    query: DeliveriesQuery,
-    responses: {
-      200: { description: 'Deliveries', schema: DeliveryList },
-      404: { description: '`Webhook not found`', schema: Detail },
-    },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}',
-    summary: 'A delivery with every attempt',
-    description:
-      "The delivery log's entry plus `history`: each attempt made, oldest first, with when it ended, the receiver's status, how long it took and why it failed. A redelivery is a new delivery with its own history.",
-    tags,
-    params: DeliveryIdParam,
-    responses: {
-      200: { description: 'The delivery and its attempts', schema: DeliveryDetail },
-      404: { description: '`Webhook not found` or `Delivery not found`', schema: Detail },
-    },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver',
-    summary: 'Re-send a delivered or failed delivery',
-    description:
-      'Creates a new delivery (new id, fresh X-Webhook-Timestamp and signature, same body data) that appears in the delivery log.',
-    tags,
-    params: DeliveryIdParam,
-    responses: {
-      202: { description: 'The new delivery, pending', schema: DeliveryLogEntry },
-      404: { description: '`Webhook not found` or `Delivery not found`', schema: Detail },
-      409: { description: '`Delivery is still pending` or `Webhook is inactive`', schema: Detail },
-    },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/webhooks/{id}/recover',
-    summary: 'Re-send every failed delivery since a time',
-    description:
-      'Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery.',
-    tags,
-    params: WebhookIdParam,
-    body: RecoverBody,
-    responses: {
-      202: { description: 'The new deliveries, pending', schema: DeliveryList },
-      404: { description: '`Webhook not found`', schema: Detail },
-      409: { description: '`Webhook is inactive`', schema: Detail },
-    },
-  },
-  {
-    method: 'patch',
-    path: '/api/v2/webhooks/{id}',
-    summary: 'Change a webhook (dashboard)',
-    description:
-      'is_active, url and/or events; the same validation as creation. Dashboard session, tenant_admin or higher.',
-    tags,
-    params: WebhookIdParam,
-    body: UpdateWebhookBody,
-    responses: {
-      200: { description: 'The updated subscription (no secret)', schema: WebhookRecord },
-      400: { description: 'Same URL and event errors as creation', schema: Detail },
-      404: { description: '`Webhook not found`', schema: Detail },
-    },
-  },
-  {
-    method: 'get',
-    path: '/api/v2/webhooks/event-types',
-    summary: 'The webhook event catalog (dashboard)',
-    tags,
-    responses: { 200: { description: 'Catalog names, by group, and the `*` wildcard', schema: EventTypes } },
-  },
-  {
-    method: 'post',
-    path: '/api/internal/webhooks/qstash',
-    summary: 'QStash retry callback (internal)',
-    description:
-      'Called by QStash at the due time of a scheduled retry; verified with the `Upstash-Signature` header (QStash signing keys), not with a bearer token. Sends that attempt unless it was already made or is held by another process.',
-    tags: ['Internal'],
-    body: QStashCallbackBody,
-    responses: {
-      200: {
-        description: 'The attempt was made (`status`), or skipped (`skipped`: done, held, not_found)',
-        schema: QStashCallbackResult,
-      },
-      401: { description: '`Invalid QStash signature`', schema: Detail },
-      503: { description: 'Not due yet; QStash retries', schema: Detail },
-    },
-  },
-]);
+});
+
+/** In reading order, for the reference. */
+export const routes = [
+  createWebhook,
+  listWebhooks,
+  getWebhook,
+  deleteWebhook,
+  listDeliveries,
+  getDelivery,
+  redeliver,
+  recover,
+  updateWebhook,
+  listEventTypes,
+  qstashCallback,
+];
 
 export const components = defineComponents({
   docs: {

@@ -1,0 +1,22 @@
+import type { AuditAction } from '../../shared/audit/audit';
+import { pageWithTotal } from '../../shared/db/paging';
+import type { Executor } from '../../shared/db/schema';
+import type { Page } from '../../shared/http/pagination';
+
+export interface AuditFilters {
+  action?: AuditAction;
+  target_id?: string;
+}
+
+/** A page of the tenant's audit log, newest first, filtered by action and/or target, and its total. */
+export function listAuditEntries(db: Executor, tenantId: string, q: AuditFilters & Page) {
+  let base = db.selectFrom('audit_log').where('tenant_id', '=', tenantId);
+  if (q.action) base = base.where('action', '=', q.action);
+  if (q.target_id) base = base.where('target_id', '=', q.target_id);
+  return pageWithTotal(base, q, (page) =>
+    page
+      .select(['id', 'actor', 'action', 'target_type', 'target_id', 'source_ip', 'metadata', 'created_at'])
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc'),
+  );
+}

@@ -1,0 +1,243 @@
+import { type Selectable, sql } from 'kysely';
+import type { Db, Executor } from '../../shared/db/schema';
+import type { WebhooksTable } from '../../shared/db/tables/webhooks';
+import { newId } from '../../shared/ids';
+import type { DeliveryRow } from '../../shared/webhooks/delivery';
+
+export type WebhookRow = Selectable<WebhooksTable>;
+
+export const listView = (w: WebhookRow) => ({
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  is_active: w.is_active,
+  created_at: w.created_at,
+});
+export const recordView = (w: WebhookRow) => ({ ...listView(w), updated_at: w.updated_at });
+
+export const deliveryView = (d: DeliveryRow) => ({
+  id: d.id,
+  event_type: d.event_type,
+  status: d.status,
+  attempts: d.attempts,
+  last_attempt_at: d.last_attempt_at,
+  next_attempt_at: d.next_attempt_at,
+  response_status: d.response_status,
+  duration_ms: d.duration_ms,
+  error: d.error,
+  created_at: d.created_at,
+});
+
+/** A live (not deleted) webhook of the tenant. */
+export function findWebhook(db: Executor, tenantId: string, id: string): Promise<WebhookRow | undefined> {
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Every live webhook of the tenant, oldest first. */
+export function listWebhooks(db: Executor, tenantId: string): Promise<WebhookRow[]> {
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export interface NewWebhook {
+  tenant_id: string;
+  url: string;
+  events: string[];
+  secret_encrypted: string;
+}
+
+export function insertWebhook(db: Executor, webhook: NewWebhook): Promise<WebhookRow> {
+  return db
+    .insertInto('webhooks')
+    .values({ id: newId('webhook'), ...webhook })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The fields a PATCH names (only those: an absent key is left as it is). */
+export type WebhookChanges = { is_active?: boolean; url?: string; events?: string[] };
+
+/** Writes `changes` (already validated) to a live webhook of the tenant; undefined when there is none. */
+export function updateWebhookRow(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  changes: WebhookChanges,
+): Promise<WebhookRow | undefined> {
+  return db
+    .updateTable('webhooks')
+    .set({ ...changes, updated_at: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Marks a live webhook of the tenant deleted (and inactive); its id and url, or undefined when there is none. */
+export function softDeleteWebhook(db: Executor, tenantId: string, id: string, now: Date) {
+  return db
+    .updateTable('webhooks')
+    .set({ deleted_at: now, is_active: false, updated_at: now })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returning(['id', 'url'])
+    .executeTakeFirst();
+}
+
+/** Closes the webhook's pending deliveries that no attempt holds right now as failed. */
+export async function failPendingDeliveries(db: Executor, webhookId: string, now: Date): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', next_attempt_at: null, error: 'Webhook deleted' })
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    .execute();
+}
+
+/** One of this webhook's deliveries (tenant-scoped), or undefined (another webhook's or tenant's too). */
+export function findDelivery(
+  db: Executor,
+  hook: WebhookRow,
+  deliveryId: string,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', hook.id)
+    .where('tenant_id', '=', hook.tenant_id)
+    .executeTakeFirst();
+}
+
+export interface DeliveryCursor {
+  id: string;
+  created_at: Date;
+}
+
+/** Where a `before` cursor points: one of this webhook's deliveries, or undefined. */
+export function findCursor(
+  db: Executor,
+  hook: WebhookRow,
+  deliveryId: string,
+): Promise<DeliveryCursor | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'created_at'])
+    .where('webhook_id', '=', hook.id)
+    .where('tenant_id', '=', hook.tenant_id)
+    .where('id', '=', deliveryId)
+    .executeTakeFirst();
+}
+
+/** A page of the webhook's delivery log, most recent first, strictly older than `cursor` when given. */
+export function listDeliveries(
+  db: Executor,
+  hook: WebhookRow,
+  limit: number,
+  cursor: DeliveryCursor | null,
+): Promise<DeliveryRow[]> {
+  return (
+    db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('webhook_id', '=', hook.id)
+      .where('tenant_id', '=', hook.tenant_id)
+      // strictly older in the log's order (created_at desc, id desc): its index serves the page
+      .$if(cursor !== null, (q) =>
+        q.where((eb) =>
+          eb.or([
+            eb('created_at', '<', cursor!.created_at),
+            eb.and([eb('created_at', '=', cursor!.created_at), eb('id', '<', cursor!.id)]),
+          ]),
+        ),
+      )
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute()
+  );
+}
+
+/** Every attempt made for a delivery, oldest first. */
+export function listAttempts(db: Executor, delivery: DeliveryRow) {
+  return db
+    .selectFrom('webhook_delivery_attempts')
+    .select(['attempt', 'attempted_at', 'response_status', 'duration_ms', 'error'])
+    .where('delivery_id', '=', delivery.id)
+    .where('tenant_id', '=', delivery.tenant_id)
+    .orderBy('attempt')
+    .execute();
+}
+
+/** A new pending delivery re-sending `original` (fresh id, fresh X-Webhook-Timestamp and signature at send time). */
+const redeliveryOf = (original: DeliveryRow) => ({
+  id: newId('delivery'),
+  tenant_id: original.tenant_id,
+  webhook_id: original.webhook_id,
+  event_id: original.event_id,
+  event_type: original.event_type,
+  payload: JSON.stringify(original.payload),
+  event_created_at: original.event_created_at,
+  redelivery_of: original.id,
+  next_attempt_at: new Date(),
+});
+
+/** Queues one re-send of `original`: the new pending delivery. */
+export function insertRedelivery(db: Executor, original: DeliveryRow): Promise<DeliveryRow> {
+  return db
+    .insertInto('webhook_deliveries')
+    .values(redeliveryOf(original))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Queues a re-send of every failed delivery of the webhook created at or after `since` that has not
+ * been re-sent already (so a chain is re-sent once), oldest first, at most `max`: the new deliveries.
+ */
+export function redeliverFailedSince(
+  db: Db,
+  hook: WebhookRow,
+  since: Date,
+  max: number,
+): Promise<DeliveryRow[]> {
+  return db.transaction().execute(async (trx) => {
+    const failed = await trx
+      .selectFrom('webhook_deliveries as d')
+      .selectAll('d')
+      .where('d.webhook_id', '=', hook.id)
+      .where('d.tenant_id', '=', hook.tenant_id)
+      .where('d.status', '=', 'failed')
+      .where('d.created_at', '>=', since)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('webhook_deliveries as r')
+              .select(sql`1`.as('one'))
+              .whereRef('r.redelivery_of', '=', 'd.id'),
+          ),
+        ),
+      )
+      .orderBy('d.created_at')
+      .orderBy('d.id')
+      .limit(max)
+      .execute();
+    if (failed.length === 0) return [];
+    return trx.insertInto('webhook_deliveries').values(failed.map(redeliveryOf)).returningAll().execute();
+  });
+}
