@@ -82,7 +82,7 @@ register(app, routes.rotateApiKey, async (c) => {
   const result = await db.transaction().execute(async (trx) => {
     const old = await keyOf(trx, tenantId, key_id);
     // only one concurrent rotation wins the revocation
-    if (!(await revokeKey(trx, old.id))) throw conflict('API key is revoked and cannot be rotated');
+    if (!(await revokeKey(trx, old.id))) throw conflict(Detail.apiKeyRevoked);
     const created = await insertKey(trx, config.API_KEY_HASH_SECRET, {
       tenant_id: tenantId,
       name: old.name,

@@ -11,6 +11,7 @@ import {
   ApiError,
   badRequest,
   conflict,
+  Detail,
   JSON_INVALID,
   notFound,
   validationError,
@@ -208,8 +209,8 @@ register(app, routes.redeliver, async (c) => {
   const { db, events } = c.get('services');
   const hook = await webhookOf(db, tenantOf(c), id);
   const original = await deliveryOf(db, hook, delivery_id);
-  if (original.status === 'pending') throw conflict('Delivery is still pending');
-  if (!hook.is_active) throw conflict('Webhook is inactive');
+  if (original.status === 'pending') throw conflict(Detail.deliveryPending);
+  if (!hook.is_active) throw conflict(Detail.webhookInactive);
   const created = await insertRedelivery(db, original);
   events.kick();
   return c.json(deliveryView(created), 202);
@@ -220,7 +221,7 @@ register(app, routes.recover, async (c) => {
   const { since } = c.req.valid('json');
   const { db, events } = c.get('services');
   const hook = await webhookOf(db, tenantOf(c), id);
-  if (!hook.is_active) throw conflict('Webhook is inactive');
+  if (!hook.is_active) throw conflict(Detail.webhookInactive);
   const created = await redeliverFailedSince(db, hook, new Date(since), RECOVER_MAX);
   if (created.length > 0) events.kick();
   return c.json({ deliveries: created.map(deliveryView) }, 202);
@@ -253,12 +254,12 @@ register(app, routes.listEventTypes, (c) => c.json(eventTypesBody()));
 
 // QStash retry callback (surface 'signed': the gate lets it through; the signature is checked here).
 // Its signature covers the body's exact bytes, so the handler reads the body raw and parses it only
-// once verified: served without register's body validation (the declaration still documents the body).
-register(app, { ...routes.qstashCallback, body: undefined }, async (c) => {
+// once verified (the declaration says `rawBody`).
+register(app, routes.qstashCallback, async (c) => {
   const { db, config, logger } = c.get('services');
   const raw = await c.req.text();
   if (!(await verifyQStashSignature(config, c.req.header('upstash-signature'), raw)))
-    throw new ApiError(401, 'Invalid QStash signature');
+    throw new ApiError(401, Detail.invalidQStashSignature);
   const { delivery_id, attempt } = parseOrThrow(QStashCallbackBody, parseJson(raw), 'body');
   const outcome = await claimAttempt(db, delivery_id, attempt, leaseMs(config));
   if (!outcome.claimed) {

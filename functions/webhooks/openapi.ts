@@ -186,6 +186,7 @@ export const qstashCallback = defineRoute({
     'Called by QStash at the due time of a scheduled retry; verified with the `Upstash-Signature` header (QStash signing keys), not with a bearer token. Sends that attempt unless it was already made or is held by another process.',
   tags: ['Internal'],
   body: QStashCallbackBody,
+  rawBody: true,
   responses: {
     200: {
       description: 'The attempt was made (`status`), or skipped (`skipped`: done, held, not_found)',

@@ -35,6 +35,11 @@ export interface RouteDoc {
   params?: ZodType;
   query?: ZodType;
   body?: ZodType;
+  /**
+   * The handler reads the body's exact bytes itself (a signature covers them) and parses it with
+   * `body` once verified: `register` neither reads nor validates it. The document still shows `body`.
+   */
+  rawBody?: true;
   /** a request body that the server accepts as is (the fuzz test sends it) */
   bodyExample?: unknown;
   /** parameter name -> description, for parameters particular to this route (common ones: the docs table) */

@@ -25,7 +25,11 @@ export type { Access };
 // biome-ignore-start lint/complexity/noBannedTypes: `{}` is the identity of an intersection of object types
 type ValidatedOf<R> = (R extends { params: infer P extends ZodType } ? { param: z.output<P> } : {}) &
   (R extends { query: infer Q extends ZodType } ? { query: z.output<Q> } : {}) &
-  (R extends { body: infer B extends ZodType } ? { json: z.output<B> } : {});
+  (R extends { rawBody: true }
+    ? {}
+    : R extends { body: infer B extends ZodType }
+      ? { json: z.output<B> }
+      : {});
 
 /** What a route's handler reads with `c.req.valid(target)`. */
 export type RouteInput<R> = { in: {}; out: ValidatedOf<R> };
@@ -42,7 +46,7 @@ export function register<R extends RouteDef>(app: Hono<AppEnv>, route: R, handle
   if (route.access.role) chain.push(roleGuard(route.access.role, { keysByScope: true }));
   if (route.params) chain.push(validate('param', route.params) as MiddlewareHandler<AppEnv>);
   if (route.query) chain.push(validate('query', route.query) as MiddlewareHandler<AppEnv>);
-  if (route.body) chain.push(validate('json', route.body) as MiddlewareHandler<AppEnv>);
+  if (route.body && !route.rawBody) chain.push(validate('json', route.body) as MiddlewareHandler<AppEnv>);
   // Hono's overloads type each position of a literal chain; this one is built, so one plain signature
   const on = app.on.bind(app) as unknown as (
     method: string,
