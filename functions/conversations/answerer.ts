@@ -1,6 +1,6 @@
 import type { Executor } from '../../shared/db/schema';
 import type { ConversationRow, MessageRow } from './data';
-import { foreign } from './data';
+import { publishedArticles } from './data';
 
 /**
  * AI auto-reply for widget and WhatsApp inbound messages. Pluggable: `setAnswerer()` swaps the
@@ -55,15 +55,7 @@ export const kbAnswerer: Answerer = {
   async answer({ db, tenantId, message }) {
     const question = words(message.body);
     if (question.size === 0) return null;
-    const articles = await foreign(db)
-      .selectFrom('kb_articles')
-      .select(['id', 'title', 'body', 'url', 'updated_at'])
-      .where('tenant_id', '=', tenantId)
-      .where('status', '=', 'published')
-      .orderBy('updated_at', 'desc')
-      .orderBy('id', 'asc')
-      .limit(CANDIDATES)
-      .execute();
+    const articles = await publishedArticles(db, tenantId, CANDIDATES);
     let best: (typeof articles)[number] | null = null;
     let bestScore = 0;
     for (const a of articles) {

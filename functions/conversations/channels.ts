@@ -1,6 +1,6 @@
 import type { Executor } from '../../shared/db/schema';
 import type { ConversationChannel } from '../../shared/db/tables/conversations';
-import type { ConversationRow, MessageRow } from './data';
+import { type ConversationRow, type MessageRow, recordDelivery } from './data';
 
 /**
  * Outbound delivery of an agent reply or AI auto-reply to the contact's channel (email provider,
@@ -42,12 +42,7 @@ export async function deliverMessage(
       delivery_error: String((err as Error)?.message ?? err).slice(0, 500),
     };
   }
-  await db
-    .updateTable('messages')
-    .set(outcome)
-    .where('tenant_id', '=', conversation.tenant_id)
-    .where('id', '=', message.id)
-    .execute();
+  await recordDelivery(db, conversation.tenant_id, message.id, outcome);
 }
 
 /** The delivery_status a new outbound message starts with on this channel. */

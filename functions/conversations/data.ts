@@ -1,14 +1,18 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type {
+  ConversationChannel,
   ConversationExportsTable,
   ConversationStatus,
   ConversationsTable,
+  DeliveryStatus,
   MessagesTable,
 } from '../../shared/db/tables/conversations';
 import type { ConversationRef, MessageRef } from '../../shared/events/catalog';
 import { iso } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
+import type { Page } from '../../shared/http/pagination';
 import { looksLikeId, newId } from '../../shared/ids';
 
 export type ConversationRow = Selectable<ConversationsTable>;
@@ -47,7 +51,7 @@ export interface ForeignTables {
     updated_at: Date;
   };
 }
-export const foreign = (db: Executor) => db as unknown as Kysely<ForeignTables>;
+const foreign = (db: Executor) => db as unknown as Kysely<ForeignTables>;
 
 // ---- status rules (spec: States > Conversation status) ----
 
@@ -113,6 +117,21 @@ export const messageView = (m: MessageRow) => ({
   source: m.source,
   delivery_status: m.delivery_status,
   created_at: iso(m.created_at),
+});
+
+/**
+ * An export record. `downloadPath` is where its transcript downloads on the surface it was asked
+ * on (v1 or v2, the download route's path filled in); download_url puts it under the public base URL.
+ */
+export const exportView = (row: ExportRow, downloadPath: string, publicBaseUrl: string | undefined) => ({
+  id: row.id,
+  conversation_id: row.conversation_id,
+  format: row.format,
+  status: row.status,
+  include_internal: row.include_internal,
+  message_count: row.message_count,
+  download_url: `${(publicBaseUrl ?? '').replace(/\/+$/, '')}${downloadPath}`,
+  created_at: iso(row.created_at),
 });
 
 /** `data.conversation` of every conversation and message event. */
@@ -214,4 +233,236 @@ export async function appendMessage(
     .returningAll()
     .executeTakeFirstOrThrow();
   return { message, conversation: touched };
+}
+
+// ---- conversations ----
+
+/** A new conversation at `at` (created_at = updated_at); status, priority and tags default in the table. */
+export async function insertConversation(
+  db: Executor,
+  fields: Omit<Insertable<ConversationsTable>, 'id' | 'created_at' | 'updated_at'>,
+  at: Date,
+): Promise<ConversationRow> {
+  return db
+    .insertInto('conversations')
+    .values({ id: newId('conversation'), ...fields, created_at: at, updated_at: at })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Writes `patch` (already decided by the caller) to one conversation of the tenant. */
+export async function updateConversationRow(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  patch: Updateable<ConversationsTable>,
+): Promise<ConversationRow> {
+  return db
+    .updateTable('conversations')
+    .set(patch)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export interface ConversationFilters {
+  status?: ConversationStatus;
+  channel?: ConversationChannel;
+  contact_id?: string;
+  assignee_user_id?: string;
+  assignee_team_id?: string;
+  /** inclusive: updated_at >= updated_since */
+  updated_since?: string;
+  /** a column, `-` first for descending; id breaks ties in the same direction */
+  sort: '-created_at' | 'created_at' | 'updated_at' | '-updated_at';
+}
+
+/** A page of the tenant's conversations matching the filters, and their total. */
+export async function conversationPage(db: Executor, tenantId: string, q: ConversationFilters & Page) {
+  let filtered = db.selectFrom('conversations').where('tenant_id', '=', tenantId);
+  if (q.status) filtered = filtered.where('status', '=', q.status);
+  if (q.channel) filtered = filtered.where('channel', '=', q.channel);
+  if (q.contact_id) filtered = filtered.where('contact_id', '=', q.contact_id);
+  if (q.assignee_user_id) filtered = filtered.where('assignee_user_id', '=', q.assignee_user_id);
+  if (q.assignee_team_id) filtered = filtered.where('assignee_team_id', '=', q.assignee_team_id);
+  if (q.updated_since) filtered = filtered.where('updated_at', '>=', new Date(q.updated_since));
+  const desc = q.sort.startsWith('-');
+  const field = q.sort.replace(/^-/, '') as keyof ConversationsTable & ('created_at' | 'updated_at');
+  const dir = desc ? 'desc' : 'asc';
+  return pageWithTotal(filtered, q, (page) => page.selectAll().orderBy(field, dir).orderBy('id', dir));
+}
+
+/** The contact's live (open or waiting) conversation on a channel, most recently updated, locked. */
+export async function findLiveConversation(
+  trx: Executor,
+  tenantId: string,
+  contactId: string,
+  channel: ConversationChannel,
+): Promise<ConversationRow | undefined> {
+  return trx
+    .selectFrom('conversations')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('contact_id', '=', contactId)
+    .where('channel', '=', channel)
+    .where('status', 'in', ['open', 'waiting'])
+    .orderBy('updated_at', 'desc')
+    .orderBy('id', 'desc')
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+// ---- messages ----
+
+/** A page of a conversation's messages, oldest first, and their total. */
+export async function messagePage(db: Executor, tenantId: string, conversationId: string, page: Page) {
+  const scoped = db
+    .selectFrom('messages')
+    .where('tenant_id', '=', tenantId)
+    .where('conversation_id', '=', conversationId);
+  return pageWithTotal(scoped, page, (q) => q.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc'));
+}
+
+/** The first `limit` messages of a conversation, oldest first; internal notes only when asked for. */
+export async function transcriptMessages(
+  db: Executor,
+  tenantId: string,
+  conversationId: string,
+  options: { includeInternal: boolean; limit: number },
+): Promise<MessageRow[]> {
+  let q = db
+    .selectFrom('messages')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('conversation_id', '=', conversationId);
+  if (!options.includeInternal) q = q.where('is_internal', '=', false);
+  return q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(options.limit).execute();
+}
+
+/** The outcome of a channel send, on the message. */
+export async function recordDelivery(
+  db: Executor,
+  tenantId: string,
+  messageId: string,
+  outcome: { delivery_status: DeliveryStatus; delivery_error: string | null },
+) {
+  await db
+    .updateTable('messages')
+    .set(outcome)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', messageId)
+    .execute();
+}
+
+// ---- exports ----
+
+export async function insertExport(
+  db: Executor,
+  fields: Omit<Insertable<ConversationExportsTable>, 'id'>,
+): Promise<ExportRow> {
+  return db
+    .insertInto('conversation_exports')
+    .values({ id: newId('export'), ...fields })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The export of the tenant's conversation; undefined for an unknown (or malformed) id. */
+export async function findExport(
+  db: Executor,
+  tenantId: string,
+  conversationId: string,
+  exportId: string,
+): Promise<ExportRow | undefined> {
+  if (!looksLikeId('export', exportId)) return undefined;
+  return db
+    .selectFrom('conversation_exports')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('conversation_id', '=', conversationId)
+    .where('id', '=', exportId)
+    .executeTakeFirst();
+}
+
+// ---- inbound: tenants, contacts, the sender lock ----
+
+export async function tenantExists(db: Executor, tenantId: string): Promise<boolean> {
+  const t = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
+  return t !== undefined;
+}
+
+/**
+ * Holds, until the transaction ends, the lock of one inbound sender identity: concurrent first
+ * messages of one new visitor then make one contact and one conversation.
+ */
+export async function lockInboundSender(trx: Executor, key: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+}
+
+/** How an inbound identity names its contact (already normalised by the caller). */
+export type ContactKey = { email: string } | { phone: string } | { visitorId: string };
+
+/**
+ * The tenant's live (not soft-deleted) contact for a key: by email case-insensitively, by phone or
+ * by the widget's visitor_id (custom_attrs.widget_visitor_id), the oldest first.
+ */
+export async function findLiveContact(
+  db: Executor,
+  tenantId: string,
+  key: ContactKey,
+): Promise<{ id: string } | undefined> {
+  const live = foreign(db)
+    .selectFrom('contacts')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('deleted_at', 'is', null);
+  if ('email' in key) return live.where(sql<string>`lower(email)`, '=', key.email).executeTakeFirst();
+  if ('phone' in key)
+    return live.where('phone', '=', key.phone).orderBy('created_at').orderBy('id').executeTakeFirst();
+  return live
+    .where(sql<string>`custom_attrs->>'widget_visitor_id'`, '=', key.visitorId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .executeTakeFirst();
+}
+
+export async function touchContact(db: Executor, id: string, at: Date): Promise<void> {
+  await foreign(db).updateTable('contacts').set({ last_seen_at: at }).where('id', '=', id).execute();
+}
+
+/** A new contact; undefined when a concurrent insert won the live-row unique index. */
+export async function insertContact(
+  db: Executor,
+  contact: {
+    tenant_id: string;
+    email: string | null;
+    phone: string | null;
+    first_name: string | null;
+    last_name: string | null;
+    custom_attrs: string;
+    last_seen_at: Date;
+  },
+): Promise<{ id: string } | undefined> {
+  return foreign(db)
+    .insertInto('contacts')
+    .values({ id: newId('contact'), ...contact } as never)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+}
+
+// ---- the answerer's knowledge base ----
+
+/** The tenant's published KB articles, most recently updated first (ties: smallest id). */
+export async function publishedArticles(db: Executor, tenantId: string, limit: number) {
+  return foreign(db)
+    .selectFrom('kb_articles')
+    .select(['id', 'title', 'body', 'url', 'updated_at'])
+    .where('tenant_id', '=', tenantId)
+    .where('status', '=', 'published')
+    .orderBy('updated_at', 'desc')
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .execute();
 }

@@ -1,24 +1,30 @@
-import { sql } from 'kysely';
 import type { Services } from '../../shared/context/services';
 import type { Db, Executor } from '../../shared/db/schema';
 import type { MessageContentType } from '../../shared/db/tables/conversations';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
-import { newId } from '../../shared/ids';
 import { errorField } from '../../shared/log/logger';
 import { answerer } from './answerer';
 import { deliverMessage, initialDeliveryStatus } from './channels';
 import {
   appendMessage,
+  type ContactKey,
   type ConversationRow,
   conversationRef,
   countConversationForContact,
   findConversation,
-  foreign,
+  findLiveContact,
+  findLiveConversation,
+  insertContact,
+  insertConversation,
+  lockInboundSender,
   type MessageRow,
   messageRef,
   STATUS_SIDE,
+  tenantExists,
+  touchContact,
   transitionEvent,
+  updateConversationRow,
 } from './data';
 
 export type InboundChannel = 'widget' | 'email' | 'whatsapp';
@@ -42,8 +48,7 @@ export interface InboundResult {
 
 /** Public and internal endpoints name their tenant in the body: it must exist. */
 export async function requireTenant(db: Db, tenantId: string): Promise<void> {
-  const t = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  if (!t) throw notFound('Tenant');
+  if (!(await tenantExists(db, tenantId))) throw notFound('Tenant');
 }
 
 /** Digits with an optional leading +, so "+1 (555) 010-2030" and "+15550102030" are one contact. */
@@ -69,45 +74,24 @@ export async function findOrCreateContact(
   tenantId: string,
   identity: InboundInput['identity'],
 ): Promise<{ id: string }> {
-  const f = foreign(db);
-  const live = f
-    .selectFrom('contacts')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('deleted_at', 'is', null);
   const email = identity.email?.trim().toLowerCase();
   const phone = identity.phone ? normalizePhone(identity.phone) : undefined;
-  const lookup = () =>
-    email
-      ? live.where(sql<string>`lower(email)`, '=', email).executeTakeFirst()
-      : phone
-        ? live.where('phone', '=', phone).orderBy('created_at').orderBy('id').executeTakeFirst()
-        : live
-            .where(sql<string>`custom_attrs->>'widget_visitor_id'`, '=', identity.visitorId ?? '')
-            .orderBy('created_at')
-            .orderBy('id')
-            .executeTakeFirst();
-  const found = await lookup();
+  const key: ContactKey = email ? { email } : phone ? { phone } : { visitorId: identity.visitorId ?? '' };
+  const found = await findLiveContact(db, tenantId, key);
   if (found) {
-    await f.updateTable('contacts').set({ last_seen_at: new Date() }).where('id', '=', found.id).execute();
+    await touchContact(db, found.id, new Date());
     return found;
   }
-  const inserted = await f
-    .insertInto('contacts')
-    .values({
-      id: newId('contact'),
-      tenant_id: tenantId,
-      email: email ?? null,
-      phone: phone ?? null,
-      ...splitName(identity.name),
-      custom_attrs: JSON.stringify(identity.visitorId ? { widget_visitor_id: identity.visitorId } : {}),
-      last_seen_at: new Date(),
-    } as never)
-    .onConflict((oc) => oc.doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const inserted = await insertContact(db, {
+    tenant_id: tenantId,
+    email: email ?? null,
+    phone: phone ?? null,
+    ...splitName(identity.name),
+    custom_attrs: JSON.stringify(identity.visitorId ? { widget_visitor_id: identity.visitorId } : {}),
+    last_seen_at: new Date(),
+  });
   if (inserted) return inserted;
-  const raced = await lookup();
+  const raced = await findLiveContact(db, tenantId, key);
   if (!raced) throw new Error('contact vanished after a conflicting insert');
   return raced;
 }
@@ -129,7 +113,7 @@ export async function ingestInbound(db: Db, input: InboundInput): Promise<Inboun
       input.identity.phone ??
       `visitor:${input.identity.visitorId}`;
     const lockKey = `inbound:${tenantId}:${input.identity.phone ? normalizePhone(input.identity.phone) : who}`;
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
+    await lockInboundSender(trx, lockKey);
     const contact = await findOrCreateContact(trx, tenantId, input.identity);
     const now = new Date();
     let conversation: ConversationRow | undefined;
@@ -139,12 +123,10 @@ export async function ingestInbound(db: Db, input: InboundInput): Promise<Inboun
       if (conversation.contact_id !== contact.id) throw notFound('Conversation');
       if (STATUS_SIDE[conversation.status] === 'closed') {
         const previous = conversation.status;
-        conversation = await trx
-          .updateTable('conversations')
-          .set({ status: 'open', updated_at: now })
-          .where('id', '=', conversation.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        conversation = await updateConversationRow(trx, tenantId, conversation.id, {
+          status: 'open',
+          updated_at: now,
+        });
         const event = transitionEvent(previous, 'open');
         if (event)
           await emitEvent(trx, tenantId, event, {
@@ -153,34 +135,21 @@ export async function ingestInbound(db: Db, input: InboundInput): Promise<Inboun
           });
       }
     } else {
-      conversation = await trx
-        .selectFrom('conversations')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .where('contact_id', '=', contact.id)
-        .where('channel', '=', input.channel)
-        .where('status', 'in', ['open', 'waiting'])
-        .orderBy('updated_at', 'desc')
-        .orderBy('id', 'desc')
-        .forUpdate()
-        .executeTakeFirst();
+      conversation = await findLiveConversation(trx, tenantId, contact.id, input.channel);
     }
     if (!conversation) {
-      conversation = await trx
-        .insertInto('conversations')
-        .values({
-          id: newId('conversation'),
+      conversation = await insertConversation(
+        trx,
+        {
           tenant_id: tenantId,
           contact_id: contact.id,
           subject: input.subject ?? null,
           channel: input.channel,
           assignee_user_id: null,
           assignee_team_id: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+        },
+        now,
+      );
       created = true;
       await countConversationForContact(trx, tenantId, contact.id);
       await emitEvent(trx, tenantId, 'conversation.created', { conversation: conversationRef(conversation) });

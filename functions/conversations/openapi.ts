@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes, type RouteDoc } from '../../shared/http/openapi';
+import { defineComponents, type RouteDoc } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import {
   AssignConversationBody,
   ConversationIdParam,
@@ -27,160 +28,342 @@ const notFound = (what: string) => ({
   example: { detail: `${what} not found` },
 });
 
-/** The same operations on v1 (API key or dashboard) and v2 (dashboard only). */
-function conversationRoutes(base: string, tag: string): RouteDoc[] {
-  const one = `${base}/{id}`;
-  return [
-    {
-      method: 'post',
-      path: base,
-      summary: 'Create a conversation',
-      description:
-        "Emits `conversation.created`. A `contact_id` must be a live contact of the tenant (else 422 at body.contact_id, `Contact not found`); the contact's and its company's conversation_count go up by one.",
-      tags: [tag],
-      body: CreateConversationBody,
-      responses: { 201: { description: 'Created', schema: ConversationSchema } },
-    },
-    {
-      method: 'get',
-      path: base,
-      summary: 'List conversations',
-      description:
-        'Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`.',
-      tags: [tag],
-      query: ListConversationsQuery,
-      responses: { 200: { description: 'A page', schema: page('conversations', ConversationSchema) } },
-    },
-    {
-      method: 'get',
-      path: one,
-      summary: 'Get a conversation',
-      tags: [tag],
-      params: ConversationIdParam,
-      responses: {
-        200: { description: 'The conversation', schema: ConversationSchema },
-        404: notFound('Conversation'),
-      },
-    },
-    {
-      method: 'patch',
-      path: one,
-      summary: 'Update status, priority, tags or subject',
-      description:
-        'Only a status change across the open/closed boundary emits: open|waiting -> resolved|closed emits `conversation.resolved`, resolved|closed -> open|waiting emits `conversation.reopened` (both with top-level previous_status). Same status, open<->waiting, resolved<->closed, priority, tag and subject edits emit nothing.',
-      tags: [tag],
-      params: ConversationIdParam,
-      body: UpdateConversationBody,
-      responses: {
-        200: { description: 'The conversation', schema: ConversationSchema },
-        404: notFound('Conversation'),
-      },
-    },
-    {
-      method: 'post',
-      path: `${one}/assign`,
-      summary: 'Assign to a user and/or team',
-      description:
-        'Emits `conversation.assigned` with top-level routing_reason (default manual_assignment, or manual_reassignment when it already had an assignee). An omitted field keeps its value, null clears it. Re-assigning to the current assignees changes nothing and emits nothing.',
-      tags: [tag],
-      params: ConversationIdParam,
-      body: AssignConversationBody,
-      responses: {
-        200: { description: 'The conversation', schema: ConversationSchema },
-        404: notFound('Conversation'),
-      },
-    },
-    {
-      method: 'post',
-      path: `${one}/messages`,
-      summary: 'Post an agent reply or an internal note',
-      description:
-        'is_internal=true: an internal note, emits exactly one `conversation.note_added` and no `message.sent`. Otherwise an agent reply: emits `message.sent` in the same transaction, before the outbound channel send (which runs after the response; its outcome is delivery_status sent|failed).',
-      tags: [tag],
-      params: ConversationIdParam,
-      body: CreateMessageBody,
-      responses: { 201: { description: 'Created', schema: MessageSchema }, 404: notFound('Conversation') },
-    },
-    {
-      method: 'get',
-      path: `${one}/messages`,
-      summary: 'List messages, oldest first',
-      tags: [tag],
-      params: ConversationIdParam,
-      query: ListMessagesQuery,
-      responses: {
-        200: { description: 'A page', schema: page('messages', MessageSchema) },
-        404: notFound('Conversation'),
-      },
-    },
-    {
-      method: 'post',
-      path: `${one}/export`,
-      summary: 'Export a transcript',
-      description:
-        'API keys need conversations:export, conversations:write and conversations:read. Produces a JSON or plain-text transcript; internal notes are left out unless include_internal is true (then flagged).',
-      tags: [tag],
-      params: ConversationIdParam,
-      body: ExportBody,
-      responses: {
-        201: { description: 'The export record', schema: ExportSchema },
-        404: notFound('Conversation'),
-      },
-    },
-    {
-      method: 'get',
-      path: `${one}/exports/{export_id}`,
-      summary: 'Get an export record',
-      tags: [tag],
-      params: ExportParam,
-      responses: { 200: { description: 'The export record', schema: ExportSchema }, 404: notFound('Export') },
-    },
-    {
-      method: 'get',
-      path: `${one}/exports/{export_id}/download`,
-      summary: 'Download a transcript',
-      description: 'application/json or text/plain, with Content-Disposition: attachment.',
-      tags: [tag],
-      params: ExportParam,
-      responses: { 200: { description: 'The transcript file' }, 404: notFound('Export') },
-    },
-  ];
-}
+/** What v1 and v2 say alike of an operation: its prose and responses (the route states the rest). */
+type Prose = Pick<RouteDoc, 'summary' | 'description' | 'responses'>;
 
-export const routes = defineRoutes([
-  ...conversationRoutes('/api/v1/conversations', 'Conversations'),
-  ...conversationRoutes('/api/v2/conversations', 'Conversations (dashboard)'),
-  {
-    method: 'post',
-    path: '/api/v1/widget/messages',
-    summary: 'Widget chat: a visitor message',
-    description:
-      'Public (no credential). The tenant is named by `tenant_id` (unknown: 404 `Tenant not found`), the visitor by email and/or visitor_id. Finds or creates the contact and its open widget conversation (`conversation.created` when new), stores the message (`message.received`, sender_type contact, source widget), then asks the answerer for an AI auto-reply (`message.sent`, sender_type ai) unless a human agent is assigned.',
-    tags: ['Inbound channels'],
-    body: WidgetMessageBody,
-    responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFound('Tenant') },
+const createConversation: Prose = {
+  summary: 'Create a conversation',
+  description:
+    "Emits `conversation.created`. A `contact_id` must be a live contact of the tenant (else 422 at body.contact_id, `Contact not found`); the contact's and its company's conversation_count go up by one.",
+  responses: { 201: { description: 'Created', schema: ConversationSchema } },
+};
+const listConversations: Prose = {
+  summary: 'List conversations',
+  description:
+    'Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`.',
+  responses: { 200: { description: 'A page', schema: page('conversations', ConversationSchema) } },
+};
+const getConversation: Prose = {
+  summary: 'Get a conversation',
+  responses: {
+    200: { description: 'The conversation', schema: ConversationSchema },
+    404: notFound('Conversation'),
   },
-  {
-    method: 'post',
-    path: '/api/internal/channels/email',
-    summary: 'Inbound email (mail ingestion job)',
-    description:
-      'Internal token. Same behaviour as the widget with source email and no AI auto-reply. conversation_id threads the email into an existing conversation of the same contact; a resolved/closed one is reopened (`conversation.reopened`).',
-    tags: ['Inbound channels'],
-    body: InboundEmailBody,
-    responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFound('Tenant') },
+};
+const updateConversation: Prose = {
+  summary: 'Update status, priority, tags or subject',
+  description:
+    'Only a status change across the open/closed boundary emits: open|waiting -> resolved|closed emits `conversation.resolved`, resolved|closed -> open|waiting emits `conversation.reopened` (both with top-level previous_status). Same status, open<->waiting, resolved<->closed, priority, tag and subject edits emit nothing.',
+  responses: {
+    200: { description: 'The conversation', schema: ConversationSchema },
+    404: notFound('Conversation'),
   },
-  {
-    method: 'post',
-    path: '/api/internal/channels/whatsapp',
-    summary: 'Inbound WhatsApp message (WhatsApp webhook handler)',
-    description:
-      'Internal token. Contact by phone number (normalised to + and digits); AI auto-reply as for the widget.',
-    tags: ['Inbound channels'],
-    body: InboundWhatsAppBody,
-    responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFound('Tenant') },
+};
+const assignConversation: Prose = {
+  summary: 'Assign to a user and/or team',
+  description:
+    'Emits `conversation.assigned` with top-level routing_reason (default manual_assignment, or manual_reassignment when it already had an assignee). An omitted field keeps its value, null clears it. Re-assigning to the current assignees changes nothing and emits nothing.',
+  responses: {
+    200: { description: 'The conversation', schema: ConversationSchema },
+    404: notFound('Conversation'),
   },
-]);
+};
+const createMessage: Prose = {
+  summary: 'Post an agent reply or an internal note',
+  description:
+    'is_internal=true: an internal note, emits exactly one `conversation.note_added` and no `message.sent`. Otherwise an agent reply: emits `message.sent` in the same transaction, before the outbound channel send (which runs after the response; its outcome is delivery_status sent|failed).',
+  responses: { 201: { description: 'Created', schema: MessageSchema }, 404: notFound('Conversation') },
+};
+const listMessages: Prose = {
+  summary: 'List messages, oldest first',
+  responses: {
+    200: { description: 'A page', schema: page('messages', MessageSchema) },
+    404: notFound('Conversation'),
+  },
+};
+const createExport: Prose = {
+  summary: 'Export a transcript',
+  description:
+    'API keys need conversations:export, conversations:write and conversations:read. Produces a JSON or plain-text transcript; internal notes are left out unless include_internal is true (then flagged).',
+  responses: {
+    201: { description: 'The export record', schema: ExportSchema },
+    404: notFound('Conversation'),
+  },
+};
+const getExport: Prose = {
+  summary: 'Get an export record',
+  responses: { 200: { description: 'The export record', schema: ExportSchema }, 404: notFound('Export') },
+};
+const downloadExport: Prose = {
+  summary: 'Download a transcript',
+  description: 'application/json or text/plain, with Content-Disposition: attachment.',
+  responses: { 200: { description: 'The transcript file' }, 404: notFound('Export') },
+};
+
+// ---- v1: API key or dashboard session ----
+
+const v1 = ['Conversations'];
+
+export const createConversationV1 = defineRoute({
+  method: 'post',
+  path: '/api/v1/conversations',
+  access: { surface: 'api', scopes: ['conversations:write'] },
+  tags: v1,
+  body: CreateConversationBody,
+  ...createConversation,
+});
+
+export const listConversationsV1 = defineRoute({
+  method: 'get',
+  path: '/api/v1/conversations',
+  access: { surface: 'api', scopes: ['conversations:read'] },
+  tags: v1,
+  query: ListConversationsQuery,
+  ...listConversations,
+});
+
+export const getConversationV1 = defineRoute({
+  method: 'get',
+  path: '/api/v1/conversations/{id}',
+  access: { surface: 'api', scopes: ['conversations:read'] },
+  tags: v1,
+  params: ConversationIdParam,
+  ...getConversation,
+});
+
+export const updateConversationV1 = defineRoute({
+  method: 'patch',
+  path: '/api/v1/conversations/{id}',
+  access: { surface: 'api', scopes: ['conversations:write'] },
+  tags: v1,
+  params: ConversationIdParam,
+  body: UpdateConversationBody,
+  ...updateConversation,
+});
+
+export const assignConversationV1 = defineRoute({
+  method: 'post',
+  path: '/api/v1/conversations/{id}/assign',
+  access: { surface: 'api', scopes: ['conversations:write'] },
+  tags: v1,
+  params: ConversationIdParam,
+  body: AssignConversationBody,
+  ...assignConversation,
+});
+
+export const createMessageV1 = defineRoute({
+  method: 'post',
+  path: '/api/v1/conversations/{id}/messages',
+  access: { surface: 'api', scopes: ['conversations:write'] },
+  tags: v1,
+  params: ConversationIdParam,
+  body: CreateMessageBody,
+  ...createMessage,
+});
+
+export const listMessagesV1 = defineRoute({
+  method: 'get',
+  path: '/api/v1/conversations/{id}/messages',
+  access: { surface: 'api', scopes: ['conversations:read'] },
+  tags: v1,
+  params: ConversationIdParam,
+  query: ListMessagesQuery,
+  ...listMessages,
+});
+
+export const createExportV1 = defineRoute({
+  method: 'post',
+  path: '/api/v1/conversations/{id}/export',
+  access: { surface: 'api', scopes: ['conversations:write', 'conversations:export', 'conversations:read'] },
+  tags: v1,
+  params: ConversationIdParam,
+  body: ExportBody,
+  ...createExport,
+});
+
+export const getExportV1 = defineRoute({
+  method: 'get',
+  path: '/api/v1/conversations/{id}/exports/{export_id}',
+  access: { surface: 'api', scopes: ['conversations:read'] },
+  tags: v1,
+  params: ExportParam,
+  ...getExport,
+});
+
+export const downloadExportV1 = defineRoute({
+  method: 'get',
+  path: '/api/v1/conversations/{id}/exports/{export_id}/download',
+  access: { surface: 'api', scopes: ['conversations:read'] },
+  tags: v1,
+  params: ExportParam,
+  ...downloadExport,
+});
+
+// ---- v2: the same operations, dashboard sessions only ----
+
+const v2 = ['Conversations (dashboard)'];
+
+export const createConversationV2 = defineRoute({
+  method: 'post',
+  path: '/api/v2/conversations',
+  access: { surface: 'dashboard' },
+  tags: v2,
+  body: CreateConversationBody,
+  ...createConversation,
+});
+
+export const listConversationsV2 = defineRoute({
+  method: 'get',
+  path: '/api/v2/conversations',
+  access: { surface: 'dashboard' },
+  tags: v2,
+  query: ListConversationsQuery,
+  ...listConversations,
+});
+
+export const getConversationV2 = defineRoute({
+  method: 'get',
+  path: '/api/v2/conversations/{id}',
+  access: { surface: 'dashboard' },
+  tags: v2,
+  params: ConversationIdParam,
+  ...getConversation,
+});
+
+export const updateConversationV2 = defineRoute({
+  method: 'patch',
+  path: '/api/v2/conversations/{id}',
+  access: { surface: 'dashboard' },
+  tags: v2,
+  params: ConversationIdParam,
+  body: UpdateConversationBody,
+  ...updateConversation,
+});
+
+export const assignConversationV2 = defineRoute({
+  method: 'post',
+  path: '/api/v2/conversations/{id}/assign',
+  access: { surface: 'dashboard' },
+  tags: v2,
+  params: ConversationIdParam,
+  body: AssignConversationBody,
+  ...assignConversation,
+});
+
+export const createMessageV2 = defineRoute({
+  method: 'post',
+  path: '/api/v2/conversations/{id}/messages',
+  access: { surface: 'dashboard' },
+  tags: v2,
+  params: ConversationIdParam,
+  body: CreateMessageBody,
+  ...createMessage,
+});
+
+export const listMessagesV2 = defineRoute({
+  method: 'get',
+  path: '/api/v2/conversations/{id}/messages',
+  access: { surface: 'dashboard' },
+  tags: v2,
+  params: ConversationIdParam,
+  query: ListMessagesQuery,
+  ...listMessages,
+});
+
+export const createExportV2 = defineRoute({
+  method: 'post',
+  path: '/api/v2/conversations/{id}/export',
+  access: { surface: 'dashboard' },
+  tags: v2,
+  params: ConversationIdParam,
+  body: ExportBody,
+  ...createExport,
+});
+
+export const getExportV2 = defineRoute({
+  method: 'get',
+  path: '/api/v2/conversations/{id}/exports/{export_id}',
+  access: { surface: 'dashboard' },
+  tags: v2,
+  params: ExportParam,
+  ...getExport,
+});
+
+export const downloadExportV2 = defineRoute({
+  method: 'get',
+  path: '/api/v2/conversations/{id}/exports/{export_id}/download',
+  access: { surface: 'dashboard' },
+  tags: v2,
+  params: ExportParam,
+  ...downloadExport,
+});
+
+// ---- inbound channels ----
+
+const inbound = ['Inbound channels'];
+
+export const widgetMessage = defineRoute({
+  method: 'post',
+  path: '/api/v1/widget/messages',
+  access: { surface: 'public' },
+  summary: 'Widget chat: a visitor message',
+  description:
+    'Public (no credential). The tenant is named by `tenant_id` (unknown: 404 `Tenant not found`), the visitor by email and/or visitor_id. Finds or creates the contact and its open widget conversation (`conversation.created` when new), stores the message (`message.received`, sender_type contact, source widget), then asks the answerer for an AI auto-reply (`message.sent`, sender_type ai) unless a human agent is assigned.',
+  tags: inbound,
+  body: WidgetMessageBody,
+  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFound('Tenant') },
+});
+
+export const inboundEmail = defineRoute({
+  method: 'post',
+  path: '/api/internal/channels/email',
+  access: { surface: 'internal' },
+  summary: 'Inbound email (mail ingestion job)',
+  description:
+    'Internal token. Same behaviour as the widget with source email and no AI auto-reply. conversation_id threads the email into an existing conversation of the same contact; a resolved/closed one is reopened (`conversation.reopened`).',
+  tags: inbound,
+  body: InboundEmailBody,
+  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFound('Tenant') },
+});
+
+export const inboundWhatsApp = defineRoute({
+  method: 'post',
+  path: '/api/internal/channels/whatsapp',
+  access: { surface: 'internal' },
+  summary: 'Inbound WhatsApp message (WhatsApp webhook handler)',
+  description:
+    'Internal token. Contact by phone number (normalised to + and digits); AI auto-reply as for the widget.',
+  tags: inbound,
+  body: InboundWhatsAppBody,
+  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFound('Tenant') },
+});
+
+/** In reading order, for the reference: v1, then v2, then the inbound channels. */
+export const routes = [
+  createConversationV1,
+  listConversationsV1,
+  getConversationV1,
+  updateConversationV1,
+  assignConversationV1,
+  createMessageV1,
+  listMessagesV1,
+  createExportV1,
+  getExportV1,
+  downloadExportV1,
+  createConversationV2,
+  listConversationsV2,
+  getConversationV2,
+  updateConversationV2,
+  assignConversationV2,
+  createMessageV2,
+  listMessagesV2,
+  createExportV2,
+  getExportV2,
+  downloadExportV2,
+  widgetMessage,
+  inboundEmail,
+  inboundWhatsApp,
+];
 
 export const components = defineComponents({
   docs: {

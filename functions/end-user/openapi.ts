@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import {
   AppCreateTicketBody,
   AppTicketParam,
@@ -14,100 +15,125 @@ import {
 
 const tags = ['End-user API'];
 const Ticket = z.record(z.string(), z.unknown());
-export const routes = defineRoutes([
-  {
-    method: 'post',
-    path: '/api/v1/app/auth/register',
-    summary: 'Register an end user (password)',
-    tags,
-    body: RegisterBody,
-    responses: {
-      201: { description: 'Account and an end-user token', schema: TokenResponse },
-      404: { description: 'Tenant not found' },
-      409: { description: 'Email already registered in the tenant' },
+export const registerUser = defineRoute({
+  method: 'post',
+  path: '/api/v1/app/auth/register',
+  access: { surface: 'public' },
+  summary: 'Register an end user (password)',
+  tags,
+  body: RegisterBody,
+  responses: {
+    201: { description: 'Account and an end-user token', schema: TokenResponse },
+    404: { description: 'Tenant not found' },
+    409: { description: 'Email already registered in the tenant' },
+  },
+});
+
+export const logIn = defineRoute({
+  method: 'post',
+  path: '/api/v1/app/auth/login',
+  access: { surface: 'public' },
+  summary: 'Log in with email and password',
+  description:
+    'Unknown tenant, unknown email and wrong password are the same 401 `Invalid email or password`.',
+  tags,
+  body: LoginBody,
+  responses: {
+    200: { description: 'End-user token', schema: TokenResponse },
+    401: { description: 'Invalid email or password' },
+  },
+});
+
+export const requestMagicLink = defineRoute({
+  method: 'post',
+  path: '/api/v1/app/auth/magic-link',
+  access: { surface: 'public' },
+  summary: 'Request a one-time sign-in link',
+  description:
+    'Valid 15 minutes, single use. The answer is the same whether or not the address has an account. Production e-mails the link; with APP_ENV development or test it is returned in the response (magic_link, token).',
+  tags,
+  body: MagicLinkBody,
+  responses: { 202: { description: 'Accepted', schema: MagicLinkResponse } },
+});
+
+export const verifyMagicLink = defineRoute({
+  method: 'post',
+  path: '/api/v1/app/auth/magic-link/verify',
+  access: { surface: 'public' },
+  summary: 'Exchange a magic-link token for an end-user token',
+  tags,
+  body: MagicLinkVerifyBody,
+  responses: {
+    200: { description: 'End-user token', schema: TokenResponse },
+    401: { description: 'Invalid or expired magic link' },
+  },
+});
+
+export const getMe = defineRoute({
+  method: 'get',
+  path: '/api/v1/app/me',
+  access: { surface: 'end_user' },
+  summary: 'The signed-in end user',
+  tags,
+  responses: { 200: { description: 'Profile' } },
+});
+
+export const listTickets = defineRoute({
+  method: 'get',
+  path: '/api/v1/app/tickets',
+  access: { surface: 'end_user' },
+  summary: "The end user's own tickets",
+  tags,
+  query: AppTicketsQuery,
+  responses: {
+    200: {
+      description: 'A page of tickets',
+      schema: z.object({
+        tickets: z.array(Ticket),
+        total: z.number(),
+        limit: z.number(),
+        offset: z.number(),
+      }),
     },
   },
-  {
-    method: 'post',
-    path: '/api/v1/app/auth/login',
-    summary: 'Log in with email and password',
-    description:
-      'Unknown tenant, unknown email and wrong password are the same 401 `Invalid email or password`.',
-    tags,
-    body: LoginBody,
-    responses: {
-      200: { description: 'End-user token', schema: TokenResponse },
-      401: { description: 'Invalid email or password' },
-    },
+});
+
+export const getTicket = defineRoute({
+  method: 'get',
+  path: '/api/v1/app/tickets/{id}',
+  access: { surface: 'end_user' },
+  summary: 'One of their tickets',
+  tags,
+  params: AppTicketParam,
+  responses: {
+    200: { description: 'The ticket', schema: Ticket },
+    404: { description: 'Ticket not found' },
   },
-  {
-    method: 'post',
-    path: '/api/v1/app/auth/magic-link',
-    summary: 'Request a one-time sign-in link',
-    description:
-      'Valid 15 minutes, single use. The answer is the same whether or not the address has an account. Production e-mails the link; with APP_ENV development or test it is returned in the response (magic_link, token).',
-    tags,
-    body: MagicLinkBody,
-    responses: { 202: { description: 'Accepted', schema: MagicLinkResponse } },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/app/auth/magic-link/verify',
-    summary: 'Exchange a magic-link token for an end-user token',
-    tags,
-    body: MagicLinkVerifyBody,
-    responses: {
-      200: { description: 'End-user token', schema: TokenResponse },
-      401: { description: 'Invalid or expired magic link' },
-    },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/app/me',
-    summary: 'The signed-in end user',
-    tags,
-    responses: { 200: { description: 'Profile' } },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/app/tickets',
-    summary: "The end user's own tickets",
-    tags,
-    query: AppTicketsQuery,
-    responses: {
-      200: {
-        description: 'A page of tickets',
-        schema: z.object({
-          tickets: z.array(Ticket),
-          total: z.number(),
-          limit: z.number(),
-          offset: z.number(),
-        }),
-      },
-    },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/app/tickets/{id}',
-    summary: 'One of their tickets',
-    tags,
-    params: AppTicketParam,
-    responses: {
-      200: { description: 'The ticket', schema: Ticket },
-      404: { description: 'Ticket not found' },
-    },
-  },
-  {
-    method: 'post',
-    path: '/api/v1/app/tickets',
-    summary: 'Raise a ticket',
-    description:
-      'The requester is the signed-in end user; status, assignee and source are set by the platform. Emits ticket.created.',
-    tags,
-    body: AppCreateTicketBody,
-    responses: { 201: { description: 'The ticket', schema: Ticket } },
-  },
-]);
+});
+
+export const createTicket = defineRoute({
+  method: 'post',
+  path: '/api/v1/app/tickets',
+  access: { surface: 'end_user' },
+  summary: 'Raise a ticket',
+  description:
+    'The requester is the signed-in end user; status, assignee and source are set by the platform. Emits ticket.created.',
+  tags,
+  body: AppCreateTicketBody,
+  responses: { 201: { description: 'The ticket', schema: Ticket } },
+});
+
+/** In reading order, for the reference. */
+export const routes = [
+  registerUser,
+  logIn,
+  requestMagicLink,
+  verifyMagicLink,
+  getMe,
+  listTickets,
+  getTicket,
+  createTicket,
+];
 
 export const components = defineComponents({
   output: { EndUserSession: TokenResponse, MagicLinkSent: MagicLinkResponse, EndUserTicket: Ticket },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import { CreatedTenant, CreateTenantBody, Tenant, TenantIdParam } from './schemas';
 
 const example = {
@@ -13,34 +14,38 @@ const example = {
 };
 const Detail = z.object({ detail: z.string() });
 
-export const routes = defineRoutes([
-  {
-    method: 'post',
-    path: '/api/v1/tenants',
-    summary: 'Create a tenant',
-    description:
-      "Platform operators only: a dashboard session with the `super_admin` role. Sandbox tenants get `itsm_sk_test_` keys. With `admin_email`, that address becomes the tenant's first `tenant_admin`: the invite is mailed and shown once in `invite` (valid 7 days, single use; POST /api/v1/auth/accept-invite).",
-    tags: ['Tenants'],
-    body: CreateTenantBody,
-    responses: { 201: { description: 'The created tenant', schema: CreatedTenant, example } },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/tenants/{tenant_id}',
-    summary: 'Get a tenant',
-    description: "The tenant's own admins (tenant_admin) or a super_admin; anyone else gets 404.",
-    tags: ['Tenants'],
-    params: TenantIdParam,
-    responses: {
-      200: { description: 'The tenant', schema: Tenant, example },
-      404: {
-        description: 'Unknown tenant, or not yours',
-        schema: Detail,
-        example: { detail: 'Tenant not found' },
-      },
+export const createTenant = defineRoute({
+  method: 'post',
+  path: '/api/v1/tenants',
+  access: { surface: 'dashboard', role: 'super_admin' },
+  summary: 'Create a tenant',
+  description:
+    "Platform operators only: a dashboard session with the `super_admin` role. Sandbox tenants get `itsm_sk_test_` keys. With `admin_email`, that address becomes the tenant's first `tenant_admin`: the invite is mailed and shown once in `invite` (valid 7 days, single use; POST /api/v1/auth/accept-invite).",
+  tags: ['Tenants'],
+  body: CreateTenantBody,
+  responses: { 201: { description: 'The created tenant', schema: CreatedTenant, example } },
+});
+
+export const getTenant = defineRoute({
+  method: 'get',
+  path: '/api/v1/tenants/{tenant_id}',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'Get a tenant',
+  description: "The tenant's own admins (tenant_admin) or a super_admin; anyone else gets 404.",
+  tags: ['Tenants'],
+  params: TenantIdParam,
+  responses: {
+    200: { description: 'The tenant', schema: Tenant, example },
+    404: {
+      description: 'Unknown tenant, or not yours',
+      schema: Detail,
+      example: { detail: 'Tenant not found' },
     },
   },
-]);
+});
+
+/** In reading order, for the reference. */
+export const routes = [createTenant, getTenant];
 
 export const components = defineComponents({
   docs: {
