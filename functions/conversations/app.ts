@@ -6,7 +6,7 @@ import type { Executor } from '../../shared/db/schema';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
-import { type RouteDef, type RouteHandler, register } from '../../shared/http/route';
+import { type HandlerOf, register } from '../../shared/http/route';
 import { deliverMessage, initialDeliveryStatus } from './channels';
 import {
   appendMessage,
@@ -50,21 +50,13 @@ function senderIdOf(c: Context<AppEnv>): string {
   return auth.kind === 'dashboard' ? auth.userId : actorOf(c);
 }
 
-/**
- * The handler of a v1 route and of its v2 twin: typed by the schemas they share (params, query,
- * body), not by either declaration, whose access differs.
- */
-type Handles<R extends RouteDef> = RouteHandler<
-  RouteDef & Pick<R, Extract<keyof R, 'params' | 'query' | 'body'>>
->;
-
 const uniq = (tags: readonly string[]) => [...new Set(tags)];
 const sameTags = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((t, i) => t === b[i]);
 
 // ---- conversations ----
 
-const createConversation: Handles<typeof routes.createConversationV1> = async (c) => {
+const createConversation: HandlerOf<typeof routes.createConversationV1> = async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { db, events } = c.get('services');
@@ -95,7 +87,7 @@ const createConversation: Handles<typeof routes.createConversationV1> = async (c
 register(app, routes.createConversationV1, createConversation);
 register(app, routes.createConversationV2, createConversation);
 
-const listConversations: Handles<typeof routes.listConversationsV1> = async (c) => {
+const listConversations: HandlerOf<typeof routes.listConversationsV1> = async (c) => {
   const q = c.req.valid('query');
   const { rows, total } = await conversationPage(c.get('services').db, tenantOf(c), q);
   return c.json(pageEnvelope('conversations', rows.map(conversationView), total, q));
@@ -103,7 +95,7 @@ const listConversations: Handles<typeof routes.listConversationsV1> = async (c) 
 register(app, routes.listConversationsV1, listConversations);
 register(app, routes.listConversationsV2, listConversations);
 
-const getConversation: Handles<typeof routes.getConversationV1> = async (c) => {
+const getConversation: HandlerOf<typeof routes.getConversationV1> = async (c) => {
   const { id } = c.req.valid('param');
   const row = await findConversation(c.get('services').db, tenantOf(c), id);
   return c.json(conversationView(row));
@@ -124,7 +116,7 @@ function changesOf(current: ConversationRow, body: UpdateConversationBody): Chan
   return changes;
 }
 
-const updateConversation: Handles<typeof routes.updateConversationV1> = async (c) => {
+const updateConversation: HandlerOf<typeof routes.updateConversationV1> = async (c) => {
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
@@ -157,7 +149,7 @@ const assigneesOf = (current: ConversationRow, body: AssignConversationBody) => 
   assignee_team_id: body.assignee_team_id === undefined ? current.assignee_team_id : body.assignee_team_id,
 });
 
-const assignConversation: Handles<typeof routes.assignConversationV1> = async (c) => {
+const assignConversation: HandlerOf<typeof routes.assignConversationV1> = async (c) => {
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
@@ -220,7 +212,7 @@ async function emitAgentMessage(
   }
 }
 
-const createMessage: Handles<typeof routes.createMessageV1> = async (c) => {
+const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
@@ -252,7 +244,7 @@ const createMessage: Handles<typeof routes.createMessageV1> = async (c) => {
 register(app, routes.createMessageV1, createMessage);
 register(app, routes.createMessageV2, createMessage);
 
-const listMessages: Handles<typeof routes.listMessagesV1> = async (c) => {
+const listMessages: HandlerOf<typeof routes.listMessagesV1> = async (c) => {
   const { id } = c.req.valid('param');
   const page = c.req.valid('query');
   const tenantId = tenantOf(c);
@@ -273,7 +265,7 @@ const downloadPathOf = (download: DownloadRoute, row: ExportRow) =>
   download.path.replace('{id}', () => row.conversation_id).replace('{export_id}', () => row.id);
 
 const createExport =
-  (download: DownloadRoute): Handles<typeof routes.createExportV1> =>
+  (download: DownloadRoute): HandlerOf<typeof routes.createExportV1> =>
   async (c) => {
     const { id } = c.req.valid('param');
     const options = c.req.valid('json') ?? { format: 'json' as const, include_internal: false };
@@ -312,7 +304,7 @@ async function exportOf(c: Context<AppEnv>, conversationId: string, exportId: st
 }
 
 const getExport =
-  (download: DownloadRoute): Handles<typeof routes.getExportV1> =>
+  (download: DownloadRoute): HandlerOf<typeof routes.getExportV1> =>
   async (c) => {
     const { id, export_id } = c.req.valid('param');
     const row = await exportOf(c, id, export_id);
@@ -322,7 +314,7 @@ const getExport =
 register(app, routes.getExportV1, getExport(routes.downloadExportV1));
 register(app, routes.getExportV2, getExport(routes.downloadExportV2));
 
-const downloadExport: Handles<typeof routes.downloadExportV1> = async (c) => {
+const downloadExport: HandlerOf<typeof routes.downloadExportV1> = async (c) => {
   const { id, export_id } = c.req.valid('param');
   const row = await exportOf(c, id, export_id);
   const ext = row.format === 'json' ? 'json' : 'txt';

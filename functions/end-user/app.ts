@@ -3,7 +3,7 @@ import { END_USER_TOKEN_SECONDS, signEndUserToken } from '../../shared/auth/jwt'
 import { hashPassword, verifyPassword } from '../../shared/auth/password';
 import type { AppEnv } from '../../shared/context/app-env';
 import { randomBase62, sha256Hex } from '../../shared/crypto';
-import { ApiError, conflict, notFound, unauthorized } from '../../shared/http/errors';
+import { ApiError, conflict, Detail, notFound, unauthorized } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { ticketView } from '../../shared/tickets/tickets';
@@ -54,7 +54,7 @@ register(app, routes.registerUser, async (c) => {
   const { db } = c.get('services');
   if (!(await tenantExists(db, body.tenant_id))) throw notFound('Tenant');
   if (await findUserByEmail(db, body.tenant_id, body.email))
-    throw conflict('An account with this email already exists');
+    throw conflict(Detail.endUserEmailTaken);
   const user = await insertUser(db, {
     tenant_id: body.tenant_id,
     email: body.email,
@@ -114,7 +114,7 @@ register(app, routes.verifyMagicLink, async (c) => {
 function endUserOf(c: Context<AppEnv>) {
   const auth = c.get('auth');
   if (auth.kind !== 'end_user')
-    throw new ApiError(401, 'End-user token required', { 'WWW-Authenticate': 'Bearer' });
+    throw new ApiError(401, Detail.endUserTokenRequired, { 'WWW-Authenticate': 'Bearer' });
   return auth;
 }
 
@@ -145,7 +145,7 @@ register(app, routes.createTicket, async (c) => {
   const body = c.req.valid('json');
   const { db } = c.get('services');
   const user = await findRequester(db, auth.tenantId, auth.endUserId);
-  if (!user) throw unauthorized('End user no longer exists');
+  if (!user) throw unauthorized(Detail.endUserGone);
   const row = await createOwnTicket(db, auth.tenantId, user, body);
   c.get('services').events.kick();
   return c.json(ticketView(row), 201);

@@ -38,6 +38,14 @@ export type RouteInput<R> = { in: {}; out: ValidatedOf<R> };
 export type RouteHandler<R extends RouteDef> = Handler<AppEnv, string, RouteInput<R>>;
 
 /**
+ * A handler typed by a route's schemas alone (params, query, body), so one function can serve two
+ * declarations that share them, e.g. a v1 route and its v2 twin, whose access differs.
+ */
+export type HandlerOf<R extends RouteDef> = RouteHandler<
+  RouteDef & Pick<R, Extract<keyof R, 'params' | 'query' | 'body' | 'rawBody'>>
+>;
+
+/**
  * Serves `route` on `app`: its role (for dashboard sessions), then its path, query and body
  * validated (422 in the spec's shape), then `handler`: `register(app, routes.getTicket, async (c) => …)`.
  */
