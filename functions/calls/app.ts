@@ -2,23 +2,36 @@ import { Hono } from 'hono';
 import { SignJWT } from 'jose';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
-import type { Db } from '../../shared/db/schema';
+import type { Db, Executor } from '../../shared/db/schema';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { ApiError, conflict, notFound, validationError } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
-import { validate } from '../../shared/http/validation';
+import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
 import { createTicket } from '../../shared/tickets/tickets';
-import { type CallRow, callView, escalationView, findCall, isTelephonyCall, listCalls } from './data';
-import { maskDestination } from './masking';
 import {
-  CallIdParam,
-  CompleteCallBody,
-  CreateCallBody,
-  EscalationBody,
-  ListCallsQuery,
-  VoiceWidgetTokenBody,
-} from './schemas';
+  type CallRow,
+  callView,
+  claimCompletion,
+  escalationView,
+  findCall,
+  findCallById,
+  findCallBySid,
+  findEscalation,
+  findTicketLink,
+  insertCall,
+  insertEscalation,
+  isTelephonyCall,
+  listCalls,
+  listEscalations,
+  markEscalated,
+  setCallTicket,
+  setTicketCall,
+  tenantExists,
+} from './data';
+import { maskDestination } from './masking';
+import * as routes from './openapi';
+import type { CompleteCallInput, CreateCallInput, EscalationInput } from './schemas';
 
 export const app = new Hono<AppEnv>();
 
@@ -30,26 +43,19 @@ export const CallDetails = {
 
 /* ---------------------------------------------------------------- public reads (calls:read) */
 
-app.get('/api/v1/calls', validate('query', ListCallsQuery), async (c) => {
+register(app, routes.listCalls, async (c) => {
   const f = c.req.valid('query');
   const { rows, total } = await listCalls(c.get('services').db, tenantOf(c), f);
   return c.json(pageEnvelope('calls', rows.map(callView), total, f));
 });
 
-app.get('/api/v1/calls/:call_id', validate('param', CallIdParam), async (c) => {
+register(app, routes.getCall, async (c) => {
   const { call_id } = c.req.valid('param');
   const tenantId = tenantOf(c);
   const { db } = c.get('services');
   const call = await findCall(db, tenantId, call_id);
   if (!call) throw notFound('Call');
-  const escalations = await db
-    .selectFrom('call_escalations')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('call_id', '=', call.id)
-    .orderBy('created_at', 'asc')
-    .orderBy('id', 'asc')
-    .execute();
+  const escalations = await listEscalations(db, tenantId, call.id);
   return c.json({ ...callView(call), escalations: escalations.map(escalationView) });
 });
 
@@ -59,27 +65,21 @@ export const VOICE_WIDGET_AUDIENCE = 'voice-widget';
 export const VOICE_WIDGET_ISSUER = 'support-platform';
 export const VOICE_WIDGET_DEFAULT_TTL = 300;
 
-app.post('/api/v1/voice-widget/token', validate('json', VoiceWidgetTokenBody), async (c) => {
+register(app, routes.createVoiceWidgetToken, async (c) => {
   const body = c.req.valid('json') ?? {};
   const tenantId = tenantOf(c);
   const ttl = body.ttl_seconds ?? VOICE_WIDGET_DEFAULT_TTL;
   const sessionId = newId('voiceSession');
   const now = Math.floor(Date.now() / 1000);
   const exp = now + ttl;
-  const token = await new SignJWT({
+  const claims = {
     tenant_id: tenantId,
     sid: sessionId,
     ...(body.locale ? { locale: body.locale } : {}),
     ...(body.visitor_id ? { visitor_id: body.visitor_id } : {}),
-  })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuer(VOICE_WIDGET_ISSUER)
-    .setAudience(VOICE_WIDGET_AUDIENCE)
-    .setSubject(sessionId)
-    .setJti(crypto.randomUUID())
-    .setIssuedAt(now)
-    .setExpirationTime(exp)
-    .sign(new TextEncoder().encode(c.get('services').config.VOICE_WIDGET_SECRET));
+  };
+  const secret = c.get('services').config.VOICE_WIDGET_SECRET;
+  const token = await signWidgetToken(secret, claims, { sessionId, now, exp });
   return c.json(
     {
       token,
@@ -93,6 +93,23 @@ app.post('/api/v1/voice-widget/token', validate('json', VoiceWidgetTokenBody), a
   );
 });
 
+/** HS256, aud voice-widget, iss support-platform, sub = the session id; `now`/`exp` in epoch seconds. */
+function signWidgetToken(
+  secret: string,
+  claims: Record<string, string>,
+  session: { sessionId: string; now: number; exp: number },
+) {
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(VOICE_WIDGET_ISSUER)
+    .setAudience(VOICE_WIDGET_AUDIENCE)
+    .setSubject(session.sessionId)
+    .setJti(crypto.randomUUID())
+    .setIssuedAt(session.now)
+    .setExpirationTime(session.exp)
+    .sign(new TextEncoder().encode(secret));
+}
+
 /* --------------------------- call lifecycle (INTERNAL_API_TOKEN, ../shared/DESIGN.md) */
 
 function requireInternal(c: { get: (k: 'auth') => { kind: string } }) {
@@ -101,8 +118,53 @@ function requireInternal(c: { get: (k: 'auth') => { kind: string } }) {
 }
 
 async function requireTenant(db: Db, tenantId: string) {
-  const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  if (!tenant) throw notFound('Tenant');
+  if (!(await tenantExists(db, tenantId))) throw notFound('Tenant');
+}
+
+/** Call persisted: exactly one `call.started` per call. A retried report (same id or same carrier sid) is 200 with the stored call. */
+register(app, routes.reportCall, async (c) => {
+  requireInternal(c);
+  const input = c.req.valid('json');
+  const { db, events } = c.get('services');
+  await requireTenant(db, input.tenant_id);
+  const result = await db.transaction().execute((trx) => recordCall(trx, input));
+  if (result.created) events.kick();
+  return c.json(callView(result.call), result.created ? 201 : 200);
+});
+
+/** The call inserted with its `call.started`, or (a retry) the call reported before. */
+async function recordCall(trx: Executor, input: CreateCallInput) {
+  const now = new Date();
+  const inserted = await insertCall(trx, {
+    id: input.id ?? newId('call'),
+    tenant_id: input.tenant_id,
+    channel: input.channel,
+    direction: input.direction,
+    caller_phone: input.caller_phone ?? null,
+    telephony_call_sid: input.telephony_call_sid ?? null,
+    media_room_id: input.media_room_id ?? null,
+    started_at: input.started_at ?? now,
+    created_at: now,
+    updated_at: now,
+  });
+  if (inserted) {
+    await emitEvent(trx, input.tenant_id, 'call.started', startedPayload(inserted));
+    return { call: inserted, created: true };
+  }
+  return { call: await reportedBefore(trx, input), created: false };
+}
+
+/** Conflict: the same call reported again (by id, or by carrier sid), or an id of another tenant (409). */
+async function reportedBefore(trx: Executor, input: CreateCallInput): Promise<CallRow> {
+  let existing: CallRow | undefined;
+  if (input.id) {
+    existing = await findCallById(trx, input.id);
+    if (existing && existing.tenant_id !== input.tenant_id) throw conflict(CallDetails.idTaken);
+  }
+  if (!existing && input.telephony_call_sid)
+    existing = await findCallBySid(trx, input.tenant_id, input.telephony_call_sid);
+  if (!existing) throw conflict(CallDetails.idTaken);
+  return existing;
 }
 
 const startedPayload = (call: CallRow) => ({
@@ -118,246 +180,187 @@ const startedPayload = (call: CallRow) => ({
   },
 });
 
-/** Call persisted: exactly one `call.started` per call. A retried report (same id or same carrier sid) is 200 with the stored call. */
-app.post('/api/internal/calls', validate('json', CreateCallBody), async (c) => {
-  requireInternal(c);
-  const input = c.req.valid('json');
-  const { db, events } = c.get('services');
-  await requireTenant(db, input.tenant_id);
-  const result = await db.transaction().execute(async (trx) => {
-    const now = new Date();
-    const inserted = await trx
-      .insertInto('calls')
-      .values({
-        id: input.id ?? newId('call'),
-        tenant_id: input.tenant_id,
-        channel: input.channel,
-        direction: input.direction,
-        caller_phone: input.caller_phone ?? null,
-        telephony_call_sid: input.telephony_call_sid ?? null,
-        media_room_id: input.media_room_id ?? null,
-        started_at: input.started_at ?? now,
-        created_at: now,
-        updated_at: now,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .returningAll()
-      .executeTakeFirst();
-    if (inserted) {
-      await emitEvent(trx, input.tenant_id, 'call.started', startedPayload(inserted));
-      return { call: inserted, created: true };
-    }
-    // Conflict: the same call reported again (by id, or by carrier sid), or an id of another tenant.
-    let existing: CallRow | undefined;
-    if (input.id) {
-      existing = await trx.selectFrom('calls').selectAll().where('id', '=', input.id).executeTakeFirst();
-      if (existing && existing.tenant_id !== input.tenant_id) throw conflict(CallDetails.idTaken);
-    }
-    if (!existing && input.telephony_call_sid)
-      existing = await trx
-        .selectFrom('calls')
-        .selectAll()
-        .where('tenant_id', '=', input.tenant_id)
-        .where('telephony_call_sid', '=', input.telephony_call_sid)
-        .executeTakeFirst();
-    if (!existing) throw conflict(CallDetails.idTaken);
-    return { call: existing, created: false };
-  });
-  if (result.created) events.kick();
-  return c.json(callView(result.call), result.created ? 201 : 200);
-});
-
 /**
  * One escalation attempt. Recorded always; `call.escalated` (status `bridged`) only when the
  * transfer returned `transferred` on a telephony-carrier call. A retry with the same escalation_id
  * returns the recorded attempt (200) and emits nothing.
  */
-app.post(
-  '/api/internal/calls/:call_id/escalations',
-  validate('param', CallIdParam),
-  validate('json', EscalationBody),
-  async (c) => {
-    requireInternal(c);
-    const { call_id } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const { db, events } = c.get('services');
-    await requireTenant(db, input.tenant_id);
-    const result = await db.transaction().execute(async (trx) => {
-      const call = await trx
-        .selectFrom('calls')
-        .selectAll()
-        .where('tenant_id', '=', input.tenant_id)
-        .where('id', '=', call_id)
-        .forUpdate()
-        .executeTakeFirst();
-      if (!call) throw notFound('Call');
-      if (input.escalation_id) {
-        const prior = await trx
-          .selectFrom('call_escalations')
-          .selectAll()
-          .where('id', '=', input.escalation_id)
-          .executeTakeFirst();
-        if (prior) {
-          if (prior.tenant_id !== input.tenant_id || prior.call_id !== call.id)
-            throw conflict(CallDetails.escalationIdTaken);
-          return { row: prior, created: false };
-        }
-      }
-      if (call.completed_at) throw conflict(CallDetails.callCompleted);
-      const transferred = input.status === 'transferred';
-      const telephony = isTelephonyCall(call);
-      const emit = transferred && telephony;
-      const escalatedAt = input.escalated_at ?? new Date();
-      const row = await trx
-        .insertInto('call_escalations')
-        .values({
-          id: input.escalation_id ?? newId('escalation'),
-          tenant_id: input.tenant_id,
-          call_id: call.id,
-          result: input.status,
-          reason: input.reason,
-          route: input.route ?? null,
-          destination: input.destination ? maskDestination(input.destination) : null,
-          failure: transferred && !telephony ? 'not_telephony' : transferred ? null : (input.failure ?? null),
-          emitted: emit,
-          escalated_at: escalatedAt,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      if (emit) {
-        await trx
-          .updateTable('calls')
-          .set({ escalated_at: call.escalated_at ?? escalatedAt, updated_at: new Date() })
-          .where('id', '=', call.id)
-          .execute();
-        await emitEvent(trx, input.tenant_id, 'call.escalated', {
-          call: {
-            id: call.id,
-            tenant_id: call.tenant_id,
-            escalated_at: iso(escalatedAt) as string,
-            reason: input.reason,
-            escalation_id: row.id,
-            status: 'bridged',
-            // both present: the schema requires them when status is transferred
-            route: input.route!,
-            destination: row.destination!,
-          },
-        });
-      }
-      return { row, created: true };
-    });
-    if (result.row.emitted && result.created) events.kick();
-    return c.json(escalationView(result.row), result.created ? 201 : 200);
-  },
-);
+register(app, routes.reportEscalation, async (c) => {
+  requireInternal(c);
+  const { call_id } = c.req.valid('param');
+  const input = c.req.valid('json');
+  const { db, events } = c.get('services');
+  await requireTenant(db, input.tenant_id);
+  const result = await db.transaction().execute((trx) => recordEscalation(trx, call_id, input));
+  if (result.row.emitted && result.created) events.kick();
+  return c.json(escalationView(result.row), result.created ? 201 : 200);
+});
+
+/** The attempt recorded (and bridged) under the call's lock, or the one recorded before under the same escalation_id. */
+async function recordEscalation(trx: Executor, callId: string, input: EscalationInput) {
+  const call = await findCall(trx, input.tenant_id, callId, true);
+  if (!call) throw notFound('Call');
+  if (input.escalation_id) {
+    const prior = await findEscalation(trx, input.escalation_id);
+    if (prior) {
+      if (prior.tenant_id !== input.tenant_id || prior.call_id !== call.id)
+        throw conflict(CallDetails.escalationIdTaken);
+      return { row: prior, created: false };
+    }
+  }
+  if (call.completed_at) throw conflict(CallDetails.callCompleted);
+  const escalatedAt = input.escalated_at ?? new Date();
+  const attempt = attemptOf(call, input, escalatedAt);
+  const row = await insertEscalation(trx, attempt);
+  if (attempt.emitted) await bridgeCall(trx, call, row, input, escalatedAt);
+  return { row, created: true };
+}
+
+/** The attempt as stored: destination masked, `emitted` only for a transfer on a telephony-carrier call. */
+function attemptOf(call: CallRow, input: EscalationInput, escalatedAt: Date) {
+  const transferred = input.status === 'transferred';
+  const telephony = isTelephonyCall(call);
+  return {
+    id: input.escalation_id ?? newId('escalation'),
+    tenant_id: input.tenant_id,
+    call_id: call.id,
+    result: input.status,
+    reason: input.reason,
+    route: input.route ?? null,
+    destination: input.destination ? maskDestination(input.destination) : null,
+    failure: transferred && !telephony ? 'not_telephony' : transferred ? null : (input.failure ?? null),
+    emitted: transferred && telephony,
+    escalated_at: escalatedAt,
+  };
+}
+
+/** A bridged transfer: the call's escalated_at, and `call.escalated` (status `bridged`). */
+async function bridgeCall(
+  trx: Executor,
+  call: CallRow,
+  row: { id: string; destination: string | null },
+  input: EscalationInput,
+  escalatedAt: Date,
+) {
+  await markEscalated(trx, call, escalatedAt);
+  await emitEvent(trx, input.tenant_id, 'call.escalated', {
+    call: {
+      id: call.id,
+      tenant_id: call.tenant_id,
+      escalated_at: iso(escalatedAt) as string,
+      reason: input.reason,
+      escalation_id: row.id,
+      status: 'bridged',
+      // both present: the schema requires them when status is transferred
+      route: input.route!,
+      destination: row.destination!,
+    },
+  });
+}
 
 /**
  * Completion: exactly one `call.completed` per call. The first report wins the conditional
  * UPDATE ... WHERE completed_at IS NULL; any later or concurrent report gets the stored call
  * back (200, same body) and emits nothing.
  */
-app.post(
-  '/api/internal/calls/:call_id/complete',
-  validate('param', CallIdParam),
-  validate('json', CompleteCallBody),
-  async (c) => {
-    requireInternal(c);
-    const { call_id } = c.req.valid('param');
-    const input = c.req.valid('json');
-    const { db, events } = c.get('services');
-    await requireTenant(db, input.tenant_id);
-    const result = await db.transaction().execute(async (trx) => {
-      const call = await findCall(trx, input.tenant_id, call_id);
-      if (!call) throw notFound('Call');
-      if (call.completed_at) return { call, emitted: false };
-      const endedAt = input.ended_at ?? new Date();
-      const startedMs = new Date(call.started_at).getTime();
-      if (endedAt.getTime() < startedMs)
-        throw validationError([
-          { loc: ['body', 'ended_at'], msg: 'ended_at is before the call started', type: 'value_error' },
-        ]);
-      const now = new Date();
-      const claimed = await trx
-        .updateTable('calls')
-        .set({
-          completed_at: now,
-          updated_at: now,
-          ended_at: endedAt,
-          duration_seconds: input.duration_seconds ?? Math.round((endedAt.getTime() - startedMs) / 1000),
-          outcome: input.outcome,
-          recording_url: input.recording_url ?? null,
-          detected_language: input.detected_language ?? null,
-          summary: input.summary ?? null,
-        })
-        .where('tenant_id', '=', input.tenant_id)
-        .where('id', '=', call.id)
-        .where('completed_at', 'is', null)
-        .returningAll()
-        .executeTakeFirst();
-      if (!claimed) {
-        // lost the race to a concurrent report: answer with what the winner stored
-        return { call: (await findCall(trx, input.tenant_id, call.id))!, emitted: false };
-      }
-      let ticketId: string | null = claimed.ticket_id;
-      if (input.ticket_id) {
-        const ticket = await trx
-          .selectFrom('tickets')
-          .select(['id', 'call_id'])
-          .where('tenant_id', '=', input.tenant_id)
-          .where('id', '=', input.ticket_id)
-          .executeTakeFirst();
-        if (!ticket) throw notFound('Ticket');
-        ticketId = ticket.id;
-        if (ticket.call_id === null)
-          await trx.updateTable('tickets').set({ call_id: call.id }).where('id', '=', ticket.id).execute();
-      } else if (input.outcome === 'ticket_created' && !ticketId) {
-        const t = input.ticket ?? {};
-        const ticket = await createTicket(
-          trx,
-          input.tenant_id,
-          {
-            subject: t.subject ?? `Call from ${call.caller_phone ?? 'unknown caller'}`,
-            description: t.description ?? input.summary ?? '',
-            priority: t.priority,
-            type: t.type,
-            requester_id: t.requester_id,
-            requester_name: t.requester_name,
-            requester_email: t.requester_email,
-            tags: t.tags,
-            call_id: call.id,
-            source: 'phone',
-          },
-          { createdBy: 'internal:voice_agent', source: 'phone' },
-        );
-        ticketId = ticket.id;
-      }
-      const final =
-        ticketId !== claimed.ticket_id
-          ? await trx
-              .updateTable('calls')
-              .set({ ticket_id: ticketId })
-              .where('id', '=', call.id)
-              .returningAll()
-              .executeTakeFirstOrThrow()
-          : claimed;
-      await emitEvent(trx, input.tenant_id, 'call.completed', {
-        call: {
-          id: final.id,
-          tenant_id: final.tenant_id,
-          started_at: iso(final.started_at) as string,
-          ended_at: iso(final.ended_at) as string,
-          duration_seconds: final.duration_seconds as number,
-          outcome: input.outcome,
-          recording_url: final.recording_url,
-          ticket_id: final.ticket_id,
-          detected_language: final.detected_language,
-          caller_phone: final.caller_phone,
-          telephony_call_sid: final.telephony_call_sid,
-        },
-      });
-      return { call: final, emitted: true };
-    });
-    if (result.emitted) events.kick();
-    return c.json(callView(result.call));
+register(app, routes.completeCall, async (c) => {
+  requireInternal(c);
+  const { call_id } = c.req.valid('param');
+  const input = c.req.valid('json');
+  const { db, events } = c.get('services');
+  await requireTenant(db, input.tenant_id);
+  const result = await db.transaction().execute((trx) => completeOnce(trx, call_id, input));
+  if (result.emitted) events.kick();
+  return c.json(callView(result.call));
+});
+
+/** Claims the completion, links or creates its ticket, emits `call.completed`; a call completed before comes back as stored. */
+async function completeOnce(trx: Executor, callId: string, input: CompleteCallInput) {
+  const call = await findCall(trx, input.tenant_id, callId);
+  if (!call) throw notFound('Call');
+  if (call.completed_at) return { call, emitted: false };
+  const claimed = await claimCompletion(trx, input.tenant_id, call.id, completionOf(call, input));
+  if (!claimed) {
+    // lost the race to a concurrent report: answer with what the winner stored
+    return { call: (await findCall(trx, input.tenant_id, call.id))!, emitted: false };
+  }
+  const ticketId = await ticketOfCompletion(trx, claimed, input);
+  const final = ticketId !== claimed.ticket_id ? await setCallTicket(trx, claimed.id, ticketId) : claimed;
+  await emitEvent(trx, input.tenant_id, 'call.completed', completedPayload(final, input));
+  return { call: final, emitted: true };
+}
+
+/** The columns a completion writes; an ended_at before the call started is 422. */
+function completionOf(call: CallRow, input: CompleteCallInput) {
+  const endedAt = input.ended_at ?? new Date();
+  const startedMs = new Date(call.started_at).getTime();
+  if (endedAt.getTime() < startedMs)
+    throw validationError([
+      { loc: ['body', 'ended_at'], msg: 'ended_at is before the call started', type: 'value_error' },
+    ]);
+  const now = new Date();
+  return {
+    completed_at: now,
+    updated_at: now,
+    ended_at: endedAt,
+    duration_seconds: input.duration_seconds ?? Math.round((endedAt.getTime() - startedMs) / 1000),
+    outcome: input.outcome,
+    recording_url: input.recording_url ?? null,
+    detected_language: input.detected_language ?? null,
+    summary: input.summary ?? null,
+  };
+}
+
+/** The call's ticket after completion: the ticket_id given (linked), one created from the call, or the one it had. */
+async function ticketOfCompletion(trx: Executor, call: CallRow, input: CompleteCallInput) {
+  if (input.ticket_id) return linkTicket(trx, input.tenant_id, input.ticket_id, call.id);
+  if (input.outcome === 'ticket_created' && !call.ticket_id)
+    return (await ticketFromCall(trx, call, input)).id;
+  return call.ticket_id;
+}
+
+/** A ticket of the tenant (404 otherwise); it names the call unless it already names one. */
+async function linkTicket(trx: Executor, tenantId: string, ticketId: string, callId: string) {
+  const ticket = await findTicketLink(trx, tenantId, ticketId);
+  if (!ticket) throw notFound('Ticket');
+  if (ticket.call_id === null) await setTicketCall(trx, ticket.id, callId);
+  return ticket.id;
+}
+
+/** Outcome ticket_created without a ticket_id: a phone ticket from the call (emits ticket.created). */
+function ticketFromCall(trx: Executor, call: CallRow, input: CompleteCallInput) {
+  const t = input.ticket ?? {};
+  return createTicket(
+    trx,
+    input.tenant_id,
+    {
+      subject: t.subject ?? `Call from ${call.caller_phone ?? 'unknown caller'}`,
+      description: t.description ?? input.summary ?? '',
+      priority: t.priority,
+      type: t.type,
+      requester_id: t.requester_id,
+      requester_name: t.requester_name,
+      requester_email: t.requester_email,
+      tags: t.tags,
+      call_id: call.id,
+      source: 'phone',
+    },
+    { createdBy: 'internal:voice_agent', source: 'phone' },
+  );
+}
+
+const completedPayload = (call: CallRow, input: CompleteCallInput) => ({
+  call: {
+    id: call.id,
+    tenant_id: call.tenant_id,
+    started_at: iso(call.started_at) as string,
+    ended_at: iso(call.ended_at) as string,
+    duration_seconds: call.duration_seconds as number,
+    outcome: input.outcome,
+    recording_url: call.recording_url,
+    ticket_id: call.ticket_id,
+    detected_language: call.detected_language,
+    caller_phone: call.caller_phone,
+    telephony_call_sid: call.telephony_call_sid,
   },
-);
+});

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../../shared/db/schema';
 import type { CallEscalationsTable, CallsTable } from '../../shared/db/tables/tickets_calls';
 import type { CALL_OUTCOMES } from '../../shared/events/catalog';
@@ -53,13 +53,113 @@ export function escalationView(e: EscalationRow) {
 export const isTelephonyCall = (c: Pick<CallRow, 'telephony_call_sid' | 'channel'>) =>
   c.telephony_call_sid !== null || TELEPHONY_CHANNELS.has(c.channel);
 
-export async function findCall(db: Executor, tenantId: string, id: string) {
+export async function tenantExists(db: Executor, tenantId: string) {
+  const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
+  return tenant !== undefined;
+}
+
+/** One call of the tenant; `forUpdate` locks it for the rest of the caller's transaction. */
+export async function findCall(db: Executor, tenantId: string, id: string, forUpdate = false) {
+  let q = db.selectFrom('calls').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (forUpdate) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** A call's escalation attempts, oldest first. */
+export async function listEscalations(db: Executor, tenantId: string, callId: string) {
   return db
+    .selectFrom('call_escalations')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('call_id', '=', callId)
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+/** The new call, or undefined when its id (or its tenant's carrier sid) is already taken. */
+export async function insertCall(trx: Executor, values: Insertable<CallsTable>) {
+  return trx
+    .insertInto('calls')
+    .values(values)
+    .onConflict((oc) => oc.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A call by id, whichever tenant it belongs to (the id is global). */
+export async function findCallById(trx: Executor, id: string) {
+  return trx.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findCallBySid(trx: Executor, tenantId: string, telephonyCallSid: string) {
+  return trx
     .selectFrom('calls')
     .selectAll()
     .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
+    .where('telephony_call_sid', '=', telephonyCallSid)
     .executeTakeFirst();
+}
+
+/** An escalation by id, whichever tenant or call it belongs to (the id is global). */
+export async function findEscalation(trx: Executor, id: string) {
+  return trx.selectFrom('call_escalations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertEscalation(trx: Executor, values: Insertable<CallEscalationsTable>) {
+  return trx.insertInto('call_escalations').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Stamps a bridged escalation on the call (the first escalated_at stays). */
+export async function markEscalated(trx: Executor, call: CallRow, escalatedAt: Date) {
+  await trx
+    .updateTable('calls')
+    .set({ escalated_at: call.escalated_at ?? escalatedAt, updated_at: new Date() })
+    .where('id', '=', call.id)
+    .execute();
+}
+
+/**
+ * The conditional UPDATE ... WHERE completed_at IS NULL that makes one report the completion:
+ * the completed call, or undefined when another report completed it first.
+ */
+export async function claimCompletion(
+  trx: Executor,
+  tenantId: string,
+  callId: string,
+  completion: Updateable<CallsTable>,
+) {
+  return trx
+    .updateTable('calls')
+    .set(completion)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', callId)
+    .where('completed_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** The ticket a completion links: its id and the call it already names, if any. */
+export async function findTicketLink(trx: Executor, tenantId: string, ticketId: string) {
+  return trx
+    .selectFrom('tickets')
+    .select(['id', 'call_id'])
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', ticketId)
+    .executeTakeFirst();
+}
+
+export async function setTicketCall(trx: Executor, ticketId: string, callId: string) {
+  await trx.updateTable('tickets').set({ call_id: callId }).where('id', '=', ticketId).execute();
+}
+
+export async function setCallTicket(trx: Executor, callId: string, ticketId: string | null) {
+  return trx
+    .updateTable('calls')
+    .set({ ticket_id: ticketId })
+    .where('id', '=', callId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 function filtered(db: Executor, tenantId: string, f: Partial<ListCallsFilters>) {

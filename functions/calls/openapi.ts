@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import {
   Call,
   CallDetail,
@@ -26,81 +27,100 @@ const tenantNotFound = {
   example: { detail: 'Tenant not found' },
 };
 
-export const routes = defineRoutes([
-  {
-    method: 'get',
-    path: '/api/v1/calls',
-    summary: 'List calls',
-    description:
-      'Newest started first unless sort=updated_at (ascending updated_at, then id; with updated_since, inclusive, for mirroring). started_after inclusive, started_before exclusive; outcome takes one value or a comma list.',
-    tags: ['Calls'],
-    query: ListCallsQuery,
-    responses: { 200: { description: 'A page of calls', schema: CallList } },
+export const listCalls = defineRoute({
+  method: 'get',
+  path: '/api/v1/calls',
+  access: { surface: 'api', scopes: ['calls:read'] },
+  summary: 'List calls',
+  description:
+    'Newest started first unless sort=updated_at (ascending updated_at, then id; with updated_since, inclusive, for mirroring). started_after inclusive, started_before exclusive; outcome takes one value or a comma list.',
+  tags: ['Calls'],
+  query: ListCallsQuery,
+  responses: { 200: { description: 'A page of calls', schema: CallList } },
+});
+
+export const getCall = defineRoute({
+  method: 'get',
+  path: '/api/v1/calls/{call_id}',
+  access: { surface: 'api', scopes: ['calls:read'] },
+  summary: 'Get a call with its escalation attempts',
+  tags: ['Calls'],
+  params: CallIdParam,
+  responses: { 200: { description: 'The call', schema: CallDetail }, 404: callNotFound },
+});
+
+export const createVoiceWidgetToken = defineRoute({
+  method: 'post',
+  path: '/api/v1/voice-widget/token',
+  access: { surface: 'api', scopes: ['config:write', 'calls:write'] },
+  summary: 'Start a web voice-widget session',
+  description:
+    'Needs config:write and calls:write. Returns a short-lived HS256 JWT (aud voice-widget, iss support-platform; claims tenant_id, sid, sub = session id) for the browser widget. Body optional.',
+  tags: ['Voice widget'],
+  body: VoiceWidgetTokenBody,
+  responses: { 201: { description: 'The session token', schema: VoiceWidgetToken } },
+});
+
+export const reportCall = defineRoute({
+  method: 'post',
+  path: '/api/internal/calls',
+  access: { surface: 'internal' },
+  summary: 'Report a persisted call (internal)',
+  description:
+    'INTERNAL_API_TOKEN. Emits call.started once per call. A retry with the same id or the same telephony_call_sid answers 200 with the stored call and emits nothing.',
+  tags: ['Internal: call lifecycle'],
+  body: CreateCallBody,
+  responses: {
+    201: { description: 'Call recorded, call.started emitted', schema: Call },
+    200: { description: 'Already recorded (retry)', schema: Call },
+    404: tenantNotFound,
+    409: { description: 'The id belongs to another call', schema: Detail },
   },
-  {
-    method: 'get',
-    path: '/api/v1/calls/{call_id}',
-    summary: 'Get a call with its escalation attempts',
-    tags: ['Calls'],
-    params: CallIdParam,
-    responses: { 200: { description: 'The call', schema: CallDetail }, 404: callNotFound },
+});
+
+export const reportEscalation = defineRoute({
+  method: 'post',
+  path: '/api/internal/calls/{call_id}/escalations',
+  access: { surface: 'internal' },
+  summary: 'Report an escalation attempt (internal)',
+  description:
+    'Recorded always; call.escalated (status bridged, destination masked) only when status is transferred on a telephony-carrier call. Failed attempts and non-telephony calls emit nothing.',
+  tags: ['Internal: call lifecycle'],
+  params: CallIdParam,
+  body: EscalationBody,
+  responses: {
+    201: { description: 'Attempt recorded', schema: Escalation },
+    200: { description: 'Same escalation_id reported again', schema: Escalation },
+    404: callNotFound,
+    409: { description: 'Call already completed', schema: Detail },
   },
-  {
-    method: 'post',
-    path: '/api/v1/voice-widget/token',
-    summary: 'Start a web voice-widget session',
-    description:
-      'Needs config:write and calls:write. Returns a short-lived HS256 JWT (aud voice-widget, iss support-platform; claims tenant_id, sid, sub = session id) for the browser widget. Body optional.',
-    tags: ['Voice widget'],
-    body: VoiceWidgetTokenBody,
-    responses: { 201: { description: 'The session token', schema: VoiceWidgetToken } },
+});
+
+export const completeCall = defineRoute({
+  method: 'post',
+  path: '/api/internal/calls/{call_id}/complete',
+  access: { surface: 'internal' },
+  summary: 'Report call completion (internal)',
+  description:
+    'Emits call.completed exactly once per call; repeated or concurrent reports answer 200 with the stored call. Outcome ticket_created links ticket_id, or creates a ticket from the call (ticket.created).',
+  tags: ['Internal: call lifecycle'],
+  params: CallIdParam,
+  body: CompleteCallBody,
+  responses: {
+    200: { description: 'The completed call', schema: Call },
+    404: { description: 'Unknown tenant, call or ticket', schema: Detail },
   },
-  {
-    method: 'post',
-    path: '/api/internal/calls',
-    summary: 'Report a persisted call (internal)',
-    description:
-      'INTERNAL_API_TOKEN. Emits call.started once per call. A retry with the same id or the same telephony_call_sid answers 200 with the stored call and emits nothing.',
-    tags: ['Internal: call lifecycle'],
-    body: CreateCallBody,
-    responses: {
-      201: { description: 'Call recorded, call.started emitted', schema: Call },
-      200: { description: 'Already recorded (retry)', schema: Call },
-      404: tenantNotFound,
-      409: { description: 'The id belongs to another call', schema: Detail },
-    },
-  },
-  {
-    method: 'post',
-    path: '/api/internal/calls/{call_id}/escalations',
-    summary: 'Report an escalation attempt (internal)',
-    description:
-      'Recorded always; call.escalated (status bridged, destination masked) only when status is transferred on a telephony-carrier call. Failed attempts and non-telephony calls emit nothing.',
-    tags: ['Internal: call lifecycle'],
-    params: CallIdParam,
-    body: EscalationBody,
-    responses: {
-      201: { description: 'Attempt recorded', schema: Escalation },
-      200: { description: 'Same escalation_id reported again', schema: Escalation },
-      404: callNotFound,
-      409: { description: 'Call already completed', schema: Detail },
-    },
-  },
-  {
-    method: 'post',
-    path: '/api/internal/calls/{call_id}/complete',
-    summary: 'Report call completion (internal)',
-    description:
-      'Emits call.completed exactly once per call; repeated or concurrent reports answer 200 with the stored call. Outcome ticket_created links ticket_id, or creates a ticket from the call (ticket.created).',
-    tags: ['Internal: call lifecycle'],
-    params: CallIdParam,
-    body: CompleteCallBody,
-    responses: {
-      200: { description: 'The completed call', schema: Call },
-      404: { description: 'Unknown tenant, call or ticket', schema: Detail },
-    },
-  },
-]);
+});
+
+/** In reading order, for the reference. */
+export const routes = [
+  listCalls,
+  getCall,
+  createVoiceWidgetToken,
+  reportCall,
+  reportEscalation,
+  completeCall,
+];
 
 export const components = defineComponents({
   docs: {

@@ -1,59 +1,69 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import { CreateExportBody, ExportIdParam, ExportJob, ListExportsQuery } from './schemas';
 
 const tags = ['Exports'];
-export const routes = defineRoutes([
-  {
-    method: 'post',
-    path: '/api/v1/tenant/exports',
-    summary: 'Create an export',
-    description:
-      'Exports tickets, calls, contacts, conversations or usage as CSV or JSON, optionally for a created_at range. Runs synchronously (at most 10 000 rows; more fails the job with a reason): the response is the finished job with its download_url. Needs exports:write and config:write.',
-    tags,
-    body: CreateExportBody,
-    responses: { 201: { description: 'The finished (completed or failed) job', schema: ExportJob } },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/tenant/exports',
-    summary: 'List exports',
-    description: 'Newest first. Needs exports:read and config:write.',
-    tags,
-    query: ListExportsQuery,
-    responses: {
-      200: {
-        description: 'A page of export jobs',
-        schema: z.object({
-          exports: z.array(ExportJob),
-          total: z.number(),
-          limit: z.number(),
-          offset: z.number(),
-        }),
-      },
+
+export const createExport = defineRoute({
+  method: 'post',
+  path: '/api/v1/tenant/exports',
+  access: { surface: 'api', scopes: ['exports:write', 'config:write'] },
+  summary: 'Create an export',
+  description:
+    'Exports tickets, calls, contacts, conversations or usage as CSV or JSON, optionally for a created_at range. Runs synchronously (at most 10 000 rows; more fails the job with a reason): the response is the finished job with its download_url. Needs exports:write and config:write.',
+  tags,
+  body: CreateExportBody,
+  responses: { 201: { description: 'The finished (completed or failed) job', schema: ExportJob } },
+});
+
+export const listExports = defineRoute({
+  method: 'get',
+  path: '/api/v1/tenant/exports',
+  access: { surface: 'api', scopes: ['exports:read', 'config:write'] },
+  summary: 'List exports',
+  description: 'Newest first. Needs exports:read and config:write.',
+  tags,
+  query: ListExportsQuery,
+  responses: {
+    200: {
+      description: 'A page of export jobs',
+      schema: z.object({
+        exports: z.array(ExportJob),
+        total: z.number(),
+        limit: z.number(),
+        offset: z.number(),
+      }),
     },
   },
-  {
-    method: 'get',
-    path: '/api/v1/tenant/exports/{id}',
-    summary: 'One export',
-    tags,
-    params: ExportIdParam,
-    responses: {
-      200: { description: 'The job', schema: ExportJob },
-      404: { description: 'Export not found' },
-    },
+});
+
+export const getExport = defineRoute({
+  method: 'get',
+  path: '/api/v1/tenant/exports/{id}',
+  access: { surface: 'api', scopes: ['exports:read', 'config:write'] },
+  summary: 'One export',
+  tags,
+  params: ExportIdParam,
+  responses: {
+    200: { description: 'The job', schema: ExportJob },
+    404: { description: 'Export not found' },
   },
-  {
-    method: 'get',
-    path: '/api/v1/tenant/exports/{id}/download',
-    summary: 'Download an export file',
-    description: 'text/csv or application/json, as an attachment. 404 while the job is not completed.',
-    tags,
-    params: ExportIdParam,
-    responses: { 200: { description: 'The file' }, 404: { description: 'Export or file not found' } },
-  },
-]);
+});
+
+export const downloadExport = defineRoute({
+  method: 'get',
+  path: '/api/v1/tenant/exports/{id}/download',
+  access: { surface: 'api', scopes: ['exports:read', 'config:write'] },
+  summary: 'Download an export file',
+  description: 'text/csv or application/json, as an attachment. 404 while the job is not completed.',
+  tags,
+  params: ExportIdParam,
+  responses: { 200: { description: 'The file' }, 404: { description: 'Export or file not found' } },
+});
+
+/** In reading order, for the reference. */
+export const routes = [createExport, listExports, getExport, downloadExport];
 
 export const components = defineComponents({
   output: { Export: ExportJob },

@@ -1,0 +1,152 @@
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import { containsPattern } from '../../shared/db/like';
+import { pageWithTotal } from '../../shared/db/paging';
+import type { Database, Executor } from '../../shared/db/schema';
+import type { EndUsersTable, TenantUsersTable } from '../../shared/db/tables/platform';
+import type { Page } from '../../shared/http/pagination';
+import { newId } from '../../shared/ids';
+
+/* ---------------------------------------------------------------- requesters (end users) */
+
+export const requesterView = (u: Selectable<EndUsersTable> & { ticket_count?: number | string | null }) => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  has_password: u.password_hash !== null,
+  ticket_count: Number(u.ticket_count ?? 0),
+  created_at: new Date(u.created_at).toISOString(),
+});
+
+/** The requester's tickets, as a column of the end_users row. */
+const ticketCount = (eb: ExpressionBuilder<Database, 'end_users'>) =>
+  eb
+    .selectFrom('tickets')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .whereRef('tickets.requester_id', '=', 'end_users.id')
+    .whereRef('tickets.tenant_id', '=', 'end_users.tenant_id')
+    .as('ticket_count');
+
+/** `lower(email)` or `lower(name)` contains `search` (case-insensitive, LIKE wildcards escaped). */
+const emailOrNameContains = (search: string) => {
+  const pattern = containsPattern(search.toLowerCase());
+  return <TB extends keyof Database>(eb: ExpressionBuilder<Database, TB>) =>
+    eb.or([eb(sql`lower(email)`, 'like', pattern), eb(sql`lower(coalesce(name, ''))`, 'like', pattern)]);
+};
+
+/** A page of the tenant's requesters, newest first, with their ticket counts, and the total. */
+export async function listRequesters(
+  db: Executor,
+  tenantId: string,
+  q: Page & { email?: string; search?: string },
+) {
+  let base = db.selectFrom('end_users').where('tenant_id', '=', tenantId);
+  if (q.email) base = base.where(sql`lower(email)`, '=', q.email.toLowerCase());
+  if (q.search) base = base.where(emailOrNameContains(q.search));
+  return pageWithTotal(base, q, (page) =>
+    page.selectAll('end_users').select(ticketCount).orderBy('created_at', 'desc').orderBy('id', 'desc'),
+  );
+}
+
+export async function findRequester(db: Executor, tenantId: string, id: string) {
+  return db
+    .selectFrom('end_users')
+    .selectAll('end_users')
+    .select(ticketCount)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/* ---------------------------------------------------------------- tenant users (dashboard) */
+
+export const userView = (u: Selectable<TenantUsersTable>) => ({
+  id: u.id,
+  email: u.email,
+  name: u.name,
+  role: u.role,
+  created_at: new Date(u.created_at).toISOString(),
+  updated_at: new Date(u.updated_at).toISOString(),
+});
+
+/** A page of the tenant's dashboard users, newest first, and the total. */
+export async function listTenantUsers(
+  db: Executor,
+  tenantId: string,
+  q: Page & { role?: 'agent' | 'tenant_admin'; search?: string },
+) {
+  let base = db.selectFrom('tenant_users').where('tenant_id', '=', tenantId);
+  if (q.role) base = base.where('role', '=', q.role);
+  if (q.search) base = base.where(emailOrNameContains(q.search));
+  return pageWithTotal(base, q, (page) =>
+    page.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+  );
+}
+
+export async function findTenantUser(db: Executor, tenantId: string, id: string) {
+  return db
+    .selectFrom('tenant_users')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Whether the tenant has a user with this email (case-insensitive). */
+export async function emailTaken(db: Executor, tenantId: string, email: string) {
+  const row = await db
+    .selectFrom('tenant_users')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertTenantUser(
+  db: Executor,
+  tenantId: string,
+  user: { email: string; name: string | null; role: 'agent' | 'tenant_admin' },
+) {
+  return db
+    .insertInto('tenant_users')
+    .values({ id: newId('tenantUser'), tenant_id: tenantId, ...user, updated_at: new Date() })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findTenantUserRole(db: Executor, tenantId: string, id: string) {
+  return db
+    .selectFrom('tenant_users')
+    .select('role')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export interface TenantUserChanges {
+  name?: string | null;
+  role?: 'agent' | 'tenant_admin';
+  updated_at: Date;
+}
+
+/** The changed user, or undefined when the tenant has no user with this id. */
+export async function updateTenantUser(db: Executor, tenantId: string, id: string, set: TenantUserChanges) {
+  return db
+    .updateTable('tenant_users')
+    .set(set)
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Whether a user was deleted. */
+export async function deleteTenantUser(db: Executor, tenantId: string, id: string) {
+  const deleted = await db
+    .deleteFrom('tenant_users')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
+  return deleted !== undefined;
+}
