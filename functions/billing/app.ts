@@ -1,4 +1,4 @@
-import { type Handler, Hono } from 'hono';
+import { Hono } from 'hono';
 import type { z } from 'zod';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
@@ -7,7 +7,7 @@ import type { PaymentMethod } from '../../shared/db/tables/platform';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
-import { type RouteInput, register } from '../../shared/http/route';
+import { type HandlerOf, register } from '../../shared/http/route';
 import { invalidatePlan } from '../../shared/ratelimit/plan-cache';
 import { PERIOD_RE, type Period, parsePeriod, periodOf, previousPeriod } from '../../shared/usage/plans';
 import {
@@ -23,7 +23,7 @@ import {
   setTenantPlan,
 } from './data';
 import * as routes from './openapi';
-import type { ChangePlanBody, PaymentSettingsBody } from './schemas';
+import type { PaymentSettingsBody } from './schemas';
 
 /**
  * Billing: the plan (changing it changes quotas and rate limits at once), invoices computed from
@@ -32,9 +32,6 @@ import type { ChangePlanBody, PaymentSettingsBody } from './schemas';
  * needs the tenant_admin role of a dashboard session (declared in openapi.ts).
  */
 export const app = new Hono<AppEnv>();
-
-/** A handler shared by a PUT and a PATCH route: it reads only the body, which both validate alike. */
-type BodyHandler<B> = Handler<AppEnv, string, RouteInput<{ body: B }>>;
 
 async function requireTenant(db: Db, tenantId: string) {
   const t = await findTenant(db, tenantId);
@@ -55,7 +52,7 @@ register(app, routes.listPlans, (c) =>
 );
 
 /** PUT and PATCH alike: config.updated (section billing.plan) only when the plan changes. */
-const changePlan: BodyHandler<typeof ChangePlanBody> = async (c) => {
+const changePlan: HandlerOf<typeof routes.replacePlan> = async (c) => {
   const tenantId = tenantOf(c);
   const { plan } = c.req.valid('json');
   const { db } = c.get('services');
@@ -126,7 +123,7 @@ type Mode = 'replace' | 'merge';
 
 /** PUT replaces every field, PATCH (merge) keeps the fields the body leaves out; null clears one. */
 const writePaymentSettings =
-  (mode: Mode): BodyHandler<typeof PaymentSettingsBody> =>
+  (mode: Mode): HandlerOf<typeof routes.replacePaymentSettings> =>
   async (c) => {
     const body = c.req.valid('json');
     const tenantId = tenantOf(c);
