@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import {
   AcceptInviteBody,
   LoginBody,
@@ -26,105 +27,117 @@ const locked = {
   example: { detail: 'Too many failed sign-in attempts; try again later' },
 };
 
-export const routes = defineRoutes([
-  {
-    method: 'post',
-    path: '/api/v1/auth/login',
-    summary: 'Sign in to the dashboard',
-    description:
-      'Email and password of a tenant user; `tenant_id` is needed only when the address belongs to users of several tenants. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay.',
-    tags,
-    body: LoginBody,
-    responses: {
-      200: { description: 'A session', schema: TokenPair, example: pair },
-      401: { description: 'Any failure', schema: Detail, example: { detail: 'Invalid email or password' } },
-      429: locked,
+export const login = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/login',
+  access: { surface: 'sign_in' },
+  summary: 'Sign in to the dashboard',
+  description:
+    'Email and password of a tenant user; `tenant_id` is needed only when the address belongs to users of several tenants. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay.',
+  tags,
+  body: LoginBody,
+  responses: {
+    200: { description: 'A session', schema: TokenPair, example: pair },
+    401: { description: 'Any failure', schema: Detail, example: { detail: 'Invalid email or password' } },
+    429: locked,
+  },
+});
+
+export const refresh = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/refresh',
+  access: { surface: 'sign_in' },
+  summary: 'Exchange a refresh token for a new pair',
+  description:
+    'Rotation: the presented token is spent. Presenting a spent token again revokes the whole session (reuse detection): every token of it stops working.',
+  tags,
+  body: RefreshBody,
+  responses: {
+    200: { description: 'A new pair', schema: TokenPair, example: pair },
+    401: {
+      description: 'Unknown, spent, expired or revoked',
+      schema: Detail,
+      example: { detail: 'Invalid or expired refresh token' },
     },
   },
-  {
-    method: 'post',
-    path: '/api/v1/auth/refresh',
-    summary: 'Exchange a refresh token for a new pair',
-    description:
-      'Rotation: the presented token is spent. Presenting a spent token again revokes the whole session (reuse detection): every token of it stops working.',
-    tags,
-    body: RefreshBody,
-    responses: {
-      200: { description: 'A new pair', schema: TokenPair, example: pair },
-      401: {
-        description: 'Unknown, spent, expired or revoked',
-        schema: Detail,
-        example: { detail: 'Invalid or expired refresh token' },
-      },
+});
+
+export const logout = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/logout',
+  access: { surface: 'sign_in' },
+  summary: 'End the session',
+  description:
+    'Ends the session of the `Authorization: Bearer` access token, or of the `refresh_token` in the body: its refresh token no longer works (access tokens already issued lapse within 900 s).',
+  tags,
+  body: LogoutBody,
+  responses: {
+    204: { description: 'Signed out' },
+    401: {
+      description: 'Neither a session token nor a refresh token',
+      schema: Detail,
+      example: { detail: 'Missing authentication credentials' },
     },
   },
-  {
-    method: 'post',
-    path: '/api/v1/auth/logout',
-    summary: 'End the session',
-    description:
-      'Ends the session of the `Authorization: Bearer` access token, or of the `refresh_token` in the body: its refresh token no longer works (access tokens already issued lapse within 900 s).',
-    tags,
-    body: LogoutBody,
-    responses: {
-      204: { description: 'Signed out' },
-      401: {
-        description: 'Neither a session token nor a refresh token',
-        schema: Detail,
-        example: { detail: 'Missing authentication credentials' },
-      },
+});
+
+export const acceptInvite = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/accept-invite',
+  access: { surface: 'sign_in' },
+  summary: 'Accept an invite: set the password and sign in',
+  description:
+    'The invite token (from POST /api/v1/tenants or POST /api/v1/tenant/users, or its mail) works once.',
+  tags,
+  body: AcceptInviteBody,
+  responses: {
+    200: { description: 'A session for the new user', schema: TokenPair, example: pair },
+    400: {
+      description: 'Unknown, used or expired',
+      schema: Detail,
+      example: { detail: 'Invalid or expired invite' },
     },
   },
-  {
-    method: 'post',
-    path: '/api/v1/auth/accept-invite',
-    summary: 'Accept an invite: set the password and sign in',
-    description:
-      'The invite token (from POST /api/v1/tenants or POST /api/v1/tenant/users, or its mail) works once.',
-    tags,
-    body: AcceptInviteBody,
-    responses: {
-      200: { description: 'A session for the new user', schema: TokenPair, example: pair },
-      400: {
-        description: 'Unknown, used or expired',
-        schema: Detail,
-        example: { detail: 'Invalid or expired invite' },
-      },
+});
+
+export const requestPasswordReset = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/password-reset',
+  access: { surface: 'sign_in' },
+  summary: 'Request a password reset link',
+  description:
+    'The same answer whether or not the account exists; the link (valid one hour, single use) is mailed.',
+  tags,
+  body: PasswordResetBody,
+  responses: {
+    202: {
+      description: 'Accepted',
+      schema: PasswordResetAccepted,
+      example: { detail: 'If the address belongs to an account, a password reset link has been sent' },
     },
   },
-  {
-    method: 'post',
-    path: '/api/v1/auth/password-reset',
-    summary: 'Request a password reset link',
-    description:
-      'The same answer whether or not the account exists; the link (valid one hour, single use) is mailed.',
-    tags,
-    body: PasswordResetBody,
-    responses: {
-      202: {
-        description: 'Accepted',
-        schema: PasswordResetAccepted,
-        example: { detail: 'If the address belongs to an account, a password reset link has been sent' },
-      },
+});
+
+export const confirmPasswordReset = defineRoute({
+  method: 'post',
+  path: '/api/v1/auth/password-reset/confirm',
+  access: { surface: 'sign_in' },
+  summary: 'Set a new password with a reset token',
+  description: 'Ends every existing session of the user and answers with a new one.',
+  tags,
+  body: PasswordResetConfirmBody,
+  responses: {
+    200: { description: 'A new session', schema: TokenPair, example: pair },
+    400: {
+      description: 'Unknown, used or expired',
+      schema: Detail,
+      example: { detail: 'Invalid or expired password reset token' },
     },
   },
-  {
-    method: 'post',
-    path: '/api/v1/auth/password-reset/confirm',
-    summary: 'Set a new password with a reset token',
-    description: 'Ends every existing session of the user and answers with a new one.',
-    tags,
-    body: PasswordResetConfirmBody,
-    responses: {
-      200: { description: 'A new session', schema: TokenPair, example: pair },
-      400: {
-        description: 'Unknown, used or expired',
-        schema: Detail,
-        example: { detail: 'Invalid or expired password reset token' },
-      },
-    },
-  },
-]);
+});
+
+/** In reading order, for the reference. */
+export const routes = [login, refresh, logout, acceptInvite, requestPasswordReset, confirmPasswordReset];
 
 export const components = defineComponents({
   output: { TokenPair, PasswordResetAccepted },

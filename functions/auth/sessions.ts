@@ -10,6 +10,14 @@ import { signDashboardToken } from '../../shared/auth/jwt';
 import type { AppEnv } from '../../shared/context/app-env';
 import { unauthorized } from '../../shared/http/errors';
 import { newId } from '../../shared/ids';
+import {
+  findRefreshToken,
+  insertRefreshToken,
+  insertSession,
+  liveSessionUser,
+  revokeSession,
+  spendRefreshToken,
+} from './data';
 
 /** Access tokens are short (the spec allows up to 3600 s): a revoked session lapses within this. */
 export const ACCESS_TOKEN_SECONDS = 900;
@@ -31,14 +39,11 @@ async function issuePair(c: Context<AppEnv>, sessionId: string, user: SessionUse
   const { db, config } = c.get('services');
   const refresh_token = newToken('refresh');
   const refreshEnds = Math.min(Date.now() + REFRESH_TOKEN_SECONDS * 1000, sessionEnds.getTime());
-  await db
-    .insertInto('dashboard_refresh_tokens')
-    .values({
-      token_hash: await hashToken(config, refresh_token),
-      session_id: sessionId,
-      expires_at: new Date(refreshEnds),
-    })
-    .execute();
+  await insertRefreshToken(db, {
+    token_hash: await hashToken(config, refresh_token),
+    session_id: sessionId,
+    expires_at: new Date(refreshEnds),
+  });
   const access_token = await signDashboardToken(
     config.DASHBOARD_JWT_SECRET,
     { sub: user.id, tenant_id: user.tenant_id, role: user.role, sid: sessionId },
@@ -50,32 +55,23 @@ async function issuePair(c: Context<AppEnv>, sessionId: string, user: SessionUse
 export async function startSession(c: Context<AppEnv>, user: SessionUser) {
   const id = newId('session');
   const expires = new Date(Date.now() + SESSION_MAX_SECONDS * 1000);
-  await c
-    .get('services')
-    .db.insertInto('dashboard_sessions')
-    .values({ id, tenant_id: user.tenant_id, user_id: user.id, expires_at: expires })
-    .execute();
+  await insertSession(c.get('services').db, {
+    id,
+    tenant_id: user.tenant_id,
+    user_id: user.id,
+    expires_at: expires,
+  });
   return issuePair(c, id, user, expires);
 }
 
 export async function endSession(c: Context<AppEnv>, sessionId: string, reason: string): Promise<void> {
-  await c
-    .get('services')
-    .db.updateTable('dashboard_sessions')
-    .set({ revoked_at: new Date(), revoked_reason: reason })
-    .where('id', '=', sessionId)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await revokeSession(c.get('services').db, sessionId, reason);
 }
 
 /** The session a refresh token (spent or not) belongs to, for logout. */
 export async function sessionOfRefreshToken(c: Context<AppEnv>, token: string): Promise<string | null> {
   const { db, config } = c.get('services');
-  const row = await db
-    .selectFrom('dashboard_refresh_tokens')
-    .select('session_id')
-    .where('token_hash', '=', await hashToken(config, token))
-    .executeTakeFirst();
+  const row = await findRefreshToken(db, await hashToken(config, token));
   return row?.session_id ?? null;
 }
 
@@ -88,32 +84,13 @@ export async function refreshSession(c: Context<AppEnv>, token: string) {
   const { db, config } = c.get('services');
   const hash = await hashToken(config, token);
   const now = new Date();
-  const spent = await db
-    .updateTable('dashboard_refresh_tokens')
-    .set({ used_at: now })
-    .where('token_hash', '=', hash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('session_id')
-    .executeTakeFirst();
+  const spent = await spendRefreshToken(db, hash, now);
   if (!spent) {
-    const known = await db
-      .selectFrom('dashboard_refresh_tokens')
-      .select(['session_id', 'used_at'])
-      .where('token_hash', '=', hash)
-      .executeTakeFirst();
+    const known = await findRefreshToken(db, hash);
     if (known?.used_at) await endSession(c, known.session_id, 'refresh_token_reuse');
     throw unauthorized(INVALID_REFRESH_TOKEN);
   }
-  const live = await db
-    .selectFrom('dashboard_sessions as s')
-    .innerJoin('tenant_users as u', 'u.id', 's.user_id')
-    .select(['u.id', 'u.tenant_id', 'u.role', 's.expires_at'])
-    .where('s.id', '=', spent.session_id)
-    .where('s.revoked_at', 'is', null)
-    .where('s.expires_at', '>', now)
-    .where('u.disabled_at', 'is', null)
-    .executeTakeFirst();
+  const live = await liveSessionUser(db, spent.session_id, now);
   if (!live) throw unauthorized(INVALID_REFRESH_TOKEN);
   return issuePair(c, spent.session_id, live, new Date(live.expires_at));
 }

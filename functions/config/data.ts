@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../../shared/context/app-env';
 import { decryptSecret, encryptSecret } from '../../shared/crypto';
-import type { Db } from '../../shared/db/schema';
+import type { Db, Executor } from '../../shared/db/schema';
 import { emitEvent } from '../../shared/events/emit';
 import { SECTIONS, type SectionDef, type SectionKind } from './sections';
 
@@ -145,4 +145,30 @@ export async function writeSection(
     updated_at: result.after.updatedAt?.toISOString() ?? null,
     changes: result.changes,
   };
+}
+
+// --- the tenant's own profile (plan changes go through /api/v1/billing/plan)
+
+export async function findTenant(db: Executor, tenantId: string) {
+  return db.selectFrom('tenants').selectAll().where('id', '=', tenantId).executeTakeFirst();
+}
+
+export function tenantProfileView(t: NonNullable<Awaited<ReturnType<typeof findTenant>>>) {
+  return {
+    id: t.id,
+    name: t.name,
+    plan: t.plan,
+    environment: t.environment,
+    created_at: new Date(t.created_at).toISOString(),
+    updated_at: new Date(t.updated_at).toISOString(),
+  };
+}
+
+/** The tenant's name, its row locked until the transaction ends (writers of the name queue). */
+export async function lockTenantName(trx: Executor, tenantId: string) {
+  return trx.selectFrom('tenants').select('name').where('id', '=', tenantId).forUpdate().executeTakeFirst();
+}
+
+export async function renameTenant(trx: Executor, tenantId: string, name: string) {
+  await trx.updateTable('tenants').set({ name, updated_at: new Date() }).where('id', '=', tenantId).execute();
 }

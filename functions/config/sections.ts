@@ -85,3 +85,7 @@ export const SECTIONS = {
 } satisfies Record<string, SectionDef>;
 
 export type SectionKind = keyof typeof SECTIONS;
+
+/** The sections read together at GET /api/v1/config (and its alias /api/v1/configuration). */
+export const GENERAL_SECTIONS = ['general', 'branding', 'channels', 'onboarding'] as const;
+export type GeneralSection = (typeof GENERAL_SECTIONS)[number];

@@ -1,8 +1,10 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../shared/context/app-env';
 import { Detail } from '../../shared/http/errors';
+import { register } from '../../shared/http/route';
 import { CONSOLE_CSS, CONSOLE_JS, CONSOLE_VERSION } from './assets.gen';
 import { CONSOLE_FILE_TYPES, type ConsoleFile } from './files';
+import * as routes from './openapi';
 import { CONSOLE_PAGE } from './page';
 
 /**
@@ -46,7 +48,11 @@ const consoleSecurityHeaders: MiddlewareHandler<AppEnv> = async function console
 app.use('/console', consoleSecurityHeaders);
 app.use('/console/*', consoleSecurityHeaders);
 
-/** Long-cached when the request names the current version (the page always does). */
+/**
+ * The files (routes.getConsoleAsset), long-cached when the request names the current version (the
+ * page always does). Served without `register`: its declared `file` enum would answer an unknown
+ * name 422, where this route answers 404 like any missing file.
+ */
 app.get('/console/assets/:file', (c) => {
   const file = c.req.param('file');
   if (!Object.hasOwn(BODIES, file)) return c.json({ detail: Detail.notFound }, 404);
@@ -58,9 +64,10 @@ app.get('/console/assets/:file', (c) => {
 });
 
 /** The page, for /console and every client-side route under it (/console/keys, /console/webhooks/…). */
-const page: MiddlewareHandler<AppEnv> = async (c) => {
+const page = async (c: Context<AppEnv>) => {
   c.header('Cache-Control', 'no-cache');
   return c.html(CONSOLE_PAGE);
 };
-app.get('/console', page);
+register(app, routes.getConsolePage, page);
+// the client-side routes: a wildcard, which no OpenAPI path (nor so `register`) expresses
 app.get('/console/*', page);

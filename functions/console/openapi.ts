@@ -1,24 +1,28 @@
 import { z } from 'zod';
-import { defineRoutes } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import { CONSOLE_FILE_TYPES } from './files';
 
-export const routes = defineRoutes([
-  {
-    method: 'get',
-    path: '/console',
-    summary: 'The tenant console (browser app)',
-    description:
-      'No credential. The HTML page of the console; it signs in through /api/v1/auth and calls the public endpoints with the dashboard session. Every /console/* path answers with the same page (client-side routes).',
-    tags: ['Console'],
-    responses: { 200: { description: 'HTML page' } },
-  },
-  {
-    method: 'get',
-    path: '/console/assets/{file}',
-    summary: 'Static files of the console',
-    description: `No credential. One of: ${Object.keys(CONSOLE_FILE_TYPES).join(', ')}.`,
-    tags: ['Console'],
-    params: z.object({ file: z.enum(Object.keys(CONSOLE_FILE_TYPES) as [string, ...string[]]) }),
-    responses: { 200: { description: 'The file' }, 404: { description: 'No such file' } },
-  },
-]);
+export const getConsolePage = defineRoute({
+  method: 'get',
+  path: '/console',
+  access: { surface: 'public' },
+  summary: 'The tenant console (browser app)',
+  description:
+    'No credential. The HTML page of the console; it signs in through /api/v1/auth and calls the public endpoints with the dashboard session. Every /console/* path answers with the same page (client-side routes).',
+  tags: ['Console'],
+  responses: { 200: { description: 'HTML page' } },
+});
+
+export const getConsoleAsset = defineRoute({
+  method: 'get',
+  path: '/console/assets/{file}',
+  access: { surface: 'public' },
+  summary: 'Static files of the console',
+  description: `No credential. One of: ${Object.keys(CONSOLE_FILE_TYPES).join(', ')}.`,
+  tags: ['Console'],
+  params: z.object({ file: z.enum(Object.keys(CONSOLE_FILE_TYPES) as [string, ...string[]]) }),
+  responses: { 200: { description: 'The file' }, 404: { description: 'No such file' } },
+});
+
+/** In reading order, for the reference. */
+export const routes = [getConsolePage, getConsoleAsset];

@@ -1,8 +1,10 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../shared/context/app-env';
 import { Detail } from '../../shared/http/errors';
+import { register } from '../../shared/http/route';
 import { DOCS_ASSETS, readNodeAsset } from './assets';
 import { openApiDocument } from './document';
+import * as routes from './openapi';
 import { DOCS_PAGE } from './page';
 
 export { openApiDocument };
@@ -21,31 +23,35 @@ export const ROOT_POINTER = {
   health: '/api/v2/health',
 } as const;
 
-app.get('/', (c) => c.json(ROOT_POINTER));
+register(app, routes.getRoot, (c) => c.json(ROOT_POINTER));
 
 /** The usual guess for a service's document: permanently at /api/v1/openapi.json (308 keeps the method). */
-app.get('/openapi.json', (c) => c.redirect(ROOT_POINTER.openapi, 308));
+register(app, routes.redirectToOpenApi, (c) => c.redirect(ROOT_POINTER.openapi, 308));
 
 /** GET /api/v1/openapi.json: public (shared/auth/access.ts). */
-app.get('/api/v1/openapi.json', (c) => {
+register(app, routes.getOpenApi, (c) => {
   c.header('Cache-Control', 'public, max-age=300');
   c.header('Access-Control-Allow-Origin', '*');
   return c.json(openApiDocument('public'));
 });
 
 /** GET /api/internal/openapi.json: the internal routes, to the internal token only (the gate). */
-app.get('/api/internal/openapi.json', (c) => {
+register(app, routes.getInternalOpenApi, (c) => {
   c.header('Cache-Control', 'private, max-age=300');
   return c.json(openApiDocument('internal'));
 });
 
 /** GET /docs: the API reference page. */
-app.get('/docs', (c) => {
+register(app, routes.getDocsPage, (c) => {
   c.header('Cache-Control', 'public, max-age=300');
   return c.html(DOCS_PAGE);
 });
 
-/** GET /docs/assets/{file}: Workers static assets (ASSETS binding) on the edge, node_modules locally. */
+/**
+ * GET /docs/assets/{file} (routes.getDocsAsset): Workers static assets (ASSETS binding) on the edge,
+ * node_modules locally. Served without `register`: its declared `file` enum would answer an unknown
+ * name 422, where this route answers 404 like any missing file.
+ */
 app.get('/docs/assets/:file', async (c) => {
   const file = c.req.param('file');
   // own keys only: `toString` or `__proto__` would find Object.prototype's and read a missing file (500)

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 import { DOCS_ASSETS } from './assets';
 
 /** The document's outline (loose: it has more, e.g. info.description); the full schema is OpenAPI 3.1's own. */
@@ -10,73 +11,85 @@ const OpenApiDocument = z
 /** `GET /`: where to start. */
 const RootLinks = z.object({ name: z.string(), docs: z.string(), openapi: z.string(), health: z.string() });
 
-export const routes = defineRoutes([
-  {
-    method: 'get',
-    path: '/',
-    summary: 'Where to start',
-    description: 'No credential. Points to the reference page, this document and the health check.',
-    tags: ['Documentation'],
-    responses: {
-      200: {
-        description: 'Links',
-        schema: RootLinks,
-      },
+export const getRoot = defineRoute({
+  method: 'get',
+  path: '/',
+  access: { surface: 'public' },
+  summary: 'Where to start',
+  description: 'No credential. Points to the reference page, this document and the health check.',
+  tags: ['Documentation'],
+  responses: {
+    200: {
+      description: 'Links',
+      schema: RootLinks,
     },
   },
-  {
-    method: 'get',
-    path: '/openapi.json',
-    summary: 'Redirect to /api/v1/openapi.json',
-    description: 'No credential. 308 to the document, for tools that look for it at the root.',
-    tags: ['Documentation'],
-    responses: { 308: { description: 'Location: /api/v1/openapi.json' } },
-  },
-  {
-    method: 'get',
-    path: '/api/v1/openapi.json',
-    summary: 'This OpenAPI 3.1 document',
-    description: 'No credential. Generated from the same zod schemas that validate the requests.',
-    tags: ['Documentation'],
-    responses: {
-      200: {
-        description: 'The OpenAPI document',
-        schema: OpenApiDocument,
-      },
+});
+
+export const redirectToOpenApi = defineRoute({
+  method: 'get',
+  path: '/openapi.json',
+  access: { surface: 'public' },
+  summary: 'Redirect to /api/v1/openapi.json',
+  description: 'No credential. 308 to the document, for tools that look for it at the root.',
+  tags: ['Documentation'],
+  responses: { 308: { description: 'Location: /api/v1/openapi.json' } },
+});
+
+export const getOpenApi = defineRoute({
+  method: 'get',
+  path: '/api/v1/openapi.json',
+  access: { surface: 'public' },
+  summary: 'This OpenAPI 3.1 document',
+  description: 'No credential. Generated from the same zod schemas that validate the requests.',
+  tags: ['Documentation'],
+  responses: {
+    200: {
+      description: 'The OpenAPI document',
+      schema: OpenApiDocument,
     },
   },
-  {
-    method: 'get',
-    path: '/api/internal/openapi.json',
-    summary: 'The internal OpenAPI 3.1 document',
-    description:
-      'The routes of the platform’s own services (internal token) and the QStash callback, which the public document leaves out.',
-    tags: ['Documentation'],
-    responses: {
-      200: {
-        description: 'The internal OpenAPI document',
-        schema: OpenApiDocument,
-      },
+});
+
+export const getInternalOpenApi = defineRoute({
+  method: 'get',
+  path: '/api/internal/openapi.json',
+  access: { surface: 'internal' },
+  summary: 'The internal OpenAPI 3.1 document',
+  description:
+    'The routes of the platform’s own services (internal token) and the QStash callback, which the public document leaves out.',
+  tags: ['Documentation'],
+  responses: {
+    200: {
+      description: 'The internal OpenAPI document',
+      schema: OpenApiDocument,
     },
   },
-  {
-    method: 'get',
-    path: '/docs',
-    summary: 'API reference page (Swagger UI)',
-    description:
-      'No credential. An HTML page rendering /api/v1/openapi.json; its scripts and styles are served from /docs/assets/*.',
-    tags: ['Documentation'],
-    responses: { 200: { description: 'HTML page' } },
-  },
-  {
-    method: 'get',
-    path: '/docs/assets/{file}',
-    summary: 'Static files of the reference page',
-    description: `No credential. One of: ${Object.keys(DOCS_ASSETS).join(', ')}.`,
-    tags: ['Documentation'],
-    params: z.object({ file: z.enum(Object.keys(DOCS_ASSETS) as [string, ...string[]]) }),
-    responses: { 200: { description: 'The file' }, 404: { description: 'No such file' } },
-  },
-]);
+});
+
+export const getDocsPage = defineRoute({
+  method: 'get',
+  path: '/docs',
+  access: { surface: 'public' },
+  summary: 'API reference page (Swagger UI)',
+  description:
+    'No credential. An HTML page rendering /api/v1/openapi.json; its scripts and styles are served from /docs/assets/*.',
+  tags: ['Documentation'],
+  responses: { 200: { description: 'HTML page' } },
+});
+
+export const getDocsAsset = defineRoute({
+  method: 'get',
+  path: '/docs/assets/{file}',
+  access: { surface: 'public' },
+  summary: 'Static files of the reference page',
+  description: `No credential. One of: ${Object.keys(DOCS_ASSETS).join(', ')}.`,
+  tags: ['Documentation'],
+  params: z.object({ file: z.enum(Object.keys(DOCS_ASSETS) as [string, ...string[]]) }),
+  responses: { 200: { description: 'The file' }, 404: { description: 'No such file' } },
+});
+
+/** In reading order, for the reference. */
+export const routes = [getRoot, redirectToOpenApi, getOpenApi, getInternalOpenApi, getDocsPage, getDocsAsset];
 
 export const components = defineComponents({ output: { OpenApiDocument, RootLinks } });

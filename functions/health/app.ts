@@ -1,15 +1,17 @@
 import { Hono } from 'hono';
-import { sql } from 'kysely';
 import type { AppEnv } from '../../shared/context/app-env';
+import { register } from '../../shared/http/route';
+import { pingDatabase } from './data';
+import * as routes from './openapi';
 
 export const app = new Hono<AppEnv>();
 
 /** GET /api/v2/health: 200 with the database's state, credential or not. 503 when the database is down. */
-app.get('/api/v2/health', async (c) => {
+register(app, routes.getHealth, async (c) => {
   const { db, runtime } = c.get('services');
   const started = performance.now();
   try {
-    await sql`select 1`.execute(db);
+    await pingDatabase(db);
     const latency_ms = Math.round((performance.now() - started) * 100) / 100;
     return c.json({
       status: 'ok',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineComponents, defineRoutes } from '../../shared/http/openapi';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
 
 const Health = z.object({
   status: z.enum(['ok', 'degraded']),
@@ -12,37 +13,39 @@ const Health = z.object({
   time: z.string(),
 });
 
-export const routes = defineRoutes([
-  {
-    method: 'get',
-    path: '/api/v2/health',
-    summary: 'Health of the API and its database',
-    description: 'No credential. 503 with status `degraded` when the database is unreachable.',
-    tags: ['Health'],
-    responses: {
-      200: {
-        description: 'The API and its database answer',
-        schema: Health,
-        example: {
-          status: 'ok',
-          runtime: 'edge',
-          database: { status: 'ok', latency_ms: 3.2 },
-          time: '2026-03-14T09:26:53.412Z',
-        },
+export const getHealth = defineRoute({
+  method: 'get',
+  path: '/api/v2/health',
+  access: { surface: 'public' },
+  summary: 'Health of the API and its database',
+  description: 'No credential. 503 with status `degraded` when the database is unreachable.',
+  tags: ['Health'],
+  responses: {
+    200: {
+      description: 'The API and its database answer',
+      schema: Health,
+      example: {
+        status: 'ok',
+        runtime: 'edge',
+        database: { status: 'ok', latency_ms: 3.2 },
+        time: '2026-03-14T09:26:53.412Z',
       },
-      503: {
-        description: 'The database is unreachable',
-        schema: Health,
-        example: {
-          status: 'degraded',
-          runtime: 'edge',
-          database: { status: 'unavailable', error: 'connection refused' },
-          time: '2026-03-14T09:26:53.412Z',
-        },
+    },
+    503: {
+      description: 'The database is unreachable',
+      schema: Health,
+      example: {
+        status: 'degraded',
+        runtime: 'edge',
+        database: { status: 'unavailable', error: 'connection refused' },
+        time: '2026-03-14T09:26:53.412Z',
       },
     },
   },
-]);
+});
+
+/** In reading order, for the reference. */
+export const routes = [getHealth];
 
 export const components = defineComponents({
   output: { Health },

@@ -2,52 +2,25 @@ import { Hono } from 'hono';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import { badRequest, forbidden } from '../../shared/http/errors';
-import { validate } from '../../shared/http/validation';
-import { planOf } from '../../shared/ratelimit/plan-cache';
-import {
-  METRICS,
-  PLAN_CATALOG,
-  parsePeriod,
-  periodOf,
-  previousPeriod,
-  type Totals,
-} from '../../shared/usage/plans';
-import { usageEvents, usageGroups, usageTotals } from '../../shared/usage/query';
+import { register } from '../../shared/http/route';
+import { parsePeriod, periodOf, previousPeriod } from '../../shared/usage/plans';
 import { reportUsage } from '../../shared/usage/report';
-import { DetailsQuery, ReportBody, SummaryQuery } from './schemas';
+import { usageDetails, usageSummary } from './data';
+import * as routes from './openapi';
 
 export const app = new Hono<AppEnv>();
 
-const mapTotals = (f: (m: (typeof METRICS)[number]) => number) =>
-  Object.fromEntries(METRICS.map((m) => [m, f(m)])) as Totals;
-
 /** GET /api/v1/usage/summary: the period's totals against the plan's quotas (usage:read). */
-app.get('/api/v1/usage/summary', validate('query', SummaryQuery), async (c) => {
+register(app, routes.getUsageSummary, async (c) => {
   const q = c.req.valid('query');
-  const tenantId = tenantOf(c);
-  const { db } = c.get('services');
   const p = q.period ? parsePeriod(q.period) : periodOf(new Date());
-  const plan = await planOf(db, tenantId);
-  const totals = await usageTotals(db, { tenantId, from: p.start, to: p.end });
-  const quotas = PLAN_CATALOG[plan].quotas;
-  return c.json({
-    tenant_id: tenantId,
-    plan,
-    period: p.period,
-    period_start: p.start.toISOString(),
-    period_end: p.end.toISOString(),
-    totals,
-    quotas,
-    remaining: mapTotals((m) => Math.max(0, quotas[m] - totals[m])),
-    percent_used: mapTotals((m) => Math.round((totals[m] / quotas[m]) * 10_000) / 100),
-  });
+  return c.json(await usageSummary(c.get('services').db, tenantOf(c), p));
 });
 
 /** GET /api/v1/usage/details: `events` without group_by, `groups` with it; limit 1-200 (default 50). */
-app.get('/api/v1/usage/details', validate('query', DetailsQuery), async (c) => {
+register(app, routes.getUsageDetails, async (c) => {
   const q = c.req.valid('query');
   const tenantId = tenantOf(c);
-  const { db } = c.get('services');
   const p = q.period ? parsePeriod(q.period) : periodOf(new Date());
   const from = q.from ? new Date(q.from) : p.start;
   const to = q.to ? new Date(q.to) : q.from ? new Date() : p.end;
@@ -55,19 +28,15 @@ app.get('/api/v1/usage/details', validate('query', DetailsQuery), async (c) => {
   const filter = { tenantId, from, to, kind: q.kind };
   const page = { limit: q.limit, offset: q.offset };
   const range = { group_by: q.group_by ?? null, from: from.toISOString(), to: to.toISOString() };
-  if (q.group_by) {
-    const { rows, total } = await usageGroups(db, filter, q.group_by, page);
-    return c.json({ ...range, groups: rows, total, limit: page.limit, offset: page.offset });
-  }
-  const { rows, total } = await usageEvents(db, filter, page);
-  return c.json({ ...range, events: rows, total, limit: page.limit, offset: page.offset });
+  const found = await usageDetails(c.get('services').db, filter, q.group_by, page);
+  return c.json({ ...range, ...found, limit: page.limit, offset: page.offset });
 });
 
 /**
  * POST /api/internal/usage/report (internal token; a scheduler calls it monthly): one
  * `usage.reported` per tenant for the period (default: the previous month). Idempotent.
  */
-app.post('/api/internal/usage/report', validate('json', ReportBody.optional()), async (c) => {
+register(app, routes.reportUsage, async (c) => {
   if (c.get('auth').kind !== 'internal') throw forbidden('Internal token required');
   const body = c.req.valid('json') ?? {};
   const current = periodOf(new Date());

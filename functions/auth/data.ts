@@ -1,0 +1,155 @@
+import { sql } from 'kysely';
+import type { Db } from '../../shared/db/schema';
+import type { TenantUserTokenPurpose } from '../../shared/db/tables/auth';
+
+/**
+ * Every query of the sign-in function: accounts and their one-time tokens (app.ts), sessions and
+ * refresh tokens (sessions.ts), failed-sign-in counts (throttle.ts). Tokens arrive here hashed.
+ */
+
+// --- accounts
+
+/** Accounts with this address (in one tenant when named), at most 20, by tenant. */
+export function accountsByEmail(db: Db, email: string, tenantId: string | undefined) {
+  let q = db
+    .selectFrom('tenant_users')
+    .select(['id', 'tenant_id', 'email', 'role', 'password_hash', 'disabled_at'])
+    .where(sql`lower(email)`, '=', email);
+  if (tenantId !== undefined) q = q.where('tenant_id', '=', tenantId);
+  return q.orderBy('tenant_id').limit(20).execute();
+}
+
+/** Spends a live one-time token (one conditional update: of two concurrent uses, one wins). */
+export function spendUserToken(db: Db, tokenHash: string, purpose: TenantUserTokenPurpose) {
+  return db
+    .updateTable('tenant_user_tokens')
+    .set({ used_at: new Date() })
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', new Date())
+    .returning(['user_id', 'tenant_id'])
+    .executeTakeFirst();
+}
+
+/** Sets an enabled user's password (and name, when given); undefined when the user is disabled or gone. */
+export function setPassword(db: Db, userId: string, passwordHash: string, name?: string) {
+  return db
+    .updateTable('tenant_users')
+    .set({
+      password_hash: passwordHash,
+      ...(name !== undefined ? { name } : {}),
+      updated_at: new Date(),
+    })
+    .where('id', '=', userId)
+    .where('disabled_at', 'is', null)
+    .returning(['id', 'tenant_id', 'role', 'email'])
+    .executeTakeFirst();
+}
+
+// --- sessions and refresh tokens
+
+export async function insertSession(
+  db: Db,
+  session: { id: string; tenant_id: string; user_id: string; expires_at: Date },
+) {
+  await db.insertInto('dashboard_sessions').values(session).execute();
+}
+
+export async function revokeSession(db: Db, sessionId: string, reason: string) {
+  await db
+    .updateTable('dashboard_sessions')
+    .set({ revoked_at: new Date(), revoked_reason: reason })
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** The live session's user (enabled), with the session's end; undefined when revoked or expired. */
+export function liveSessionUser(db: Db, sessionId: string, now: Date) {
+  return db
+    .selectFrom('dashboard_sessions as s')
+    .innerJoin('tenant_users as u', 'u.id', 's.user_id')
+    .select(['u.id', 'u.tenant_id', 'u.role', 's.expires_at'])
+    .where('s.id', '=', sessionId)
+    .where('s.revoked_at', 'is', null)
+    .where('s.expires_at', '>', now)
+    .where('u.disabled_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function insertRefreshToken(
+  db: Db,
+  token: { token_hash: string; session_id: string; expires_at: Date },
+) {
+  await db.insertInto('dashboard_refresh_tokens').values(token).execute();
+}
+
+/** A refresh token, spent or not. */
+export function findRefreshToken(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('dashboard_refresh_tokens')
+    .select(['session_id', 'used_at'])
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+/** Spends a live refresh token (one conditional update: of two concurrent exchanges, one wins). */
+export function spendRefreshToken(db: Db, tokenHash: string, now: Date) {
+  return db
+    .updateTable('dashboard_refresh_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('session_id')
+    .executeTakeFirst();
+}
+
+// --- failed sign-ins (the rules: throttle.ts)
+
+/** The locks among `keys` that have not ended. */
+export function liveLocks(db: Db, keys: string[]) {
+  return db
+    .selectFrom('auth_throttle')
+    .select('locked_until')
+    .where('key', 'in', keys)
+    .where('locked_until', '>', new Date())
+    .execute();
+}
+
+/**
+ * Counts one failure against `key` in one statement (concurrent failures all count): a new window
+ * when the last began before `windowStart`, locked until `lockEnd` at `maxFailures`. Returns the count.
+ */
+export async function countFailure(
+  db: Db,
+  key: string,
+  rule: { now: Date; windowStart: Date; lockEnd: Date; maxFailures: number },
+): Promise<number> {
+  const { now, windowStart, lockEnd, maxFailures } = rule;
+  const fresh = sql<boolean>`auth_throttle.window_started_at < ${windowStart}`;
+  const counted = sql<number>`CASE WHEN ${fresh} THEN 1 ELSE auth_throttle.failures + 1 END`;
+  const row = await db
+    .insertInto('auth_throttle')
+    .values({
+      key,
+      failures: 1,
+      window_started_at: now,
+      locked_until: maxFailures <= 1 ? lockEnd : null,
+    })
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet({
+        failures: counted,
+        window_started_at: sql`CASE WHEN ${fresh} THEN ${now} ELSE auth_throttle.window_started_at END`,
+        locked_until: sql`CASE WHEN ${counted} >= ${maxFailures} THEN ${lockEnd} ELSE auth_throttle.locked_until END`,
+      }),
+    )
+    .returning('failures')
+    .executeTakeFirstOrThrow();
+  return Number(row.failures);
+}
+
+export async function deleteFailures(db: Db, key: string) {
+  await db.deleteFrom('auth_throttle').where('key', '=', key).execute();
+}
