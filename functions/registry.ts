@@ -1,28 +1,28 @@
-// Every function's route documentation (`routes`) and named schemas (`components`), for the OpenAPI
-// documents (public and internal) and the schema-driven fuzz: one registry. A static list (Workers
-// bundle what they import): when a function gains functions/<name>/openapi.ts, add it here;
-// test/integration/openapi.test.ts fails while one on disk is missing from this list.
+// Every function's route declarations (`routes`) and named schemas (`components`), for the OpenAPI
+// documents (public and internal), the schema-driven fuzz and the route-access test: one registry.
+// A static list (Workers bundle what they import), in manifest order: a new function adds its
+// functions/<name>/routes.ts here; test/unit/route-access.test.ts fails until it does.
 import type { DocSource } from '../shared/http/openapi-doc';
-import * as apiKeys from './api-keys/openapi';
-import * as audit from './audit/openapi';
-import * as auth from './auth/openapi';
-import * as billing from './billing/openapi';
-import * as calls from './calls/openapi';
-import * as config from './config/openapi';
-import * as consoleApp from './console/openapi';
-import * as contacts from './contacts/openapi';
-import * as conversations from './conversations/openapi';
-import * as directory from './directory/openapi';
-import * as docs from './docs/openapi';
-import * as endUser from './end-user/openapi';
-import * as exportsRoutes from './exports/openapi';
-import * as fallback from './fallback/openapi';
-import * as health from './health/openapi';
-import * as kb from './kb/openapi';
-import * as tenants from './tenants/openapi';
-import * as tickets from './tickets/openapi';
-import * as usage from './usage/openapi';
-import * as webhooks from './webhooks/openapi';
+import * as apiKeys from './api-keys/routes';
+import * as audit from './audit/routes';
+import * as auth from './auth/routes';
+import * as billing from './billing/routes';
+import * as calls from './calls/routes';
+import * as config from './config/routes';
+import * as consoleApp from './console/routes';
+import * as contacts from './contacts/routes';
+import * as conversations from './conversations/routes';
+import * as directory from './directory/routes';
+import * as docs from './docs/routes';
+import * as endUser from './end-user/routes';
+import * as exportsRoutes from './exports/routes';
+import * as fallback from './fallback/routes';
+import * as health from './health/routes';
+import * as kb from './kb/routes';
+import * as tenants from './tenants/routes';
+import * as tickets from './tickets/routes';
+import * as usage from './usage/routes';
+import * as webhooks from './webhooks/routes';
 
 /** In manifest order. */
 export const DOC_SOURCES: readonly DocSource[] = [

@@ -18,7 +18,7 @@ import {
   secretView,
   tenantEnvironment,
 } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 
 /** Lower-cased, trimmed, de-duplicated, in the caller's order; unknown ones (incl. `*`) are a 400. */
 export function normalizeScopes(requested: readonly string[]): string[] {

@@ -4,7 +4,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { listAuditEntries } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 
 export const app = new Hono<AppEnv>();
 

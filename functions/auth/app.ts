@@ -7,7 +7,7 @@ import { clientIp } from '../../shared/http/client-ip';
 import { ApiError, badRequest, Detail, unauthorized } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
 import { accountsByEmail, setPassword, spendUserToken } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 import { endSession, refreshSession, sessionOfRefreshToken, startSession } from './sessions';
 import {
   clearFailures,
@@ -25,12 +25,10 @@ import {
  */
 export const app = new Hono<AppEnv>();
 
-export const INVALID_LOGIN = 'Invalid email or password';
-export const TOO_MANY_ATTEMPTS = 'Too many failed sign-in attempts; try again later';
 export const RESET_REQUESTED = 'If the address belongs to an account, a password reset link has been sent';
 const INVALID_TOKEN: Record<TenantUserTokenPurpose, string> = {
-  invite: 'Invalid or expired invite',
-  password_reset: 'Invalid or expired password reset token',
+  invite: Detail.invalidInvite,
+  password_reset: Detail.invalidPasswordResetToken,
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,7 +49,7 @@ register(app, routes.login, async (c) => {
     db,
     keys.map(([, key]) => key),
   );
-  if (locked > 0) throw new ApiError(429, TOO_MANY_ATTEMPTS, { 'Retry-After': String(locked) });
+  if (locked > 0) throw new ApiError(429, Detail.tooManySignInAttempts, { 'Retry-After': String(locked) });
 
   const accounts = await accountsByEmail(db, body.email, body.tenant_id);
   const user = accounts.length === 1 ? accounts[0] : undefined;
@@ -59,7 +57,7 @@ register(app, routes.login, async (c) => {
   if (!user || !passwordOk || user.disabled_at) {
     const counts = await Promise.all(keys.map(([kind, key]) => recordFailure(db, kind, key)));
     await sleep(failureDelayMs(Math.max(...counts)));
-    throw unauthorized(INVALID_LOGIN);
+    throw unauthorized(Detail.invalidLogin);
   }
   await clearFailures(db, accountKey);
   return c.json(await startSession(c, user));

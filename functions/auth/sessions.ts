@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import { hashToken, newToken } from '../../shared/auth/accounts';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import type { AppEnv } from '../../shared/context/app-env';
-import { unauthorized } from '../../shared/http/errors';
+import { Detail, unauthorized } from '../../shared/http/errors';
 import { newId } from '../../shared/ids';
 import {
   findRefreshToken,
@@ -25,8 +25,6 @@ export const ACCESS_TOKEN_SECONDS = 900;
 export const REFRESH_TOKEN_SECONDS = 14 * 24 * 3600;
 /** No session outlives this, however often it is refreshed. */
 export const SESSION_MAX_SECONDS = 30 * 24 * 3600;
-
-export const INVALID_REFRESH_TOKEN = 'Invalid or expired refresh token';
 
 export interface SessionUser {
   id: string;
@@ -88,9 +86,9 @@ export async function refreshSession(c: Context<AppEnv>, token: string) {
   if (!spent) {
     const known = await findRefreshToken(db, hash);
     if (known?.used_at) await endSession(c, known.session_id, 'refresh_token_reuse');
-    throw unauthorized(INVALID_REFRESH_TOKEN);
+    throw unauthorized(Detail.invalidRefreshToken);
   }
   const live = await liveSessionUser(db, spent.session_id, now);
-  if (!live) throw unauthorized(INVALID_REFRESH_TOKEN);
+  if (!live) throw unauthorized(Detail.invalidRefreshToken);
   return issuePair(c, spent.session_id, live, new Date(live.expires_at));
 }

@@ -4,7 +4,7 @@ import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Db, Executor } from '../../shared/db/schema';
 import { emitEvent, iso } from '../../shared/events/emit';
-import { ApiError, conflict, notFound, validationError } from '../../shared/http/errors';
+import { ApiError, conflict, Detail, notFound, validationError } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
@@ -30,16 +30,10 @@ import {
   tenantExists,
 } from './data';
 import { maskDestination } from './masking';
-import * as routes from './openapi';
+import * as routes from './routes';
 import type { CompleteCallInput, CreateCallInput, EscalationInput } from './schemas';
 
 export const app = new Hono<AppEnv>();
-
-export const CallDetails = {
-  callCompleted: 'Call already completed',
-  idTaken: 'A call with this id already exists',
-  escalationIdTaken: 'An escalation with this id already exists',
-} as const;
 
 /* ---------------------------------------------------------------- public reads (calls:read) */
 
@@ -114,7 +108,7 @@ function signWidgetToken(
 
 function requireInternal(c: { get: (k: 'auth') => { kind: string } }) {
   // The gate only lets the internal token through on /api/internal/*; this is belt and braces.
-  if (c.get('auth').kind !== 'internal') throw new ApiError(403, 'Internal service token required');
+  if (c.get('auth').kind !== 'internal') throw new ApiError(403, Detail.internalTokenRequired);
 }
 
 async function requireTenant(db: Db, tenantId: string) {
@@ -159,11 +153,11 @@ async function reportedBefore(trx: Executor, input: CreateCallInput): Promise<Ca
   let existing: CallRow | undefined;
   if (input.id) {
     existing = await findCallById(trx, input.id);
-    if (existing && existing.tenant_id !== input.tenant_id) throw conflict(CallDetails.idTaken);
+    if (existing && existing.tenant_id !== input.tenant_id) throw conflict(Detail.callIdTaken);
   }
   if (!existing && input.telephony_call_sid)
     existing = await findCallBySid(trx, input.tenant_id, input.telephony_call_sid);
-  if (!existing) throw conflict(CallDetails.idTaken);
+  if (!existing) throw conflict(Detail.callIdTaken);
   return existing;
 }
 
@@ -204,11 +198,11 @@ async function recordEscalation(trx: Executor, callId: string, input: Escalation
     const prior = await findEscalation(trx, input.escalation_id);
     if (prior) {
       if (prior.tenant_id !== input.tenant_id || prior.call_id !== call.id)
-        throw conflict(CallDetails.escalationIdTaken);
+        throw conflict(Detail.escalationIdTaken);
       return { row: prior, created: false };
     }
   }
-  if (call.completed_at) throw conflict(CallDetails.callCompleted);
+  if (call.completed_at) throw conflict(Detail.callCompleted);
   const escalatedAt = input.escalated_at ?? new Date();
   const attempt = attemptOf(call, input, escalatedAt);
   const row = await insertEscalation(trx, attempt);

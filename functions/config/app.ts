@@ -14,7 +14,7 @@ import {
   tenantProfileView,
   writeSection,
 } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 import { INTEGRATION_PROVIDERS, ONBOARDING_STEPS } from './schemas';
 import { GENERAL_SECTIONS, type GeneralSection } from './sections';
 

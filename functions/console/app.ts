@@ -4,8 +4,8 @@ import { Detail } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
 import { CONSOLE_CSS, CONSOLE_JS, CONSOLE_VERSION } from './assets.gen';
 import { CONSOLE_FILE_TYPES, type ConsoleFile } from './files';
-import * as routes from './openapi';
 import { CONSOLE_PAGE } from './page';
+import * as routes from './routes';
 
 /**
  * The console: static files only. Every piece of data comes from the public endpoints, called by

@@ -4,7 +4,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { encryptSecret } from '../../shared/crypto';
 import type { Executor } from '../../shared/db/schema';
 import { emitEvent } from '../../shared/events/emit';
-import { conflict, notFound, validationError } from '../../shared/http/errors';
+import { conflict, Detail, notFound, validationError } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
@@ -39,7 +39,7 @@ import {
   updateContactRow,
   upsertConnection,
 } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 import type { UpdateCompanyBody, UpdateContactBody } from './schemas';
 import { runContactSync, syncKey } from './sync/engine';
 import { refuseBaseUrlResolved } from './sync/providers';
@@ -77,19 +77,13 @@ async function assertUnique(
   action: 'create' | 'restore' = 'create',
 ) {
   if (fields.email && (await liveContactHasEmail(trx, tenantId, fields.email, exceptId)))
-    throw conflict(
-      action === 'restore'
-        ? 'Cannot restore: another contact now uses this email'
-        : 'A contact with this email already exists',
-    );
+    throw conflict(action === 'restore' ? Detail.contactEmailTakenOnRestore : Detail.contactEmailTaken);
   if (
     fields.external_id &&
     (await liveContactHasExternalId(trx, tenantId, fields.external_id, null, exceptId))
   )
     throw conflict(
-      action === 'restore'
-        ? 'Cannot restore: another contact now uses this external_id'
-        : 'A contact with this external_id already exists',
+      action === 'restore' ? Detail.contactExternalIdTakenOnRestore : Detail.contactExternalIdTakenOnCreate,
     );
 }
 
@@ -213,7 +207,7 @@ async function assertRestorable(trx: Executor, tenantId: string, before: Contact
     before.external_id &&
     (await liveContactHasExternalId(trx, tenantId, before.external_id, before.sync_provider, null))
   )
-    throw conflict('Cannot restore: another contact now uses this external_id');
+    throw conflict(Detail.contactExternalIdTakenOnRestore);
 }
 
 /**

@@ -3,7 +3,7 @@ import { pageQuery } from '../../shared/http/pagination';
 
 /**
  * Request and response schemas of contacts, companies and contact sync. The handlers validate
- * with these and openapi.ts documents the same objects.
+ * with these and routes.ts documents the same objects.
  */
 
 export const CONTACTS_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;

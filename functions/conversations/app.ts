@@ -31,7 +31,7 @@ import {
   updateConversationRow,
 } from './data';
 import { autoReply, type InboundInput, ingestInbound } from './inbound';
-import * as routes from './openapi';
+import * as routes from './routes';
 import type { AssignConversationBody, UpdateConversationBody } from './schemas';
 import { renderTranscript, TRANSCRIPT_MEDIA_TYPE } from './transcript';
 

@@ -3,7 +3,7 @@ import { inviteView, mailUserToken, revokeUserSessions } from '../../shared/auth
 import { tenantOf } from '../../shared/auth/credential';
 import { roleAtLeast } from '../../shared/auth/jwt';
 import type { AppEnv } from '../../shared/context/app-env';
-import { conflict, notFound } from '../../shared/http/errors';
+import { conflict, Detail, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import {
@@ -20,13 +20,13 @@ import {
   updateTenantUser,
   userView,
 } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 
 /**
  * Directory: requesters (the tenant's end users, users:read) and tenant users (dashboard agents
  * and admins; reading needs users:read + roles:write, creating/changing needs users:write +
  * roles:write). Creating one invites them (shared/auth/accounts.ts). Password hashes never leave the database.
- * Dashboard sessions: an agent may read, only a tenant_admin may change (the roles in openapi.ts).
+ * Dashboard sessions: an agent may read, only a tenant_admin may change (the roles in routes.ts).
  */
 export const app = new Hono<AppEnv>();
 
@@ -57,7 +57,7 @@ register(app, routes.createTenantUser, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { db } = c.get('services');
-  if (await emailTaken(db, tenantId, body.email)) throw conflict('A user with this email already exists');
+  if (await emailTaken(db, tenantId, body.email)) throw conflict(Detail.userEmailTaken);
   const row = await insertTenantUser(db, tenantId, {
     email: body.email,
     name: body.name ?? null,

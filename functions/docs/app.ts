@@ -4,8 +4,8 @@ import { Detail } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
 import { DOCS_ASSETS, readNodeAsset } from './assets';
 import { openApiDocument } from './document';
-import * as routes from './openapi';
 import { DOCS_PAGE } from './page';
+import * as routes from './routes';
 
 export { openApiDocument };
 

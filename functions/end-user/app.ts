@@ -21,7 +21,7 @@ import {
   listOwnTickets,
   tenantExists,
 } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 
 /**
  * The end-user API. `/api/v1/app/auth/*` is public (rate-limited per client IP); every other
@@ -30,8 +30,6 @@ import * as routes from './openapi';
  */
 export const app = new Hono<AppEnv>();
 
-export const INVALID_LOGIN = 'Invalid email or password';
-export const INVALID_MAGIC_LINK = 'Invalid or expired magic link';
 export const MAGIC_LINK_TTL_SECONDS = 15 * 60;
 export const MAGIC_LINK_SENT = 'If the address belongs to an account, a sign-in link has been sent';
 
@@ -53,8 +51,7 @@ register(app, routes.registerUser, async (c) => {
   const body = c.req.valid('json');
   const { db } = c.get('services');
   if (!(await tenantExists(db, body.tenant_id))) throw notFound('Tenant');
-  if (await findUserByEmail(db, body.tenant_id, body.email))
-    throw conflict(Detail.endUserEmailTaken);
+  if (await findUserByEmail(db, body.tenant_id, body.email)) throw conflict(Detail.endUserEmailTaken);
   const user = await insertUser(db, {
     tenant_id: body.tenant_id,
     email: body.email,
@@ -69,7 +66,7 @@ register(app, routes.logIn, async (c) => {
   const body = c.req.valid('json');
   const user = await findUserByEmail(c.get('services').db, body.tenant_id, body.email);
   const ok = await verifyPassword(body.password, user?.password_hash ?? null);
-  if (!user || !ok) throw unauthorized(INVALID_LOGIN);
+  if (!user || !ok) throw unauthorized(Detail.invalidLogin);
   return c.json(await issue(c, user));
 });
 
@@ -105,9 +102,9 @@ register(app, routes.verifyMagicLink, async (c) => {
   const { token } = c.req.valid('json');
   const { db } = c.get('services');
   const endUserId = await consumeMagicLink(db, await sha256Hex(token));
-  if (!endUserId) throw unauthorized(INVALID_MAGIC_LINK);
+  if (!endUserId) throw unauthorized(Detail.invalidMagicLink);
   const user = await findUserById(db, endUserId);
-  if (!user) throw unauthorized(INVALID_MAGIC_LINK);
+  if (!user) throw unauthorized(Detail.invalidMagicLink);
   return c.json(await issue(c, user));
 });
 

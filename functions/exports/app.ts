@@ -18,8 +18,8 @@ import {
   jobView,
   listJobs,
 } from './data';
-import * as routes from './openapi';
 import { toCsv, toJson } from './render';
+import * as routes from './routes';
 import { EXPORT_MAX_ROWS } from './schemas';
 
 /**

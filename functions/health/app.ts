@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../shared/context/app-env';
 import { register } from '../../shared/http/route';
 import { pingDatabase } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 
 export const app = new Hono<AppEnv>();
 

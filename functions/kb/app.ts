@@ -5,7 +5,7 @@ import type { Db, Executor } from '../../shared/db/schema';
 import type { KbProviderId } from '../../shared/db/tables/contacts_kb';
 import type { AppConfig } from '../../shared/env';
 import { emitEvent } from '../../shared/events/emit';
-import { badRequest, notFound } from '../../shared/http/errors';
+import { badRequest, Detail, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import {
@@ -25,8 +25,8 @@ import {
   updateArticleRow,
   upsertPublication,
 } from './data';
-import * as routes from './openapi';
 import { publishAt } from './publishers';
+import * as routes from './routes';
 import type { UpdateArticleBody } from './schemas';
 
 /**
@@ -46,7 +46,7 @@ async function loadArticle(db: Executor, tenantId: string, id: string) {
 /** 400 before anything is written when itsm is asked for but not configured. */
 function assertDestinationsConfigured(destinations: readonly KbProviderId[], config: AppConfig) {
   if (destinations.includes('itsm') && !config.ITSM_KB_URL)
-    throw badRequest('Destination itsm is not configured');
+    throw badRequest(Detail.kbDestinationNotConfigured('itsm'));
 }
 
 // ---- publishing -------------------------------------------------------------------------------

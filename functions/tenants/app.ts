@@ -5,7 +5,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { notFound } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
 import { findTenant, insertTenant, insertTenantAdmin, tenantView } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 
 export const app = new Hono<AppEnv>();
 

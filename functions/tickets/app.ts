@@ -16,7 +16,7 @@ import {
   ticketView,
 } from '../../shared/tickets/tickets';
 import { findTicket, insertReply, listReplies, listTickets, replyView, updateTicketRow } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 import { canTransition, RESOLVED_STATUSES, type UpdateTicketInput } from './schemas';
 
 export const app = new Hono<AppEnv>();

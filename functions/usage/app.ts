@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
-import { badRequest, forbidden } from '../../shared/http/errors';
+import { badRequest, Detail, forbidden } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
 import { parsePeriod, periodOf, previousPeriod } from '../../shared/usage/plans';
 import { reportUsage } from '../../shared/usage/report';
 import { usageDetails, usageSummary } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 
 export const app = new Hono<AppEnv>();
 
@@ -24,7 +24,7 @@ register(app, routes.getUsageDetails, async (c) => {
   const p = q.period ? parsePeriod(q.period) : periodOf(new Date());
   const from = q.from ? new Date(q.from) : p.start;
   const to = q.to ? new Date(q.to) : q.from ? new Date() : p.end;
-  if (from >= to) throw badRequest('from must be earlier than to');
+  if (from >= to) throw badRequest(Detail.usageRangeBackwards);
   const filter = { tenantId, from, to, kind: q.kind };
   const page = { limit: q.limit, offset: q.offset };
   const range = { group_by: q.group_by ?? null, from: from.toISOString(), to: to.toISOString() };
@@ -37,11 +37,11 @@ register(app, routes.getUsageDetails, async (c) => {
  * `usage.reported` per tenant for the period (default: the previous month). Idempotent.
  */
 register(app, routes.reportUsage, async (c) => {
-  if (c.get('auth').kind !== 'internal') throw forbidden('Internal token required');
+  if (c.get('auth').kind !== 'internal') throw forbidden(Detail.usageInternalTokenRequired);
   const body = c.req.valid('json') ?? {};
   const current = periodOf(new Date());
   const p = body.period ? parsePeriod(body.period) : previousPeriod(current);
-  if (p.end > new Date()) throw badRequest(`Period ${p.period} has not ended yet`);
+  if (p.end > new Date()) throw badRequest(Detail.usagePeriodNotEnded(p.period));
   const { reported, skipped } = await reportUsage(c.get('services').db, p);
   if (reported.length > 0) c.get('services').events.kick();
   return c.json({ period: p.period, reported, skipped });

@@ -47,13 +47,10 @@ import {
   type WebhookChanges,
   type WebhookRow,
 } from './data';
-import * as routes from './openapi';
+import * as routes from './routes';
 import { eventTypesBody, QStashCallbackBody } from './schemas';
 
 /** The 400 for an unknown event name (spec: `Invalid event type: ... Valid events: ...`). */
-export const invalidEventDetail = (name: string) =>
-  `Invalid event type: ${name}. Valid events: ${EVENT_TYPES.join(', ')}`;
-
 /** Most recover can re-send in one call (older failures: call again with a later `since`). */
 export const RECOVER_MAX = 1000;
 
@@ -70,7 +67,8 @@ function schedulerOf(config: AppConfig): RetryScheduler | null {
 function normalizeEvents(events: readonly string[]): string[] {
   const out = [...new Set(events.map((e) => e.trim()))];
   for (const name of out)
-    if (name !== ALL_EVENTS && !isEventType(name)) throw badRequest(invalidEventDetail(name));
+    if (name !== ALL_EVENTS && !isEventType(name))
+      throw badRequest(Detail.invalidEventType(name, EVENT_TYPES));
   return out;
 }
 

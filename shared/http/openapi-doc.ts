@@ -7,11 +7,11 @@ import { type ExampleContext, type ExampleValues, exampleOf, SchemaCatalog } fro
 import { toHonoPath } from './route';
 
 /**
- * Builds the OpenAPI 3.1 document from every function's `routes` (functions/<name>/openapi.ts),
+ * Builds the OpenAPI 3.1 document from every function's `routes` (functions/<name>/routes.ts),
  * converting the SAME zod schemas the handlers validate with (JSON Schema 2020-12, which is
- * OpenAPI 3.1's dialect). Per operation it adds what the tables of shared/auth decide: the
- * credential the path takes (security), the scopes an API key needs (`x-required-scopes`), and
- * the standard errors (401, 403 with the spec's exact strings; 404, 409, 413, 422, 429, 503 from
+ * OpenAPI 3.1's dialect). Per operation it adds what the route's `access` says (the gate's tables
+ * say the same: test/unit/route-access.test.ts): the credential it takes (security), the scopes an
+ * API key needs (`x-required-scopes`), the least dashboard role, and the standard errors (401, 403 with the spec's exact strings; 404, 409, 413, 422, 429, 503 from
  * STANDARD_RESPONSES) with examples.
  */
 export interface DocSource {
@@ -356,7 +356,7 @@ function declareHeaders(responses: Record<string, Json>, limited: boolean) {
   }
 }
 
-/** What the gate's tables decide for a route (test/unit/route-access.test.ts holds routes to it). */
+/** What the gate's tables decide for a route: test/unit/route-access.test.ts holds each declaration to it. */
 export function accessOfPath(method: string, honoPath: string): Access {
   const surface = surfaceOf(honoPath);
   const need = surface === 'api' ? scopeRequirement(method.toUpperCase(), honoPath) : null;
@@ -365,7 +365,7 @@ export function accessOfPath(method: string, honoPath: string): Access {
 
 function operationOf(route: RouteDoc, build: Build): Json {
   const honoPath = toHonoPath(route.path);
-  const { surface, scopes = [], role } = route.access ?? accessOfPath(route.method, honoPath);
+  const { surface, scopes = [], role } = route.access;
   const access = [SURFACE_TEXT[surface]];
   if (scopes.length > 0) access.push(`API-key scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.`);
   if (role && role !== 'agent') access.push(`Dashboard sessions need the \`${role}\` role or above.`);
@@ -465,7 +465,7 @@ export function buildOpenApiDocument(sources: readonly DocSource[], options: Doc
   const tags = new Set<string>();
   for (const source of sources) {
     for (const route of source.routes) {
-      if (AUDIENCE_OF[surfaceOf(toHonoPath(route.path))] !== audience) continue;
+      if (AUDIENCE_OF[route.access.surface] !== audience) continue;
       paths[route.path] ??= {};
       const item = paths[route.path] as Record<string, Json>;
       if (item[route.method])

@@ -4,7 +4,7 @@ import type { ComponentDoc, ComponentSet } from './openapi';
 /**
  * Named component schemas for the OpenAPI document, and the examples built from them.
  * Operations `$ref` `#/components/schemas/<Name>` wherever their schema (or a part of it) is one a
- * function named in `components` (functions/<name>/openapi.ts), so generated clients get named types.
+ * function named in `components` (functions/<name>/routes.ts), so generated clients get named types.
  */
 type Json = Record<string, unknown>;
 export type Io = 'input' | 'output';

@@ -18,17 +18,17 @@ export interface Access {
 }
 
 /**
- * How each function describes its routes for the OpenAPI document: `functions/<name>/openapi.ts`
- * exports `routes: RouteDoc[]` built from the SAME zod schemas its handlers validate with.
- * The generator adds security, required scopes (from the scope table) and the standard
- * 401/403/422 errors, so a RouteDoc only states what is particular to the route.
+ * One route, as `functions/<name>/routes.ts` declares it with `defineRoute` (shared/http/route.ts):
+ * the handler is served from it (`register`), and the OpenAPI document and the fuzz read it, with the
+ * SAME zod schemas. The generator adds security and required scopes (from `access`) and the standard
+ * 401/403/422 errors, so a declaration only states what is particular to the route.
  */
 export interface RouteDoc {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI style: `/api/v1/tickets/{ticket_id}` (the Hono route is `/api/v1/tickets/:ticket_id`) */
   path: string;
-  /** who may call it (required on routes served through `register`, shared/http/route.ts) */
-  access?: Access;
+  /** who may call it */
+  access: Access;
   summary: string;
   description?: string;
   tags: string[];
@@ -48,12 +48,10 @@ export interface RouteDoc {
   responses: Record<number, { description: string; schema?: ZodType; example?: unknown }>;
 }
 
-export const defineRoutes = (routes: RouteDoc[]): RouteDoc[] => routes;
-
 /**
  * Reference prose for a named component schema: what it is, what each field means, and an example
- * (which the document test validates against the schema). Kept in functions/<name>/openapi.ts, which
- * only the docs Worker bundles, so no handler bundle carries it.
+ * (which the document test validates against the schema). Kept in functions/<name>/routes.ts as `components`,
+ * which no handler reads: the bundler drops it from every Worker but the docs one.
  */
 export interface ComponentDoc {
   description?: string;

@@ -10,9 +10,7 @@ import { validate } from './validation';
  * and its reference documentation (summary, description, examples, responses). `register` serves it,
  * the OpenAPI document and the fuzz read it, so the document cannot drift from the handler.
  */
-export interface RouteDef extends RouteDoc {
-  access: Access;
-}
+export type RouteDef = RouteDoc;
 
 /** Keeps the literal schema types, so `c.req.valid(...)` in the handler is typed. */
 export const defineRoute = <R extends RouteDef>(route: R): R => route;

@@ -1,6 +1,6 @@
 // The OpenAPI documents (public and internal, from one route registry): valid OpenAPI 3.1 (checked by
 // @readme/openapi-parser), and complete: every route any function of the manifest serves is in one of
-// them (a function without functions/<name>/openapi.ts fails here until its docs land), with the
+// them (a function without functions/<name>/routes.ts fails here until its docs land), with the
 // security and scopes the gate's tables decide. And a reference that teaches: every example validates
 // against its own schema, every parameter is described, every resource is a named component.
 import { existsSync } from 'node:fs';
@@ -43,8 +43,8 @@ describe('OpenAPI document', () => {
     expect(d.openapi).toBe('3.1.0');
   });
 
-  it('lists every functions/<name>/openapi.ts in functions/registry.ts', () => {
-    const onDisk = FUNCTIONS.filter((f) => existsSync(join(ROOT, 'functions', f.name, 'openapi.ts'))).map(
+  it('lists every functions/<name>/routes.ts in functions/registry.ts', () => {
+    const onDisk = FUNCTIONS.filter((f) => existsSync(join(ROOT, 'functions', f.name, 'routes.ts'))).map(
       (f) => f.name,
     );
     const registered = DOC_SOURCES.map((s) => s.name);

@@ -54,7 +54,7 @@ export interface paths {
         };
         /**
          * List helpdesk connections
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiSyncContactsConnections"];
         put?: never;
@@ -77,13 +77,13 @@ export interface paths {
          * Create or replace a helpdesk connection
          * @description tenant_admin. base_url must be https to a public host whose name resolves to public addresses only (hosts on SYNC_HTTP_ALLOW_HOSTS excepted); the API token is stored encrypted and never returned.
          *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiSyncContactsConnectionsBy_provider"];
         post?: never;
         /**
          * Remove a helpdesk connection
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         delete: operations["deleteApiSyncContactsConnectionsBy_provider"];
         options?: never;
@@ -100,7 +100,7 @@ export interface paths {
         };
         /**
          * List sync runs
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiSyncContactsRuns"];
         put?: never;
@@ -108,7 +108,7 @@ export interface paths {
          * Run a contact sync
          * @description Runs to completion inside the request. Every page is fetched first; changes are applied in one transaction only when all pages arrived, so a failed run (status `failed`, `error`) changed nothing and emitted nothing. `full` also deactivates contacts of that provider no longer upstream (one contact.updated each, once); `incremental` asks upstream only for rows changed since the last successful run.
          *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         post: operations["postApiSyncContactsRuns"];
         delete?: never;
@@ -126,7 +126,7 @@ export interface paths {
         };
         /**
          * Get a sync run
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiSyncContactsRunsBy_run_id"];
         put?: never;
@@ -148,7 +148,7 @@ export interface paths {
          * List the tenant's API keys
          * @description Dashboard session with tenant_admin or higher; API keys cannot manage keys. Never returns a secret or its hash.
          *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiV1ApiKeys"];
         put?: never;
@@ -156,7 +156,7 @@ export interface paths {
          * Create an API key
          * @description Dashboard session with tenant_admin or higher; API keys cannot manage keys. Scopes from the catalog (tickets:read, tickets:write, calls:read, calls:write, usage:read, usage:write, billing:read, billing:write, webhooks:read, webhooks:write, webhooks:delete, kb:read, kb:write, kb:media, users:read, users:write, roles:write, conversations:read, conversations:write, conversations:export, config:read, config:write, exports:read, exports:write, contacts:read, contacts:write); unknown scopes are a 400. The secret is returned once.
          *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         post: operations["postApiV1ApiKeys"];
         delete?: never;
@@ -179,7 +179,7 @@ export interface paths {
          * Delete an API key
          * @description Dashboard session with tenant_admin or higher; API keys cannot manage keys.
          *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         delete: operations["deleteApiV1ApiKeysBy_key_id"];
         options?: never;
@@ -200,7 +200,7 @@ export interface paths {
          * Revoke an API key
          * @description Dashboard session with tenant_admin or higher; API keys cannot manage keys. Idempotent; takes effect on the next request.
          *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         post: operations["postApiV1ApiKeysBy_key_idRevoke"];
         delete?: never;
@@ -222,7 +222,7 @@ export interface paths {
          * Rotate an API key
          * @description Dashboard session with tenant_admin or higher; API keys cannot manage keys. Revokes the key and issues a new one with the same name, scopes and expiry; the old one stops working on the next request.
          *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         post: operations["postApiV1ApiKeysBy_key_idRotate"];
         delete?: never;
@@ -524,7 +524,7 @@ export interface paths {
          * List invoices
          * @description One invoice per calendar month since the tenant was created, newest first; the current month is `upcoming`. Amounts come from metered usage: plan price plus usage above the quota.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiV1BillingInvoices"];
         put?: never;
@@ -544,7 +544,7 @@ export interface paths {
         };
         /**
          * One invoice
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`.
+         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiV1BillingInvoicesBy_invoice_id"];
         put?: never;
@@ -566,14 +566,14 @@ export interface paths {
          * Payment settings
          * @description Needs billing:write as well as billing:read. The card is shown as brand and last 4 digits.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`, `billing:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`, `billing:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiV1BillingPaymentSettings"];
         /**
          * Replace payment settings
          * @description The card number is checked (Luhn, not expired) and only its brand and last 4 digits are kept; the CVC is never stored. PUT replaces every field, PATCH changes only the fields given (null clears one).
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1BillingPaymentSettings"];
         post?: never;
@@ -584,7 +584,7 @@ export interface paths {
          * Update payment settings
          * @description The card number is checked (Luhn, not expired) and only its brand and last 4 digits are kept; the CVC is never stored. PUT replaces every field, PATCH changes only the fields given (null clears one).
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1BillingPaymentSettings"];
         trace?: never;
@@ -600,14 +600,14 @@ export interface paths {
          * Current plan
          * @description Plan, price, quotas, overage prices, rate limits and the current billing period.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiV1BillingPlan"];
         /**
          * Change the plan
          * @description Switches the tenant to another plan: quotas and rate limits change with it (on the next request). Emits config.updated (section billing.plan) when the plan actually changes.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1BillingPlan"];
         post?: never;
@@ -618,7 +618,7 @@ export interface paths {
          * Change the plan
          * @description Switches the tenant to another plan: quotas and rate limits change with it (on the next request). Emits config.updated (section billing.plan) when the plan actually changes.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1BillingPlan"];
         trace?: never;
@@ -632,7 +632,7 @@ export interface paths {
         };
         /**
          * Plan catalog
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`.
+         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiV1BillingPlans"];
         put?: never;
@@ -723,7 +723,7 @@ export interface paths {
          * Replace branding settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1ConfigBranding"];
         post?: never;
@@ -734,7 +734,7 @@ export interface paths {
          * Update branding settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1ConfigBranding"];
         trace?: never;
@@ -755,7 +755,7 @@ export interface paths {
          * Replace channels settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1ConfigChannels"];
         post?: never;
@@ -766,7 +766,7 @@ export interface paths {
          * Update channels settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1ConfigChannels"];
         trace?: never;
@@ -787,7 +787,7 @@ export interface paths {
          * Replace general settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1ConfigGeneral"];
         post?: never;
@@ -798,7 +798,7 @@ export interface paths {
          * Update general settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1ConfigGeneral"];
         trace?: never;
@@ -819,7 +819,7 @@ export interface paths {
          * Replace onboarding settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1ConfigOnboarding"];
         post?: never;
@@ -830,7 +830,7 @@ export interface paths {
          * Update onboarding settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1ConfigOnboarding"];
         trace?: never;
@@ -873,7 +873,7 @@ export interface paths {
          * Replace branding settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1ConfigurationBranding"];
         post?: never;
@@ -884,7 +884,7 @@ export interface paths {
          * Update branding settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1ConfigurationBranding"];
         trace?: never;
@@ -905,7 +905,7 @@ export interface paths {
          * Replace channels settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1ConfigurationChannels"];
         post?: never;
@@ -916,7 +916,7 @@ export interface paths {
          * Update channels settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1ConfigurationChannels"];
         trace?: never;
@@ -937,7 +937,7 @@ export interface paths {
          * Replace general settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1ConfigurationGeneral"];
         post?: never;
@@ -948,7 +948,7 @@ export interface paths {
          * Update general settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1ConfigurationGeneral"];
         trace?: never;
@@ -969,7 +969,7 @@ export interface paths {
          * Replace onboarding settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1ConfigurationOnboarding"];
         post?: never;
@@ -980,7 +980,7 @@ export interface paths {
          * Update onboarding settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1ConfigurationOnboarding"];
         trace?: never;
@@ -1233,7 +1233,7 @@ export interface paths {
          * Replace an integration
          * @description Secrets are write-only: stored encrypted, read back masked. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1IntegrationsBy_provider"];
         post?: never;
@@ -1241,7 +1241,7 @@ export interface paths {
          * Disconnect an integration
          * @description Every field back to its default, secrets erased. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         delete: operations["deleteApiV1IntegrationsBy_provider"];
         options?: never;
@@ -1250,7 +1250,7 @@ export interface paths {
          * Update an integration
          * @description Secrets are write-only: stored encrypted, read back masked. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1IntegrationsBy_provider"];
         trace?: never;
@@ -1276,7 +1276,7 @@ export interface paths {
          * Tick onboarding steps
          * @description Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1Onboarding"];
         trace?: never;
@@ -1363,7 +1363,7 @@ export interface paths {
          * Replace telephony settings
          * @description Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         put: operations["putApiV1Telephony"];
         post?: never;
@@ -1374,7 +1374,7 @@ export interface paths {
          * Update telephony settings
          * @description Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1Telephony"];
         trace?: never;
@@ -1400,7 +1400,7 @@ export interface paths {
          * Rename the tenant
          * @description Emits config.updated (section tenant) when the name changes. The plan changes through /api/v1/billing/plan.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1Tenant"];
         trace?: never;
@@ -1494,7 +1494,7 @@ export interface paths {
          * Add a tenant user
          * @description Needs users:write and roles:write. An email already in the tenant is 409. The user is invited: the invite link is mailed to them and shown once in `invite`.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         post: operations["postApiV1TenantUsers"];
         delete?: never;
@@ -1521,7 +1521,7 @@ export interface paths {
          * Remove a tenant user
          * @description Their sign-in sessions and refresh tokens end with them.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         delete: operations["deleteApiV1TenantUsersBy_id"];
         options?: never;
@@ -1530,7 +1530,7 @@ export interface paths {
          * Change a tenant user's name or role
          * @description Lowering the role (tenant_admin to agent) ends their sign-in sessions at once.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV1TenantUsersBy_id"];
         trace?: never;
@@ -1548,7 +1548,7 @@ export interface paths {
          * Create a tenant
          * @description Platform operators only: a dashboard session with the `super_admin` role. Sandbox tenants get `itsm_sk_test_` keys. With `admin_email`, that address becomes the tenant's first `tenant_admin`: the invite is mailed and shown once in `invite` (valid 7 days, single use; POST /api/v1/auth/accept-invite).
          *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `super_admin` role or above.
          */
         post: operations["postApiV1Tenants"];
         delete?: never;
@@ -1568,7 +1568,7 @@ export interface paths {
          * Get a tenant
          * @description The tenant's own admins (tenant_admin) or a super_admin; anyone else gets 404.
          *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiV1TenantsBy_tenant_id"];
         put?: never;
@@ -1746,7 +1746,7 @@ export interface paths {
          * Create a webhook subscription
          * @description Only `url` and `events` are read (a supplied `secret` is ignored). The URL must start with https:// and its host must resolve to public addresses only. The signing secret is generated and returned only in this response. See docs/webhooks.md.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         post: operations["postApiV1Webhooks"];
         delete?: never;
@@ -1775,7 +1775,7 @@ export interface paths {
          * Delete a webhook subscription
          * @description Needs webhooks:write and webhooks:delete. Pending deliveries are closed as failed; the delivery log is kept.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`, `webhooks:delete`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`, `webhooks:delete`. Dashboard sessions need the `tenant_admin` role or above.
          */
         delete: operations["deleteApiV1WebhooksBy_id"];
         options?: never;
@@ -1840,7 +1840,7 @@ export interface paths {
          * Re-send a delivered or failed delivery
          * @description Creates a new delivery (new id, fresh X-Webhook-Timestamp and signature, same body data) that appears in the delivery log.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         post: operations["postApiV1WebhooksBy_idDeliveriesBy_delivery_idRedeliver"];
         delete?: never;
@@ -1862,7 +1862,7 @@ export interface paths {
          * Re-send every failed delivery since a time
          * @description Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         post: operations["postApiV1WebhooksBy_idRecover"];
         delete?: never;
@@ -1904,7 +1904,7 @@ export interface paths {
          * List audit-log entries
          * @description Who created, rotated, revoked or deleted which API key, and who created, changed or deleted which webhook (actor, action, target, time, source IP). Dashboard session with tenant_admin or higher.
          *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiV2AuditLog"];
         put?: never;
@@ -2330,7 +2330,7 @@ export interface paths {
          * Change a webhook (dashboard)
          * @description is_active, url and/or events; the same validation as creation. Dashboard session, tenant_admin or higher.
          *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
         patch: operations["patchApiV2WebhooksBy_id"];
         trace?: never;

@@ -4,7 +4,7 @@ import type { Db, Executor } from '../../../shared/db/schema';
 import type { ContactsTable, SyncProvider } from '../../../shared/db/tables/contacts_kb';
 import type { AppConfig } from '../../../shared/env';
 import { emitEvent } from '../../../shared/events/emit';
-import { badRequest } from '../../../shared/http/errors';
+import { badRequest, Detail } from '../../../shared/http/errors';
 import type { HostResolver } from '../../../shared/webhooks/ssrf';
 import {
   type ConnectionRow,
@@ -81,7 +81,7 @@ export async function runContactSync(
 /** The tenant's connection to `provider`, its base URL checked again (400 when missing or refused). */
 async function usableConnection(deps: Deps, tenantId: string, provider: SyncProvider) {
   const connection = await findConnection(deps.db, tenantId, provider);
-  if (!connection) throw badRequest(`No sync connection configured for ${provider}`);
+  if (!connection) throw badRequest(Detail.syncNotConfigured(provider));
   const refused = await refuseBaseUrlResolved(
     connection.base_url,
     deps.config.SYNC_HTTP_ALLOW_HOSTS,
