@@ -8,7 +8,7 @@ const tags = ['Exports'];
 export const createExport = defineRoute({
   method: 'post',
   path: '/api/v1/tenant/exports',
-  access: { surface: 'api', scopes: ['exports:write', 'config:write'] },
+  access: { surface: 'api', scopes: ['exports:write', 'config:write'], role: 'tenant_admin' },
   summary: 'Create an export',
   description:
     'Exports tickets, calls, contacts, conversations or usage as CSV or JSON, optionally for a created_at range. Runs synchronously (at most 10 000 rows; more fails the job with a reason): the response is the finished job with its download_url. Needs exports:write and config:write.',
@@ -20,7 +20,7 @@ export const createExport = defineRoute({
 export const listExports = defineRoute({
   method: 'get',
   path: '/api/v1/tenant/exports',
-  access: { surface: 'api', scopes: ['exports:read', 'config:write'] },
+  access: { surface: 'api', scopes: ['exports:read', 'config:write'], role: 'tenant_admin' },
   summary: 'List exports',
   description: 'Newest first. Needs exports:read and config:write.',
   tags,
@@ -41,7 +41,7 @@ export const listExports = defineRoute({
 export const getExport = defineRoute({
   method: 'get',
   path: '/api/v1/tenant/exports/{id}',
-  access: { surface: 'api', scopes: ['exports:read', 'config:write'] },
+  access: { surface: 'api', scopes: ['exports:read', 'config:write'], role: 'tenant_admin' },
   summary: 'One export',
   tags,
   params: ExportIdParam,
@@ -54,7 +54,7 @@ export const getExport = defineRoute({
 export const downloadExport = defineRoute({
   method: 'get',
   path: '/api/v1/tenant/exports/{id}/download',
-  access: { surface: 'api', scopes: ['exports:read', 'config:write'] },
+  access: { surface: 'api', scopes: ['exports:read', 'config:write'], role: 'tenant_admin' },
   summary: 'Download an export file',
   description: 'text/csv or application/json, as an attachment. 404 while the job is not completed.',
   tags,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 // Dashboard roles on billing, requesters, tenant users and exports (docs/platform.md: every billing
-// call and writes to tenant users need tenant_admin). API keys answer to their scopes alone
+// call, writes to tenant users and every export need tenant_admin). API keys answer to their scopes alone
 // (platform-scopes.test.ts); these are the sessions' side, role checked before the body is validated.
 describe.skipIf(postgresUnavailable())('dashboard roles on the platform routes', () => {
   let h: Harness;
@@ -76,21 +76,38 @@ describe.skipIf(postgresUnavailable())('dashboard roles on the platform routes',
     );
   });
 
-  it('requesters and exports: any dashboard session', async () => {
+  it('requesters: any dashboard session', async () => {
     const requesters = await h.request('GET', '/api/v1/requesters', { bearer: agent });
     expect(requesters.status).toBe(200);
     expect(requesters.body).toMatchObject({ requesters: [], total: 0 });
     expect((await h.request('GET', '/api/v1/requesters/usr_unknown', { bearer: agent })).status).toBe(404);
+  });
 
-    const job = await h.request('POST', '/api/v1/tenant/exports', {
+  // A tenant-wide export is the whole tenant's data: a key needs config:write for it, a session the
+  // tenant_admin role (an agent was let through before 2026-11-25)
+  it('exports: tenant_admin only, every route', async () => {
+    const asAgent = await h.request('POST', '/api/v1/tenant/exports', {
       bearer: agent,
       body: { resource: 'tickets', format: 'json' },
     });
+    expect([asAgent.status, asAgent.body]).toEqual([403, ROLE_REQUIRED]);
+    const job = await h.request('POST', '/api/v1/tenant/exports', {
+      bearer: t.adminToken,
+      body: { resource: 'tickets', format: 'json' },
+    });
     expect(job.status).toBe(201);
-    expect(job.body).toMatchObject({ status: 'completed', created_by: 'user:user_agent' });
-    expect((await h.request('GET', '/api/v1/tenant/exports', { bearer: agent })).body.total).toBe(1);
-    const file = await h.request('GET', `/api/v1/tenant/exports/${job.body.id}/download`, { bearer: agent });
-    expect(file.status).toBe(200);
-    expect(file.text).toBe('[]');
+    expect(job.body).toMatchObject({ status: 'completed' });
+    for (const path of [
+      '/api/v1/tenant/exports',
+      `/api/v1/tenant/exports/${job.body.id}`,
+      `/api/v1/tenant/exports/${job.body.id}/download`,
+    ]) {
+      const res = await h.request('GET', path, { bearer: agent });
+      expect([path, res.status, res.body]).toEqual([path, 403, ROLE_REQUIRED]);
+    }
+    const file = await h.request('GET', `/api/v1/tenant/exports/${job.body.id}/download`, {
+      bearer: t.adminToken,
+    });
+    expect([file.status, file.text]).toEqual([200, '[]']);
   });
 });

@@ -1416,7 +1416,7 @@ export interface paths {
          * List exports
          * @description Newest first. Needs exports:read and config:write.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:read`, `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:read`, `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiV1TenantExports"];
         put?: never;
@@ -1424,7 +1424,7 @@ export interface paths {
          * Create an export
          * @description Exports tickets, calls, contacts, conversations or usage as CSV or JSON, optionally for a created_at range. Runs synchronously (at most 10 000 rows; more fails the job with a reason): the response is the finished job with its download_url. Needs exports:write and config:write.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:write`, `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:write`, `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         post: operations["postApiV1TenantExports"];
         delete?: never;
@@ -1442,7 +1442,7 @@ export interface paths {
         };
         /**
          * One export
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:read`, `config:write`.
+         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:read`, `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiV1TenantExportsBy_id"];
         put?: never;
@@ -1464,7 +1464,7 @@ export interface paths {
          * Download an export file
          * @description text/csv or application/json, as an attachment. 404 while the job is not completed.
          *
-         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:read`, `config:write`.
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:read`, `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
         get: operations["getApiV1TenantExportsBy_idDownload"];
         put?: never;
