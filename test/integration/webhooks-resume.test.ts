@@ -20,7 +20,10 @@ describe.skipIf(postgresUnavailable())(
 
     beforeAll(async () => {
       rx = await startHttpsReceiver();
-      h = await startHarness({ WEBHOOK_SSRF_ALLOW: 'localhost', WEBHOOK_TIMEOUT_MS: '3000' });
+      // no receiver here hangs, so a timeout can only be the machine's load: an attempt that timed
+      // out after the receiver had answered is sent again (at-least-once), which the exact counts
+      // below would take for a duplicate. A timeout far above any answer keeps them exact.
+      h = await startHarness({ WEBHOOK_SSRF_ALLOW: 'localhost', WEBHOOK_TIMEOUT_MS: '20000' });
       t = await h.tenant();
       key = await t.key(['webhooks:write', 'webhooks:read']);
       // process A "dies": its dispatcher stops, leaving whatever it had not finished
