@@ -118,6 +118,22 @@ export async function claimDue(db: Executor, limit: number, lease: number): Prom
   }));
 }
 
+/**
+ * Gives back claims this process will not use (a stopping worker's claimed-ahead attempts, or one
+ * that waited too long to start): due again at once for any process, instead of when the lease ends.
+ * Only a claim still held with its own token is released.
+ */
+export async function releaseClaims(
+  db: Executor,
+  rows: readonly Pick<DeliveryRow, 'id' | 'claim_token'>[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    UPDATE webhook_deliveries AS d SET claimed_until = NULL, claim_token = NULL
+    FROM unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.claim_token)}::text[]) AS v(id, token)
+    WHERE d.id = v.id AND d.claim_token = v.token AND d.status = 'pending'`.execute(db);
+}
+
 /** The subscription columns an attempt needs, as claimDue returns them beside the delivery. */
 interface HookColumns {
   hook_url: string | null;
