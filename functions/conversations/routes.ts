@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { defineComponents, type RouteDoc } from '../../shared/http/openapi';
-import { defineRoute } from '../../shared/http/route';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute, type RouteDef } from '../../shared/http/route';
 import {
   AssignConversationBody,
   ConversationIdParam,
@@ -29,7 +29,7 @@ const notFound = (what: string) => ({
 });
 
 /** What v1 and v2 say alike of an operation: its prose and responses (the route states the rest). */
-type Prose = Pick<RouteDoc, 'summary' | 'description' | 'responses'>;
+type Prose = Pick<RouteDef, 'summary' | 'description' | 'responses'>;
 
 const createConversation: Prose = {
   summary: 'Create a conversation',

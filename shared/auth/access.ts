@@ -141,6 +141,17 @@ export interface ScopeRequirement {
   extraScopes: Scope[];
 }
 
+/**
+ * The gate's whole decision for (method, path) in one value: the surface, and on the `api` surface
+ * the scopes a key needs (prefix scope first). Every route declares the same (`access` in
+ * functions/<name>/routes.ts); test/unit/route-access.test.ts holds the two together.
+ */
+export function accessOf(method: string, path: string): { surface: Surface; scopes?: Scope[] } {
+  const surface = surfaceOf(path);
+  const need = surface === 'api' ? scopeRequirement(method, path) : null;
+  return need ? { surface, scopes: [need.pathScope, ...need.extraScopes] } : { surface };
+}
+
 /** What an API key needs for (method, path); `null` when the path is not on the key allowlist. */
 export function scopeRequirement(method: string, path: string): ScopeRequirement | null {
   const p = normalizePath(path);

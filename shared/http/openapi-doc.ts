@@ -1,8 +1,8 @@
 import { type ZodType, z } from 'zod';
-import { type Surface, scopeRequirement, surfaceOf } from '../auth/access';
+import type { Surface } from '../auth/access';
 import { isAuthPath } from '../ratelimit/limits';
 import { Detail } from './errors';
-import type { Access, ComponentSet, RouteDoc } from './openapi';
+import type { ComponentSet, RouteDef } from './openapi';
 import { type ExampleContext, type ExampleValues, exampleOf, SchemaCatalog } from './openapi-schemas';
 import { toHonoPath } from './route';
 
@@ -17,7 +17,7 @@ import { toHonoPath } from './route';
 export interface DocSource {
   /** function name (manifest) */
   name: string;
-  routes: readonly RouteDoc[];
+  routes: readonly RouteDef[];
   /** named component schemas, their prose and examples */
   components?: ComponentSet;
 }
@@ -120,9 +120,7 @@ export function jsonSchemaOf(schema: ZodType, io: 'input' | 'output'): Json {
 /** `/api/v1/tickets/{ticket_id}` -> `['ticket_id']` */
 export const pathParamsOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
 
-export { toHonoPath };
-
-function parametersOf(route: RouteDoc, common: Record<string, string>): Json[] {
+function parametersOf(route: RouteDef, common: Record<string, string>): Json[] {
   const params: Json[] = [];
   // `{id}` means what the segment before it names: `/conversations/{id}` -> `conversations.id`
   const collection = route.path.match(/\/([^/{}]+)\/\{id\}/)?.[1];
@@ -171,7 +169,7 @@ const scopeExample = (scope: string) => ({ detail: Detail.missingScope(scope) })
  * so "every status the server answers is documented" holds for every function alike.
  */
 interface OperationTraits {
-  route: RouteDoc;
+  route: RouteDef;
   surface: Surface;
   method: string;
   hasPathIds: boolean;
@@ -247,7 +245,7 @@ const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolea
   },
 ];
 
-function standardErrors(route: RouteDoc, surface: Surface, scopes: string[]): Record<string, Json> {
+function standardErrors(route: RouteDef, surface: Surface, scopes: string[]): Record<string, Json> {
   const responses: Record<string, Json> = {};
   const traits: OperationTraits = {
     route,
@@ -356,14 +354,7 @@ function declareHeaders(responses: Record<string, Json>, limited: boolean) {
   }
 }
 
-/** What the gate's tables decide for a route: test/unit/route-access.test.ts holds each declaration to it. */
-export function accessOfPath(method: string, honoPath: string): Access {
-  const surface = surfaceOf(honoPath);
-  const need = surface === 'api' ? scopeRequirement(method.toUpperCase(), honoPath) : null;
-  return need ? { surface, scopes: [need.pathScope, ...need.extraScopes] } : { surface };
-}
-
-function operationOf(route: RouteDoc, build: Build): Json {
+function operationOf(route: RouteDef, build: Build): Json {
   const honoPath = toHonoPath(route.path);
   const { surface, scopes = [], role } = route.access;
   const access = [SURFACE_TEXT[surface]];

@@ -23,7 +23,7 @@ export interface Access {
  * SAME zod schemas. The generator adds security and required scopes (from `access`) and the standard
  * 401/403/422 errors, so a declaration only states what is particular to the route.
  */
-export interface RouteDoc {
+export interface RouteDef {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI style: `/api/v1/tickets/{ticket_id}` (the Hono route is `/api/v1/tickets/:ticket_id`) */
   path: string;

@@ -2,15 +2,8 @@ import type { Handler, Hono, MiddlewareHandler } from 'hono';
 import type { ZodType, z } from 'zod';
 import { roleGuard } from '../auth/credential';
 import type { AppEnv } from '../context/app-env';
-import type { Access, RouteDoc } from './openapi';
+import type { RouteDef } from './openapi';
 import { validate } from './validation';
-
-/**
- * One route's facts in one object: method, path, access, the zod schemas its handler validates with,
- * and its reference documentation (summary, description, examples, responses). `register` serves it,
- * the OpenAPI document and the fuzz read it, so the document cannot drift from the handler.
- */
-export type RouteDef = RouteDoc;
 
 /** Keeps the literal schema types, so `c.req.valid(...)` in the handler is typed. */
 export const defineRoute = <R extends RouteDef>(route: R): R => route;
@@ -18,7 +11,7 @@ export const defineRoute = <R extends RouteDef>(route: R): R => route;
 /** `/api/v1/tickets/{ticket_id}` (OpenAPI) -> `/api/v1/tickets/:ticket_id` (Hono) */
 export const toHonoPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
 
-export type { Access };
+export type { RouteDef };
 
 // biome-ignore-start lint/complexity/noBannedTypes: `{}` is the identity of an intersection of object types
 type ValidatedOf<R> = (R extends { params: infer P extends ZodType } ? { param: z.output<P> } : {}) &
