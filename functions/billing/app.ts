@@ -4,6 +4,7 @@ import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Db, TenantPlan } from '../../shared/db/schema';
 import type { PaymentMethod } from '../../shared/db/tables/platform';
+import { findTenant } from '../../shared/db/tenants';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
@@ -13,7 +14,6 @@ import { PERIOD_RE, type Period, parsePeriod, periodOf, previousPeriod } from '.
 import {
   type BillingAccountValues,
   findBillingAccount,
-  findTenant,
   invoiceView,
   lockTenantPlan,
   paymentSettingsView,

@@ -7,10 +7,6 @@ import { usageTotals } from '../../shared/usage/query';
 
 /* ---------------------------------------------------------------- plan */
 
-export async function findTenant(db: Executor, tenantId: string) {
-  return db.selectFrom('tenants').selectAll().where('id', '=', tenantId).executeTakeFirst();
-}
-
 /** The tenant's plan, locked for the rest of the caller's transaction. */
 export async function lockTenantPlan(trx: Executor, tenantId: string) {
   return trx.selectFrom('tenants').select('plan').where('id', '=', tenantId).forUpdate().executeTakeFirst();

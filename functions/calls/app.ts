@@ -3,6 +3,7 @@ import { SignJWT } from 'jose';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Db, Executor } from '../../shared/db/schema';
+import { tenantExists } from '../../shared/db/tenants';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { ApiError, conflict, Detail, notFound, validationError } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
@@ -27,7 +28,6 @@ import {
   markEscalated,
   setCallTicket,
   setTicketCall,
-  tenantExists,
 } from './data';
 import { maskDestination } from './masking';
 import * as routes from './routes';

@@ -53,11 +53,6 @@ export function escalationView(e: EscalationRow) {
 export const isTelephonyCall = (c: Pick<CallRow, 'telephony_call_sid' | 'channel'>) =>
   c.telephony_call_sid !== null || TELEPHONY_CHANNELS.has(c.channel);
 
-export async function tenantExists(db: Executor, tenantId: string) {
-  const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  return tenant !== undefined;
-}
-
 /** One call of the tenant; `forUpdate` locks it for the rest of the caller's transaction. */
 export async function findCall(db: Executor, tenantId: string, id: string, forUpdate = false) {
   let q = db.selectFrom('calls').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);

@@ -2,11 +2,11 @@ import { type Context, Hono } from 'hono';
 import type { ZodType } from 'zod';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
+import { findTenant } from '../../shared/db/tenants';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { type RouteInput, register } from '../../shared/http/route';
 import {
-  findTenant,
   lockTenantName,
   readSection,
   renameTenant,

@@ -1,7 +1,9 @@
 import type { Context } from 'hono';
+import type { Selectable } from 'kysely';
 import type { AppEnv } from '../../shared/context/app-env';
 import { decryptSecret, encryptSecret } from '../../shared/crypto';
 import type { Db, Executor } from '../../shared/db/schema';
+import type { TenantsTable } from '../../shared/db/tables/foundation';
 import { emitEvent } from '../../shared/events/emit';
 import { SECTIONS, type SectionDef, type SectionKind } from './sections';
 
@@ -149,11 +151,7 @@ export async function writeSection(
 
 // --- the tenant's own profile (plan changes go through /api/v1/billing/plan)
 
-export async function findTenant(db: Executor, tenantId: string) {
-  return db.selectFrom('tenants').selectAll().where('id', '=', tenantId).executeTakeFirst();
-}
-
-export function tenantProfileView(t: NonNullable<Awaited<ReturnType<typeof findTenant>>>) {
+export function tenantProfileView(t: Selectable<TenantsTable>) {
   return {
     id: t.id,
     name: t.name,

@@ -387,11 +387,6 @@ export async function findExport(
 
 // ---- inbound: tenants, contacts, the sender lock ----
 
-export async function tenantExists(db: Executor, tenantId: string): Promise<boolean> {
-  const t = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  return t !== undefined;
-}
-
 /**
  * Holds, until the transaction ends, the lock of one inbound sender identity: concurrent first
  * messages of one new visitor then make one contact and one conversation.

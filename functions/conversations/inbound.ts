@@ -1,6 +1,7 @@
 import type { Services } from '../../shared/context/services';
 import type { Db, Executor } from '../../shared/db/schema';
 import type { MessageContentType } from '../../shared/db/tables/conversations';
+import { tenantExists } from '../../shared/db/tenants';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { errorField } from '../../shared/log/logger';
@@ -21,7 +22,6 @@ import {
   type MessageRow,
   messageRef,
   STATUS_SIDE,
-  tenantExists,
   touchContact,
   transitionEvent,
   updateConversationRow,

@@ -3,6 +3,7 @@ import { END_USER_TOKEN_SECONDS, signEndUserToken } from '../../shared/auth/jwt'
 import { hashPassword, verifyPassword } from '../../shared/auth/password';
 import type { AppEnv } from '../../shared/context/app-env';
 import { randomBase62, sha256Hex } from '../../shared/crypto';
+import { tenantExists } from '../../shared/db/tenants';
 import { ApiError, conflict, Detail, notFound, unauthorized } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
@@ -19,7 +20,6 @@ import {
   insertMagicLink,
   insertUser,
   listOwnTickets,
-  tenantExists,
 } from './data';
 import * as routes from './routes';
 

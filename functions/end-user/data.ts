@@ -9,11 +9,6 @@ import type { AppCreateTicketBody } from './schemas';
 /** What an end-user token carries and the auth endpoints answer with. */
 export type EndUser = { id: string; tenant_id: string; email: string; name: string | null };
 
-export async function tenantExists(db: Executor, tenantId: string) {
-  const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  return tenant !== undefined;
-}
-
 /** The tenant's end user with this email (case-insensitive), password hash included. */
 export const findUserByEmail = (db: Executor, tenantId: string, email: string) =>
   db

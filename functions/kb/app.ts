@@ -3,6 +3,7 @@ import { actorOf, tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Db, Executor } from '../../shared/db/schema';
 import type { KbProviderId } from '../../shared/db/tables/contacts_kb';
+import { tenantExists } from '../../shared/db/tenants';
 import type { AppConfig } from '../../shared/env';
 import { emitEvent } from '../../shared/events/emit';
 import { badRequest, Detail, notFound } from '../../shared/http/errors';
@@ -21,7 +22,6 @@ import {
   markArticlePublished,
   ORDER,
   publicationsOf,
-  tenantExists,
   updateArticleRow,
   upsertPublication,
 } from './data';

@@ -177,11 +177,6 @@ export async function upsertPublication(
 
 // ---- public help center ---------------------------------------------------------------------
 
-export async function tenantExists(db: Executor, tenantId: string) {
-  const tenant = await db.selectFrom('tenants').select('id').where('id', '=', tenantId).executeTakeFirst();
-  return tenant !== undefined;
-}
-
 const publishedNative = (db: Executor, tenantId: string) =>
   db
     .selectFrom('kb_articles')

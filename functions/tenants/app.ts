@@ -2,9 +2,10 @@ import { Hono } from 'hono';
 import { inviteView, mailUserToken } from '../../shared/auth/accounts';
 import { requireRole } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
+import { findTenant } from '../../shared/db/tenants';
 import { notFound } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
-import { findTenant, insertTenant, insertTenantAdmin, tenantView } from './data';
+import { insertTenant, insertTenantAdmin, tenantView } from './data';
 import * as routes from './routes';
 
 export const app = new Hono<AppEnv>();

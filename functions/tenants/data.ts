@@ -41,7 +41,3 @@ export async function insertTenantAdmin(db: Executor, tenantId: string, email: s
     .returning(['id', 'tenant_id', 'email'])
     .executeTakeFirstOrThrow();
 }
-
-export async function findTenant(db: Executor, id: string) {
-  return db.selectFrom('tenants').selectAll().where('id', '=', id).executeTakeFirst();
-}
