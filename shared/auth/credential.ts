@@ -39,23 +39,14 @@ export function requireRole(c: Context<AppEnv>, role: Role): Extract<Credential,
   return auth;
 }
 
-export interface RoleGuardOptions {
-  /** API keys, governed by their scopes alone, pass; every other caller needs the role */
-  keysByScope?: boolean;
-  /** GET and HEAD pass for every dashboard session (an agent may read settings it may not change) */
-  readsForAnySession?: boolean;
-}
-
 /**
- * The routes it is mounted on need a dashboard session of at least `role` (requireRole above):
- * `app.use('/api/v1/api-keys/*', roleGuard('tenant_admin'))`.
+ * Mounted by `register` (shared/http/route.ts) on a route that declares `access.role`: every caller
+ * but an API key needs a dashboard session of at least `role`. API keys answer to their scopes alone
+ * (and where a path refuses keys, the gate has refused them already).
  */
-export function roleGuard(role: Role, options: RoleGuardOptions = {}): MiddlewareHandler<AppEnv> {
+export function roleGuard(role: Role): MiddlewareHandler<AppEnv> {
   return function roleGuard(c, next) {
-    const auth = c.get('auth');
-    const read = c.req.method === 'GET' || c.req.method === 'HEAD';
-    const checked = !(options.keysByScope && auth.kind === 'api_key');
-    if (checked && !(read && options.readsForAnySession)) requireRole(c, role);
+    if (c.get('auth').kind !== 'api_key') requireRole(c, role);
     return next();
   };
 }
