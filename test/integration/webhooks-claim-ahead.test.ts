@@ -99,3 +99,72 @@ describe.skipIf(postgresUnavailable())(
     });
   },
 );
+
+// A claimed-ahead attempt starts only while its lease still covers a whole attempt: one that waited
+// longer behind a hanging receiver is given back and claimed afresh, never sent on its old claim
+// (which another process could take over mid-attempt).
+describe.skipIf(postgresUnavailable())('a claimed attempt that waited too long', { timeout: 60_000 }, () => {
+  let h: Harness;
+  let rx: HttpsReceiver;
+  let t: TestTenant;
+
+  beforeAll(async () => {
+    rx = await startHttpsReceiver();
+    // lease = 5 s + 5 s; a claimed attempt may wait at most 10 - 5 - 1 = 4 s for its slot
+    h = await startHarness({ WEBHOOK_SSRF_ALLOW: 'localhost', WEBHOOK_TIMEOUT_MS: '5000' });
+    await h.runtime.webhooks.stop();
+    t = await h.tenant();
+  }, 120_000);
+  afterAll(async () => {
+    await rx?.close();
+    await h?.close();
+  }, 60_000);
+
+  it('is given back and claimed afresh instead of being sent on its old claim', async () => {
+    const key = await t.key(['webhooks:write']);
+    const hook = await h.request('POST', '/api/v1/webhooks', {
+      apiKey: key,
+      body: { url: rx.url('/hang'), events: ['ticket.created'] },
+    });
+    expect(hook.status).toBe(201);
+    rx.plan('/hang', [], 'timeout'); // every request hangs until the sender gives up (5 s)
+    for (let i = 0; i < 3; i++)
+      await emitEvent(h.db, t.id, 'ticket.created', {
+        ticket: { id: `tkt_${i}`, subject: 's', status: 'open', priority: 'low' },
+      });
+    const worker = createDeliveryWorker(
+      { db: h.db, config: h.config, port: h.runtime.services.webhooks!, logger: h.runtime.services.logger },
+      { concurrency: 1 },
+    );
+    const tokens = async () =>
+      new Map(
+        (
+          await h.db
+            .selectFrom('webhook_deliveries')
+            .select(['id', 'claim_token', 'attempts'])
+            .where('tenant_id', '=', t.id)
+            .execute()
+        ).map((r) => [r.id, r]),
+      );
+    try {
+      worker.start();
+      const deadline = Date.now() + 10_000;
+      while (rx.received('/hang').length < 1 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 10));
+      const first = await tokens();
+      // one sending, two claimed ahead with the same claim
+      expect([...first.values()].filter((r) => r.claim_token !== null)).toHaveLength(3);
+      const [sending] = rx.received('/hang').map((q) => q.headers['x-webhook-delivery-id']);
+      const waiting = [...first.keys()].filter((id) => id !== sending);
+
+      // the first attempt times out at 5 s: the two waiting claims are 5 s old by then (> 4 s)
+      await new Promise((r) => setTimeout(r, 6_000));
+      const later = await tokens();
+      expect(later.get(sending!)!.attempts).toBe(1);
+      for (const id of waiting) expect(later.get(id)!.claim_token).not.toBe(first.get(id)!.claim_token);
+    } finally {
+      await rx.close(); // ends the hanging request, so stop() need not wait out its timeout
+      await worker.stop();
+    }
+  });
+});
