@@ -77,9 +77,12 @@ async function readJsonBody(c: Context): Promise<unknown> {
 export function parseOrThrow<S extends ZodType>(schema: S, input: unknown, root: string): z.output<S> {
   const hostile = hostileInputIssues(input, root);
   if (hostile.length > 0) throw validationError(hostile);
-  const result = schema.safeParse(input, { reportInput: true });
-  if (!result.success) throw validationError(toValidationIssues(result.error, root));
-  return result.data;
+  // without options first: any parse option takes zod off its compiled fast path (a tenth of the
+  // time for a path parameter); only a refusal parses again, for the inputs its issues report
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const reported = schema.safeParse(input, { reportInput: true });
+  throw validationError(toValidationIssues((reported.error ?? result.error) as ZodError, root));
 }
 
 /** `validate('json', Schema)`: typed `c.req.valid('json')` in the handler, 422 on failure. */
