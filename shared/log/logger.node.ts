@@ -2,7 +2,7 @@
 // scripts/check-runtime-parity.ts bundles every Worker entry and would fail). Import it as
 // `logger.node.js`: tsx takes a bare `.node` ending for a native addon.
 import pino, { type DestinationStream } from 'pino';
-import type { Logger, LogLevel } from './logger';
+import { framedInfoLine, type Logger, type LogLevel } from './logger';
 
 export interface NodeLoggerOptions {
   level: LogLevel;
@@ -69,6 +69,10 @@ export function createNodeLogger(options: NodeLoggerOptions): NodeLogger {
   const destination = options.destination ?? batchedLines(pino.destination({ dest: 1, sync: false }));
   const logger = pino({ level: options.level, base: undefined }, destination);
   return Object.assign(logger, {
+    // straight to pino's destination, as pino itself would write it (its lines end in a newline)
+    infoMembers(members: string, msg: string) {
+      if (logger.isLevelEnabled('info')) destination.write(`${framedInfoLine(members, msg)}\n`);
+    },
     flush() {
       if ('flushSync' in destination && typeof destination.flushSync === 'function') destination.flushSync();
       else logger.flush();

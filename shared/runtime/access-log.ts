@@ -25,16 +25,15 @@ function routePatternOf(c: Context<AppEnv>): string | null {
 export function logAccess(c: Context<AppEnv>, logger: Logger, startedAt: number, status: number): void {
   if (!logger.isLevelEnabled('info')) return;
   const auth = c.get('auth');
-  logger.info(
-    {
-      method: c.req.method,
-      route: routePatternOf(c),
-      status,
-      duration_ms: Math.round((performance.now() - startedAt) * 100) / 100,
-      tenant_id: auth && 'tenantId' in auth ? auth.tenantId : null,
-      credential: auth?.kind ?? null,
-      request_id: c.get('requestId'),
-    },
+  // written as JSON here rather than handed to pino as an object: the fields are fixed, and pino's
+  // generic serializer was a third of a refused request's extra cost (README, Benchmarks)
+  const durationMs = Math.round((performance.now() - startedAt) * 100) / 100;
+  logger.infoMembers(
+    `"method":${json(c.req.method)},"route":${json(routePatternOf(c))},"status":${status}` +
+      `,"duration_ms":${durationMs},"tenant_id":${json(auth && 'tenantId' in auth ? auth.tenantId : null)}` +
+      `,"credential":${json(auth?.kind ?? null)},"request_id":${json(c.get('requestId') ?? null)}`,
     'request',
   );
 }
+
+const json = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));

@@ -64,6 +64,35 @@ describe('loggers', () => {
     expect({ ...n, time: 0 }).toEqual({ ...e, time: 0 });
   });
 
+  it('a line of preformatted members (the access log) is the line pino writes for the same fields', () => {
+    const pinoLines: string[] = [];
+    const members: string[] = [];
+    const edge: string[] = [];
+    const fields = { method: 'GET', route: null, status: 403, request_id: 'rid_"quoted"\u2028' };
+    const written = `"method":"GET","route":null,"status":403,"request_id":${JSON.stringify(fields.request_id)}`;
+    createNodeLogger({ level: 'info', destination: { write: (l) => pinoLines.push(l) } }).info(
+      fields,
+      'request',
+    );
+    createNodeLogger({ level: 'info', destination: { write: (l) => members.push(l) } }).infoMembers(
+      written,
+      'request',
+    );
+    createConsoleLogger('info', (l) => edge.push(l)).infoMembers(written, 'request');
+    expect(members[0]!.endsWith('\n')).toBe(true);
+    const [p, m, e] = [pinoLines[0]!, members[0]!, edge[0]!].map((l) => ({ ...JSON.parse(l), time: 0 }));
+    expect(m).toEqual(p);
+    expect(e).toEqual(p);
+    // below the level, nothing
+    const quiet: string[] = [];
+    createNodeLogger({ level: 'warn', destination: { write: (l) => quiet.push(l) } }).infoMembers(
+      written,
+      'x',
+    );
+    createConsoleLogger('warn', (l) => quiet.push(l)).infoMembers(written, 'x');
+    expect(quiet).toEqual([]);
+  });
+
   it('an error is logged as its stack, a non-error as its string', () => {
     expect(errorField(new RangeError('too far'))).toMatch(/^RangeError: too far\n/);
     expect(errorField('plain')).toBe('plain');
