@@ -39,7 +39,8 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  check(key: string, rule: RateRule): Promise<RateDecision>;
+  /** counts one request against every window of the rule; the in-memory limiter answers at once */
+  check(key: string, rule: RateRule): RateDecision | Promise<RateDecision>;
 }
 
 export const MINUTE_MS = 60_000;
@@ -104,7 +105,7 @@ export class MemoryRateLimiter implements RateLimiter {
     this.now = options.now ?? Date.now;
   }
 
-  async check(key: string, rule: RateRule): Promise<RateDecision> {
+  check(key: string, rule: RateRule): RateDecision {
     const now = this.now();
     if (++this.checks % 1000 === 0) this.sweep(now);
     const windows = rule.windows;

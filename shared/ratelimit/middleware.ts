@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../context/app-env';
 import type { TenantPlan } from '../db/schema';
 import { clientIp } from '../http/client-ip';
@@ -36,7 +36,13 @@ function ruleFor(plan: TenantPlan, kind: RateKind, scale: number): RateRule {
   return rule;
 }
 
-async function subjectOf(c: Context<AppEnv>): Promise<{ key: string; rule: RateRule } | null> {
+type Subject = { key: string; rule: RateRule };
+
+/** `f(value)`, at once when the value is at hand (a cached plan, the in-memory limiter's decision). */
+const andThen = <T, R>(value: T | Promise<T>, f: (t: T) => R): R | Promise<R> =>
+  value instanceof Promise ? value.then(f) : f(value);
+
+function subjectOf(c: Context<AppEnv>): Subject | null | Promise<Subject> {
   const auth = c.get('auth');
   const path = c.req.path;
   if (auth.kind === 'anonymous') {
@@ -47,23 +53,34 @@ async function subjectOf(c: Context<AppEnv>): Promise<{ key: string; rule: RateR
   if (auth.kind === 'dashboard' && auth.role === 'super_admin') return null;
   const kind = rateKindOf(c.req.method, path);
   const { db, config } = c.get('services');
-  const plan = await planOf(db, auth.tenantId);
-  return { key: `t:${auth.tenantId}:${kind}`, rule: ruleFor(plan, kind, config.RATE_LIMIT_SCALE) };
+  return andThen(planOf(db, auth.tenantId), (plan) => ({
+    key: `t:${auth.tenantId}:${kind}`,
+    rule: ruleFor(plan, kind, config.RATE_LIMIT_SCALE),
+  }));
 }
 
-export function rateLimit(): MiddlewareHandler<AppEnv> {
-  return async function rateLimit(c, next) {
-    const limiter = c.get('services').rateLimiter;
-    if (!limiter) return next();
-    const subject = await subjectOf(c);
-    if (!subject) return next();
-    const decision = await limiter.check(subject.key, subject.rule);
-    const headers = rateLimitHeaders(decision);
-    if (!decision.allowed) {
-      throw new ApiError(429, Detail.rateLimited, { ...headers, 'Retry-After': String(decision.retryAfter) });
-    }
-    // set before the handler runs, so whatever response it builds carries them
-    for (const name in headers) setResponseHeader(c, name, headers[name]!);
-    await next();
-  };
+function admit(c: Context<AppEnv>, next: Next, decision: RateDecision) {
+  const headers = rateLimitHeaders(decision);
+  if (!decision.allowed) {
+    throw new ApiError(429, Detail.rateLimited, { ...headers, 'Retry-After': String(decision.retryAfter) });
+  }
+  // set before the handler runs, so whatever response it builds carries them
+  for (const name in headers) setResponseHeader(c, name, headers[name]!);
+  return next();
 }
+
+/**
+ * Not an async function, like the gate: with the tenant's plan cached and the in-memory limiter
+ * (the embedded runtime, every request but a tenant's first in 30 s) it decides without a promise.
+ */
+function limit(c: Context<AppEnv>, next: Next) {
+  const limiter = c.get('services').rateLimiter;
+  const subject = limiter ? subjectOf(c) : null;
+  if (!limiter || !subject) return next();
+  return andThen(subject, (s) =>
+    andThen(limiter.check(s.key, s.rule), (decision) => admit(c, next, decision)),
+  );
+}
+
+// Hono awaits whatever a middleware returns; its type only admits promises (as for the gate)
+export const rateLimit = (): MiddlewareHandler<AppEnv> => limit as unknown as MiddlewareHandler<AppEnv>;

@@ -8,9 +8,14 @@ import type { Db, TenantPlan } from '../db/schema';
 export const PLAN_TTL_MS = 30_000;
 const cache = new Map<string, { plan: TenantPlan; expires: number }>();
 
-export async function planOf(db: Db, tenantId: string, now = Date.now()): Promise<TenantPlan> {
+/** A cached plan is answered without a promise (the rate limiter's hot path); a miss queries. */
+export function planOf(db: Db, tenantId: string, now = Date.now()): TenantPlan | Promise<TenantPlan> {
   const hit = cache.get(tenantId);
   if (hit && hit.expires > now) return hit.plan;
+  return loadPlan(db, tenantId, now);
+}
+
+async function loadPlan(db: Db, tenantId: string, now: number): Promise<TenantPlan> {
   const row = await db.selectFrom('tenants').select('plan').where('id', '=', tenantId).executeTakeFirst();
   // a credential for a tenant that no longer exists gets the smallest plan
   const plan = row?.plan ?? 'free';
