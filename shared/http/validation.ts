@@ -82,7 +82,7 @@ export function parseOrThrow<S extends ZodType>(schema: S, input: unknown, root:
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const reported = schema.safeParse(input, { reportInput: true });
-  throw validationError(toValidationIssues((reported.error ?? result.error) as ZodError, root));
+  throw validationError(toValidationIssues(reported.error ?? result.error, root));
 }
 
 /** `validate('json', Schema)`: typed `c.req.valid('json')` in the handler, 422 on failure. */
