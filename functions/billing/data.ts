@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db, Executor, TenantPlan } from '../../shared/db/schema';
 import type { BillingAccountsTable, PaymentMethod } from '../../shared/db/tables/platform';
+import { iso } from '../../shared/events/emit';
 import { RATE_KINDS, RATE_LIMITS } from '../../shared/ratelimit/limits';
 import { METRICS, type Period, PLAN_CATALOG, periodOf, type Totals } from '../../shared/usage/plans';
 import { usageTotals } from '../../shared/usage/query';
@@ -98,7 +99,7 @@ export function paymentSettingsView(row: Selectable<BillingAccountsTable> | unde
     payment_method: row?.payment_method ?? null,
     billing_address: row?.billing_address ?? null,
     tax_id: row?.tax_id ?? null,
-    updated_at: row ? new Date(row.updated_at).toISOString() : null,
+    updated_at: row ? iso(row.updated_at) : null,
   };
 }
 

@@ -165,7 +165,7 @@ const startedPayload = (call: CallRow) => ({
   call: {
     id: call.id,
     tenant_id: call.tenant_id,
-    started_at: iso(call.started_at) as string,
+    started_at: iso(call.started_at),
     direction: call.direction,
     channel: call.channel,
     caller_phone: call.caller_phone,
@@ -241,7 +241,7 @@ async function bridgeCall(
     call: {
       id: call.id,
       tenant_id: call.tenant_id,
-      escalated_at: iso(escalatedAt) as string,
+      escalated_at: iso(escalatedAt),
       reason: input.reason,
       escalation_id: row.id,
       status: 'bridged',
@@ -347,8 +347,8 @@ const completedPayload = (call: CallRow, input: CompleteCallInput) => ({
   call: {
     id: call.id,
     tenant_id: call.tenant_id,
-    started_at: iso(call.started_at) as string,
-    ended_at: iso(call.ended_at) as string,
+    started_at: iso(call.started_at),
+    ended_at: iso(call.ended_at) as string, // set by the completion this payload reports
     duration_seconds: call.duration_seconds as number,
     outcome: input.outcome,
     recording_url: call.recording_url,

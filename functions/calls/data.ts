@@ -19,7 +19,7 @@ export function callView(c: CallRow) {
     caller_phone: c.caller_phone,
     telephony_call_sid: c.telephony_call_sid,
     media_room_id: c.media_room_id,
-    started_at: iso(c.started_at) as string,
+    started_at: iso(c.started_at),
     ended_at: iso(c.ended_at),
     duration_seconds: c.duration_seconds,
     outcome: c.outcome as (typeof CALL_OUTCOMES)[number] | null,
@@ -29,8 +29,8 @@ export function callView(c: CallRow) {
     summary: c.summary,
     escalated_at: iso(c.escalated_at),
     completed_at: iso(c.completed_at),
-    created_at: iso(c.created_at) as string,
-    updated_at: iso(c.updated_at) as string,
+    created_at: iso(c.created_at),
+    updated_at: iso(c.updated_at),
   };
 }
 
@@ -44,8 +44,8 @@ export function escalationView(e: EscalationRow) {
     destination: e.destination,
     failure: e.failure,
     emitted: e.emitted,
-    escalated_at: iso(e.escalated_at) as string,
-    created_at: iso(e.created_at) as string,
+    escalated_at: iso(e.escalated_at),
+    created_at: iso(e.created_at),
   };
 }
 

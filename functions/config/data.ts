@@ -4,7 +4,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { decryptSecret, encryptSecret } from '../../shared/crypto';
 import type { Db, Executor } from '../../shared/db/schema';
 import type { TenantsTable } from '../../shared/db/tables/foundation';
-import { emitEvent } from '../../shared/events/emit';
+import { emitEvent, iso } from '../../shared/events/emit';
 import { SECTIONS, type SectionDef, type SectionKind } from './sections';
 
 /** Secrets read back as this mask plus the last 4 characters (or null when unset). */
@@ -157,8 +157,8 @@ export function tenantProfileView(t: Selectable<TenantsTable>) {
     name: t.name,
     plan: t.plan,
     environment: t.environment,
-    created_at: new Date(t.created_at).toISOString(),
-    updated_at: new Date(t.updated_at).toISOString(),
+    created_at: iso(t.created_at),
+    updated_at: iso(t.updated_at),
   };
 }
 

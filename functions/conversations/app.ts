@@ -201,7 +201,7 @@ async function emitAgentMessage(
         id: message.id,
         body: message.body,
         sender_id: message.sender_id,
-        created_at: iso(message.created_at) as string,
+        created_at: iso(message.created_at),
       },
     });
   } else {

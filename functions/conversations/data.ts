@@ -157,7 +157,7 @@ export const messageRef = (m: MessageRow): MessageRef => ({
   content_type: m.content_type,
   source: m.source,
   is_internal: m.is_internal,
-  created_at: iso(m.created_at) as string,
+  created_at: iso(m.created_at),
 });
 
 // ---- lookups ----

@@ -3,6 +3,7 @@ import { containsPattern } from '../../shared/db/like';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { Database, Executor } from '../../shared/db/schema';
 import type { EndUsersTable, TenantUsersTable } from '../../shared/db/tables/platform';
+import { iso } from '../../shared/events/emit';
 import type { Page } from '../../shared/http/pagination';
 import { newId } from '../../shared/ids';
 
@@ -14,7 +15,7 @@ export const requesterView = (u: Selectable<EndUsersTable> & { ticket_count?: nu
   name: u.name,
   has_password: u.password_hash !== null,
   ticket_count: Number(u.ticket_count ?? 0),
-  created_at: new Date(u.created_at).toISOString(),
+  created_at: iso(u.created_at),
 });
 
 /** The requester's tickets, as a column of the end_users row. */
@@ -64,8 +65,8 @@ export const userView = (u: Selectable<TenantUsersTable>) => ({
   email: u.email,
   name: u.name,
   role: u.role,
-  created_at: new Date(u.created_at).toISOString(),
-  updated_at: new Date(u.updated_at).toISOString(),
+  created_at: iso(u.created_at),
+  updated_at: iso(u.updated_at),
 });
 
 /** A page of the tenant's dashboard users, newest first, and the total. */

@@ -4,6 +4,7 @@ import { hashPassword, verifyPassword } from '../../shared/auth/password';
 import type { AppEnv } from '../../shared/context/app-env';
 import { randomBase62, sha256Hex } from '../../shared/crypto';
 import { tenantExists } from '../../shared/db/tenants';
+import { iso } from '../../shared/events/emit';
 import { ApiError, conflict, Detail, notFound, unauthorized } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
@@ -119,7 +120,7 @@ register(app, routes.getMe, async (c) => {
   const auth = endUserOf(c);
   const user = await findProfile(c.get('services').db, auth.tenantId, auth.endUserId);
   if (!user) throw notFound('User');
-  return c.json({ ...user, tenant_id: auth.tenantId, created_at: new Date(user.created_at).toISOString() });
+  return c.json({ ...user, tenant_id: auth.tenantId, created_at: iso(user.created_at) });
 });
 
 register(app, routes.listTickets, async (c) => {

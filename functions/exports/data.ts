@@ -2,6 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { Db, Executor } from '../../shared/db/schema';
 import type { ExportJobsTable, ExportResource } from '../../shared/db/tables/platform';
+import { iso } from '../../shared/events/emit';
 import type { Page } from '../../shared/http/pagination';
 import { usageEvents } from '../../shared/usage/query';
 import { HIDDEN_COLUMN } from './render';
@@ -51,8 +52,8 @@ export function jobView(j: ExportJobRow, baseUrl?: string) {
     row_count: j.row_count,
     error: j.error,
     created_by: j.created_by,
-    created_at: new Date(j.created_at).toISOString(),
-    completed_at: j.completed_at ? new Date(j.completed_at).toISOString() : null,
+    created_at: iso(j.created_at),
+    completed_at: iso(j.completed_at),
     download_url:
       j.status === 'completed' ? `${(baseUrl ?? '').replace(/\/+$/, '')}${downloadPath(j.id)}` : null,
   };

@@ -16,7 +16,7 @@ export function replyView(r: ReplyRow) {
     author_type: r.author_type,
     author_id: r.author_id,
     is_public: r.is_public,
-    created_at: iso(r.created_at) as string,
+    created_at: iso(r.created_at),
   };
 }
 

@@ -26,6 +26,9 @@ export function outboxRow<T extends EventType>(tenantId: string, eventType: T, d
   return { id: newId('event'), tenant_id: tenantId, event_type: eventType, payload: JSON.stringify(data) };
 }
 
-/** Dates in payloads are ISO 8601 UTC strings. */
-export const iso = (value: Date | string | null | undefined): string | null =>
-  value == null ? null : new Date(value).toISOString();
+/** Dates in payloads and views are ISO 8601 UTC strings (a date that cannot be null gives a string). */
+export function iso(value: Date | string): string;
+export function iso(value: Date | string | null | undefined): string | null;
+export function iso(value: Date | string | null | undefined): string | null {
+  return value == null ? null : new Date(value).toISOString();
+}

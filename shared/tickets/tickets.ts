@@ -28,8 +28,8 @@ export function ticketView(t: TicketRow) {
     call_id: t.call_id,
     reply_count: t.reply_count,
     created_by: t.created_by,
-    created_at: iso(t.created_at) as string,
-    updated_at: iso(t.updated_at) as string,
+    created_at: iso(t.created_at),
+    updated_at: iso(t.updated_at),
     resolved_at: iso(t.resolved_at),
     closed_at: iso(t.closed_at),
   };

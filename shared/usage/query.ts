@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/schema';
+import { iso } from '../events/emit';
 import { recorderFor } from './meter';
 import { emptyTotals, METRICS, type Metric, type Totals } from './plans';
 
@@ -96,7 +97,7 @@ export async function usageEvents(db: Db, f: UsageFilter, page: { limit: number;
       api_key_id: r.api_key_id,
       actor: r.actor,
       reference: r.reference,
-      occurred_at: new Date(r.occurred_at).toISOString(),
+      occurred_at: iso(r.occurred_at),
     })),
     total: Number(count.rows[0]?.n ?? 0),
   };
