@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../context/app-env';
 import { timingSafeEqual } from '../crypto';
 import { Detail, forbidden, unauthorized } from '../http/errors';
+import { andThen } from '../sync-first';
 import { publicRefusal, type Surface, scopeRefusal, surfaceOf } from './access';
 import type { Credential } from './credential';
 import { verifyDashboardToken, verifyEndUserToken } from './jwt';
@@ -74,10 +75,7 @@ function decide(c: Context<AppEnv>, next: Next): Response | Promise<Answer> {
   if (surface === 'internal') return internalCaller(c, next, presented, keyToken);
   if (surface === 'sign_in') return signIn(c, next, keyToken, presented.token);
   if (keyToken !== null) {
-    const verified = authenticateKey(c, keyToken);
-    return verified instanceof Promise
-      ? verified.then<Answer>((key) => admitApiKey(c, next, surface, key))
-      : admitApiKey(c, next, surface, verified);
+    return andThen(authenticateKey(c, keyToken), (key) => admitApiKey(c, next, surface, key));
   }
   return jwtHolder(c, next, surface, presented.token);
 }
@@ -118,11 +116,9 @@ function admitApiKey(
 function publicCaller(c: Context<AppEnv>, next: Next, keyToken: string | null) {
   const refusal = publicRefusal(c.req.method, c.req.path, keyToken !== null);
   if (refusal && keyToken !== null) {
-    const verified = authenticateKey(c, keyToken);
-    const refuse = (): never => {
+    return andThen(authenticateKey(c, keyToken), (): never => {
       throw refusal;
-    };
-    return verified instanceof Promise ? verified.then(refuse) : refuse();
+    });
   }
   if (refusal) throw refusal;
   c.set('auth', { kind: 'anonymous' });

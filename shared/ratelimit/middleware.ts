@@ -4,6 +4,7 @@ import type { TenantPlan } from '../db/schema';
 import { clientIp } from '../http/client-ip';
 import { ApiError, Detail } from '../http/errors';
 import { setResponseHeader } from '../http/response-headers';
+import { andThen } from '../sync-first';
 import { type RateDecision, type RateRule, ruleOf } from './limiter';
 import { AUTH_IP_LIMIT, isAuthPath, limitFor, type RateKind, rateKindOf } from './limits';
 import { planOf } from './plan-cache';
@@ -37,10 +38,6 @@ function ruleFor(plan: TenantPlan, kind: RateKind, scale: number): RateRule {
 }
 
 type Subject = { key: string; rule: RateRule };
-
-/** `f(value)`, at once when the value is at hand (a cached plan, the in-memory limiter's decision). */
-const andThen = <T, R>(value: T | Promise<T>, f: (t: T) => R): R | Promise<R> =>
-  value instanceof Promise ? value.then(f) : f(value);
 
 function subjectOf(c: Context<AppEnv>): Subject | null | Promise<Subject> {
   const auth = c.get('auth');
