@@ -3,7 +3,8 @@
 // Prints req/s, p50/p99 latency and each case's ratio to its own ceiling (a bare route in the same
 // server doing the least work the case needs: nothing for reads and refusals, the list's queries for
 // the list, the ticket + outbox write for creation), plus the auth cost by difference against the
-// same handler with the gate bypassed. Figures, not assertions.
+// same handler with the gate bypassed, and for the refusal (f) its floor (f0): the same refusal
+// written as one bare handler from the project's own functions. Figures, not assertions.
 //
 //   BENCH_DB=postgres|pglite|both (default both)  BENCH_SECONDS per run (default 4)
 //   BENCH_ROUNDS (default 3): each case is run that many times, each right after the ceiling
@@ -280,6 +281,12 @@ async function benchOne(mode: 'postgres' | 'pglite') {
         ceiling: 'w',
       },
       {
+        id: 'f0',
+        label: "  floor: the refusal's own work, one handler",
+        path: '/__bench/refusal-floor',
+        headers: { 'x-api-key': narrowKey },
+      },
+      {
         id: 'f',
         label: 'refused: missing scope (403)',
         path: '/api/v1/tickets',
@@ -293,7 +300,7 @@ async function benchOne(mode: 'postgres' | 'pglite') {
     const only = process.env.BENCH_CASES?.split(',');
     const byId = (id: string) => cases.find((c) => c.id === id)!;
     const ceilingOf = (id: string) => byId(id).ceiling ?? 'a';
-    const measured = ['b', 'c', 'c0', 'd', 'd1', 'f', 'e'].filter((id) => !only || only.includes(id));
+    const measured = ['b', 'c', 'c0', 'd', 'd1', 'f0', 'f', 'e'].filter((id) => !only || only.includes(id));
     const ceilings = [...new Set(measured.map(ceilingOf))];
     for (const id of [...ceilings, ...measured]) await drive(byId(id), WARMUP_SECONDS);
     await deliveriesSettled();
@@ -347,6 +354,15 @@ async function benchOne(mode: 'postgres' | 'pglite') {
         console.log(
           `(${id})/(${ceilingOf(id)}) = ${r.ratio.toFixed(2)}  target >= ${min.toFixed(2)}  ${verdict(r.ratio >= min)}`,
         );
+    }
+    // (f0) is no target: it shows how much of (f)'s distance to (a) is the refusal's own work
+    const f0 = results.get('f0');
+    const f = results.get('f');
+    if (f0 && f) {
+      const cpu = (id: string) => results.get(id)?.figures.cpuPerRequestUs ?? Number.NaN;
+      console.log(
+        `(f0)/(a) = ${f0.ratio.toFixed(2)} (server CPU per request: ${(cpu('a') / cpu('f0')).toFixed(2)}): the refusal's features alone; (f)/(f0) = ${(f.ratio / f0.ratio).toFixed(2)}: the middleware chain's share`,
+      );
     }
     console.log(`webhook deliveries received during (e): ${receiver.received('/bench').length}`);
   } finally {

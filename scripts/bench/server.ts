@@ -5,6 +5,8 @@
 //                                 (a ticket and its outbox row, in one statement), no framework
 //   GET  /__bench/list?tenant=&offset=  the ceiling of the ticket list: a bare route running the
 //                                 list's own SQL (page + count, in parallel) and returning the rows
+//   GET  /__bench/refusal-floor   the refusal's own work (f0) as one bare handler, with no middleware
+//                                 chain: what (f) would cost with the framework's share gone
 //   X-Bench-NoAuth: <tenant id>   (a header on any API path) the same app with the auth gate
 //                                 replaced by a fixed credential: what auth costs, by difference
 //   POST /__bench/seed-tickets    bulk-inserts tickets with SQL (100,000 in seconds)
@@ -12,11 +14,17 @@ import { serve } from '@hono/node-server';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { type CompiledQuery, sql } from 'kysely';
 import { ticketListQueries } from '../../functions/tickets/data';
+import { scopeRefusal } from '../../shared/auth/access';
+import { readPresentedCredential } from '../../shared/auth/gate';
+import { verifyApiKey } from '../../shared/auth/key-verify';
 import { SCOPE_CATALOG } from '../../shared/auth/scopes';
 import type { AppEnv } from '../../shared/context/app-env';
 import { loadConfig } from '../../shared/env';
-import { newId } from '../../shared/ids';
+import { setResponseHeader } from '../../shared/http/response-headers';
+import { newId, newRequestId } from '../../shared/ids';
+import { logAccess } from '../../shared/runtime/access-log';
 import { buildRoot } from '../../shared/runtime/root';
+import { andThen } from '../../shared/sync-first';
 import { outstandingWork } from '../../shared/webhooks/delivery';
 import { createEmbeddedRuntime, loadFunctionApps, standardAfterGate } from '../embedded';
 import { seedTickets } from './seed-tickets';
@@ -43,8 +51,35 @@ const bypass = buildRoot(await loadFunctionApps(), {
   afterGate: standardAfterGate(),
 });
 
-const top = new Hono();
+const top = new Hono<AppEnv>();
 top.get('/__bench/bare', (c) => c.json({ ok: true }));
+
+// (f0) What a refusal must do whatever the framework, with the project's own functions, in one
+// synchronous handler: take or make the request id and echo it, read the key, find it in the key
+// cache, look the scope table up (for the path (f) calls), answer 403, write the access line. Its
+// ratio to (a) is what these features cost on their own; (f) against it, the middleware chain's share.
+const { services } = runtime;
+const REFUSED_PATH = '/api/v1/tickets';
+top.get('/__bench/refusal-floor', (c) => {
+  const started = performance.now();
+  const sent = c.req.header('x-request-id');
+  const requestId = sent ? sent.slice(0, 128) : newRequestId();
+  c.set('requestId', requestId);
+  setResponseHeader(c, 'X-Request-Id', requestId);
+  const presented = readPresentedCredential(c.req.raw.headers);
+  const verifier = {
+    db: services.db,
+    hashSecret: services.config.API_KEY_HASH_SECRET,
+    cache: services.keyCache,
+  };
+  return andThen(verifyApiKey(verifier, presented?.token ?? ''), (key) => {
+    c.set('auth', { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes });
+    const res = c.json({ detail: scopeRefusal('GET', REFUSED_PATH, key.scopes) }, 403);
+    logAccess(c, services.logger, started, 403);
+    return res;
+  });
+});
+
 // the server's own CPU time (user + system, µs): the runner reads it around each case
 top.get('/__bench/cpu', (c) => {
   const { user, system } = process.cpuUsage();
