@@ -7,11 +7,13 @@
 //  4. on Postgres only: the throughput run again with the dispatcher in 1, then 2 child processes
 //     (each a worker of --concurrency on the same database, no kick: they find the events by polling).
 // Prints deliveries per second and p50/p99 latency from the event's commit to its arrival at the
-// receiver. PGlite in memory by default; --postgres (or DATABASE_URL) for a real Postgres.
+// receiver, and how many of the machine's cores were busy meanwhile (all processes: a second worker
+// process can only add what the first left idle). PGlite in memory by default; --postgres (or DATABASE_URL) for a real Postgres.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
+import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { encryptSecret } from '../../shared/crypto';
 import { loadConfig } from '../../shared/env';
@@ -46,6 +48,32 @@ const config = loadConfig({
   WEBHOOK_RETRY_UNIT_MS: '1000',
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
 });
+
+/** The machine's CPU ticks so far, busy and in all (Linux /proc/stat; null elsewhere). */
+function machineTicks(): { busy: number; total: number } | null {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8')
+      .split('\n', 1)[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
+    return {
+      busy: user + nice + system + irq + softirq,
+      total: user + nice + system + idle + iowait + irq + softirq + steal,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** How many cores of the machine were busy between two readings, e.g. `1.93 of 2 cores busy`. */
+function coresBusy(from: ReturnType<typeof machineTicks>, to: ReturnType<typeof machineTicks>): string {
+  if (!from || !to || to.total === from.total) return '';
+  const cores = cpus().length;
+  return `  ${(((to.busy - from.busy) / (to.total - from.total)) * cores).toFixed(2)} of ${cores} cores busy`;
+}
 
 if (values.child) {
   const handle = await openDatabase(config, false);
@@ -146,10 +174,12 @@ async function main() {
   async function run(label: string, events: number, inProcess: boolean): Promise<number> {
     const before = rx.requests.length;
     const statementsBefore = statements;
+    const ticksBefore = machineTicks();
     const started = Date.now();
     await emit(events, inProcess);
     if (inProcess) await worker.settle({ timeoutMs: 600_000 });
     else await arrived(before, events * SUBS);
+    const ticksAfter = machineTicks();
     const got = rx.requests.slice(before);
     const arrivals = got.map((r) => r.receivedAt);
     // child processes find the events by polling: their rate is timed from the first arrival
@@ -172,7 +202,8 @@ async function main() {
       `p50 ${pct(latencies, 50)} ms  p99 ${pct(latencies, 99)} ms  max ${latencies.at(-1)} ms  not delivered: ${failed.n}` +
         (inProcess
           ? `  statements/delivery ${((statements - statementsBefore) / got.length).toFixed(3)}`
-          : ''),
+          : '') +
+        coresBusy(ticksBefore, ticksAfter),
     );
     return rate;
   }
@@ -216,6 +247,7 @@ async function main() {
         req.on('error', reject);
         req.end(body);
       });
+    const ticksBefore = machineTicks();
     const started = Date.now();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -228,7 +260,12 @@ async function main() {
     const seconds = (Date.now() - started) / 1000;
     agent.destroy();
     const got = rx.requests.length - before;
-    line(`ceiling: raw signed HTTPS POSTs, ${CONCURRENCY} in flight`, got, got / seconds, '');
+    line(
+      `ceiling: raw signed HTTPS POSTs, ${CONCURRENCY} in flight`,
+      got,
+      got / seconds,
+      coresBusy(ticksBefore, machineTicks()).trimStart(),
+    );
     return got / seconds;
   }
 
