@@ -1,21 +1,7 @@
 import type { Context } from 'hono';
-import { matchedRoutes } from 'hono/route';
 import type { AppEnv } from '../context/app-env';
+import { routePatternOf } from '../http/route-pattern';
 import type { Logger } from '../log/logger';
-
-/**
- * The route pattern that answers (or would have, had the gate let it through): the last matched
- * route registered for a method. Middleware (`use`) is registered for ALL methods, so it is
- * skipped; `null` when no route matched (a 404).
- */
-function routePatternOf(c: Context<AppEnv>): string | null {
-  const routes = matchedRoutes(c);
-  for (let i = routes.length - 1; i >= 0; i--) {
-    const route = routes[i];
-    if (route && route.method !== 'ALL') return route.path;
-  }
-  return null;
-}
 
 /**
  * One structured line per request, at `info`: method, route pattern (not the raw path, so lines

@@ -1,9 +1,9 @@
-import type { Context, MiddlewareHandler } from 'hono';
-import { matchedRoutes } from 'hono/route';
+import type { MiddlewareHandler } from 'hono';
 import { type Insertable, sql } from 'kysely';
 import type { AppEnv } from '../context/app-env';
 import type { Db } from '../db/schema';
 import type { UsageRecordsTable } from '../db/tables/platform';
+import { routePatternOf } from '../http/route-pattern';
 import { newId } from '../ids';
 
 /** One metered request (or, folded, `quantity` identical ones) as it waits in memory. */
@@ -125,17 +125,6 @@ export function recorderFor(db: Db): UsageRecorder {
   return r;
 }
 
-/** The route pattern that answered (`/api/v1/tickets/:id`), not the concrete path: no ids in metrics. */
-export function endpointOf(c: Context): string {
-  const method = c.req.method.toUpperCase();
-  let found: string | null = null;
-  for (const r of matchedRoutes(c)) {
-    if (r.path === '*' || r.path === '/*' || r.path.endsWith('/*')) continue;
-    if (r.method === method || (method === 'HEAD' && r.method === 'GET')) found = r.path;
-  }
-  return found ?? 'unmatched';
-}
-
 /**
  * afterGate middleware: one `api_requests` usage row per request made with a tenant's credential
  * (API key, dashboard session, end-user token), whatever its status; rate-limited requests (429)
@@ -153,7 +142,7 @@ export function meterUsage(options: { flushWindowMs?: number } = {}): Middleware
       {
         tenant_id: auth.tenantId,
         method: c.req.method.toUpperCase(),
-        endpoint: endpointOf(c),
+        endpoint: routePatternOf(c) ?? 'unmatched',
         status: c.res.status,
         api_key_id: auth.kind === 'api_key' ? auth.keyId : null,
         actor:
