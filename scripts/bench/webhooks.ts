@@ -8,7 +8,8 @@
 //     (each a worker of --concurrency on the same database, no kick: they find the events by polling).
 // Prints deliveries per second and p50/p99 latency from the event's commit to its arrival at the
 // receiver, and how many of the machine's cores were busy meanwhile (all processes: a second worker
-// process can only add what the first left idle). PGlite in memory by default; --postgres (or DATABASE_URL) for a real Postgres.
+// process can only add what the first left idle). PGlite in memory by default; --postgres (or
+// DATABASE_URL) for a real Postgres.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
