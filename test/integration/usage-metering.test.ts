@@ -258,6 +258,20 @@ describe.skipIf(postgresUnavailable())('usage metering, summary, details, report
     expect(created).toEqual([{ quantity: 1 }, { quantity: 1 }, { quantity: 1 }]);
   });
 
+  it('a request no route answered is metered as endpoint "unmatched" (the route pattern the access log names null)', async () => {
+    const lone = await h.tenant();
+    const unrouted = await h.request('GET', '/api/v1/no-such-resource', { bearer: lone.adminToken });
+    expect(unrouted.status).toBe(404);
+    await h.runtime.drain();
+    const rows = await h.db
+      .selectFrom('usage_records')
+      .select(['method', 'endpoint', 'status'])
+      .where('tenant_id', '=', lone.id)
+      .where('status', '=', 404)
+      .execute();
+    expect(rows).toEqual([{ method: 'GET', endpoint: 'unmatched', status: 404 }]);
+  });
+
   it('limit=200 is accepted', async () => {
     expect((await h.request('GET', '/api/v1/usage/details?limit=200', { apiKey: key })).status).toBe(200);
   });
