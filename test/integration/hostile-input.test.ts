@@ -446,6 +446,26 @@ describe.skipIf(postgresUnavailable())('over a real socket (Node adapter)', () =
     }
   });
 
+  it('a body of unstated size (chunked) is held to the same limit as it streams', async () => {
+    const agent = new Agent({ keepAlive: false });
+    try {
+      const chunked = { 'x-api-key': rw, 'content-type': 'application/json', 'transfer-encoding': 'chunked' };
+      const big = JSON.stringify({ subject: `Oversized ${'x'.repeat(4096)}` });
+      const refused = await send(agent, 'POST', '/api/v1/tickets', chunked, big);
+      expect(refused.status).toBe(413);
+      expect(JSON.parse(refused.body)).toEqual({ detail: 'Request body too large' });
+      const accepted = await send(agent, 'POST', '/api/v1/tickets', chunked, JSON.stringify({ subject: 'Chunked' }));
+      expect(accepted.status).toBe(201);
+      expect(JSON.parse(accepted.body)).toMatchObject({ subject: 'Chunked' });
+      const listed = await send(agent, 'GET', '/api/v1/tickets?limit=100', { 'x-api-key': rw });
+      const subjects = (JSON.parse(listed.body).tickets as { subject: string }[]).map((x) => x.subject);
+      expect(subjects).toContain('Chunked');
+      expect(subjects.some((s) => s.startsWith('Oversized'))).toBe(false);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('a client-sent CF-Connecting-IP is neither the audit source_ip nor the per-IP sign-in key', async () => {
     const agent = new Agent({ keepAlive: false });
     try {
