@@ -73,8 +73,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
     // GET and HEAD carry no body: skipping the check there also spares the Node adapter from
     // building a full Request object (reading `.body` does), the costliest step of a cheap request
     // (limitBody answers nothing itself: its refusal is a rejection)
-    const proceed: Next =
-      c.req.method === 'GET' || c.req.method === 'HEAD' ? next : () => limitBody(c, next);
+    const proceed: Next = c.req.method === 'GET' || c.req.method === 'HEAD' ? next : () => limitBody(c, next);
     const answered = isBrowserPath(c.req.path) ? cors(c, proceed) : proceed();
     return answered.then(
       (res) => {

@@ -454,7 +454,13 @@ describe.skipIf(postgresUnavailable())('over a real socket (Node adapter)', () =
       const refused = await send(agent, 'POST', '/api/v1/tickets', chunked, big);
       expect(refused.status).toBe(413);
       expect(JSON.parse(refused.body)).toEqual({ detail: 'Request body too large' });
-      const accepted = await send(agent, 'POST', '/api/v1/tickets', chunked, JSON.stringify({ subject: 'Chunked' }));
+      const accepted = await send(
+        agent,
+        'POST',
+        '/api/v1/tickets',
+        chunked,
+        JSON.stringify({ subject: 'Chunked' }),
+      );
       expect(accepted.status).toBe(201);
       expect(JSON.parse(accepted.body)).toMatchObject({ subject: 'Chunked' });
       const listed = await send(agent, 'GET', '/api/v1/tickets?limit=100', { 'x-api-key': rw });
