@@ -47,8 +47,8 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   // The size limit. A stated Content-Length is the whole check (the HTTP parser holds the body to
   // it), as in Hono's bodyLimit; only a body of unstated size is counted as it streams, by
   // bodyLimit itself. Not bodyLimit for both: it first reads `c.req.raw.body`, which makes the
-  // Node adapter build a full WHATWG Request and then read the body through web streams, a
-  // quarter of ticket creation's time in a profile (README, Benchmarks).
+  // Node adapter build a full WHATWG Request and then read the body through web streams, about a
+  // fifth of ticket creation's server CPU (README, Benchmarks).
   const limitBody = (c: Context<AppEnv>, next: Next): Promise<void> => {
     const length = c.req.header('content-length');
     if (length === undefined || c.req.header('transfer-encoding') !== undefined)
