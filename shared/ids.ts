@@ -61,6 +61,13 @@ export function newRequestId(): string {
   return `rid_${processTag}${requestCount.toString(36)}`;
 }
 
+/** The longest caller-sent X-Request-Id kept (the rest is cut, so a log line stays bounded). */
+const MAX_SENT_REQUEST_ID = 128;
+
+/** A request's id: the caller's X-Request-Id (cut to MAX_SENT_REQUEST_ID), else a new one. */
+export const requestIdFrom = (sent: string | undefined): string =>
+  sent ? sent.slice(0, MAX_SENT_REQUEST_ID) : newRequestId();
+
 /** Cheap shape check for path ids, so a malformed id is a 404 without a query. */
 export const looksLikeId = (kind: IdKind, value: string) =>
   value.startsWith(`${ID_PREFIX[kind]}_`) && value.length <= 64 && /^[a-z]+_[0-9A-Za-z]+$/.test(value);

@@ -15,13 +15,12 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { type CompiledQuery, sql } from 'kysely';
 import { ticketListQueries } from '../../functions/tickets/data';
 import { scopeRefusal } from '../../shared/auth/access';
-import { readPresentedCredential } from '../../shared/auth/gate';
-import { verifyApiKey } from '../../shared/auth/key-verify';
+import { authenticateKey, readPresentedCredential } from '../../shared/auth/gate';
 import { SCOPE_CATALOG } from '../../shared/auth/scopes';
 import type { AppEnv } from '../../shared/context/app-env';
 import { loadConfig } from '../../shared/env';
 import { setResponseHeader } from '../../shared/http/response-headers';
-import { newId, newRequestId } from '../../shared/ids';
+import { newId, requestIdFrom } from '../../shared/ids';
 import { logAccess } from '../../shared/runtime/access-log';
 import { buildRoot } from '../../shared/runtime/root';
 import { andThen } from '../../shared/sync-first';
@@ -62,17 +61,12 @@ const { services } = runtime;
 const REFUSED_PATH = '/api/v1/tickets';
 top.get('/__bench/refusal-floor', (c) => {
   const started = performance.now();
-  const sent = c.req.header('x-request-id');
-  const requestId = sent ? sent.slice(0, 128) : newRequestId();
+  c.set('services', services);
+  const requestId = requestIdFrom(c.req.header('x-request-id'));
   c.set('requestId', requestId);
   setResponseHeader(c, 'X-Request-Id', requestId);
   const presented = readPresentedCredential(c.req.raw.headers);
-  const verifier = {
-    db: services.db,
-    hashSecret: services.config.API_KEY_HASH_SECRET,
-    cache: services.keyCache,
-  };
-  return andThen(verifyApiKey(verifier, presented?.token ?? ''), (key) => {
+  return andThen(authenticateKey(c, presented?.token ?? ''), (key) => {
     c.set('auth', { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes });
     const res = c.json({ detail: scopeRefusal('GET', REFUSED_PATH, key.scopes) }, 403);
     logAccess(c, services.logger, started, 403);

@@ -29,8 +29,11 @@ export function readPresentedCredential(headers: Headers): Presented | null {
 const asApiKey = (p: Presented): string | null =>
   p.type === 'api_key' ? p.token : p.jwtShaped ? null : p.token;
 
-/** A cached key is answered without a promise (see verifyApiKey); await the result either way. */
-function authenticateKey(c: Context<AppEnv>, token: string) {
+/**
+ * The presented key, verified with the request's services. A cached key is answered without a
+ * promise (see verifyApiKey); await the result either way.
+ */
+export function authenticateKey(c: Context<AppEnv>, token: string) {
   const services = c.get('services');
   return verifyApiKey(
     { db: services.db, hashSecret: services.config.API_KEY_HASH_SECRET, cache: services.keyCache },

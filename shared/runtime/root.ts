@@ -7,7 +7,7 @@ import { browserCors, isBrowserPath } from '../http/cors';
 import { ApiError, Detail, handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
 import { setResponseHeader } from '../http/response-headers';
-import { newRequestId } from '../ids';
+import { requestIdFrom } from '../ids';
 import type { Logger } from '../log/logger';
 import { logAccess } from './access-log';
 
@@ -65,8 +65,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   root.use('*', function requestFrame(c, next) {
     const started = performance.now();
     if (processServices) c.set('services', processServices);
-    const sent = c.req.header('x-request-id');
-    const id = sent ? sent.slice(0, 128) : newRequestId();
+    const id = requestIdFrom(c.req.header('x-request-id'));
     c.set('requestId', id);
     // set before the response exists, so errors carry it too (see setResponseHeader: not c.header)
     setResponseHeader(c, 'X-Request-Id', id);
