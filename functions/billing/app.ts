@@ -10,7 +10,13 @@ import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { type HandlerOf, register } from '../../shared/http/route';
 import { invalidatePlan } from '../../shared/ratelimit/plan-cache';
-import { PERIOD_RE, type Period, parsePeriod, periodOf, previousPeriod } from '../../shared/usage/plans';
+import {
+  isServablePeriod,
+  type Period,
+  parsePeriod,
+  periodOf,
+  previousPeriod,
+} from '../../shared/usage/plans';
 import {
   type BillingAccountValues,
   findBillingAccount,
@@ -102,7 +108,7 @@ register(app, routes.getInvoice, async (c) => {
   const { invoice_id } = c.req.valid('param');
   const m = /^inv_(\d{4})(\d{2})$/.exec(invoice_id);
   const name = m ? `${m[1]}-${m[2]}` : '';
-  if (!PERIOD_RE.test(name)) throw notFound('Invoice');
+  if (!isServablePeriod(name)) throw notFound('Invoice');
   const tenantId = tenantOf(c);
   const { db } = c.get('services');
   const t = await requireTenant(db, tenantId);

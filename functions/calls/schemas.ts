@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CALL_OUTCOMES, ESCALATION_REASONS, ESCALATION_ROUTES } from '../../shared/events/catalog';
+import { isoInstant } from '../../shared/http/instants';
 import { pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
 import { TICKET_PRIORITIES, TICKET_TYPES } from '../../shared/tickets/schemas';
 import { isPhoneNumber, isSipUri } from './masking';
@@ -12,7 +13,6 @@ export const CALL_STATUSES = ['in_progress', 'completed'] as const;
 export const ESCALATION_FAILURES = ['max_retries', 'no_target', 'not_telephony', 'transfer_error'] as const;
 export const CALL_SORTS = ['-started_at', 'updated_at'] as const;
 
-const isoTimestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
 const tenantId = z.string().min(1).max(128);
 const externalId = z.string().trim().min(1).max(128);
 const phone = z.string().trim().max(40).refine(isPhoneNumber, { message: 'Invalid phone number' });
@@ -35,7 +35,7 @@ export const CreateCallBody = z.strictObject({
   caller_phone: phone.nullish(),
   telephony_call_sid: externalId.nullish(),
   media_room_id: externalId.nullish(),
-  started_at: isoTimestamp.optional(),
+  started_at: isoInstant.optional(),
 });
 export type CreateCallInput = z.output<typeof CreateCallBody>;
 
@@ -60,7 +60,7 @@ export const EscalationBody = z
       .max(64)
       .regex(/^[A-Za-z0-9_-]+$/, 'Invalid id')
       .optional(),
-    escalated_at: isoTimestamp.optional(),
+    escalated_at: isoInstant.optional(),
   })
   .superRefine((v, ctx) => {
     if (v.status !== 'transferred') return;
@@ -73,7 +73,7 @@ export type EscalationInput = z.output<typeof EscalationBody>;
 export const CompleteCallBody = z.strictObject({
   tenant_id: tenantId,
   outcome: z.enum(CALL_OUTCOMES),
-  ended_at: isoTimestamp.optional(),
+  ended_at: isoInstant.optional(),
   /** default: whole seconds between started_at and ended_at */
   duration_seconds: z
     .number()
@@ -120,11 +120,11 @@ export const ListCallsQuery = pageQuery(TICKETS_PAGE).extend({
   caller_phone: z.string().trim().min(1).max(40).optional(),
   ticket_id: z.string().min(1).max(128).optional(),
   /** started_at >= started_after (inclusive) */
-  started_after: isoTimestamp.optional(),
+  started_after: isoInstant.optional(),
   /** started_at < started_before (exclusive) */
-  started_before: isoTimestamp.optional(),
+  started_before: isoInstant.optional(),
   /** updated_at >= updated_since (inclusive) */
-  updated_since: isoTimestamp.optional(),
+  updated_since: isoInstant.optional(),
   sort: z.enum(CALL_SORTS).default('-started_at'),
 });
 export type ListCallsFilters = z.output<typeof ListCallsQuery>;

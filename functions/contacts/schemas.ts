@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDateTime } from '../../shared/http/instants';
 import { pageQuery } from '../../shared/http/pagination';
 
 /**
@@ -43,8 +44,6 @@ const Tags = z
 
 const HttpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
-const isoDate = z.iso.datetime({ offset: true });
-
 const contactFields = {
   external_id: text(255).nullish(),
   first_name: text(255).nullish(),
@@ -62,7 +61,7 @@ const contactFields = {
   custom_attrs: CustomAttrs.optional(),
   tags: Tags.optional(),
   unsubscribed_from_emails: z.boolean().optional(),
-  last_seen_at: isoDate.nullish(),
+  last_seen_at: isoDateTime.nullish(),
 };
 
 export const CreateContactBody = z.strictObject(contactFields).superRefine((v, ctx) => {
@@ -90,7 +89,7 @@ export const ListContactsQuery = pageQuery(CONTACTS_PAGE).extend({
   tag: text(50).optional(),
   company_id: text(64).optional(),
   /** contacts with updated_at >= this instant (inclusive) */
-  updated_since: isoDate.optional(),
+  updated_since: isoDateTime.optional(),
   /** `created_at`: newest first (default); `updated_at`: oldest change first, ties by id */
   sort: z.enum(['created_at', 'updated_at']).default('created_at'),
   include_deleted: boolFlag,

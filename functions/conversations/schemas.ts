@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROUTING_REASONS_FIXED } from '../../shared/events/catalog';
+import { isoDateTime } from '../../shared/http/instants';
 import { pageQuery } from '../../shared/http/pagination';
 
 /** The complete conversation status set; `open`/`waiting` are the open side, `resolved`/`closed` the closed side. */
@@ -81,7 +82,7 @@ export const ListConversationsQuery = pageQuery(CONVERSATIONS_PAGE).extend({
   assignee_user_id: RefId.optional(),
   assignee_team_id: RefId.optional(),
   /** inclusive: updated_at >= updated_since */
-  updated_since: z.iso.datetime({ offset: true }).optional(),
+  updated_since: isoDateTime.optional(),
   sort: z.enum(SORTS).default('-created_at'),
 });
 export type ListConversationsQuery = z.infer<typeof ListConversationsQuery>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoDateTimeOrDate } from '../../shared/http/instants';
 import { pageQuery } from '../../shared/http/pagination';
 
 export const EXPORT_RESOURCES = ['tickets', 'calls', 'contacts', 'conversations', 'usage'] as const;
@@ -6,17 +7,15 @@ export const EXPORT_FORMATS = ['csv', 'json'] as const;
 /** Largest export: above it the job fails and asks for narrower filters. */
 export const EXPORT_MAX_ROWS = 10_000;
 
-const Instant = z.iso.datetime({ offset: true }).or(z.iso.date());
-
 export const CreateExportBody = z.strictObject({
   resource: z.enum(EXPORT_RESOURCES),
   format: z.enum(EXPORT_FORMATS).default('csv'),
   filters: z
     .strictObject({
       /** created_at >= created_from */
-      created_from: Instant.optional(),
+      created_from: isoDateTimeOrDate.optional(),
       /** created_at < created_to */
-      created_to: Instant.optional(),
+      created_to: isoDateTimeOrDate.optional(),
     })
     .default({}),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoInstant } from '../../shared/http/instants';
 import { pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
 import {
   LIMITS,
@@ -48,9 +49,6 @@ export const CreateReplyBody = z.strictObject({
   is_public: z.boolean().optional(),
 });
 
-/** ISO 8601 with an explicit offset (`Z` or `+02:00`), parsed to a Date. */
-export const isoTimestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
-
 /** `status=open,pending`: one value or a comma list, each from the set. */
 const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
   z
@@ -70,11 +68,11 @@ export const ListTicketsQuery = pageQuery(TICKETS_PAGE).extend({
   tag: tag.optional(),
   call_id: ref.optional(),
   /** created_at >= created_after (inclusive) */
-  created_after: isoTimestamp.optional(),
+  created_after: isoInstant.optional(),
   /** created_at < created_before (exclusive) */
-  created_before: isoTimestamp.optional(),
+  created_before: isoInstant.optional(),
   /** updated_at >= updated_since (inclusive) */
-  updated_since: isoTimestamp.optional(),
+  updated_since: isoInstant.optional(),
   /** `-created_at` (default): newest first; `updated_at`: oldest change first, then id (mirroring) */
   sort: z.enum(TICKET_SORTS).default('-created_at'),
 });

@@ -1,12 +1,15 @@
 import { z } from 'zod';
+import { isoDateTimeOrDate } from '../../shared/http/instants';
 import { pageQuery } from '../../shared/http/pagination';
-import { METRICS, PERIOD_RE } from '../../shared/usage/plans';
+import { isServablePeriod, METRICS, PERIOD_RE } from '../../shared/usage/plans';
 import { GROUP_BY } from '../../shared/usage/query';
 
 export const USAGE_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;
 
-const Period = z.string().regex(PERIOD_RE, 'period must be YYYY-MM');
-const Instant = z.iso.datetime({ offset: true }).or(z.iso.date());
+const Period = z
+  .string()
+  .regex(PERIOD_RE, 'period must be YYYY-MM')
+  .refine(isServablePeriod, 'period must be between 0001-01 and 9999-11');
 
 export const SummaryQuery = z.strictObject({ period: Period.optional() });
 
@@ -14,8 +17,8 @@ export const SummaryQuery = z.strictObject({ period: Period.optional() });
 export const DetailsQuery = pageQuery(USAGE_PAGE)
   .extend({
     period: Period.optional(),
-    from: Instant.optional(),
-    to: Instant.optional(),
+    from: isoDateTimeOrDate.optional(),
+    to: isoDateTimeOrDate.optional(),
     kind: z.enum(METRICS).optional(),
     group_by: z.enum(GROUP_BY).optional(),
   })

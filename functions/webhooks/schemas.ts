@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ALL_EVENTS, EVENT_GROUPS, EVENT_TYPES } from '../../shared/events/catalog';
+import { isoDateTime } from '../../shared/http/instants';
 import { queryInt } from '../../shared/http/pagination';
 
 /**
@@ -56,9 +57,7 @@ export const DeliveriesQuery = z.object({
 });
 
 export const RecoverBody = z.strictObject({
-  since: z.iso
-    .datetime({ offset: true })
-    .describe('Re-send every failed delivery created at or after this time'),
+  since: isoDateTime.describe('Re-send every failed delivery created at or after this time'),
 });
 
 /** QStash callback body (shared/webhooks/qstash.ts publishes it). */

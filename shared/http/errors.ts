@@ -132,6 +132,9 @@ const CONSTRAINT_ERRORS: Record<
   '22001': { status: 422, detail: bodyIssue('A value is too long') },
   '22P02': { status: 422, detail: bodyIssue('A value has the wrong format') },
   '22003': { status: 422, detail: bodyIssue('A number is out of range') },
+  // a date-time Postgres cannot hold (22008) or read (22009): shared/http/instants.ts refuses it first
+  '22008': { status: 422, detail: bodyIssue('A date-time is out of range') },
+  '22009': { status: 422, detail: bodyIssue('A date-time is out of range') },
   // NUL in text (22021) or jsonb (22P05): shared/http/input.ts refuses it first; this is the backstop
   '22021': { status: 422, detail: bodyIssue(HOSTILE_TEXT.nul.msg) },
   '22P05': { status: 422, detail: bodyIssue(HOSTILE_TEXT.nul.msg) },

@@ -21,6 +21,8 @@ export const HOSTILE_TEXT = {
   surrogate: { msg: 'Text must be valid Unicode (lone surrogate)', type: 'string_unicode' },
   tooDeep: { msg: `JSON must not nest deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_too_deep' },
   notUtf8: { msg: 'Request body is not valid UTF-8', type: 'json_invalid' },
+  // JSON.parse reads 1e309 as Infinity, which JSON cannot write back: stored as-is it comes back null
+  notFinite: { msg: 'Number is out of range (larger than a double can hold)', type: 'number_not_finite' },
 } as const;
 
 // With the `u` flag a surrogate pair is one code point, so the class matches lone halves only.
@@ -33,7 +35,7 @@ function textIssue(text: string, loc: (string | number)[]): ValidationIssue | nu
 }
 
 /**
- * Every string (object keys too: they land in jsonb) and the nesting of `value`, as 422 issues
+ * Every string (object keys too: they land in jsonb), every number and the nesting of `value`, as 422 issues
  * located like zod's (`["body", "custom_attrs", "a"]`). Stops at the first problem of each string;
  * never descends past MAX_JSON_DEPTH, so a 10,000-deep document costs 32 steps down one branch.
  */
@@ -49,6 +51,10 @@ function visit(v: unknown, loc: (string | number)[], depth: number, issues: Vali
   if (typeof v === 'string') {
     const issue = textIssue(v, loc);
     if (issue) issues.push(issue);
+    return;
+  }
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) issues.push({ loc, ...HOSTILE_TEXT.notFinite });
     return;
   }
   if (v === null || typeof v !== 'object') return;
@@ -70,6 +76,8 @@ function visit(v: unknown, loc: (string | number)[], depth: number, issues: Vali
     }
     if (typeof child === 'string') {
       if (FORBIDDEN_CHAR.test(child)) issues.push(textIssue(child, [...loc, key])!);
+    } else if (typeof child === 'number') {
+      if (!Number.isFinite(child)) issues.push({ loc: [...loc, key], ...HOSTILE_TEXT.notFinite });
     } else if (child !== null && typeof child === 'object') visit(child, [...loc, key], depth + 1, issues);
   }
 }

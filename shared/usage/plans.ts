@@ -69,22 +69,40 @@ export interface Period {
 
 export const PERIOD_RE = /^(\d{4})-(0[1-9]|1[0-2])$/;
 
+/**
+ * A period this API can serve: `YYYY-MM` from 0001-01 to 9999-11. December 9999 would end in year
+ * 10000, past what a stored timestamp holds (shared/http/instants.ts). Names are fixed-width, so
+ * they compare as strings.
+ */
+export const isServablePeriod = (name: string): boolean =>
+  PERIOD_RE.test(name) && name >= '0001-01' && name <= '9999-11';
+
+/**
+ * Midnight UTC on the first of a month. Not `Date.UTC(year, …)`: it reads years 0-99 as 1900-1999,
+ * which made `0099-01` the period 1999-01.
+ */
+function monthStart(year: number, monthIndex: number): Date {
+  const d = new Date(0);
+  d.setUTCFullYear(year, monthIndex, 1);
+  return d;
+}
+
 export function periodOf(date: Date): Period {
-  const start = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1));
-  return periodFromStart(start);
+  return periodFromStart(monthStart(date.getUTCFullYear(), date.getUTCMonth()));
 }
 
 function periodFromStart(start: Date): Period {
-  const end = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1));
-  const period = `${start.getUTCFullYear()}-${String(start.getUTCMonth() + 1).padStart(2, '0')}`;
+  const end = monthStart(start.getUTCFullYear(), start.getUTCMonth() + 1);
+  const year = String(start.getUTCFullYear()).padStart(4, '0');
+  const period = `${year}-${String(start.getUTCMonth() + 1).padStart(2, '0')}`;
   return { period, start, end };
 }
 
 export function parsePeriod(name: string): Period {
   const m = PERIOD_RE.exec(name);
   if (!m) throw new Error(`bad period ${name}`);
-  return periodFromStart(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1)));
+  return periodFromStart(monthStart(Number(m[1]), Number(m[2]) - 1));
 }
 
 export const previousPeriod = (p: Period): Period =>
-  periodOf(new Date(Date.UTC(p.start.getUTCFullYear(), p.start.getUTCMonth() - 1, 1)));
+  periodFromStart(monthStart(p.start.getUTCFullYear(), p.start.getUTCMonth() - 1));

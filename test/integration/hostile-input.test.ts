@@ -237,6 +237,82 @@ describe.skipIf(postgresUnavailable())('hostile input (issue 18)', () => {
     });
   });
 
+  describe('date-times and numbers Postgres or JSON cannot hold: 422 where they enter, nothing written', () => {
+    const outOfRange = {
+      loc: expect.any(Array),
+      msg: expect.stringContaining('0001-01-01'),
+      type: expect.any(String),
+    };
+
+    // these were 500s: year 0 and, through an offset, year 10000 in UTC (`+010000-…`), which
+    // Postgres refuses
+    it.each([
+      ['/api/v1/tickets?created_after=0000-01-01T00:00:00Z', 'created_after'],
+      ['/api/v1/tickets?updated_since=9999-12-31T23:59:59-12:00', 'updated_since'],
+      ['/api/v1/calls?started_before=0001-01-01T00:00:00%2B01:00', 'started_before'],
+      ['/api/v1/conversations?updated_since=0000-01-01T00:00:00Z', 'updated_since'],
+      ['/api/v2/contacts?updated_since=9999-12-31T23:59:59-12:00', 'updated_since'],
+      ['/api/v1/usage/details?from=0000-01-01', 'from'],
+    ])('GET %s', async (path, field) => {
+      const res = await h.request('GET', path, { bearer: t.adminToken });
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toEqual([{ ...outOfRange, loc: ['query', field] }]);
+    });
+
+    it('the last instant of year 9999 and the first of year 1 are served', async () => {
+      for (const at of ['9999-12-31T23:59:59.999Z', '0001-01-01T00:00:00Z']) {
+        const res = await h.request('GET', `/api/v1/tickets?created_after=${at}`, { bearer: t.adminToken });
+        expect(res.status, at).toBe(200);
+      }
+    });
+
+    it('an export with an impossible date is refused, not written as a failed job', async () => {
+      const jobs = async () =>
+        Number(
+          (
+            await h.db
+              .selectFrom('export_jobs')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await jobs();
+      const res = await h.request('POST', '/api/v1/tenant/exports', {
+        bearer: t.adminToken,
+        body: { resource: 'tickets', format: 'json', filters: { created_from: '0000-01-01T00:00:00Z' } },
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0].loc).toEqual(['body', 'filters', 'created_from']);
+      expect(await jobs()).toBe(before);
+    });
+
+    it('usage periods: 9999-12 (it ends in year 10000) is 422; years 1-99 are not read as 1900-1999', async () => {
+      const december = await h.request('GET', '/api/v1/usage/summary?period=9999-12', {
+        bearer: t.adminToken,
+      });
+      expect(december.status).toBe(422);
+      expect(december.body.detail[0].loc).toEqual(['query', 'period']);
+      const early = await h.request('GET', '/api/v1/usage/summary?period=0099-01', { bearer: t.adminToken });
+      expect(early.status).toBe(200);
+      expect(early.body.period).toBe('0099-01');
+    });
+
+    it('1e400 inside free-form custom_attrs is 422 (it would be stored and returned as null)', async () => {
+      const before = await count('contacts');
+      const res = await h.request('POST', '/api/v2/contacts', {
+        bearer: t.adminToken,
+        rawBody: '{"first_name":"E","custom_attrs":{"a":1e400,"b":[1,-1e400]}}',
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(res.status).toBe(422);
+      expect(res.body.detail).toEqual([
+        { loc: ['body', 'custom_attrs', 'a'], msg: expect.any(String), type: 'number_not_finite' },
+        { loc: ['body', 'custom_attrs', 'b', 1], msg: expect.any(String), type: 'number_not_finite' },
+      ]);
+      expect(await count('contacts')).toBe(before);
+    });
+  });
+
   describe('references: ids in a body must be rows of the caller tenant', () => {
     let agentOfOther: string;
     beforeAll(async () => {
