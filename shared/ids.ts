@@ -61,12 +61,16 @@ export function newRequestId(): string {
   return `rid_${processTag}${requestCount.toString(36)}`;
 }
 
-/** The longest caller-sent X-Request-Id kept (the rest is cut, so a log line stays bounded). */
-const MAX_SENT_REQUEST_ID = 128;
+/**
+ * A caller's X-Request-Id that is kept (DESIGN.md: "the caller's, up to 128 characters, else a new
+ * one"): 1-128 printable ASCII characters, so a log line stays bounded and the echo is the exact
+ * bytes sent. A longer or other id gets a new one rather than a cut copy the caller never sent.
+ */
+const KEPT_REQUEST_ID = /^[\x20-\x7e]{1,128}$/;
 
-/** A request's id: the caller's X-Request-Id (cut to MAX_SENT_REQUEST_ID), else a new one. */
+/** A request's id: the caller's X-Request-Id when it is one to keep, else a new one. */
 export const requestIdFrom = (sent: string | undefined): string =>
-  sent ? sent.slice(0, MAX_SENT_REQUEST_ID) : newRequestId();
+  sent !== undefined && KEPT_REQUEST_ID.test(sent) ? sent : newRequestId();
 
 /** Cheap shape check for path ids, so a malformed id is a 404 without a query. */
 export const looksLikeId = (kind: IdKind, value: string) =>

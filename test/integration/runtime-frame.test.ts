@@ -33,13 +33,19 @@ describe.skipIf(postgresUnavailable())('request id and access log', () => {
     expect(b.status).toBe(401);
   });
 
-  it("the caller's id is echoed, cut to 128 characters", async () => {
-    const res = await h.request('GET', '/api/v1/tickets', {
+  it("the caller's id is echoed up to 128 characters; a longer one gets a new id", async () => {
+    const kept = await h.request('GET', '/api/v1/tickets', {
       apiKey: readKey,
-      headers: { 'x-request-id': 'x'.repeat(300) },
+      headers: { 'x-request-id': 'x'.repeat(128) },
     });
-    expect(res.headers.get('x-request-id')).toBe('x'.repeat(128));
+    expect(kept.headers.get('x-request-id')).toBe('x'.repeat(128));
     expect(lastAccess()?.request_id).toBe('x'.repeat(128));
+    const long = await h.request('GET', '/api/v1/tickets', {
+      apiKey: readKey,
+      headers: { 'x-request-id': 'x'.repeat(129) },
+    });
+    expect(long.headers.get('x-request-id')).toMatch(/^rid_[0-9A-Za-z]{13,}$/);
+    expect(lastAccess()?.request_id).toBe(long.headers.get('x-request-id'));
   });
 
   it('200: method, route pattern, status, duration, tenant, credential kind and request id', async () => {
