@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from '../../shared/http/pagination';
-import { CreateTicketBody } from '../../shared/tickets/schemas';
+import { CreateTicketBody, TICKET_STATUSES } from '../../shared/tickets/schemas';
 
 const TenantId = z.string().min(1).max(64);
 const Email = z.string().trim().toLowerCase().email().max(320);
@@ -33,7 +33,8 @@ export const MagicLinkResponse = z.object({
 });
 
 export const AppTicketsQuery = pageQuery({ defaultLimit: 20, maxLimit: 100 }).extend({
-  status: z.string().min(1).max(32).optional(),
+  /** one of the ticket statuses; anything else is a 422, as on the agents' list, not an empty page */
+  status: z.enum(TICKET_STATUSES).optional(),
 });
 export const AppTicketParam = z.object({ id: z.string().min(1).max(64) });
 

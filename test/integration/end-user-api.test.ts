@@ -164,6 +164,12 @@ describe.skipIf(postgresUnavailable())('end-user API (/api/v1/app)', () => {
     expect(mine.status).toBe(200);
     expect(mine.body).toMatchObject({ total: 2, limit: 20, offset: 0 });
     expect(mine.body.tickets.map((x: any) => x.subject).sort()).toEqual(['A1', 'A2']);
+    const open = await h.request('GET', '/api/v1/app/tickets?status=open', { bearer: a });
+    expect(open.body.total).toBe(2);
+    // a status that does not exist is a mistake to report, as on the agents' list, not an empty page
+    const bogus = await h.request('GET', '/api/v1/app/tickets?status=bogus', { bearer: a });
+    expect(bogus.status).toBe(422);
+    expect(bogus.body.detail[0].loc).toEqual(['query', 'status']);
     expect((await h.request('GET', `/api/v1/app/tickets/${created.body.id}`, { bearer: a })).status).toBe(
       404,
     );

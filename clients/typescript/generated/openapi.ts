@@ -6165,7 +6165,7 @@ export interface operations {
                 /** @description How many items to skip: 0 for the first page, then `offset + limit` */
                 offset?: number;
                 /** @description Only items in this status (one value, or a comma-separated list where the schema says so) */
-                status?: string;
+                status?: "new" | "open" | "pending" | "on_hold" | "resolved" | "closed";
             };
             header?: never;
             path?: never;
