@@ -23,6 +23,7 @@ export const Detail = {
   resourceNotFound: (resource: string) => `${resource} not found`,
   methodNotAllowed: 'Method Not Allowed',
   bodyTooLarge: 'Request body too large',
+  bodyIncomplete: 'Request body ended before it was complete',
   databaseUnavailable: 'Service temporarily unavailable: database unreachable',
   internalError: 'Internal server error',
   rateLimited: 'Rate limit exceeded',

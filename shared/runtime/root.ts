@@ -38,6 +38,11 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   // the unread rest of the body makes the socket unusable, and Node closes it: say so, so a pooled
   // client opens a new connection instead of failing its next request
   const tooLarge = () => new ApiError(413, Detail.bodyTooLarge, { Connection: 'close' });
+  // a streamed body whose sender went away (or broke the chunking) before its end: the caller's
+  // doing, so a 400 in the access log and the meter rather than a 500 that would page someone
+  const incomplete = (err: unknown) => {
+    throw err instanceof ApiError ? err : new ApiError(400, Detail.bodyIncomplete, { Connection: 'close' });
+  };
   const countBody = bodyLimit({
     maxSize: options.maxBodyBytes,
     onError: () => {
@@ -51,8 +56,9 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   // fifth of ticket creation's server CPU (README, Benchmarks).
   const limitBody = (c: Context<AppEnv>, next: Next): Promise<void> => {
     const length = c.req.header('content-length');
+    // (what comes after next() answers its own errors through onError: only the read fails here)
     if (length === undefined || c.req.header('transfer-encoding') !== undefined)
-      return countBody(c, next) as Promise<void>;
+      return (countBody(c, next) as Promise<void>).catch(incomplete);
     return Number.parseInt(length, 10) > options.maxBodyBytes ? Promise.reject(tooLarge()) : next();
   };
   const cors = browserCors(options.corsOrigins);

@@ -1,5 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../shared/http/input';
@@ -546,6 +546,32 @@ describe.skipIf(postgresUnavailable())('over a real socket (Node adapter)', () =
     } finally {
       agent.destroy();
     }
+  });
+
+  it('a chunked body its sender abandons is a 400 in the access log, not a 500, and writes nothing', async () => {
+    const before = await h.db
+      .selectFrom('tickets')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(
+      'POST /api/v1/tickets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        `X-API-Key: ${rw}\r\nX-Request-Id: abandoned-body\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"sub`,
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    socket.destroy();
+    let line: Record<string, unknown> | undefined;
+    for (let i = 0; i < 50 && !line; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      line = h.accessLines().find((l) => l.request_id === 'abandoned-body');
+    }
+    expect(line).toMatchObject({ method: 'POST', status: 400 });
+    const after = await h.db
+      .selectFrom('tickets')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
+    expect(after.n).toEqual(before.n);
   });
 
   it('a client-sent CF-Connecting-IP is neither the audit source_ip nor the per-IP sign-in key', async () => {
