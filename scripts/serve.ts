@@ -1,6 +1,7 @@
 // `npm start`: the embedded runtime on PORT/HOST (default 127.0.0.1:8787).
 import { serve } from '@hono/node-server';
 import { defaultedSecrets, loadConfig } from '../shared/env';
+import { answerClientErrors } from '../shared/runtime/client-errors.node.js';
 import { createEmbeddedRuntime } from './embedded';
 import { DEMO_ADMIN, seedDemoAdmin, seedDemoTenant } from './seed';
 
@@ -35,6 +36,8 @@ const server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) 
     lines.push(`Using development defaults for: ${defaulted.join(', ')} (set them outside development)`);
   console.log(lines.join('\n'));
 });
+
+answerClientErrors(server);
 
 let stopping = false;
 async function shutdown(signal: string) {

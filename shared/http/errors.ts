@@ -24,6 +24,10 @@ export const Detail = {
   methodNotAllowed: 'Method Not Allowed',
   bodyTooLarge: 'Request body too large',
   bodyIncomplete: 'Request body ended before it was complete',
+  // what the Node server answers for requests its HTTP parser refuses (shared/runtime/client-errors.node.ts)
+  headersTooLarge: 'Request header fields too large',
+  requestTimeout: 'Request timeout',
+  malformedRequest: 'Malformed HTTP request',
   databaseUnavailable: 'Service temporarily unavailable: database unreachable',
   internalError: 'Internal server error',
   rateLimited: 'Rate limit exceeded',

@@ -3,6 +3,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../shared/http/input';
+import { answerClientErrors } from '../../shared/runtime/client-errors.node.js';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 import { addEndUsers, addTenantUsers } from '../support/people';
 
@@ -470,6 +471,7 @@ describe.skipIf(postgresUnavailable())('over a real socket (Node adapter)', () =
     server = await new Promise<ServerType>((resolve) => {
       const s = serve({ fetch: h.runtime.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
     });
+    answerClientErrors(server); // as `npm start` does (scripts/serve.ts)
     port = (server.address() as AddressInfo).port;
   });
   afterAll(async () => {
@@ -546,6 +548,35 @@ describe.skipIf(postgresUnavailable())('over a real socket (Node adapter)', () =
     } finally {
       agent.destroy();
     }
+  });
+
+  /** Writes `raw` on a new connection and reads until the server closes it. */
+  const rawExchange = (raw: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d) => {
+        text += d;
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+
+  it("requests Node's parser refuses get the API's error shape, not a bare status line", async () => {
+    const huge = await rawExchange(
+      `GET /api/v2/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(huge).toContain('Content-Type: application/json');
+    expect(JSON.parse(huge.slice(huge.indexOf('\r\n\r\n') + 4))).toEqual({
+      detail: 'Request header fields too large',
+    });
+    const malformed = await rawExchange('GET /api/v2/health HTTP/1.1\r\nHost x\r\n\r\n');
+    expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(malformed.slice(malformed.indexOf('\r\n\r\n') + 4))).toEqual({
+      detail: 'Malformed HTTP request',
+    });
   });
 
   it('a chunked body its sender abandons is a 400 in the access log, not a 500, and writes nothing', async () => {
