@@ -35,9 +35,10 @@ function textIssue(text: string, loc: (string | number)[]): ValidationIssue | nu
 }
 
 /**
- * Every string (object keys too: they land in jsonb), every number and the nesting of `value`, as 422 issues
- * located like zod's (`["body", "custom_attrs", "a"]`). Stops at the first problem of each string;
- * never descends past MAX_JSON_DEPTH, so a 10,000-deep document costs 32 steps down one branch.
+ * Every string (object keys too: they land in jsonb), every number and the nesting of `value`, as
+ * 422 issues located like zod's (`["body", "custom_attrs", "a"]`). Stops at the first problem of
+ * each string; never descends past MAX_JSON_DEPTH, so a 10,000-deep document costs 32 steps down
+ * one branch.
  */
 export function hostileInputIssues(value: unknown, root: string): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
