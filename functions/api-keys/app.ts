@@ -5,7 +5,6 @@ import { isScope, SCOPE_CATALOG } from '../../shared/auth/scopes';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Executor } from '../../shared/db/schema';
 import { badRequest, conflict, Detail, notFound } from '../../shared/http/errors';
-import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import {
   deleteKey,
@@ -70,9 +69,8 @@ register(app, routes.createApiKey, async (c) => {
 });
 
 register(app, routes.listApiKeys, async (c) => {
-  const page = c.req.valid('query');
-  const { rows, total } = await listKeys(c.get('services').db, tenantOf(c), page);
-  return c.json(pageEnvelope('api_keys', rows.map(listView), total, page));
+  const rows = await listKeys(c.get('services').db, tenantOf(c));
+  return c.json({ api_keys: rows.map(listView) });
 });
 
 register(app, routes.rotateApiKey, async (c) => {

@@ -1,8 +1,6 @@
 import type { Selectable } from 'kysely';
 import { generateApiKey, hashApiKey } from '../../shared/auth/key-format';
-import { pageWithTotal } from '../../shared/db/paging';
 import type { ApiKeysTable, Executor } from '../../shared/db/schema';
-import type { Page } from '../../shared/http/pagination';
 import { newId } from '../../shared/ids';
 
 export type KeyRow = Selectable<ApiKeysTable>;
@@ -80,9 +78,15 @@ export function findKey(db: Executor, tenantId: string, keyId: string): Promise<
 }
 
 /** A page of the tenant's keys, newest first, and their total. */
-export function listKeys(db: Executor, tenantId: string, page: Page) {
-  const base = db.selectFrom('api_keys').where('tenant_id', '=', tenantId);
-  return pageWithTotal(base, page, (q) => q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'));
+/** Every key of the tenant, newest first: the spec's list has no pagination (as the webhook list). */
+export function listKeys(db: Executor, tenantId: string) {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
 }
 
 /**

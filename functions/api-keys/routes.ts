@@ -3,7 +3,7 @@ import { SCOPE_CATALOG } from '../../shared/auth/scopes';
 import { Detail as ErrorDetail } from '../../shared/http/errors';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
-import { CreateApiKeyBody, KeyIdParam, ListApiKeysQuery } from './schemas';
+import { CreateApiKeyBody, KeyIdParam } from './schemas';
 
 const Scope = z.enum(SCOPE_CATALOG);
 const ApiKey = z.object({
@@ -74,18 +74,13 @@ export const listApiKeys = defineRoute({
   path: '/api/v1/api-keys',
   access: { surface: 'dashboard', role: 'tenant_admin' },
   summary: "List the tenant's API keys",
-  description: `${adminOnly} Never returns a secret or its hash.`,
+  description: `${adminOnly} The full list, newest first, with no pagination fields; never a secret or its hash.`,
   tags: ['API keys'],
-  query: ListApiKeysQuery,
   responses: {
     200: {
-      description: 'A page of keys, newest first',
-      schema: z.object({
-        api_keys: z.array(ApiKey),
-        total: z.number(),
-        limit: z.number(),
-        offset: z.number(),
-      }),
+      // the spec's shape: `{api_keys: [...]}`, no query and no pagination fields (as the webhook list)
+      description: 'Every key of the tenant, newest first',
+      schema: z.object({ api_keys: z.array(ApiKey) }),
     },
   },
 });

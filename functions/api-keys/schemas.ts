@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { pageQuery } from '../../shared/http/pagination';
 
 /** Spec section A limits: name 1-100, description <= 500, scopes >= 1, expires_in_days 1-3650. */
 export const CreateApiKeyBody = z.strictObject({
@@ -9,7 +8,5 @@ export const CreateApiKeyBody = z.strictObject({
   expires_in_days: z.number().int().min(1).max(3650).nullish(),
 });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
-
-export const ListApiKeysQuery = pageQuery({ defaultLimit: 100, maxLimit: 200 });
 
 export const KeyIdParam = z.object({ key_id: z.string().min(1).max(64) });

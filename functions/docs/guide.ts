@@ -59,8 +59,8 @@ quote it when you report a problem.
 
 ## Pagination
 
-Lists take \`limit\` and \`offset\` and answer an envelope with the page and the total (the webhook list is
-whole, and the delivery log takes \`limit\` only: see each operation):
+Lists take \`limit\` and \`offset\` and answer an envelope with the page and the total (the webhook and
+API-key lists are whole, and the delivery log takes \`limit\` only: see each operation):
 
 \`\`\`json
 {"tickets": [{"id": "tkt_0mhbq3k8zHkR2d9TQx7pLw", "subject": "Printer on fire", "…": "…"}], "total": 42, "limit": 20, "offset": 0}

@@ -14,6 +14,29 @@ describe.skipIf(postgresUnavailable())('API-key management (section A)', () => {
   const create = (body: unknown, bearer = t.adminToken) =>
     h.request('POST', '/api/v1/api-keys', { bearer, body });
 
+  it('lists every key under `api_keys` alone, past any page size (spec: no query, no pagination fields)', async () => {
+    const own = await h.tenant({ name: 'Many keys' });
+    const rows = Array.from({ length: 150 }, (_, i) => ({
+      id: `key_many_${String(i).padStart(3, '0')}`,
+      tenant_id: own.id,
+      name: `k${i}`,
+      key_prefix: `prefix${String(i).padStart(6, '0')}`,
+      key_hash: `hash_many_${i}`,
+      environment: 'live' as const,
+      scopes: ['tickets:read'],
+      created_by: 'user:user_admin',
+      created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+    }));
+    await h.db.insertInto('api_keys').values(rows).execute();
+    const list = await h.request('GET', '/api/v1/api-keys?limit=2', { bearer: own.adminToken });
+    expect(list.status).toBe(200);
+    expect(Object.keys(list.body)).toEqual(['api_keys']);
+    expect(list.body.api_keys).toHaveLength(150);
+    // newest first
+    expect(list.body.api_keys[0].id).toBe('key_many_149');
+    expect(list.body.api_keys.at(-1).id).toBe('key_many_000');
+  });
+
   it('creates a key: 201, secret once, live prefix, normalised scopes', async () => {
     const res = await create({
       name: 'CI',

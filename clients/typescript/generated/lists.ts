@@ -10,7 +10,7 @@ export const LIST_ENDPOINTS = {
     "items": "runs"
   },
   "/api/v1/api-keys": {
-    "paging": "offset",
+    "paging": "none",
     "items": "api_keys"
   },
   "/api/v1/app/tickets": {

@@ -146,7 +146,7 @@ export interface paths {
         };
         /**
          * List the tenant's API keys
-         * @description Dashboard session with tenant_admin or higher; API keys cannot manage keys. Never returns a secret or its hash.
+         * @description Dashboard session with tenant_admin or higher; API keys cannot manage keys. The full list, newest first, with no pagination fields; never a secret or its hash.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -2658,9 +2658,6 @@ export interface components {
         };
         ApiKeyList: {
             api_keys: components["schemas"]["ApiKey"][];
-            total: number;
-            limit: number;
-            offset: number;
         };
         /** @description A page of tickets, with the total matching the filters. */
         TicketList: {
@@ -4998,19 +4995,14 @@ export interface operations {
     };
     getApiV1ApiKeys: {
         parameters: {
-            query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
-                limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
-                offset?: number;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A page of keys, newest first */
+            /** @description Every key of the tenant, newest first */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5039,10 +5031,7 @@ export interface operations {
                      *           "revoked_at": null,
                      *           "is_active": true
                      *         }
-                     *       ],
-                     *       "total": 42,
-                     *       "limit": 20,
-                     *       "offset": 0
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["ApiKeyList"];
@@ -5075,7 +5064,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
