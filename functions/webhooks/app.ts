@@ -79,7 +79,11 @@ async function checkTarget(
   events: readonly string[] | undefined,
 ) {
   if (url !== undefined) {
-    const parsed = parseHttpsUrl(url);
+    // the spec's "must start with `https://`" to the letter, upper-case scheme included; the
+    // delivery's own check (parseHttpsUrl) stays case-blind for what was stored before
+    const parsed = url.startsWith('https://')
+      ? parseHttpsUrl(url)
+      : { ok: false as const, detail: WebhookUrlError.notHttps };
     if (!parsed.ok) throw badRequest(parsed.detail);
   }
   const normalized = events === undefined ? undefined : normalizeEvents(events);
