@@ -77,7 +77,6 @@ export function findKey(db: Executor, tenantId: string, keyId: string): Promise<
     .executeTakeFirst();
 }
 
-/** A page of the tenant's keys, newest first, and their total. */
 /** Every key of the tenant, newest first: the spec's list has no pagination (as the webhook list). */
 export function listKeys(db: Executor, tenantId: string) {
   return db
