@@ -81,9 +81,8 @@ async function checkTarget(
   if (url !== undefined) {
     // the spec's "must start with `https://`" to the letter, upper-case scheme included; the
     // delivery's own check (parseHttpsUrl) stays case-blind for what was stored before
-    const parsed = url.startsWith('https://')
-      ? parseHttpsUrl(url)
-      : { ok: false as const, detail: WebhookUrlError.notHttps };
+    if (!url.startsWith('https://')) throw badRequest(WebhookUrlError.notHttps);
+    const parsed = parseHttpsUrl(url);
     if (!parsed.ok) throw badRequest(parsed.detail);
   }
   const normalized = events === undefined ? undefined : normalizeEvents(events);

@@ -6,18 +6,18 @@ import { z } from 'zod';
  * can carry a well-formed `9999-12-31T23:59:59-12:00` into year 10000; Postgres refuses both, so
  * such a value is a 422 here, where it enters, and never reaches a query (docs/input.md).
  */
-export const EARLIEST_INSTANT_MS = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z
-export const LATEST_INSTANT_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
-
-export const isStorableInstant = (ms: number): boolean =>
-  ms >= EARLIEST_INSTANT_MS && ms <= LATEST_INSTANT_MS;
-
+const EARLIEST_MS = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z
+const LATEST_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
 const OUT_OF_RANGE = 'Date-time must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z';
 
+/** false for NaN too: a string zod's format accepts but Date cannot read is refused as well */
+const storable = (iso: string): boolean => {
+  const ms = Date.parse(iso);
+  return ms >= EARLIEST_MS && ms <= LATEST_MS;
+};
+
 /** An ISO 8601 date-time with an explicit offset (`Z` or `+02:00`), in range; kept as the string sent. */
-export const isoDateTime = z.iso
-  .datetime({ offset: true })
-  .refine((v) => isStorableInstant(Date.parse(v)), OUT_OF_RANGE);
+export const isoDateTime = z.iso.datetime({ offset: true }).refine(storable, OUT_OF_RANGE);
 
 /** The same, parsed to a Date. */
 export const isoInstant = isoDateTime.transform((v) => new Date(v));
@@ -25,4 +25,4 @@ export const isoInstant = isoDateTime.transform((v) => new Date(v));
 /** A date-time as above, or a calendar date (`2026-11-01`: its midnight, UTC). */
 export const isoDateTimeOrDate = z
   .union([z.iso.datetime({ offset: true }), z.iso.date()])
-  .refine((v) => isStorableInstant(Date.parse(v)), OUT_OF_RANGE);
+  .refine(storable, OUT_OF_RANGE);
