@@ -132,7 +132,7 @@ export const components = defineComponents({
         status: '`in_progress` until the voice agent completes it, then `completed`',
         channel: 'How the caller reached you (`phone`, `sip`, `web`, `app`)',
         direction: '`inbound` or `outbound`',
-        caller_phone: 'Caller number (E.164); masked for roles that may not see it',
+        caller_phone: 'Caller number (E.164), as the voice agent reported it',
         telephony_call_sid: "The telephony provider's call id",
         media_room_id: 'Media room of a web call',
         started_at: 'When the call started (ISO 8601 UTC)',

@@ -17,15 +17,19 @@ import {
   countConversationForContact,
   defaultRoutingReason,
   type ExportRow,
+  type ExportSubject,
   exportView,
   findConversation,
   findExport,
+  findExportSubject,
   insertConversation,
   insertExport,
+  listEscalations,
   type MessageRow,
   messagePage,
   messageRef,
   messageView,
+  subjectIdOf,
   transcriptMessages,
   transitionEvent,
   updateConversationRow,
@@ -33,7 +37,12 @@ import {
 import { autoReply, type InboundInput, ingestInbound } from './inbound';
 import * as routes from './routes';
 import type { AssignConversationBody, UpdateConversationBody } from './schemas';
-import { renderTranscript, TRANSCRIPT_MEDIA_TYPE } from './transcript';
+import {
+  renderCallTranscript,
+  renderTranscript,
+  TRANSCRIPT_MEDIA_TYPE,
+  type TranscriptFormat,
+} from './transcript';
 
 /**
  * The conversations API twice, v1 (API key or dashboard session) and v2 (dashboard sessions only):
@@ -262,7 +271,39 @@ register(app, routes.listMessagesV2, listMessages);
 type DownloadRoute = typeof routes.downloadExportV1 | typeof routes.downloadExportV2;
 
 const downloadPathOf = (download: DownloadRoute, row: ExportRow) =>
-  download.path.replace('{id}', () => row.conversation_id).replace('{export_id}', () => row.id);
+  download.path.replace('{id}', () => subjectIdOf(row)).replace('{export_id}', () => row.id);
+
+type ExportOptions = { format: TranscriptFormat; include_internal: boolean };
+
+/** The export's subject and its transcript: a conversation's messages, or a call's record. */
+async function transcriptOf(
+  db: Executor,
+  tenantId: string,
+  subject: ExportSubject,
+  options: ExportOptions,
+  now: Date,
+) {
+  if (subject.kind === 'call') {
+    const escalations = await listEscalations(db, tenantId, subject.call.id);
+    return {
+      conversation_id: null,
+      call_id: subject.call.id,
+      message_count: 0,
+      content: renderCallTranscript(options.format, subject.call, escalations, now),
+    };
+  }
+  const { conversation } = subject;
+  const messages = await transcriptMessages(db, tenantId, conversation.id, {
+    includeInternal: options.include_internal,
+    limit: EXPORT_MAX_MESSAGES,
+  });
+  return {
+    conversation_id: conversation.id,
+    call_id: null,
+    message_count: messages.length,
+    content: renderTranscript(options.format, conversation, messages, now),
+  };
+}
 
 const createExport =
   (download: DownloadRoute): HandlerOf<typeof routes.createExportV1> =>
@@ -271,20 +312,14 @@ const createExport =
     const options = c.req.valid('json') ?? { format: 'json' as const, include_internal: false };
     const tenantId = tenantOf(c);
     const { db, config } = c.get('services');
-    const conversation = await findConversation(db, tenantId, id);
-    const messages = await transcriptMessages(db, tenantId, conversation.id, {
-      includeInternal: options.include_internal,
-      limit: EXPORT_MAX_MESSAGES,
-    });
+    const subject = await findExportSubject(db, tenantId, id);
     const now = new Date();
     const row = await insertExport(db, {
       tenant_id: tenantId,
-      conversation_id: conversation.id,
+      ...(await transcriptOf(db, tenantId, subject, options, now)),
       format: options.format,
       status: 'completed',
       include_internal: options.include_internal,
-      message_count: messages.length,
-      content: renderTranscript(options.format, conversation, messages, now),
       created_by: actorOf(c),
       created_at: now,
     });
@@ -293,12 +328,12 @@ const createExport =
 register(app, routes.createExportV1, createExport(routes.downloadExportV1));
 register(app, routes.createExportV2, createExport(routes.downloadExportV2));
 
-/** The export of the tenant's conversation: 404 `Conversation not found`, then `Export not found`. */
-async function exportOf(c: Context<AppEnv>, conversationId: string, exportId: string) {
+/** An export of the tenant's conversation or call: 404 `Conversation not found`, then `Export not found`. */
+async function exportOf(c: Context<AppEnv>, subjectId: string, exportId: string) {
   const tenantId = tenantOf(c);
   const { db } = c.get('services');
-  await findConversation(db, tenantId, conversationId);
-  const row = await findExport(db, tenantId, conversationId, exportId);
+  const subject = await findExportSubject(db, tenantId, subjectId);
+  const row = await findExport(db, tenantId, subject, exportId);
   if (!row) throw notFound('Export');
   return row;
 }
@@ -318,9 +353,10 @@ const downloadExport: HandlerOf<typeof routes.downloadExportV1> = async (c) => {
   const { id, export_id } = c.req.valid('param');
   const row = await exportOf(c, id, export_id);
   const ext = row.format === 'json' ? 'json' : 'txt';
+  const name = row.call_id ? `call-${row.call_id}` : `conversation-${row.conversation_id}`;
   return c.body(row.content, 200, {
     'Content-Type': TRANSCRIPT_MEDIA_TYPE[row.format],
-    'Content-Disposition': `attachment; filename="conversation-${row.conversation_id}-${row.id}.${ext}"`,
+    'Content-Disposition': `attachment; filename="${name}-${row.id}.${ext}"`,
   });
 };
 register(app, routes.downloadExportV1, downloadExport);

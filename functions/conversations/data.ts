@@ -1,4 +1,5 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { type CallRow, findCall } from '../../shared/calls/calls';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type {
@@ -126,6 +127,7 @@ export const messageView = (m: MessageRow) => ({
 export const exportView = (row: ExportRow, downloadPath: string, publicBaseUrl: string | undefined) => ({
   id: row.id,
   conversation_id: row.conversation_id,
+  call_id: row.call_id,
   format: row.format,
   status: row.status,
   include_internal: row.include_internal,
@@ -368,21 +370,54 @@ export async function insertExport(
     .executeTakeFirstOrThrow();
 }
 
-/** The export of the tenant's conversation; undefined for an unknown (or malformed) id. */
+/**
+ * What an export is of (the spec's export "exports a call or conversation"): the tenant's
+ * conversation with this id, else its call. The voice agent may name a call itself, so the id's
+ * prefix does not tell them apart. Neither: 404 `Conversation not found`, the path's own noun.
+ */
+export type ExportSubject =
+  | { kind: 'conversation'; conversation: ConversationRow }
+  | { kind: 'call'; call: CallRow };
+
+export async function findExportSubject(db: Executor, tenantId: string, id: string): Promise<ExportSubject> {
+  if (looksLikeId('conversation', id)) {
+    const conversation = await db
+      .selectFrom('conversations')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (conversation) return { kind: 'conversation', conversation };
+  }
+  const call = await findCall(db, tenantId, id);
+  if (call) return { kind: 'call', call };
+  throw notFound('Conversation');
+}
+
+/** A call's escalation attempts, for its transcript. */
+export { listEscalations } from '../../shared/calls/calls';
+
+/** The id an export is found under: its conversation's or its call's. */
+export const subjectIdOf = (row: ExportRow): string => (row.conversation_id ?? row.call_id) as string;
+
+/** The export of the tenant's conversation or call; undefined for an unknown (or malformed) id. */
 export async function findExport(
   db: Executor,
   tenantId: string,
-  conversationId: string,
+  subject: ExportSubject,
   exportId: string,
 ): Promise<ExportRow | undefined> {
   if (!looksLikeId('export', exportId)) return undefined;
-  return db
+  const q = db
     .selectFrom('conversation_exports')
     .selectAll()
     .where('tenant_id', '=', tenantId)
-    .where('conversation_id', '=', conversationId)
-    .where('id', '=', exportId)
-    .executeTakeFirst();
+    .where('id', '=', exportId);
+  return (
+    subject.kind === 'conversation'
+      ? q.where('conversation_id', '=', subject.conversation.id)
+      : q.where('call_id', '=', subject.call.id)
+  ).executeTakeFirst();
 }
 
 // ---- inbound: tenants, contacts, the sender lock ----

@@ -84,10 +84,10 @@ const listMessages: Prose = {
 const createExport: Prose = {
   summary: 'Export a transcript',
   description:
-    'API keys need conversations:export, conversations:write and conversations:read. Produces a JSON or plain-text transcript; internal notes are left out unless include_internal is true (then flagged).',
+    'Exports a conversation or a call: `{id}` is a conversation id or a call id. API keys need conversations:export, conversations:write and conversations:read. Produces a JSON or plain-text transcript. For a conversation: its messages, oldest first; internal notes are left out unless include_internal is true (then flagged). For a call: the call record with its summary and escalation attempts, as `GET /api/v1/calls/{id}` returns it (`message_count` 0). The record names what was exported in `conversation_id` or `call_id`.',
   responses: {
     201: { description: 'The export record', schema: ExportSchema },
-    404: notFound('Conversation'),
+    404: { ...notFound('Conversation'), description: 'No conversation or call of the tenant has this id' },
   },
 };
 const getExport: Prose = {

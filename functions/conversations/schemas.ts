@@ -178,7 +178,9 @@ export const InboundResultSchema = z.object({
 
 export const ExportSchema = z.object({
   id: z.string(),
-  conversation_id: z.string(),
+  /** one of the two is set: what was exported */
+  conversation_id: z.string().nullable(),
+  call_id: z.string().nullable(),
   format: z.enum(['json', 'text']),
   status: z.enum(['completed', 'failed']),
   include_internal: z.boolean(),

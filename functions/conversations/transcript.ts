@@ -1,3 +1,4 @@
+import { type CallRow, callView, type EscalationRow, escalationView } from '../../shared/calls/calls';
 import { type ConversationRow, conversationView, type MessageRow, messageView } from './data';
 
 export type TranscriptFormat = 'json' | 'text';
@@ -46,4 +47,53 @@ export function renderTranscript(
       `[${new Date(m.created_at).toISOString()}] ${senderLabel(m)} via ${m.source}${m.is_internal ? ' [internal note]' : ''}\n${m.body}\n`,
   );
   return [...head, ...body].join('\n');
+}
+
+const orNone = (v: string | number | null) => (v === null || v === '' ? '(none)' : String(v));
+
+/**
+ * A call's transcript: the voice agent keeps no message thread, so it is the call record as
+ * `GET /api/v1/calls/{id}` returns it (its escalations included) in JSON, or in plain text a header,
+ * the summary, then one line per escalation attempt.
+ */
+export function renderCallTranscript(
+  format: TranscriptFormat,
+  call: CallRow,
+  escalations: EscalationRow[],
+  exportedAt: Date,
+): string {
+  const view = callView(call);
+  if (format === 'json') {
+    return JSON.stringify(
+      {
+        call: { ...view, escalations: escalations.map(escalationView) },
+        exported_at: exportedAt.toISOString(),
+      },
+      null,
+      2,
+    );
+  }
+  const lines = [
+    `Call ${view.id}`,
+    `Channel: ${view.channel}  Direction: ${view.direction}  Status: ${view.status}`,
+    `Caller: ${orNone(view.caller_phone)}`,
+    `Started: ${view.started_at}`,
+    `Ended: ${orNone(view.ended_at)}  Duration: ${view.duration_seconds === null ? '(none)' : `${view.duration_seconds} s`}`,
+    `Outcome: ${orNone(view.outcome)}  Ticket: ${orNone(view.ticket_id)}`,
+    `Language: ${orNone(view.detected_language)}`,
+    `Recording: ${orNone(view.recording_url)}`,
+    `Exported: ${exportedAt.toISOString()}`,
+    '',
+    'Summary:',
+    orNone(view.summary),
+    '',
+    `Escalations: ${escalations.length === 0 ? '(none)' : ''}`.trimEnd(),
+    ...escalations.map((e) => {
+      const to = e.destination ? ` to ${e.destination}` : '';
+      const via = e.route ? ` via ${e.route}` : '';
+      const why = e.failure ? ` (${e.failure})` : '';
+      return `[${new Date(e.escalated_at).toISOString()}] ${e.result}: ${e.reason}${via}${to}${why}`;
+    }),
+  ];
+  return `${lines.join('\n')}\n`;
 }

@@ -285,6 +285,7 @@ export const EXAMPLE_VALUES: ExampleValues = {
     'Export.status': 'completed',
     'WebhookDelivery.status': 'delivered',
     'ConversationExport.status': 'completed',
+    'ConversationExport.call_id': null,
     'Message.sender_type': 'agent',
     'Contact.role': 'Head of Finance',
     'ContactCreate.role': 'Head of Finance',

@@ -284,7 +284,8 @@ const PARAMS: Record<string, string> = {
   to: 'End of the range (exclusive), ISO 8601',
   file: 'The file name',
   'tickets.id': 'The ticket id (`tkt_…`)',
-  'conversations.id': 'The conversation id (`cnv_…`)',
+  'conversations.id':
+    'The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call',
   'webhooks.id': 'The webhook subscription id (`whk_…`)',
   'requesters.id': 'The requester id (`req_…`)',
   'exports.id': 'The export id (`exp_…`)',

@@ -197,4 +197,128 @@ describe.skipIf(postgresUnavailable())('conversation export (transcript)', () =>
       `https://api.example.com/api/v2/conversations/${cid}/exports/${res.body.id}/download`,
     );
   });
+
+  describe('a call (the spec: "exports a call or conversation")', () => {
+    const INTERNAL = 'test-internal-token';
+    const internal = (path: string, body: unknown) =>
+      h.request('POST', `/api/internal/calls${path}`, { bearer: INTERNAL, body });
+    let callId: string;
+    beforeAll(async () => {
+      const started = await internal('', {
+        tenant_id: t.id,
+        caller_phone: '+14155550123',
+        telephony_call_sid: 'CA-export-1',
+        started_at: '2026-11-20T09:00:00Z',
+      });
+      expect(started.status, started.text).toBe(201);
+      callId = started.body.id;
+      const escalated = await internal(`/${callId}/escalations`, {
+        tenant_id: t.id,
+        status: 'transferred',
+        reason: 'user_requested',
+        route: 'telephony_number',
+        destination: '+1 (212) 555-0199',
+        escalated_at: '2026-11-20T09:02:00Z',
+      });
+      expect(escalated.status, escalated.text).toBe(201);
+      const done = await internal(`/${callId}/complete`, {
+        tenant_id: t.id,
+        outcome: 'escalated',
+        ended_at: '2026-11-20T09:03:05Z',
+        summary: 'Caller could not sign in; handed to the on-call agent.',
+        recording_url: 'recordings/CA-export-1.wav',
+      });
+      expect(done.status, done.text).toBe(200);
+    });
+
+    it('201 under the call id; the record names the call; JSON is the call as GET /calls/{id} returns it', async () => {
+      const res = await exportIt(undefined, key, callId);
+      expect(res.status, res.text).toBe(201);
+      expect(res.body).toEqual({
+        id: expect.stringMatching(/^exp_/),
+        conversation_id: null,
+        call_id: callId,
+        format: 'json',
+        status: 'completed',
+        include_internal: false,
+        message_count: 0,
+        download_url: `https://api.example.com/api/v1/conversations/${callId}/exports/${res.body.id}/download`,
+        created_at: expect.any(String),
+      });
+      const record = await h.request('GET', `/api/v1/conversations/${callId}/exports/${res.body.id}`, {
+        apiKey: key,
+      });
+      expect(record.status).toBe(200);
+      expect(record.body).toEqual(res.body);
+      const dl = await h.request('GET', `/api/v1/conversations/${callId}/exports/${res.body.id}/download`, {
+        apiKey: key,
+      });
+      expect(dl.status).toBe(200);
+      expect(dl.headers.get('content-disposition')).toBe(
+        `attachment; filename="call-${callId}-${res.body.id}.json"`,
+      );
+      const detail = await h.request('GET', `/api/v1/calls/${callId}`, {
+        apiKey: await t.key(['calls:read']),
+      });
+      expect(detail.status).toBe(200);
+      expect(dl.body.call).toEqual(detail.body);
+      expect(dl.body.call.escalations).toHaveLength(1);
+      expect(dl.body.exported_at).toBe(res.body.created_at);
+    });
+
+    it('text: header, summary and the escalation line with the destination masked as stored', async () => {
+      const res = await exportIt({ format: 'text' }, key, callId);
+      expect(res.status).toBe(201);
+      const dl = await h.request('GET', `/api/v1/conversations/${callId}/exports/${res.body.id}/download`, {
+        apiKey: key,
+      });
+      expect(dl.headers.get('content-type')).toContain('text/plain');
+      expect(dl.text).toContain(`Call ${callId}\n`);
+      expect(dl.text).toContain('Outcome: escalated');
+      expect(dl.text).toContain('Duration: 185 s');
+      expect(dl.text).toContain('Summary:\nCaller could not sign in; handed to the on-call agent.\n');
+      expect(dl.text).toContain(
+        '[2026-11-20T09:02:00.000Z] transferred: user_requested via telephony_number to *******0199',
+      );
+      expect(dl.text).not.toContain('555-0199');
+    });
+
+    it("a call's export is not found under a conversation, nor a conversation's under the call; other tenants see neither", async () => {
+      const ofCall = await exportIt(undefined, key, callId);
+      const ofConversation = await exportIt();
+      const crossed = [
+        `/api/v1/conversations/${cid}/exports/${ofCall.body.id}`,
+        `/api/v1/conversations/${callId}/exports/${ofConversation.body.id}`,
+      ];
+      for (const path of crossed) {
+        const r = await h.request('GET', path, { apiKey: key });
+        expect(r.status).toBe(404);
+        expect(r.body).toEqual({ detail: 'Export not found' });
+      }
+      const other = await h.tenant();
+      const bKey = await other.key(['conversations:read', 'conversations:write', 'conversations:export']);
+      const ex = await exportIt(undefined, bKey, callId);
+      expect(ex.status).toBe(404);
+      expect(ex.body).toEqual({ detail: 'Conversation not found' });
+      const read = await h.request('GET', `/api/v1/conversations/${callId}/exports/${ofCall.body.id}`, {
+        apiKey: bKey,
+      });
+      expect(read.status).toBe(404);
+    });
+
+    it('a call named by the voice agent (no call_ prefix) exports too; the export goes with the call', async () => {
+      const started = await internal('', { tenant_id: t.id, id: 'agent-named-42', channel: 'web' });
+      expect(started.status, started.text).toBe(201);
+      const res = await exportIt({ format: 'text' }, key, 'agent-named-42');
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.call_id).toBe('agent-named-42');
+      await h.db.deleteFrom('calls').where('id', '=', 'agent-named-42').execute();
+      const gone = await h.db
+        .selectFrom('conversation_exports')
+        .select('id')
+        .where('id', '=', res.body.id)
+        .execute();
+      expect(gone).toHaveLength(0);
+    });
+  });
 });

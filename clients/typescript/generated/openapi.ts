@@ -1072,7 +1072,7 @@ export interface paths {
         put?: never;
         /**
          * Export a transcript
-         * @description API keys need conversations:export, conversations:write and conversations:read. Produces a JSON or plain-text transcript; internal notes are left out unless include_internal is true (then flagged).
+         * @description Exports a conversation or a call: `{id}` is a conversation id or a call id. API keys need conversations:export, conversations:write and conversations:read. Produces a JSON or plain-text transcript. For a conversation: its messages, oldest first; internal notes are left out unless include_internal is true (then flagged). For a call: the call record with its summary and escalation attempts, as `GET /api/v1/calls/{id}` returns it (`message_count` 0). The record names what was exported in `conversation_id` or `call_id`.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`, `conversations:export`, `conversations:read`.
          */
@@ -2164,7 +2164,7 @@ export interface paths {
         put?: never;
         /**
          * Export a transcript
-         * @description API keys need conversations:export, conversations:write and conversations:read. Produces a JSON or plain-text transcript; internal notes are left out unless include_internal is true (then flagged).
+         * @description Exports a conversation or a call: `{id}` is a conversation id or a call id. API keys need conversations:export, conversations:write and conversations:read. Produces a JSON or plain-text transcript. For a conversation: its messages, oldest first; internal notes are left out unless include_internal is true (then flagged). For a call: the call record with its summary and escalation attempts, as `GET /api/v1/calls/{id}` returns it (`message_count` 0). The record names what was exported in `conversation_id` or `call_id`.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
@@ -2822,7 +2822,7 @@ export interface components {
             channel: string;
             /** @description `inbound` or `outbound` */
             direction: string;
-            /** @description Caller number (E.164); masked for roles that may not see it */
+            /** @description Caller number (E.164), as the voice agent reported it */
             caller_phone: string | null;
             /** @description The telephony provider's call id */
             telephony_call_sid: string | null;
@@ -3174,7 +3174,8 @@ export interface components {
         };
         ConversationExport: {
             id: string;
-            conversation_id: string;
+            conversation_id: string | null;
+            call_id: string | null;
             /** @enum {string} */
             format: "json" | "text";
             /** @enum {string} */
@@ -11419,7 +11420,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;
@@ -11534,7 +11535,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;
@@ -11700,7 +11701,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;
@@ -11862,7 +11863,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;
@@ -11893,6 +11894,7 @@ export interface operations {
                      * @example {
                      *       "id": "exp_0mhbs2f8gKa6PzV1nDr4Ly",
                      *       "conversation_id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                     *       "call_id": null,
                      *       "format": "json",
                      *       "status": "completed",
                      *       "include_internal": false,
@@ -11931,7 +11933,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No conversation or call of the tenant has this id */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12013,7 +12015,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
                 /** @description The export id (`exp_…`) */
                 export_id: string;
@@ -12036,6 +12038,7 @@ export interface operations {
                      * @example {
                      *       "id": "exp_0mhbs2f8gKa6PzV1nDr4Ly",
                      *       "conversation_id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                     *       "call_id": null,
                      *       "format": "json",
                      *       "status": "completed",
                      *       "include_internal": false,
@@ -12120,7 +12123,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
                 /** @description The export id (`exp_…`) */
                 export_id: string;
@@ -12218,7 +12221,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;
@@ -12335,7 +12338,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;
@@ -19823,7 +19826,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;
@@ -19935,7 +19938,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;
@@ -20080,7 +20083,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;
@@ -20221,7 +20224,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;
@@ -20252,6 +20255,7 @@ export interface operations {
                      * @example {
                      *       "id": "exp_0mhbs2f8gKa6PzV1nDr4Ly",
                      *       "conversation_id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                     *       "call_id": null,
                      *       "format": "json",
                      *       "status": "completed",
                      *       "include_internal": false,
@@ -20290,7 +20294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No conversation or call of the tenant has this id */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20354,7 +20358,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
                 /** @description The export id (`exp_…`) */
                 export_id: string;
@@ -20377,6 +20381,7 @@ export interface operations {
                      * @example {
                      *       "id": "exp_0mhbs2f8gKa6PzV1nDr4Ly",
                      *       "conversation_id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                     *       "call_id": null,
                      *       "format": "json",
                      *       "status": "completed",
                      *       "include_internal": false,
@@ -20461,7 +20466,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
                 /** @description The export id (`exp_…`) */
                 export_id: string;
@@ -20559,7 +20564,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;
@@ -20673,7 +20678,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`) */
+                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
                 id: string;
             };
             cookie?: never;

@@ -39,10 +39,12 @@ export interface MessagesTable {
   created_at: Timestamp;
 }
 
+/** A transcript export; its subject is a conversation or (schema/0011_call_exports.sql) a call. */
 export interface ConversationExportsTable {
   id: string;
   tenant_id: string;
-  conversation_id: string;
+  conversation_id: string | null;
+  call_id: string | null;
   format: 'json' | 'text';
   status: 'completed' | 'failed';
   include_internal: boolean;
