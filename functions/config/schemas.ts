@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ianaTimeZone } from '../../shared/http/instants';
 
 /**
  * Tenant settings, by section. Each section is a strict object of optional fields: PATCH sends
@@ -16,7 +17,7 @@ const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export const GeneralSettings = z.strictObject({
   company_name: z.string().trim().min(1).max(200).nullish(),
   support_email: z.string().email().max(320).nullish(),
-  timezone: z.string().min(1).max(64).nullish(),
+  timezone: ianaTimeZone.nullish(),
   locale: z.string().min(2).max(35).nullish(),
   default_ticket_priority: z.enum(['low', 'medium', 'high', 'urgent']).nullish(),
   auto_close_after_days: z.number().int().min(0).max(365).nullish(),

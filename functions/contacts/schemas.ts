@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDateTime } from '../../shared/http/instants';
+import { ianaTimeZone, isoDateTime } from '../../shared/http/instants';
 import { pageQuery } from '../../shared/http/pagination';
 
 /**
@@ -20,15 +20,6 @@ export const ContactIdParam = z.object({ contact_id: pathId });
 export const CompanyIdParam = z.object({ company_id: pathId });
 
 const text = (max: number) => z.string().trim().min(1).max(max);
-
-const validTimeZone = (tz: string) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** custom_attrs: a flat-ish JSON object, at most 100 keys and 16 KiB serialized. */
 const CustomAttrs = z
@@ -56,7 +47,7 @@ const contactFields = {
   phone: text(50).nullish(),
   role: text(50).nullish(),
   locale: text(35).nullish(),
-  timezone: text(64).refine(validTimeZone, 'Unknown IANA time zone').nullish(),
+  timezone: ianaTimeZone.nullish(),
   company_id: text(64).nullish(),
   custom_attrs: CustomAttrs.optional(),
   tags: Tags.optional(),

@@ -26,3 +26,15 @@ export const isoInstant = isoDateTime.transform((v) => new Date(v));
 export const isoDateTimeOrDate = z
   .union([z.iso.datetime({ offset: true }), z.iso.date()])
   .refine(storable, OUT_OF_RANGE);
+
+const knownTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** An IANA time zone name the runtime knows (`Europe/Lisbon`, `UTC`); anything else is a 422. */
+export const ianaTimeZone = z.string().trim().min(1).max(64).refine(knownTimeZone, 'Unknown IANA time zone');

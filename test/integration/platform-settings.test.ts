@@ -107,6 +107,14 @@ describe.skipIf(postgresUnavailable())('config, billing, directory and exports',
         body: { logo_url: 'http://x.test/a.png' },
       });
       expect(insecure.status).toBe(422);
+      const zone = await h.request('PATCH', '/api/v1/config/general', {
+        apiKey: key,
+        body: { timezone: 'Mars/Olympus_Mons' },
+      });
+      expect(zone.status).toBe(422);
+      expect(zone.body.detail[0]).toMatchObject({ loc: ['body', 'timezone'], msg: 'Unknown IANA time zone' });
+      const stored = await h.request('GET', '/api/v1/config/general', { apiKey: key });
+      expect(stored.body.settings.timezone).not.toBe('Mars/Olympus_Mons');
     });
 
     it('integration secrets are write-only: masked in reads and redacted in events', async () => {
