@@ -400,6 +400,20 @@ export const components = defineComponents({
         created_at: 'When it was written',
       },
     },
+    ConversationExport: {
+      description: 'A stored transcript of a conversation or of a call, and where to download it.',
+      fields: {
+        id: 'Export id (`exp_…`)',
+        conversation_id: 'The conversation exported, or null for the export of a call',
+        call_id: 'The call exported, or null for the export of a conversation',
+        format: '`json` or `text`',
+        status: '`completed` (transcripts are built while the request waits)',
+        include_internal: 'Whether internal notes were included (flagged as such)',
+        message_count: 'Messages in the transcript (0 for a call)',
+        download_url: 'Where the file downloads (needs conversations:read)',
+        created_at: 'When it was exported (ISO 8601 UTC)',
+      },
+    },
   },
   output: {
     Conversation: ConversationSchema,

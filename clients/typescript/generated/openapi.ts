@@ -3172,17 +3172,31 @@ export interface components {
             limit: number;
             offset: number;
         };
+        /** @description A stored transcript of a conversation or of a call, and where to download it. */
         ConversationExport: {
+            /** @description Export id (`exp_…`) */
             id: string;
+            /** @description The conversation exported, or null for the export of a call */
             conversation_id: string | null;
+            /** @description The call exported, or null for the export of a conversation */
             call_id: string | null;
-            /** @enum {string} */
+            /**
+             * @description `json` or `text`
+             * @enum {string}
+             */
             format: "json" | "text";
-            /** @enum {string} */
+            /**
+             * @description `completed` (transcripts are built while the request waits)
+             * @enum {string}
+             */
             status: "completed" | "failed";
+            /** @description Whether internal notes were included (flagged as such) */
             include_internal: boolean;
+            /** @description Messages in the transcript (0 for a call) */
             message_count: number;
+            /** @description Where the file downloads (needs conversations:read) */
             download_url: string;
+            /** @description When it was exported (ISO 8601 UTC) */
             created_at: string;
         };
         ConversationExportCreate: {
