@@ -44,6 +44,30 @@ export async function revokeUserSessions(db: Db, userId: string, reason: string)
     .execute();
 }
 
+/**
+ * Whether a signed-in access token's session is still live: not ended (logout, a password reset,
+ * a lowered role, the user removed), not past its absolute end, its user not disabled. Checked on every request that
+ * presents such a token (shared/auth/gate.ts), so ending a session ends its access tokens at once
+ * too, not when they expire.
+ */
+export async function sessionIsLive(
+  db: Db,
+  s: { sessionId: string; userId: string; tenantId: string },
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('dashboard_sessions as s')
+    .innerJoin('tenant_users as u', 'u.id', 's.user_id')
+    .select('s.id')
+    .where('s.id', '=', s.sessionId)
+    .where('s.user_id', '=', s.userId)
+    .where('s.tenant_id', '=', s.tenantId)
+    .where('s.revoked_at', 'is', null)
+    .where('s.expires_at', '>', new Date())
+    .where('u.disabled_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export interface IssuedUserToken {
   token: string;
   url: string;

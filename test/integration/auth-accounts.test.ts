@@ -197,12 +197,26 @@ describe.skipIf(postgresUnavailable())('dashboard accounts: invites, resets, rev
     const stillThere = await refresh(h, deputy.refresh_token);
     expect(stillThere.status).toBe(200);
 
+    // the access token of that session works until the role is lowered, and not a request longer
+    const asAdmin = stillThere.body.access_token;
+    expect((await h.request('GET', '/api/v1/api-keys', { bearer: asAdmin })).status).toBe(200);
     const lowered = await h.request('PATCH', `/api/v1/tenant/users/${id}`, {
       bearer: admin.pair.access_token,
       body: { role: 'agent' },
     });
     expect(lowered.status).toBe(200);
     expect((await refresh(h, stillThere.body.refresh_token)).status).toBe(401);
+    const keysBefore = await h.db.selectFrom('api_keys').select('id').execute();
+    for (const [method, path, body] of [
+      ['GET', '/api/v1/api-keys', undefined],
+      ['POST', '/api/v1/api-keys', { name: 'back door', scopes: ['tickets:read'] }],
+      ['POST', '/api/v1/tenant/users', { email: 'again@acme.example', role: 'tenant_admin' }],
+    ] as const) {
+      const res = await h.request(method, path, { bearer: asAdmin, body });
+      expect(res.status, `${method} ${path}`).toBe(401);
+      expect(res.body).toEqual({ detail: 'Invalid or expired session token' });
+    }
+    expect(await h.db.selectFrom('api_keys').select('id').execute()).toHaveLength(keysBefore.length);
 
     // signing in again carries the new role
     const again = await login(h, { email: 'deputy@acme.example', password: 'deputy password' });
@@ -216,6 +230,7 @@ describe.skipIf(postgresUnavailable())('dashboard accounts: invites, resets, rev
     });
     expect(removed.status).toBe(204);
     expect((await refresh(h, again.body.refresh_token)).status).toBe(401);
+    expect((await h.request('GET', '/api/v1/tickets', { bearer: again.body.access_token })).status).toBe(401);
     expect((await login(h, { email: 'deputy@acme.example', password: 'deputy password' })).status).toBe(401);
   });
 

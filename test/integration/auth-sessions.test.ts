@@ -89,9 +89,15 @@ describe.skipIf(postgresUnavailable())('dashboard sign-in: login, refresh, logou
 
   it('logs out with the access token or the refresh token: the refresh token stops working', async () => {
     const a = (await login(h, { email: admin.email, password: PASSWORD })).body;
+    expect((await h.request('GET', '/api/v1/api-keys', { bearer: a.access_token })).status).toBe(200);
     const out = await h.request('POST', '/api/v1/auth/logout', { bearer: a.access_token });
     expect(out.status).toBe(204);
     expect((await refresh(h, a.refresh_token)).status).toBe(401);
+    // the access token ends with its session, not 15 minutes later; logging out again is still a 204
+    const after = await h.request('GET', '/api/v1/api-keys', { bearer: a.access_token });
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual({ detail: 'Invalid or expired session token' });
+    expect((await h.request('POST', '/api/v1/auth/logout', { bearer: a.access_token })).status).toBe(204);
 
     const b = (await login(h, { email: admin.email, password: PASSWORD })).body;
     const outByRefresh = await h.request('POST', '/api/v1/auth/logout', {
@@ -139,6 +145,12 @@ describe.skipIf(postgresUnavailable())('dashboard sign-in: login, refresh, logou
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ detail: 'Invalid email or password' });
     expect((await refresh(h, live.refresh_token)).status).toBe(401);
+    expect((await h.request('GET', '/api/v1/api-keys', { bearer: live.access_token })).status).toBe(401);
+  });
+
+  it('a token minted without a session (npm run token) stands on its signature and expiry alone', async () => {
+    const t = await h.tenant();
+    expect((await h.request('GET', '/api/v1/api-keys', { bearer: t.adminToken })).status).toBe(200);
   });
 
   it('a stale session token sent along never blocks a sign-in', async () => {
