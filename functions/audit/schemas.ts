@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AUDIT_ACTIONS } from '../../shared/audit/audit';
+import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../../shared/audit/audit';
 import { pageQuery } from '../../shared/http/pagination';
 
 export const AuditListQuery = pageQuery({ defaultLimit: 50, maxLimit: 200 }).extend({
@@ -11,7 +11,7 @@ export const AuditEntry = z.object({
   id: z.string(),
   actor: z.string(),
   action: z.enum(AUDIT_ACTIONS),
-  target_type: z.enum(['api_key', 'webhook']),
+  target_type: z.enum(AUDIT_TARGET_TYPES),
   target_id: z.string(),
   source_ip: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()),

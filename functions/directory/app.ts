@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { recordAudit } from '../../shared/audit/audit';
 import { inviteView, mailUserToken, revokeUserSessions } from '../../shared/auth/accounts';
 import { tenantOf } from '../../shared/auth/credential';
 import { roleAtLeast } from '../../shared/auth/jwt';
@@ -11,7 +12,6 @@ import {
   emailTaken,
   findRequester,
   findTenantUser,
-  findTenantUserRole,
   insertTenantUser,
   listRequesters,
   listTenantUsers,
@@ -53,15 +53,26 @@ register(app, routes.listTenantUsers, async (c) => {
   return c.json(pageEnvelope('users', rows.map(userView), total, q));
 });
 
+/** The colleague and the audit entry commit together; the invite is mailed after (and shown once here). */
 register(app, routes.createTenantUser, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { db } = c.get('services');
   if (await emailTaken(db, tenantId, body.email)) throw conflict(Detail.userEmailTaken);
-  const row = await insertTenantUser(db, tenantId, {
-    email: body.email,
-    name: body.name ?? null,
-    role: body.role,
+  const row = await db.transaction().execute(async (trx) => {
+    const user = await insertTenantUser(trx, tenantId, {
+      email: body.email,
+      name: body.name ?? null,
+      role: body.role,
+    });
+    await recordAudit(
+      trx,
+      c,
+      'user.invited',
+      { type: 'user', id: user.id },
+      { email: user.email, role: user.role },
+    );
+    return user;
   });
   // the colleague sets a password through the invite (mailed; shown once here for the inviter to pass on)
   const invite = await mailUserToken(c, row, 'invite');
@@ -75,24 +86,55 @@ register(app, routes.getTenantUser, async (c) => {
   return c.json(userView(row));
 });
 
+/** A lowered role takes effect at once: their sessions end (signing in again gives the new role). */
 register(app, routes.updateTenantUser, async (c) => {
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
   const set: TenantUserChanges = { updated_at: new Date() };
   if (body.name !== undefined) set.name = body.name;
   if (body.role !== undefined) set.role = body.role;
-  const { db } = c.get('services');
-  const before = await findTenantUserRole(db, tenantOf(c), id);
-  const row = await updateTenantUser(db, tenantOf(c), id, set);
-  if (!before || !row) throw notFound('User');
-  // a lowered role takes effect at once: their sessions end (signing in again gives the new role)
-  if (!roleAtLeast(row.role, before.role)) await revokeUserSessions(db, row.id, 'role_lowered');
+  const tenantId = tenantOf(c);
+  const row = await c
+    .get('services')
+    .db.transaction()
+    .execute(async (trx) => {
+      const before = await findTenantUser(trx, tenantId, id);
+      const after = before && (await updateTenantUser(trx, tenantId, id, set));
+      if (!before || !after) throw notFound('User');
+      if (!roleAtLeast(after.role, before.role)) await revokeUserSessions(trx, after.id, 'role_lowered');
+      const changes = changesOf(before, after);
+      if (Object.keys(changes).length > 0)
+        await recordAudit(trx, c, 'user.updated', { type: 'user', id }, { email: after.email, ...changes });
+      return after;
+    });
   return c.json(userView(row));
 });
+
+/** `{field: {from, to}}` for the fields a PATCH may change that did change. */
+function changesOf<T extends { name: string | null; role: string }>(before: T, after: T) {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const field of ['name', 'role'] as const)
+    if (before[field] !== after[field]) changes[field] = { from: before[field], to: after[field] };
+  return changes;
+}
 
 /** Their sessions and refresh tokens go with the row (ON DELETE CASCADE, schema/0009). */
 register(app, routes.deleteTenantUser, async (c) => {
   const { id } = c.req.valid('param');
-  if (!(await deleteTenantUser(c.get('services').db, tenantOf(c), id))) throw notFound('User');
+  const tenantId = tenantOf(c);
+  await c
+    .get('services')
+    .db.transaction()
+    .execute(async (trx) => {
+      const removed = await deleteTenantUser(trx, tenantId, id);
+      if (!removed) throw notFound('User');
+      await recordAudit(
+        trx,
+        c,
+        'user.removed',
+        { type: 'user', id },
+        { email: removed.email, role: removed.role },
+      );
+    });
   return c.body(null, 204);
 });

@@ -115,15 +115,6 @@ export async function insertTenantUser(
     .executeTakeFirstOrThrow();
 }
 
-export async function findTenantUserRole(db: Executor, tenantId: string, id: string) {
-  return db
-    .selectFrom('tenant_users')
-    .select('role')
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
-
 export interface TenantUserChanges {
   name?: string | null;
   role?: 'agent' | 'tenant_admin';
@@ -141,13 +132,12 @@ export async function updateTenantUser(db: Executor, tenantId: string, id: strin
     .executeTakeFirst();
 }
 
-/** Whether a user was deleted. */
+/** The deleted user's email and role, or undefined when the tenant has no user with this id. */
 export async function deleteTenantUser(db: Executor, tenantId: string, id: string) {
-  const deleted = await db
+  return db
     .deleteFrom('tenant_users')
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
-    .returning('id')
+    .returning(['id', 'email', 'role'])
     .executeTakeFirst();
-  return deleted !== undefined;
 }

@@ -1,5 +1,5 @@
 // Dependency-free so the console's browser bundle can list the actions too.
-/** Management actions recorded in the audit log (who did what to which key or webhook). */
+/** Management actions recorded in the audit log (who did what to which key, webhook or team member). */
 export const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.rotated',
@@ -8,5 +8,12 @@ export const AUDIT_ACTIONS = [
   'webhook.created',
   'webhook.updated',
   'webhook.deleted',
+  'user.invited',
+  'user.updated',
+  'user.removed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** What an entry's `target_id` names. */
+export const AUDIT_TARGET_TYPES = ['api_key', 'webhook', 'user'] as const;
+export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];

@@ -5,9 +5,9 @@ import type { Executor } from '../db/schema';
 import { clientIp } from '../http/client-ip';
 import { newId } from '../ids';
 
-import type { AuditAction } from './actions';
+import type { AuditAction, AuditTargetType } from './actions';
 
-export { AUDIT_ACTIONS, type AuditAction } from './actions';
+export { AUDIT_ACTIONS, AUDIT_TARGET_TYPES, type AuditAction, type AuditTargetType } from './actions';
 
 /**
  * Writes one audit row, in the caller's transaction so the record commits with the action.
@@ -17,7 +17,7 @@ export async function recordAudit(
   db: Executor,
   c: Context<AppEnv>,
   action: AuditAction,
-  target: { type: 'api_key' | 'webhook'; id: string },
+  target: { type: AuditTargetType; id: string },
   metadata: Record<string, unknown> = {},
 ): Promise<void> {
   await db

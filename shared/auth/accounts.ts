@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../context/app-env';
 import { hmacSha256Hex, randomBase62 } from '../crypto';
-import type { Db } from '../db/schema';
+import type { Db, Executor } from '../db/schema';
 import type { TenantUserTokenPurpose } from '../db/tables/auth';
 import type { AppConfig } from '../env';
 
@@ -35,7 +35,7 @@ export const hashToken = (config: AppConfig, token: string) =>
   hmacSha256Hex(config.API_KEY_HASH_SECRET, `dashboard-token:${token}`);
 
 /** Ends every live session of a user: their refresh tokens stop working at once. */
-export async function revokeUserSessions(db: Db, userId: string, reason: string): Promise<void> {
+export async function revokeUserSessions(db: Executor, userId: string, reason: string): Promise<void> {
   await db
     .updateTable('dashboard_sessions')
     .set({ revoked_at: new Date(), revoked_reason: reason })

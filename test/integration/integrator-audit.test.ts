@@ -50,6 +50,64 @@ describe.skipIf(postgresUnavailable())('audit log of key management', () => {
     expect(res.body).toMatchObject({ total: expect.any(Number), limit: 50, offset: 0 });
   });
 
+  it('records team changes: invite, role and name changes, removal; a change of nothing records nothing', async () => {
+    const invited = await h.request('POST', '/api/v1/tenant/users', {
+      bearer: t.adminToken,
+      body: { email: 'audited.colleague@acme.example', name: 'Ana', role: 'agent' },
+    });
+    expect(invited.status, invited.text).toBe(201);
+    const id = invited.body.id;
+    const patch = (body: unknown) =>
+      h.request('PATCH', `/api/v1/tenant/users/${id}`, { bearer: t.adminToken, body });
+    expect((await patch({ role: 'tenant_admin' })).status).toBe(200);
+    expect((await patch({ role: 'tenant_admin' })).status).toBe(200);
+    expect((await patch({ name: 'Ana Silva', role: 'agent' })).status).toBe(200);
+    expect((await h.request('DELETE', `/api/v1/tenant/users/${id}`, { bearer: t.adminToken })).status).toBe(
+      204,
+    );
+
+    const res = await log(t.adminToken, `?target_id=${id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.entries.map((e: any) => [e.action, e.target_type, e.actor, e.metadata])).toEqual([
+      ['user.removed', 'user', 'user:user_admin', { email: 'audited.colleague@acme.example', role: 'agent' }],
+      [
+        'user.updated',
+        'user',
+        'user:user_admin',
+        {
+          email: 'audited.colleague@acme.example',
+          name: { from: 'Ana', to: 'Ana Silva' },
+          role: { from: 'tenant_admin', to: 'agent' },
+        },
+      ],
+      [
+        'user.updated',
+        'user',
+        'user:user_admin',
+        { email: 'audited.colleague@acme.example', role: { from: 'agent', to: 'tenant_admin' } },
+      ],
+      ['user.invited', 'user', 'user:user_admin', { email: 'audited.colleague@acme.example', role: 'agent' }],
+    ]);
+    expect(res.text).not.toContain(invited.body.invite.token);
+    const filtered = await log(t.adminToken, '?action=user.invited');
+    expect(filtered.body.entries.every((e: any) => e.action === 'user.invited')).toBe(true);
+    expect(filtered.body.entries.some((e: any) => e.target_id === id)).toBe(true);
+  });
+
+  it('a refused team change records nothing', async () => {
+    const before = (await log(t.adminToken)).body.total;
+    const missing = await h.request('DELETE', '/api/v1/tenant/users/tus_0000000000000000000000', {
+      bearer: t.adminToken,
+    });
+    expect(missing.status).toBe(404);
+    const unknown = await h.request('PATCH', '/api/v1/tenant/users/tus_0000000000000000000000', {
+      bearer: t.adminToken,
+      body: { role: 'agent' },
+    });
+    expect(unknown.status).toBe(404);
+    expect((await log(t.adminToken)).body.total).toBe(before);
+  });
+
   it('paginates and filters', async () => {
     for (let i = 0; i < 3; i++) {
       await h.request('POST', '/api/v1/api-keys', {

@@ -1902,7 +1902,7 @@ export interface paths {
         };
         /**
          * List audit-log entries
-         * @description Who created, rotated, revoked or deleted which API key, and who created, changed or deleted which webhook (actor, action, target, time, source IP). Dashboard session with tenant_admin or higher.
+         * @description Who created, rotated, revoked or deleted which API key; who created, changed or deleted which webhook; who invited, changed or removed which team member (actor, action, target, time, source IP). Dashboard session with tenant_admin or higher.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -3992,9 +3992,9 @@ export interface components {
             id: string;
             actor: string;
             /** @enum {string} */
-            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted";
+            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "user.invited" | "user.updated" | "user.removed";
             /** @enum {string} */
-            target_type: "api_key" | "webhook";
+            target_type: "api_key" | "webhook" | "user";
             target_id: string;
             source_ip: string | null;
             metadata: {
@@ -17879,7 +17879,7 @@ export interface operations {
                 /** @description How many items to skip: 0 for the first page, then `offset + limit` */
                 offset?: number;
                 /** @description Only entries of this action (e.g. `api_key.created`) */
-                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted";
+                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "user.invited" | "user.updated" | "user.removed";
                 /** @description Only entries about this resource id */
                 target_id?: string;
             };
