@@ -38,24 +38,67 @@ const allSections = {
     },
   },
 };
+// One realistic change per section for the reference's examples: a request that changes it and
+// the answer the server gives (the section with defaults filled in, and the change).
+const EXAMPLE_CHANGE: Record<GeneralSection, [field: string, to: unknown]> = {
+  general: ['timezone', 'Europe/Lisbon'],
+  branding: ['primary_color', '#0F766E'],
+  channels: ['whatsapp_enabled', true],
+  onboarding: ['team_invited', true],
+};
+const EXAMPLE_UPDATED_AT = '2026-03-14T09:41:07.038Z';
+const changedSettings = (section: GeneralSection) => {
+  const [field, to] = EXAMPLE_CHANGE[section];
+  return { ...SECTIONS[section].defaults, [field]: to };
+};
+const writeExample = (section: GeneralSection) => {
+  const [field, to] = EXAMPLE_CHANGE[section];
+  return {
+    section,
+    settings: changedSettings(section),
+    updated_at: EXAMPLE_UPDATED_AT,
+    changes: { [field]: { from: (SECTIONS[section].defaults as Record<string, unknown>)[field], to } },
+  };
+};
+
 const readSection = (section: GeneralSection) => ({
   summary: `Read ${section} settings`,
   tags: ['Configuration'],
-  responses: { 200: { description: 'The section', schema: SectionResponse } },
+  responses: {
+    200: {
+      description: 'The section',
+      schema: SectionResponse,
+      example: { section, settings: changedSettings(section), updated_at: EXAMPLE_UPDATED_AT },
+    },
+  },
 });
 const updateSection = <S extends GeneralSection>(section: S) => ({
   summary: `Update ${section} settings`,
   description: `Changes the fields given; null resets a field to its default. ${changed}`,
   tags: ['Configuration'],
   body: SECTIONS[section].schema,
-  responses: { 200: { description: 'The section and what changed', schema: WriteResponse } },
+  bodyExample: Object.fromEntries([EXAMPLE_CHANGE[section]]),
+  responses: {
+    200: {
+      description: 'The section and what changed',
+      schema: WriteResponse,
+      example: writeExample(section),
+    },
+  },
 });
 const replaceSection = <S extends GeneralSection>(section: S) => ({
   summary: `Replace ${section} settings`,
   description: `Fields not given return to their defaults. ${changed}`,
   tags: ['Configuration'],
   body: SECTIONS[section].schema,
-  responses: { 200: { description: 'The section and what changed', schema: WriteResponse } },
+  bodyExample: changedSettings(section),
+  responses: {
+    200: {
+      description: 'The section and what changed',
+      schema: WriteResponse,
+      example: writeExample(section),
+    },
+  },
 });
 export const getConfig = defineRoute({
   method: 'get',

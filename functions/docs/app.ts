@@ -47,6 +47,8 @@ register(app, routes.getDocsPage, (c) => {
   return c.html(DOCS_PAGE);
 });
 
+register(app, routes.redirectDocsSlash, (c) => c.redirect('/docs', 308));
+
 /**
  * GET /docs/assets/{file} (routes.getDocsAsset): Workers static assets (ASSETS binding) on the edge,
  * node_modules locally. Served without `register`: its declared `file` enum would answer an unknown

@@ -78,6 +78,16 @@ export const getDocsPage = defineRoute({
   responses: { 200: { description: 'HTML page' } },
 });
 
+export const redirectDocsSlash = defineRoute({
+  method: 'get',
+  path: '/docs/',
+  access: { surface: 'public' },
+  summary: 'Redirect to /docs',
+  description: 'No credential. 308 to the reference page, for the address typed with a trailing slash.',
+  tags: ['Documentation'],
+  responses: { 308: { description: 'Location: /docs' } },
+});
+
 export const getDocsAsset = defineRoute({
   method: 'get',
   path: '/docs/assets/{file}',
@@ -90,6 +100,14 @@ export const getDocsAsset = defineRoute({
 });
 
 /** In reading order, for the reference. */
-export const routes = [getRoot, redirectToOpenApi, getOpenApi, getInternalOpenApi, getDocsPage, getDocsAsset];
+export const routes = [
+  getRoot,
+  redirectToOpenApi,
+  getOpenApi,
+  getInternalOpenApi,
+  getDocsPage,
+  redirectDocsSlash,
+  getDocsAsset,
+];
 
 export const components = defineComponents({ output: { OpenApiDocument, RootLinks } });

@@ -8,7 +8,8 @@ export const USAGE_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;
 
 const Period = z
   .string()
-  .regex(PERIOD_RE, 'period must be YYYY-MM')
+  // a malformed period gets its one issue, not also the range's
+  .regex(PERIOD_RE, { message: 'period must be YYYY-MM', abort: true })
   .refine(isServablePeriod, 'period must be between 0001-01 and 9999-11');
 
 export const SummaryQuery = z.strictObject({ period: Period.optional() });

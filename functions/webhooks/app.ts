@@ -166,7 +166,7 @@ register(app, routes.listWebhooks, async (c) => {
 
 register(app, routes.getWebhook, async (c) => {
   const { id } = c.req.valid('param');
-  return c.json(listView(await webhookOf(c.get('services').db, tenantOf(c), id)));
+  return c.json(recordView(await webhookOf(c.get('services').db, tenantOf(c), id)));
 });
 
 register(app, routes.deleteWebhook, async (c) => {

@@ -63,11 +63,11 @@ export const getWebhook = defineRoute({
   path: '/api/v1/webhooks/{id}',
   access: { surface: 'api', scopes: ['webhooks:read'] },
   summary: 'Get a webhook subscription',
-  description: 'The fields of the list (webhooks:read); never the secret.',
+  description: 'The fields of the list plus `updated_at`, as the create response has them (webhooks:read); never the secret.',
   tags,
   params: WebhookIdParam,
   responses: {
-    200: { description: 'The subscription', schema: WebhookListItem },
+    200: { description: 'The subscription', schema: WebhookRecord },
     404: { description: '`Webhook not found`', schema: Detail },
   },
 });

@@ -381,7 +381,8 @@ function operationOf(route: RouteDef, build: Build): Json {
       .split(/[^A-Za-z0-9_]+/)
       .filter(Boolean)
       .map((s) => s[0]?.toUpperCase() + s.slice(1))
-      .join('')}`,
+      // a path declared with a trailing slash too (a redirect) needs an id of its own
+      .join('')}${route.path.length > 1 && route.path.endsWith('/') ? 'Slash' : ''}`,
     summary: route.summary,
     description: [route.description, `**Access:** ${access.join(' ')}`].filter(Boolean).join('\n\n'),
     tags: route.tags,

@@ -126,6 +126,10 @@ describe.skipIf(postgresUnavailable())('request id and access log', () => {
     expect(doc.status).toBe(308);
     expect(doc.headers.get('location')).toBe('/api/v1/openapi.json');
     expect((await h.request('GET', doc.headers.get('location')!)).body.openapi).toMatch(/^3\.1/);
+    const slash = await h.request('GET', '/docs/');
+    expect(slash.status).toBe(308);
+    expect(slash.headers.get('location')).toBe('/docs');
+    expect((await h.request('GET', '/docs')).status).toBe(200);
   });
 
   it('no line carries a credential', async () => {

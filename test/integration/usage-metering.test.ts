@@ -192,6 +192,14 @@ describe.skipIf(postgresUnavailable())('usage metering, summary, details, report
     expect(res.body.detail[0].loc).toEqual(loc);
   });
 
+  it('a malformed period is one issue, not also the range one', async () => {
+    const res = await h.request('GET', '/api/v1/usage/summary?period=2026-13', { apiKey: key });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      expect.objectContaining({ loc: ['query', 'period'], msg: 'period must be YYYY-MM' }),
+    ]);
+  });
+
   it('a burst of requests is counted exactly, whether or not its rows were folded', async () => {
     const busy = await h.tenant({ plan: 'pro' });
     const busyKey = await busy.key(['usage:read', 'billing:read']);

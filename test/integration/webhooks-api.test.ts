@@ -215,7 +215,7 @@ describe.skipIf(postgresUnavailable())('webhook subscriptions API', () => {
     expect(denied.body).toEqual({ detail: 'API key missing required scope: webhooks:write' });
   });
 
-  it('GET /api/v1/webhooks/{id}: the list fields, never the secret; webhooks:read; 404 otherwise', async () => {
+  it('GET /api/v1/webhooks/{id}: the list fields and updated_at, never the secret; webhooks:read; 404 otherwise', async () => {
     const created = await create({ url: 'https://localhost/one', events: ['ticket.created'] });
     const id = created.body.id;
     const readOnly = await a.key(['webhooks:read']);
@@ -224,8 +224,17 @@ describe.skipIf(postgresUnavailable())('webhook subscriptions API', () => {
     const listed = (await h.request('GET', '/api/v1/webhooks', { apiKey: keyA })).body.webhooks.find(
       (w: { id: string }) => w.id === id,
     );
-    expect(res.body).toEqual(listed);
-    expect(Object.keys(res.body).sort()).toEqual(['created_at', 'events', 'id', 'is_active', 'url']);
+    const { secret: _secret, ...asCreated } = created.body;
+    expect(res.body).toEqual(asCreated);
+    expect(res.body).toEqual({ ...listed, updated_at: created.body.updated_at });
+    expect(Object.keys(res.body).sort()).toEqual([
+      'created_at',
+      'events',
+      'id',
+      'is_active',
+      'updated_at',
+      'url',
+    ]);
     expect(res.text).not.toContain(created.body.secret);
     const noScope = await h.request('GET', `/api/v1/webhooks/${id}`, {
       apiKey: await a.key(['tickets:read']),

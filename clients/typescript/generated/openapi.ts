@@ -1764,7 +1764,7 @@ export interface paths {
         };
         /**
          * Get a webhook subscription
-         * @description The fields of the list (webhooks:read); never the secret.
+         * @description The fields of the list plus `updated_at`, as the create response has them (webhooks:read); never the secret.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:read`.
          */
@@ -2421,6 +2421,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/docs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Redirect to /docs
+         * @description No credential. 308 to the reference page, for the address typed with a trailing slash.
+         *
+         *     **Access:** No credential.
+         */
+        get: operations["getDocsSlash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/docs/assets/{file}": {
         parameters: {
             query?: never;
@@ -2959,6 +2981,16 @@ export interface components {
             /** @description When it was created (ISO 8601 UTC) */
             created_at: string;
         };
+        WebhookDetail: {
+            id: string;
+            url: string;
+            events: string[];
+            is_active: boolean;
+            /** @description ISO 8601 UTC */
+            created_at: string;
+            /** @description ISO 8601 UTC */
+            updated_at: string;
+        };
         WebhookDeliveryList: {
             deliveries: components["schemas"]["WebhookDelivery"][];
         };
@@ -3026,16 +3058,6 @@ export interface components {
              * @description Re-send every failed delivery created at or after this time
              */
             since: string;
-        };
-        WebhookDetail: {
-            id: string;
-            url: string;
-            events: string[];
-            is_active: boolean;
-            /** @description ISO 8601 UTC */
-            created_at: string;
-            /** @description ISO 8601 UTC */
-            updated_at: string;
         };
         WebhookUpdate: {
             is_active?: boolean;
@@ -8515,8 +8537,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "branding",
+                     *       "settings": {
+                     *         "primary_color": "#0F766E",
+                     *         "logo_url": null,
+                     *         "help_center_title": null,
+                     *         "widget_greeting": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
@@ -8583,10 +8610,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "primary_color": "#1F6FEB",
-                 *       "logo_url": "https://acme.example/logo.png",
-                 *       "help_center_title": "Acme Help Center",
-                 *       "widget_greeting": "Hi! How can we help?"
+                 *       "primary_color": "#0F766E",
+                 *       "logo_url": null,
+                 *       "help_center_title": null,
+                 *       "widget_greeting": null
                  *     }
                  */
                 "application/json": components["schemas"]["BrandingSettings"];
@@ -8605,10 +8632,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "branding",
+                     *       "settings": {
+                     *         "primary_color": "#0F766E",
+                     *         "logo_url": null,
+                     *         "help_center_title": null,
+                     *         "widget_greeting": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "primary_color": {
+                     *           "from": "#2563EB",
+                     *           "to": "#0F766E"
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -8696,10 +8733,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "primary_color": "#1F6FEB",
-                 *       "logo_url": "https://acme.example/logo.png",
-                 *       "help_center_title": "Acme Help Center",
-                 *       "widget_greeting": "Hi! How can we help?"
+                 *       "primary_color": "#0F766E"
                  *     }
                  */
                 "application/json": components["schemas"]["BrandingSettings"];
@@ -8718,10 +8752,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "branding",
+                     *       "settings": {
+                     *         "primary_color": "#0F766E",
+                     *         "logo_url": null,
+                     *         "help_center_title": null,
+                     *         "widget_greeting": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "primary_color": {
+                     *           "from": "#2563EB",
+                     *           "to": "#0F766E"
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -8834,8 +8878,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "channels",
+                     *       "settings": {
+                     *         "email_enabled": true,
+                     *         "chat_enabled": true,
+                     *         "whatsapp_enabled": true,
+                     *         "phone_enabled": false,
+                     *         "default_channel": "email"
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
@@ -8902,9 +8952,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email_enabled": false,
-                 *       "chat_enabled": false,
-                 *       "whatsapp_enabled": false,
+                 *       "email_enabled": true,
+                 *       "chat_enabled": true,
+                 *       "whatsapp_enabled": true,
                  *       "phone_enabled": false,
                  *       "default_channel": "email"
                  *     }
@@ -8925,10 +8975,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "channels",
+                     *       "settings": {
+                     *         "email_enabled": true,
+                     *         "chat_enabled": true,
+                     *         "whatsapp_enabled": true,
+                     *         "phone_enabled": false,
+                     *         "default_channel": "email"
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "whatsapp_enabled": {
+                     *           "from": false,
+                     *           "to": true
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -9016,11 +9077,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email_enabled": false,
-                 *       "chat_enabled": false,
-                 *       "whatsapp_enabled": false,
-                 *       "phone_enabled": false,
-                 *       "default_channel": "email"
+                 *       "whatsapp_enabled": true
                  *     }
                  */
                 "application/json": components["schemas"]["ChannelsSettings"];
@@ -9039,10 +9096,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "channels",
+                     *       "settings": {
+                     *         "email_enabled": true,
+                     *         "chat_enabled": true,
+                     *         "whatsapp_enabled": true,
+                     *         "phone_enabled": false,
+                     *         "default_channel": "email"
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "whatsapp_enabled": {
+                     *           "from": false,
+                     *           "to": true
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -9156,7 +9224,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "section": "general",
-                     *       "settings": {},
+                     *       "settings": {
+                     *         "company_name": null,
+                     *         "support_email": null,
+                     *         "timezone": "Europe/Lisbon",
+                     *         "locale": "en",
+                     *         "default_ticket_priority": "medium",
+                     *         "auto_close_after_days": 7,
+                     *         "business_hours": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
@@ -9223,19 +9299,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "company_name": "Acme Corp",
-                 *       "support_email": "ana@example.com",
+                 *       "company_name": null,
+                 *       "support_email": null,
                  *       "timezone": "Europe/Lisbon",
-                 *       "locale": "en-US",
-                 *       "default_ticket_priority": "low",
+                 *       "locale": "en",
+                 *       "default_ticket_priority": "medium",
                  *       "auto_close_after_days": 7,
-                 *       "business_hours": {
-                 *         "start": "09:00",
-                 *         "end": "17:30",
-                 *         "days": [
-                 *           "mon"
-                 *         ]
-                 *       }
+                 *       "business_hours": null
                  *     }
                  */
                 "application/json": components["schemas"]["GeneralSettings"];
@@ -9255,9 +9325,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "section": "general",
-                     *       "settings": {},
+                     *       "settings": {
+                     *         "company_name": null,
+                     *         "support_email": null,
+                     *         "timezone": "Europe/Lisbon",
+                     *         "locale": "en",
+                     *         "default_ticket_priority": "medium",
+                     *         "auto_close_after_days": 7,
+                     *         "business_hours": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "timezone": {
+                     *           "from": "UTC",
+                     *           "to": "Europe/Lisbon"
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -9345,19 +9428,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "company_name": "Acme Corp",
-                 *       "support_email": "ana@example.com",
-                 *       "timezone": "Europe/Lisbon",
-                 *       "locale": "en-US",
-                 *       "default_ticket_priority": "low",
-                 *       "auto_close_after_days": 7,
-                 *       "business_hours": {
-                 *         "start": "09:00",
-                 *         "end": "17:30",
-                 *         "days": [
-                 *           "mon"
-                 *         ]
-                 *       }
+                 *       "timezone": "Europe/Lisbon"
                  *     }
                  */
                 "application/json": components["schemas"]["GeneralSettings"];
@@ -9377,9 +9448,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "section": "general",
-                     *       "settings": {},
+                     *       "settings": {
+                     *         "company_name": null,
+                     *         "support_email": null,
+                     *         "timezone": "Europe/Lisbon",
+                     *         "locale": "en",
+                     *         "default_ticket_priority": "medium",
+                     *         "auto_close_after_days": 7,
+                     *         "business_hours": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "timezone": {
+                     *           "from": "UTC",
+                     *           "to": "Europe/Lisbon"
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -9492,8 +9576,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "onboarding",
+                     *       "settings": {
+                     *         "profile_completed": false,
+                     *         "channel_connected": false,
+                     *         "team_invited": true,
+                     *         "first_ticket": false,
+                     *         "dismissed": false
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
@@ -9562,7 +9652,7 @@ export interface operations {
                  * @example {
                  *       "profile_completed": false,
                  *       "channel_connected": false,
-                 *       "team_invited": false,
+                 *       "team_invited": true,
                  *       "first_ticket": false,
                  *       "dismissed": false
                  *     }
@@ -9583,10 +9673,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "onboarding",
+                     *       "settings": {
+                     *         "profile_completed": false,
+                     *         "channel_connected": false,
+                     *         "team_invited": true,
+                     *         "first_ticket": false,
+                     *         "dismissed": false
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "team_invited": {
+                     *           "from": false,
+                     *           "to": true
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -9674,11 +9775,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "profile_completed": false,
-                 *       "channel_connected": false,
-                 *       "team_invited": false,
-                 *       "first_ticket": false,
-                 *       "dismissed": false
+                 *       "team_invited": true
                  *     }
                  */
                 "application/json": components["schemas"]["OnboardingSettings"];
@@ -9697,10 +9794,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "onboarding",
+                     *       "settings": {
+                     *         "profile_completed": false,
+                     *         "channel_connected": false,
+                     *         "team_invited": true,
+                     *         "first_ticket": false,
+                     *         "dismissed": false
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "team_invited": {
+                     *           "from": false,
+                     *           "to": true
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -9889,8 +9997,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "branding",
+                     *       "settings": {
+                     *         "primary_color": "#0F766E",
+                     *         "logo_url": null,
+                     *         "help_center_title": null,
+                     *         "widget_greeting": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
@@ -9957,10 +10070,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "primary_color": "#1F6FEB",
-                 *       "logo_url": "https://acme.example/logo.png",
-                 *       "help_center_title": "Acme Help Center",
-                 *       "widget_greeting": "Hi! How can we help?"
+                 *       "primary_color": "#0F766E",
+                 *       "logo_url": null,
+                 *       "help_center_title": null,
+                 *       "widget_greeting": null
                  *     }
                  */
                 "application/json": components["schemas"]["BrandingSettings"];
@@ -9979,10 +10092,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "branding",
+                     *       "settings": {
+                     *         "primary_color": "#0F766E",
+                     *         "logo_url": null,
+                     *         "help_center_title": null,
+                     *         "widget_greeting": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "primary_color": {
+                     *           "from": "#2563EB",
+                     *           "to": "#0F766E"
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -10070,10 +10193,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "primary_color": "#1F6FEB",
-                 *       "logo_url": "https://acme.example/logo.png",
-                 *       "help_center_title": "Acme Help Center",
-                 *       "widget_greeting": "Hi! How can we help?"
+                 *       "primary_color": "#0F766E"
                  *     }
                  */
                 "application/json": components["schemas"]["BrandingSettings"];
@@ -10092,10 +10212,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "branding",
+                     *       "settings": {
+                     *         "primary_color": "#0F766E",
+                     *         "logo_url": null,
+                     *         "help_center_title": null,
+                     *         "widget_greeting": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "primary_color": {
+                     *           "from": "#2563EB",
+                     *           "to": "#0F766E"
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -10208,8 +10338,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "channels",
+                     *       "settings": {
+                     *         "email_enabled": true,
+                     *         "chat_enabled": true,
+                     *         "whatsapp_enabled": true,
+                     *         "phone_enabled": false,
+                     *         "default_channel": "email"
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
@@ -10276,9 +10412,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email_enabled": false,
-                 *       "chat_enabled": false,
-                 *       "whatsapp_enabled": false,
+                 *       "email_enabled": true,
+                 *       "chat_enabled": true,
+                 *       "whatsapp_enabled": true,
                  *       "phone_enabled": false,
                  *       "default_channel": "email"
                  *     }
@@ -10299,10 +10435,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "channels",
+                     *       "settings": {
+                     *         "email_enabled": true,
+                     *         "chat_enabled": true,
+                     *         "whatsapp_enabled": true,
+                     *         "phone_enabled": false,
+                     *         "default_channel": "email"
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "whatsapp_enabled": {
+                     *           "from": false,
+                     *           "to": true
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -10390,11 +10537,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email_enabled": false,
-                 *       "chat_enabled": false,
-                 *       "whatsapp_enabled": false,
-                 *       "phone_enabled": false,
-                 *       "default_channel": "email"
+                 *       "whatsapp_enabled": true
                  *     }
                  */
                 "application/json": components["schemas"]["ChannelsSettings"];
@@ -10413,10 +10556,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "channels",
+                     *       "settings": {
+                     *         "email_enabled": true,
+                     *         "chat_enabled": true,
+                     *         "whatsapp_enabled": true,
+                     *         "phone_enabled": false,
+                     *         "default_channel": "email"
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "whatsapp_enabled": {
+                     *           "from": false,
+                     *           "to": true
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -10530,7 +10684,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "section": "general",
-                     *       "settings": {},
+                     *       "settings": {
+                     *         "company_name": null,
+                     *         "support_email": null,
+                     *         "timezone": "Europe/Lisbon",
+                     *         "locale": "en",
+                     *         "default_ticket_priority": "medium",
+                     *         "auto_close_after_days": 7,
+                     *         "business_hours": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
@@ -10597,19 +10759,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "company_name": "Acme Corp",
-                 *       "support_email": "ana@example.com",
+                 *       "company_name": null,
+                 *       "support_email": null,
                  *       "timezone": "Europe/Lisbon",
-                 *       "locale": "en-US",
-                 *       "default_ticket_priority": "low",
+                 *       "locale": "en",
+                 *       "default_ticket_priority": "medium",
                  *       "auto_close_after_days": 7,
-                 *       "business_hours": {
-                 *         "start": "09:00",
-                 *         "end": "17:30",
-                 *         "days": [
-                 *           "mon"
-                 *         ]
-                 *       }
+                 *       "business_hours": null
                  *     }
                  */
                 "application/json": components["schemas"]["GeneralSettings"];
@@ -10629,9 +10785,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "section": "general",
-                     *       "settings": {},
+                     *       "settings": {
+                     *         "company_name": null,
+                     *         "support_email": null,
+                     *         "timezone": "Europe/Lisbon",
+                     *         "locale": "en",
+                     *         "default_ticket_priority": "medium",
+                     *         "auto_close_after_days": 7,
+                     *         "business_hours": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "timezone": {
+                     *           "from": "UTC",
+                     *           "to": "Europe/Lisbon"
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -10719,19 +10888,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "company_name": "Acme Corp",
-                 *       "support_email": "ana@example.com",
-                 *       "timezone": "Europe/Lisbon",
-                 *       "locale": "en-US",
-                 *       "default_ticket_priority": "low",
-                 *       "auto_close_after_days": 7,
-                 *       "business_hours": {
-                 *         "start": "09:00",
-                 *         "end": "17:30",
-                 *         "days": [
-                 *           "mon"
-                 *         ]
-                 *       }
+                 *       "timezone": "Europe/Lisbon"
                  *     }
                  */
                 "application/json": components["schemas"]["GeneralSettings"];
@@ -10751,9 +10908,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "section": "general",
-                     *       "settings": {},
+                     *       "settings": {
+                     *         "company_name": null,
+                     *         "support_email": null,
+                     *         "timezone": "Europe/Lisbon",
+                     *         "locale": "en",
+                     *         "default_ticket_priority": "medium",
+                     *         "auto_close_after_days": 7,
+                     *         "business_hours": null
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "timezone": {
+                     *           "from": "UTC",
+                     *           "to": "Europe/Lisbon"
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -10866,8 +11036,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "onboarding",
+                     *       "settings": {
+                     *         "profile_completed": false,
+                     *         "channel_connected": false,
+                     *         "team_invited": true,
+                     *         "first_ticket": false,
+                     *         "dismissed": false
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
@@ -10936,7 +11112,7 @@ export interface operations {
                  * @example {
                  *       "profile_completed": false,
                  *       "channel_connected": false,
-                 *       "team_invited": false,
+                 *       "team_invited": true,
                  *       "first_ticket": false,
                  *       "dismissed": false
                  *     }
@@ -10957,10 +11133,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "onboarding",
+                     *       "settings": {
+                     *         "profile_completed": false,
+                     *         "channel_connected": false,
+                     *         "team_invited": true,
+                     *         "first_ticket": false,
+                     *         "dismissed": false
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "team_invited": {
+                     *           "from": false,
+                     *           "to": true
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -11048,11 +11235,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "profile_completed": false,
-                 *       "channel_connected": false,
-                 *       "team_invited": false,
-                 *       "first_ticket": false,
-                 *       "dismissed": false
+                 *       "team_invited": true
                  *     }
                  */
                 "application/json": components["schemas"]["OnboardingSettings"];
@@ -11071,10 +11254,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "section": "general",
-                     *       "settings": {},
+                     *       "section": "onboarding",
+                     *       "settings": {
+                     *         "profile_completed": false,
+                     *         "channel_connected": false,
+                     *         "team_invited": true,
+                     *         "first_ticket": false,
+                     *         "dismissed": false
+                     *       },
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "changes": {}
+                     *       "changes": {
+                     *         "team_invited": {
+                     *           "from": false,
+                     *           "to": true
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigSectionChange"];
@@ -17033,10 +17227,11 @@ export interface operations {
                      *         "ticket.updated"
                      *       ],
                      *       "is_active": true,
-                     *       "created_at": "2026-03-14T09:26:53.412Z"
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Webhook"];
+                    "application/json": components["schemas"]["WebhookDetail"];
                 };
             };
             /** @description Missing or invalid credential */
@@ -17345,7 +17540,7 @@ export interface operations {
                      * @example {
                      *       "id": "dlv_0mhbq3k9aQm2Vx8RtL5cBn",
                      *       "event_type": "ticket.created",
-                     *       "status": "pending",
+                     *       "status": "delivered",
                      *       "attempts": 1,
                      *       "last_attempt_at": "2026-03-14T09:26:54.020Z",
                      *       "next_attempt_at": null,
@@ -17904,12 +18099,18 @@ export interface operations {
                      *       "entries": [
                      *         {
                      *           "id": "aud_0mhbq2j7kDx5NcR9pVt3Hw",
-                     *           "actor": "key_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *           "actor": "user:tus_0mh2v9w8xPr6JzL3qNb5Gc",
                      *           "action": "api_key.created",
                      *           "target_type": "api_key",
-                     *           "target_id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
+                     *           "target_id": "key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *           "source_ip": "203.0.113.24",
-                     *           "metadata": {},
+                     *           "metadata": {
+                     *             "name": "Warehouse sync",
+                     *             "scopes": [
+                     *               "tickets:read",
+                     *               "tickets:write"
+                     *             ]
+                     *           },
                      *           "created_at": "2026-03-14T09:26:53.412Z"
                      *         }
                      *       ],
@@ -21685,6 +21886,62 @@ export interface operations {
         responses: {
             /** @description HTML page */
             200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An API key was sent and it is not valid (this operation needs none) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API keys are not permitted for this endpoint"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDocsSlash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Location: /docs */
+            308: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
