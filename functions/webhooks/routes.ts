@@ -63,7 +63,8 @@ export const getWebhook = defineRoute({
   path: '/api/v1/webhooks/{id}',
   access: { surface: 'api', scopes: ['webhooks:read'] },
   summary: 'Get a webhook subscription',
-  description: 'The fields of the list plus `updated_at`, as the create response has them (webhooks:read); never the secret.',
+  description:
+    'The fields of the list plus `updated_at`, as the create response has them (webhooks:read); never the secret.',
   tags,
   params: WebhookIdParam,
   responses: {
