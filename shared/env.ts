@@ -119,6 +119,10 @@ const DEV_DEFAULTS = {
 
 export class ConfigError extends Error {}
 
+/**
+ * Every missing or invalid variable is reported at once, one per line, so a deployment learns all of
+ * them from one failed start instead of one per restart.
+ */
 export function loadConfig(source: Record<string, unknown>): AppConfig {
   const picked: Record<string, unknown> = {};
   for (const key of Object.keys(EnvSchema.shape)) {
@@ -126,20 +130,24 @@ export function loadConfig(source: Record<string, unknown>): AppConfig {
     if (typeof value === 'string') picked[key] = value;
   }
   const parsed = EnvSchema.safeParse(picked);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new ConfigError(`Invalid environment: ${issues}`);
-  }
-  const env = parsed.data;
-  const production = env.APP_ENV === 'staging' || env.APP_ENV === 'production';
-  const resolved = { ...env } as AppConfig;
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  // read on its own so that missing secrets are reported alongside an invalid variable elsewhere
+  const appEnv = EnvSchema.shape.APP_ENV.safeParse(picked.APP_ENV).data;
+  const production = appEnv === 'staging' || appEnv === 'production';
+  const resolved = { ...parsed.data } as AppConfig;
   for (const [key, fallback] of Object.entries(DEV_DEFAULTS) as [keyof typeof DEV_DEFAULTS, string][]) {
-    if (env[key]) continue;
+    if (picked[key]) continue;
     // The JWKS URL replaces the shared dashboard secret in production.
-    if (production && !(key === 'DASHBOARD_JWT_SECRET' && env.DASHBOARD_JWKS_URL)) {
-      throw new ConfigError(`${key} must be set when APP_ENV=${env.APP_ENV}`);
+    if (production && !(key === 'DASHBOARD_JWT_SECRET' && picked.DASHBOARD_JWKS_URL)) {
+      problems.push(
+        `${key} must be set when APP_ENV=${appEnv}${key === 'DASHBOARD_JWT_SECRET' ? ' (or DASHBOARD_JWKS_URL)' : ''}`,
+      );
     }
     resolved[key] = fallback;
+  }
+  if (problems.length > 0) {
+    const count = `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}`;
+    throw new ConfigError(`Invalid environment (${count}):\n${problems.map((p) => `  ${p}`).join('\n')}`);
   }
   return resolved;
 }
