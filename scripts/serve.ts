@@ -1,15 +1,48 @@
 // `npm start`: the embedded runtime on PORT/HOST (default 127.0.0.1:8787).
+import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
-import { defaultedSecrets, loadConfig } from '../shared/env';
+import { type AppConfig, ConfigError, defaultedSecrets, loadConfig } from '../shared/env';
 import { answerClientErrors } from '../shared/runtime/client-errors.node.js';
-import { createEmbeddedRuntime } from './embedded';
+import { createEmbeddedRuntime, type EmbeddedRuntime } from './embedded';
 import { DEMO_ADMIN, seedDemoAdmin, seedDemoTenant } from './seed';
+import { checkPortFree, listenFailure, lockDataDir, parsePort, StartupError } from './startup-checks';
 
-const config = loadConfig(process.env);
-const port = Number(process.env.PORT ?? 8787);
+/** One line on stderr and exit 1: a refusal to start needs no stack trace. */
+function refuse(error: unknown): never {
+  if (!(error instanceof StartupError || error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+
+let server: ServerType | undefined;
+let runtime: EmbeddedRuntime | undefined;
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${signal}: shutting down`);
+  server?.close();
+  await runtime?.close();
+  process.exit(0);
+}
+// from the start: Ctrl-C during start-up still exits through 'exit', which releases DATA_DIR
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+let config: AppConfig;
+let port: number;
 const host = process.env.HOST ?? '127.0.0.1';
+try {
+  config = loadConfig(process.env);
+  port = parsePort(process.env.PORT);
+  // only the embedded PGlite is one process's alone; Postgres serves any number of them
+  if (!config.DATABASE_URL) process.on('exit', lockDataDir(config.DATA_DIR));
+  await checkPortFree(port, host);
+} catch (error) {
+  refuse(error);
+}
 
-const runtime = await createEmbeddedRuntime({ config });
+runtime = await createEmbeddedRuntime({ config });
 const demo = await seedDemoTenant(runtime.services.db);
 // a known password is for development only: elsewhere the demo admin exists only if one is given
 const demoPassword =
@@ -17,14 +50,15 @@ const demoPassword =
   (config.APP_ENV === 'development' || config.APP_ENV === 'test' ? DEMO_ADMIN.devPassword : undefined);
 const demoAdmin = demoPassword ? await seedDemoAdmin(runtime.services.db, demoPassword) : null;
 
-const server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) => {
+server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) => {
   const url = `http://${host}:${info.port}`;
   const db = config.DATABASE_URL ? 'Postgres (DATABASE_URL)' : `PGlite in ${config.DATA_DIR}`;
   const lines = [
     `Support Platform API listening on ${url}  (database: ${db})`,
     `Health:       curl ${url}/api/v2/health`,
     `Demo tenant:  ${demo.id}  (${demo.name}, plan ${demo.plan}, ${demo.environment})`,
-    `Admin token:  npm run token -- --tenant ${demo.id} --role tenant_admin`,
+    // -s: without it, TOKEN=$(npm run token …) would capture npm's own banner too
+    `Admin token:  npm run -s token -- --tenant ${demo.id} --role tenant_admin`,
   ];
   if (demoAdmin)
     lines.push(
@@ -36,17 +70,10 @@ const server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) 
     lines.push(`Using development defaults for: ${defaulted.join(', ')} (set them outside development)`);
   console.log(lines.join('\n'));
 });
+// the port was free at the check above; another process may have taken it during start-up
+server.on('error', (error: NodeJS.ErrnoException) => {
+  console.error(listenFailure(error, port, host));
+  process.exit(1);
+});
 
 answerClientErrors(server);
-
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  console.log(`${signal}: shutting down`);
-  server.close();
-  await runtime.close();
-  process.exit(0);
-}
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,89 @@
+/**
+ * `npm start` refusing to start, as a newcomer meets it: one line saying what to do, exit 1, no
+ * stack trace, and before the slow start-up (PGlite, migrations) where that is possible.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TEST_SECRETS } from '../support/harness';
+import { freePort, type ServerProcess, startServer } from './server-process';
+
+const dir = mkdtempSync(join(tmpdir(), 'serve-startup-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** scripts/serve.ts run to its exit (each case here must end on its own) */
+function serveUntilExit(env: Record<string, string | undefined>) {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, ...TEST_SECRETS, APP_ENV: 'test', DATABASE_URL: '', HOST: '127.0.0.1', ...env },
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+const STACK_FRAME = /^\s+at /m;
+
+describe('npm start refuses to start, in one line', () => {
+  it('on a port in use: before opening the database', async () => {
+    const occupant = createServer();
+    const port = await freePort();
+    await new Promise<void>((r) => occupant.listen(port, '127.0.0.1', r));
+    const dataDir = join(dir, 'port-in-use');
+    try {
+      const run = serveUntilExit({ PORT: String(port), DATA_DIR: dataDir });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toBe(
+        `Port ${port} on 127.0.0.1 is in use: stop the other server or choose another port (PORT=${port + 1} npm start)\n`,
+      );
+      // PGlite never ran: no initdb in DATA_DIR, and the lock released on exit
+      expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(false);
+      expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
+    } finally {
+      occupant.close();
+    }
+  });
+
+  it('in production without its secrets: every one named at once', () => {
+    const unset = Object.fromEntries(Object.keys(TEST_SECRETS).map((name) => [name, undefined]));
+    const run = serveUntilExit({ ...unset, APP_ENV: 'production', DATA_DIR: join(dir, 'production') });
+    expect(run.status).toBe(1);
+    expect(run.stderr).not.toMatch(STACK_FRAME);
+    expect(run.stderr).toMatch(/^Invalid environment \(6 problems\):\n/);
+    for (const name of [
+      'DASHBOARD_JWT_SECRET',
+      'END_USER_JWT_SECRET',
+      'INTERNAL_API_TOKEN',
+      'API_KEY_HASH_SECRET',
+      'WEBHOOK_ENCRYPTION_KEY',
+      'VOICE_WIDGET_SECRET',
+    ])
+      expect(run.stderr).toContain(`\n  ${name} must be set when APP_ENV=production`);
+  });
+});
+
+describe('two npm start on one DATA_DIR (PGlite)', () => {
+  let first: ServerProcess | undefined;
+  afterAll(() => first?.kill());
+
+  it('the second refuses, naming the first one pid; the first keeps serving', async () => {
+    const dataDir = join(dir, 'shared-data');
+    first = await startServer(await freePort(), { DATA_DIR: dataDir, DATABASE_URL: '' });
+    // its banner's token line pastes into TOKEN=$(…) without npm's own banner
+    expect(first.output()).toContain(
+      'Admin token:  npm run -s token -- --tenant ten_demo --role tenant_admin',
+    );
+
+    const second = serveUntilExit({ PORT: String(await freePort()), DATA_DIR: dataDir });
+    expect(second.status).toBe(1);
+    expect(second.stderr).toBe(
+      `DATA_DIR ${dataDir} is in use by another server, pid ${first.child.pid} (${join(dataDir, 'server.lock')}): two processes writing one PGlite directory can corrupt it. Stop that server, or give this one its own (DATA_DIR=.data-2 npm start)\n`,
+    );
+    expect((await fetch(`${first.base}/api/v2/health`)).status).toBe(200);
+
+    // stopped, it leaves DATA_DIR to the next server
+    await first.kill('SIGTERM');
+    expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
+  });
+});
