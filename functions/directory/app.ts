@@ -94,19 +94,17 @@ register(app, routes.updateTenantUser, async (c) => {
   if (body.name !== undefined) set.name = body.name;
   if (body.role !== undefined) set.role = body.role;
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const before = await findTenantUser(trx, tenantId, id);
-      const after = before && (await updateTenantUser(trx, tenantId, id, set));
-      if (!before || !after) throw notFound('User');
-      if (!roleAtLeast(after.role, before.role)) await revokeUserSessions(trx, after.id, 'role_lowered');
-      const changes = changesOf(before, after);
-      if (Object.keys(changes).length > 0)
-        await recordAudit(trx, c, 'user.updated', { type: 'user', id }, { email: after.email, ...changes });
-      return after;
-    });
+  const { db } = c.get('services');
+  const row = await db.transaction().execute(async (trx) => {
+    const before = await findTenantUser(trx, tenantId, id);
+    const after = before && (await updateTenantUser(trx, tenantId, id, set));
+    if (!before || !after) throw notFound('User');
+    if (!roleAtLeast(after.role, before.role)) await revokeUserSessions(trx, after.id, 'role_lowered');
+    const changes = changesOf(before, after);
+    if (Object.keys(changes).length > 0)
+      await recordAudit(trx, c, 'user.updated', { type: 'user', id }, { email: after.email, ...changes });
+    return after;
+  });
   return c.json(userView(row));
 });
 
@@ -122,19 +120,17 @@ function changesOf<T extends { name: string | null; role: string }>(before: T, a
 register(app, routes.deleteTenantUser, async (c) => {
   const { id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const removed = await deleteTenantUser(trx, tenantId, id);
-      if (!removed) throw notFound('User');
-      await recordAudit(
-        trx,
-        c,
-        'user.removed',
-        { type: 'user', id },
-        { email: removed.email, role: removed.role },
-      );
-    });
+  const { db } = c.get('services');
+  await db.transaction().execute(async (trx) => {
+    const removed = await deleteTenantUser(trx, tenantId, id);
+    if (!removed) throw notFound('User');
+    await recordAudit(
+      trx,
+      c,
+      'user.removed',
+      { type: 'user', id },
+      { email: removed.email, role: removed.role },
+    );
+  });
   return c.body(null, 204);
 });
