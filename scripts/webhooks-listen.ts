@@ -46,10 +46,13 @@ const port = Number(args.port);
 const url = `https://${HOST}:${port}${PATH}`;
 
 /** A self-signed CA certificate for localhost, made once and reused (the server trusts it from its start). */
-async function certificate(dir: string): Promise<{ cert: string; key: string; certPath: string }> {
+async function certificate(
+  dir: string,
+): Promise<{ cert: string; key: string; certPath: string; created: boolean }> {
   const certPath = join(dir, 'localhost.crt');
   const keyPath = join(dir, 'localhost.key');
-  if (!existsSync(certPath) || !existsSync(keyPath)) {
+  const created = !existsSync(certPath) || !existsSync(keyPath);
+  if (created) {
     const now = new Date();
     const generated = await selfsigned.generate([{ name: 'commonName', value: HOST }], {
       keySize: 2048,
@@ -75,7 +78,7 @@ async function certificate(dir: string): Promise<{ cert: string; key: string; ce
     writeFileSync(certPath, generated.cert);
     writeFileSync(keyPath, generated.private, { mode: 0o600 });
   }
-  return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), certPath };
+  return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), certPath, created };
 }
 
 const tls = await certificate(resolve(args.dir));
@@ -83,9 +86,13 @@ const tls = await certificate(resolve(args.dir));
 const fromCwd = relative(process.cwd(), tls.certPath);
 const certShown = fromCwd.startsWith('..') ? tls.certPath : fromCwd;
 const startLine = `WEBHOOK_SSRF_ALLOW=${HOST} NODE_EXTRA_CA_CERTS=${certShown} npm start`;
-console.log(`Certificate: ${certShown}
+// the start line matters once, when the certificate is new (the server must be restarted to trust
+// it); on later runs one line is enough, and --init prints the whole again
+if (args.init || tls.created)
+  console.log(`Certificate: ${certShown}
 Start the server so that it may deliver to ${url} (a private address) and trusts this certificate:
   ${startLine}`);
+else console.log(`Certificate: ${certShown} (--init prints the server's start line again)`);
 if (args.init) process.exit(0);
 
 const credential = args.token ? { sessionToken: args.token } : args.key ? { apiKey: args.key } : null;
@@ -102,10 +109,15 @@ if (api && !secret) {
     console.log(`Subscribed ${subscriptionId} to ${events.join(', ')} at ${url}${args.keep ? '' : ' (removed when you stop this command)'}
 Secret: ${secret}`);
   } catch (error) {
+    // fetch's own "fetch failed" says nothing: the code (ECONNREFUSED…) is on error.cause
+    const { cause } = error as { cause?: { code?: string; message?: string } };
+    const reason = cause?.code ?? cause?.message ?? (error as Error).message;
     console.error(
       error instanceof SupportApiError
-        ? `Could not subscribe: ${error.status} ${JSON.stringify(error.detail)}\nIs the server running at ${args.api}, started with the line above?`
-        : `Could not reach ${args.api}: ${(error as Error).message}`,
+        ? `Could not subscribe: ${error.status} ${JSON.stringify(error.detail)}\nIs the server at ${args.api} the one started with: ${startLine}`
+        : `Could not reach ${args.api} (${reason}): is the server running there?
+  Start it in another terminal: ${startLine}
+  If it listens on another port, point this command at it: --api http://127.0.0.1:<PORT>`,
     );
     process.exit(1);
   }

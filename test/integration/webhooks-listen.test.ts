@@ -3,6 +3,7 @@
 // subscribed with it, a ticket created, and the verified delivery line. Real processes on real ports.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,7 +126,7 @@ describe.skipIf(postgresUnavailable())(
         'WEBHOOK_SSRF_ALLOW=localhost NODE_EXTRA_CA_CERTS=.data-webhooks/localhost.crt npm start',
       );
       expect(README).toContain('npm run -s webhooks:listen -- --init');
-      expect(README).toContain('npm run webhooks:listen -- --token "$TOKEN"');
+      expect(README).toContain('npm run -s webhooks:listen -- --token "$TOKEN"');
 
       server = start(npmScript('start'), {
         ...serverEnv,
@@ -162,6 +163,11 @@ describe.skipIf(postgresUnavailable())(
       const [, subscription] = await listener.waitFor(/Subscribed (\S+) to \*/);
       await listener.waitFor(/Secret: whsec_/);
       await listener.waitFor(/Listening on https:\/\/localhost:\d+\/webhooks/);
+      // the certificate exists since --init: one line about it, not the start-line block again
+      expect(listener.output()).toContain(
+        `Certificate: ${startLine?.[2]} (--init prints the server's start line again)`,
+      );
+      expect(listener.output()).not.toContain('Start the server so that');
 
       const created = await fetch(`${api}/api/v1/tickets`, {
         method: 'POST',
@@ -234,6 +240,39 @@ describe.skipIf(postgresUnavailable())(
     });
   },
 );
+
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+describe('npm run webhooks:listen with no server at --api', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-listen-unreachable-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('says the server must run and how to point --api at another port', { timeout: 60_000 }, async () => {
+    const api = `http://127.0.0.1:${await freePort()}`;
+    const run = spawnSync(
+      process.execPath,
+      [...npmScript('webhooks:listen'), '--token', 'any', '--api', api, '--dir', join(dir, 'cert')],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(run.status).toBe(1);
+    // a certificate made just now: the server must be (re)started with it, so the whole block
+    expect(run.stdout).toContain(
+      'Start the server so that it may deliver to https://localhost:8788/webhooks',
+    );
+    expect(run.stderr).toContain(`Could not reach ${api} (ECONNREFUSED): is the server running there?`);
+    expect(run.stderr).toContain('point this command at it: --api http://127.0.0.1:<PORT>');
+  });
+});
 
 describe.skipIf(postgresUnavailable())(
   'the private-address 400 names the local escape hatch in development only',
