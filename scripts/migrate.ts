@@ -5,9 +5,24 @@ import { createPostgresHandle } from '../shared/db/adapters/pg';
 import { createPgliteHandle } from '../shared/db/adapters/pglite';
 import { migrate } from '../shared/db/migrate';
 import { readMigrations } from '../shared/db/migrations-fs';
-import { loadConfig } from '../shared/env';
+import { type AppConfig, ConfigError, loadConfig } from '../shared/env';
+import { lockDataDir, StartupError } from './startup-checks';
 
-const config = loadConfig(process.env);
+/** A bad environment or a DATA_DIR a running server holds: one line on stderr, exit 1. */
+function configOrExit(): AppConfig {
+  try {
+    const config = loadConfig(process.env);
+    // the PGlite directory of a running `npm start` must not be written by a second process
+    if (!config.DATABASE_URL) process.on('exit', lockDataDir(config.DATA_DIR));
+    return config;
+  } catch (error) {
+    if (!(error instanceof StartupError || error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}
+
+const config = configOrExit();
 const handle = config.DATABASE_URL
   ? createPostgresHandle(config.DATABASE_URL, { listen: false })
   : await createPgliteHandle(config.DATA_DIR);

@@ -81,6 +81,17 @@ describe('two npm start on one DATA_DIR (PGlite)', () => {
       `DATA_DIR ${dataDir} is in use by another server, pid ${first.child.pid} (${join(dataDir, 'server.lock')}): two processes writing one PGlite directory can corrupt it. Stop that server, or give this one its own (DATA_DIR=.data-2 npm start)\n`,
     );
     expect((await fetch(`${first.base}/api/v2/health`)).status).toBe(200);
+    // npm run migrate keeps out too
+    const migrate = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, ...TEST_SECRETS, APP_ENV: 'test', DATABASE_URL: '', DATA_DIR: dataDir },
+    });
+    expect(migrate.status).toBe(1);
+    expect(migrate.stderr).toContain(
+      `DATA_DIR ${dataDir} is in use by another server, pid ${first.child.pid}`,
+    );
+    expect(migrate.stderr).not.toMatch(STACK_FRAME);
 
     // stopped, it leaves DATA_DIR to the next server
     await first.kill('SIGTERM');
