@@ -6,12 +6,18 @@
 // (`npm run screenshots:console` writes docs/console/).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../clients/typescript';
 import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/auth/scopes';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
-import { CHROMIUM, type ConsoleServer, chromiumMissing, DEMO_ADMIN, startConsoleServer } from './server';
+import {
+  type ConsoleServer,
+  chromiumMissing,
+  DEMO_ADMIN,
+  launchChromium,
+  startConsoleServer,
+} from './server';
 
 const SHOTS = process.env.CONSOLE_SCREENSHOTS;
 
@@ -54,19 +60,7 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
   beforeAll(async () => {
     receiver = await startHttpsReceiver();
     server = await startConsoleServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
     page = await context.newPage();

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
 import { TLS_CERT_PATH } from '../support/https-receiver';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -15,6 +16,34 @@ export const chromiumMissing = () => !existsSync(CHROMIUM) && process.env.CI !==
 
 /** The demo admin `npm start` seeds (scripts/seed.ts). */
 export const DEMO_ADMIN = { email: 'admin@demo.example', password: 'demo-admin-password' };
+
+/** Headless Chromium as the browser tests run it. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** A dashboard session's access token, for a test's own calls to the API (setting up data). */
+export async function sessionToken(base: string, email: string, password: string): Promise<string> {
+  const res = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (!res.ok) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
 
 export interface ConsoleServer {
   base: string;
