@@ -1,11 +1,13 @@
 /** @jsxImportSource hono/jsx/dom */
 import type { FC } from 'hono/jsx';
 import { useEffect, useState } from 'hono/jsx/dom';
-import { Modal } from './components';
+import { api, must } from './api';
+import { Modal, PageHead, useLoad } from './components';
 import { AuditPage } from './pages/audit';
 import { KeysPage } from './pages/keys';
 import {
   AcceptInvitePage,
+  AlreadySignedInPage,
   ForgotPasswordPage,
   ResetPasswordPage,
   SignInForm,
@@ -14,7 +16,7 @@ import {
 import { TeamPage } from './pages/team';
 import { UsagePage } from './pages/usage';
 import { WebhookDetailPage, WebhooksPage } from './pages/webhooks';
-import { navigate, useRoute } from './router';
+import { redirect, useRoute } from './router';
 import {
   currentIdentity,
   type Identity,
@@ -33,6 +35,9 @@ const PAGES = [
   { path: '/usage', label: 'Usage', page: UsagePage },
 ] as const;
 
+/** The page the console opens on (after sign-in, at /console/). */
+const HOME = '/keys';
+
 /** Pages reached from an emailed link or while signed out. */
 const SIGNED_OUT_PAGES: Record<string, FC> = {
   '/accept-invite': AcceptInvitePage,
@@ -40,13 +45,51 @@ const SIGNED_OUT_PAGES: Record<string, FC> = {
   '/reset-password': ResetPasswordPage,
 };
 
+function NotFoundPage() {
+  return (
+    <section aria-labelledby="page-title">
+      <PageHead title="Page not found" intro="There is no console page at this address." />
+      <a href={`/console${HOME}`}>Go to API keys</a>
+    </section>
+  );
+}
+
+/** The tenant's name and the user's email; the ids until they load (or when the role may not read them). */
+function WhoAmI(props: { who: Identity }) {
+  const { who } = props;
+  const names = useLoad(async () => {
+    const [user, tenant] = await Promise.all([
+      must(api.GET('/api/v1/tenant/users/{id}', { params: { path: { id: who.userId } } })).catch(() => null),
+      // only admins may read the tenant (an agent's GET is a 404): agents see its id
+      who.role === 'tenant_admin'
+        ? must(
+            api.GET('/api/v1/tenants/{tenant_id}', { params: { path: { tenant_id: who.tenantId } } }),
+          ).catch(() => null)
+        : null,
+    ]);
+    return { email: user?.email, tenant: tenant?.name };
+  }, [who.userId, who.tenantId]);
+  return (
+    <div class="who-text">
+      <div class={names.data?.tenant ? 'small tenant' : 'mono small tenant'} title={`Tenant ${who.tenantId}`}>
+        {names.data?.tenant ?? who.tenantId}
+      </div>
+      <div class="small muted">
+        <span class="email">{names.data?.email ?? who.userId}</span> ·{' '}
+        {who.role === 'tenant_admin' ? 'admin' : who.role}
+      </div>
+    </div>
+  );
+}
+
 function Shell(props: { who: Identity; path: string }) {
   const detail = props.path.match(/^\/webhooks\/([^/]+)$/)?.[1];
-  const current = PAGES.find((p) => props.path === p.path || props.path.startsWith(`${p.path}/`));
+  const current = detail ? PAGES[1] : PAGES.find((p) => props.path === p.path);
   const Page = current?.page;
   useEffect(() => {
-    document.title = `${current?.label ?? 'Console'} · Support Platform`;
-    document.getElementById('page-title')?.focus();
+    document.title = `${current?.label ?? 'Page not found'} · Support Platform`;
+    // after a navigation, focus moves to the new page's title (or its main region while it loads)
+    (document.getElementById('page-title') ?? document.getElementById('main'))?.focus();
   }, [props.path]);
   return (
     <div class="shell">
@@ -70,19 +113,14 @@ function Shell(props: { who: Identity; path: string }) {
           </ul>
         </nav>
         <div class="who">
-          <div class="mono small" title="Tenant">
-            {props.who.tenantId}
-          </div>
-          <div class="small muted">
-            {props.who.userId} · {props.who.role === 'tenant_admin' ? 'admin' : props.who.role}
-          </div>
-          <button type="button" class="wide" onClick={() => void signOut()}>
+          <WhoAmI who={props.who} />
+          <button type="button" class="sign-out" onClick={() => void signOut()}>
             Sign out
           </button>
         </div>
       </aside>
       <main id="main" class="content" tabIndex={-1}>
-        {detail ? <WebhookDetailPage id={decodeURIComponent(detail)} /> : Page ? <Page /> : <KeysPage />}
+        {detail ? <WebhookDetailPage id={decodeURIComponent(detail)} /> : Page ? <Page /> : <NotFoundPage />}
       </main>
     </div>
   );
@@ -101,19 +139,23 @@ export function App() {
       if (before && !next && !signingOut()) setLost(before);
       before = next;
       setWho(next);
-      if (next) {
-        setLost(null);
-        if (SIGNED_OUT_PAGES[location.pathname.slice('/console'.length)]) navigate('/keys');
-      }
+      if (next) setLost(null);
     });
     // a reload in this tab: the refresh token in sessionStorage brings the session back
     void refreshSession().finally(() => setBooting(false));
     return off;
   }, []);
 
+  // signed in at /console/: the home page, with its navigation item current
+  const home = (who ?? lost) && (path === '/' || path === '');
+  useEffect(() => {
+    if (home) redirect(HOME);
+  }, [home]);
+
   const SignedOut = SIGNED_OUT_PAGES[path];
-  if (SignedOut && !who) return <SignedOut />;
   if (booting && !who) return <p class="boot muted">Loading…</p>;
+  // an emailed link opened in a signed-in tab: say so and offer to sign out, instead of dropping it
+  if (SignedOut) return who ? <AlreadySignedInPage path={path} /> : <SignedOut />;
   const shown = who ?? lost;
   if (!shown) return <SignInPage />;
   // one tree whether or not the session is live, so the page keeps its state under the dialog
@@ -121,7 +163,8 @@ export function App() {
     <>
       <Shell who={shown} path={path} />
       {who ? null : (
-        <Modal title="Your session ended" onClose={() => setLost(null)}>
+        // required: Escape must not throw away the page this dialog promises to keep
+        <Modal title="Your session ended" onClose={() => undefined} required>
           <div class="modal-body">
             <p class="muted">Sign in again to carry on where you were; nothing on the page is lost.</p>
             <SignInForm />

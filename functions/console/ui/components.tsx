@@ -4,11 +4,26 @@
 import type { Child } from 'hono/jsx';
 import { useCallback, useEffect, useId, useRef, useState } from 'hono/jsx/dom';
 import { type Action, whyNot } from './access';
+import { SESSION_ENDED } from './errors';
+import { currentIdentity, onSessionChange } from './session';
+
+/** "1 delivery", "3 deliveries": every count the console shows. */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** Loads once (and again on `reload()`): `{data, error, loading}`. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
   const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
+  // a load refused because the session ended runs again once the user signs back in
+  const failedForSession = useRef(false);
+  failedForSession.current = state.error === SESSION_ENDED;
+  useEffect(
+    () =>
+      onSessionChange((who) => {
+        if (who && failedForSession.current) setTick((t) => t + 1);
+      }),
+    [],
+  );
   useEffect(() => {
     let live = true;
     setState((s) => ({ ...s, loading: true }));
@@ -24,30 +39,54 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
   return { ...state, reload };
 }
 
-/** A modal on the native <dialog>: focus moves in and is trapped, Escape closes, focus returns. */
-export function Modal(props: { title: string; onClose: () => void; children: Child; wide?: boolean }) {
+/** Focus can go back to it: still on the page, and not in a dialog that has closed. */
+const focusable = (el: Element | null): el is HTMLElement =>
+  el instanceof HTMLElement && el !== document.body && el.isConnected && !el.closest('dialog:not([open])');
+
+/**
+ * A modal on the native <dialog>: focus moves in and is trapped, Escape closes, and focus returns to
+ * the opener however it closes. `required`: Escape and × do not close it (the page under it needs it).
+ */
+export function Modal(props: {
+  title: string;
+  onClose: () => void;
+  children: Child;
+  wide?: boolean;
+  required?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   // unique: a dialog can open over another (the session-ended sign-in over an edit)
   const titleId = useId();
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    const opener = document.activeElement as HTMLElement | null;
+    const opener = document.activeElement;
     if (!dialog.open) dialog.showModal();
     const onClose = () => props.onClose();
-    dialog.addEventListener('close', onClose);
+    const onCancel = (e: Event) => props.required && e.preventDefault();
+    // Chromium closes anyway on a second Escape with no click between: open it again
+    const reopen = () => props.required && dialog.isConnected && !dialog.open && dialog.showModal();
+    dialog.addEventListener('close', props.required ? reopen : onClose);
+    dialog.addEventListener('cancel', onCancel);
     return () => {
-      dialog.removeEventListener('close', onClose);
-      opener?.focus?.();
+      dialog.removeEventListener('close', props.required ? reopen : onClose);
+      dialog.removeEventListener('cancel', onCancel);
+      // closed by a button, the dialog is still modal here and the page inert: close it first
+      if (dialog.open) dialog.close();
+      // the opener may be gone (a deleted row): then the page's title
+      if (focusable(opener)) opener.focus();
+      else if (!document.querySelector('dialog[open]')) document.getElementById('page-title')?.focus();
     };
   }, []);
   return (
     <dialog ref={ref} class={props.wide ? 'modal wide' : 'modal'} aria-labelledby={titleId}>
       <header class="modal-head">
         <h2 id={titleId}>{props.title}</h2>
-        <button type="button" class="icon" aria-label="Close" onClick={() => ref.current?.close()}>
-          ×
-        </button>
+        {props.required ? null : (
+          <button type="button" class="icon" aria-label="Close" onClick={() => ref.current?.close()}>
+            ×
+          </button>
+        )}
       </header>
       {props.children}
     </dialog>
@@ -93,9 +132,11 @@ export function Confirm(props: {
   );
 }
 
-export function ErrorText(props: { message?: string }) {
+export function ErrorText(props: { message?: string; id?: string }) {
+  // the session came back: the error it caused is gone with it
+  if (props.message === SESSION_ENDED && currentIdentity()) return null;
   return props.message ? (
-    <p class="error" role="alert">
+    <p class="error" role="alert" id={props.id}>
       {props.message}
     </p>
   ) : null;
@@ -146,12 +187,33 @@ export function ago(iso: string, now = Date.now()): string {
   return iso;
 }
 
-/** A time as "3 minutes ago", the exact UTC instant in its title and datetime. */
+/** One clock for every <Time>: relative times move on while the page stays open. */
+const TICK_MS = 15_000;
+const clockListeners = new Set<() => void>();
+let clock: ReturnType<typeof setInterval> | undefined;
+function useNow(): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const tick = () => setNow(Date.now());
+    clockListeners.add(tick);
+    clock ??= setInterval(() => {
+      for (const l of clockListeners) l();
+    }, TICK_MS);
+    return () => {
+      clockListeners.delete(tick);
+      if (clockListeners.size === 0) clock = void clearInterval(clock);
+    };
+  }, []);
+  return now;
+}
+
+/** A time as "3 minutes ago" (kept current), the exact UTC instant in its title and datetime. */
 export function Time(props: { iso: string | null | undefined; empty?: string }) {
+  const now = useNow();
   if (!props.iso) return <span class="muted">{props.empty ?? '—'}</span>;
   return (
     <time dateTime={props.iso} title={new Date(props.iso).toUTCString()}>
-      {ago(props.iso)}
+      {ago(props.iso, now)}
     </time>
   );
 }
@@ -164,7 +226,10 @@ export function PageHead(props: { title: string; intro?: Child; actions?: Child 
   return (
     <div class="page-head">
       <div>
-        <h1>{props.title}</h1>
+        {/* focused after each navigation (app.tsx), and what every page's aria-labelledby names */}
+        <h1 id="page-title" tabIndex={-1}>
+          {props.title}
+        </h1>
         {props.intro ? <p class="muted">{props.intro}</p> : null}
       </div>
       <div class="actions">{props.actions}</div>
@@ -177,6 +242,40 @@ export function Loading(props: { what: string }) {
     <p class="muted" aria-busy="true">
       Loading {props.what}…
     </p>
+  );
+}
+
+/** Offset paging: "1–50 of 120" between Newer/Older (or Previous/Next) buttons. */
+export function Pager(props: {
+  offset: number;
+  shown: number;
+  total: number;
+  size: number;
+  onMove: (offset: number) => void;
+  labels?: [string, string];
+}) {
+  const [back, forward] = props.labels ?? ['Previous', 'Next'];
+  if (props.total <= props.size && props.offset === 0) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button
+        type="button"
+        disabled={props.offset === 0}
+        onClick={() => props.onMove(Math.max(0, props.offset - props.size))}
+      >
+        {back}
+      </button>
+      <span class="muted">
+        {props.offset + 1}–{props.offset + props.shown} of {props.total}
+      </span>
+      <button
+        type="button"
+        disabled={props.offset + props.size >= props.total}
+        onClick={() => props.onMove(props.offset + props.size)}
+      >
+        {forward}
+      </button>
+    </nav>
   );
 }
 

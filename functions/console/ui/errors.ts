@@ -1,12 +1,40 @@
-/** The API's `detail` as one sentence: a string, or the 422 list of issues (`field: message`). */
+/** What a form shows when the session ended under it; hidden again once the user signs back in. */
+export const SESSION_ENDED = 'Your session ended. Sign in again, then retry.';
+
+/** The field a 422 issue is about, as a person names it: `["body","expires_in_days"]` -> "Expires in days". */
+function fieldName(loc: unknown[]): string {
+  const last = [...loc.slice(1)].reverse().find((p) => typeof p === 'string') as string | undefined;
+  if (!last) return 'The request';
+  const words = last.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** zod's default wording ("Too small: expected string to have >=1 characters") as a phrase. */
+function phrase(msg: string): string {
+  const [, kind, , n] = msg.match(/^Too (small|big): expected (string|array) to have [<>]=(\d+)/) ?? [];
+  const what = msg.includes('array') ? 'item' : 'character';
+  if (kind === 'small') return n === '1' ? 'is required' : `must be at least ${n} ${what}s`;
+  if (kind === 'big') return `must be at most ${n} ${what}${n === '1' ? '' : 's'}`;
+  if (/expected \w+, received undefined/.test(msg)) return 'is required';
+  if (/^Invalid (email|url)/i.test(msg))
+    return `is not a valid ${msg.replace(/^Invalid /i, '').toLowerCase()}`;
+  return `: ${msg.charAt(0).toLowerCase()}${msg.slice(1)}`;
+}
+
+/** One 422 issue as a sentence that names the field ("Name must be at most 200 characters."). */
+function issueSentence(issue: { loc?: unknown[]; msg?: string }): string {
+  const field = fieldName(issue.loc ?? []);
+  const msg = (issue.msg ?? 'is not valid').replace(/\.$/, '');
+  // the API's own sentences already name the field ("Password must be at least 12 characters")
+  if (msg.toLowerCase().startsWith(field.toLowerCase())) return `${msg}.`;
+  const said = phrase(msg);
+  return `${field}${said.startsWith(':') ? '' : ' '}${said}.`;
+}
+
+/** The API's `detail` as one sentence: a string, or the 422 list of issues, each naming its field. */
 export function describeError(body: unknown, status: number): string {
   const detail = (body as { detail?: unknown } | undefined)?.detail;
   if (typeof detail === 'string') return detail;
-  if (Array.isArray(detail))
-    return detail
-      .map(
-        (d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).slice(1).join('.') || 'input'}: ${d.msg}`,
-      )
-      .join('; ');
+  if (Array.isArray(detail)) return detail.map(issueSentence).join(' ');
   return `The request failed (HTTP ${status}).`;
 }

@@ -8,6 +8,12 @@ export function navigate(path: string) {
   dispatchEvent(new PopStateEvent('popstate'));
 }
 
+/** Replaces the current entry (a redirect: Back does not return to it). */
+export function redirect(path: string) {
+  history.replaceState(null, '', `${BASE}${path}`);
+  dispatchEvent(new PopStateEvent('popstate'));
+}
+
 /** The path inside the console (`/keys`, `/webhooks/wh_…`), kept in step with history. */
 export function useRoute(): string {
   const read = () => location.pathname.slice(BASE.length) || '/';
@@ -20,12 +26,19 @@ export function useRoute(): string {
   return path;
 }
 
-/** Left clicks on in-console links navigate without a reload; modified clicks keep the browser's meaning. */
+/** Left clicks (and Enter) on in-console links navigate without a reload; modified clicks keep the browser's meaning. */
 export function interceptLinks(root: HTMLElement) {
   root.addEventListener('click', (e) => {
     const a = (e.target as HTMLElement).closest('a');
     if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey)
       return;
+    // an in-page link (the skip link): focus its target, with no history entry for it
+    const fragment = a.getAttribute('href');
+    if (fragment?.startsWith('#')) {
+      e.preventDefault();
+      document.getElementById(fragment.slice(1))?.focus();
+      return;
+    }
     const url = new URL(a.href, location.href);
     if (url.origin !== location.origin || !url.pathname.startsWith(BASE) || a.target) return;
     e.preventDefault();

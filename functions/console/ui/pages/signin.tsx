@@ -1,10 +1,15 @@
 /** @jsxImportSource hono/jsx/dom */
 // Signed-out pages: sign in, accept an invitation, forgotten password. They call /api/v1/auth/*
 // with no credential; a success signs in (session.ts).
-import { useState } from 'hono/jsx/dom';
+import { useRef, useState } from 'hono/jsx/dom';
 import { ErrorText } from '../components';
 import { navigate } from '../router';
-import { detailOf, signIn } from '../session';
+import { detailOf, signIn, signOut } from '../session';
+
+/** The API's password policy (functions/auth/schemas.ts NewPassword), stated next to the field. */
+const PASSWORD_MIN = 12;
+const PASSWORD_MAX = 200;
+const PASSWORD_RULE = `At least ${PASSWORD_MIN} characters. A long phrase is easier to remember than symbols.`;
 
 function Card(props: { title: string; intro?: string; children: unknown }) {
   return (
@@ -22,12 +27,18 @@ function Card(props: { title: string; intro?: string; children: unknown }) {
   );
 }
 
+/** The token of the link last opened, per page: kept while a signed-in tab signs out to use it. */
+const heldTokens = new Map<string, string>();
+
 /** The token of an emailed link (`?token=` or `#token=`), taken out of the address bar at once. */
 function linkToken(): string {
   const url = new URL(location.href);
   const token = url.searchParams.get('token') ?? new URLSearchParams(url.hash.slice(1)).get('token') ?? '';
-  if (token) history.replaceState(null, '', url.pathname);
-  return token;
+  if (token) {
+    history.replaceState(null, '', url.pathname);
+    heldTokens.set(url.pathname, token);
+  }
+  return heldTokens.get(url.pathname) ?? '';
 }
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
@@ -39,6 +50,7 @@ export function SignInForm() {
   const [tenant, setTenant] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const passwordField = useRef<HTMLInputElement>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -48,6 +60,9 @@ export function SignInForm() {
     } catch (err) {
       setError((err as Error).message);
       setBusy(false);
+      // the disabled button dropped focus to <body>: back to the field to retype
+      passwordField.current?.focus();
+      passwordField.current?.select();
     }
   };
   return (
@@ -64,9 +79,11 @@ export function SignInForm() {
       <label for="password">Password</label>
       <input
         id="password"
+        ref={passwordField}
         type="password"
         autocomplete="current-password"
         required
+        aria-describedby={error ? 'sign-in-error' : undefined}
         value={password}
         onInput={(e: Event) => setPassword(value(e))}
       />
@@ -75,7 +92,7 @@ export function SignInForm() {
         <label for="tenant">Tenant ID</label>
         <input id="tenant" placeholder="ten_…" value={tenant} onInput={(e: Event) => setTenant(value(e))} />
       </details>
-      <ErrorText message={error} />
+      <ErrorText message={error} id="sign-in-error" />
       <button type="submit" class="primary wide" disabled={busy}>
         {busy ? 'Signing in…' : 'Sign in'}
       </button>
@@ -126,16 +143,14 @@ export function AcceptInvitePage() {
       )}
       <form onSubmit={submit} class="stack">
         <label for="invite-name">Your name (optional)</label>
-        <input id="invite-name" autocomplete="name" value={name} onInput={(e: Event) => setName(value(e))} />
-        <label for="new-password">Password</label>
         <input
-          id="new-password"
-          type="password"
-          autocomplete="new-password"
-          required
-          value={password}
-          onInput={(e: Event) => setPassword(value(e))}
+          id="invite-name"
+          autocomplete="name"
+          maxLength={200}
+          value={name}
+          onInput={(e: Event) => setName(value(e))}
         />
+        <NewPasswordField id="new-password" label="Password" value={password} onInput={setPassword} />
         <ErrorText message={error} />
         <button type="submit" class="primary wide" disabled={!token}>
           Set password
@@ -191,6 +206,56 @@ export function ForgotPasswordPage() {
   );
 }
 
+/** A new password with the policy stated up front, so the API's 422 is rarely the first word. */
+function NewPasswordField(props: { id: string; label: string; value: string; onInput: (v: string) => void }) {
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        type="password"
+        autocomplete="new-password"
+        required
+        minLength={PASSWORD_MIN}
+        maxLength={PASSWORD_MAX}
+        aria-describedby={`${props.id}-rule`}
+        value={props.value}
+        onInput={(e: Event) => props.onInput(value(e))}
+      />
+      <p id={`${props.id}-rule`} class="muted small hint">
+        {PASSWORD_RULE}
+      </p>
+    </>
+  );
+}
+
+/** What an emailed link is for, when it is opened in a tab that is already signed in. */
+const LINK_PURPOSE: Record<string, string> = {
+  '/accept-invite': 'accepts an invitation for a new account',
+  '/reset-password': 'sets a new password for an account',
+  '/forgot-password': 'asks for a password reset link',
+};
+
+/** An emailed link in a signed-in tab: keep its token, say why it cannot be used yet, offer to sign out. */
+export function AlreadySignedInPage(props: { path: string }) {
+  useState(linkToken); // take the token out of the address bar now, kept for after signing out
+  return (
+    <Card
+      title="You are signed in"
+      intro={`This page ${LINK_PURPOSE[props.path] ?? 'is for signed-out use'}. Sign out of this tab first to use it; your current session ends.`}
+    >
+      <div class="stack">
+        <button type="button" class="primary wide" onClick={() => void signOut()}>
+          Sign out and continue
+        </button>
+        <p class="small">
+          <a href="/console/keys">Stay signed in and go to the console</a>
+        </p>
+      </div>
+    </Card>
+  );
+}
+
 export function ResetPasswordPage() {
   const [token] = useState(linkToken);
   const [password, setPassword] = useState('');
@@ -208,21 +273,16 @@ export function ResetPasswordPage() {
   };
   return (
     <Card title="Choose a new password" intro={done ? 'Done. Sign in with the new password.' : undefined}>
+      {token || done ? null : (
+        <ErrorText message="This link has no reset token. Open the link from the email again, or ask for a new one." />
+      )}
       {done ? (
         <button type="button" class="primary wide" onClick={() => navigate('/')}>
           Continue to sign in
         </button>
       ) : (
         <form onSubmit={submit} class="stack">
-          <label for="reset-password">New password</label>
-          <input
-            id="reset-password"
-            type="password"
-            autocomplete="new-password"
-            required
-            value={password}
-            onInput={(e: Event) => setPassword(value(e))}
-          />
+          <NewPasswordField id="reset-password" label="New password" value={password} onInput={setPassword} />
           <ErrorText message={error} />
           <button type="submit" class="primary wide" disabled={!token}>
             Set password

@@ -1,0 +1,351 @@
+// The console's usability and accessibility in headless Chromium, one block per finding of the
+// outside QA probe: narrow screens, the team's pages, the skip link and focus, dialogs returning
+// focus, confirmed role changes, form limits and readable 422s, editing an endpoint, stale errors,
+// the session-ended dialog, and the smaller ones (counts, clocks, names, unknown paths, links).
+// Data is set up through the API with a dashboard session of the demo admin.
+import type { Browser, BrowserContext, Locator, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/auth/scopes';
+import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
+import {
+  type ConsoleServer,
+  chromiumMissing,
+  DEMO_ADMIN,
+  launchChromium,
+  sessionToken,
+  startConsoleServer,
+} from './server';
+
+/** Members invited in setup: with the admin, more than one page of the team (50). */
+const MEMBERS = 55;
+const NARROW = { width: 390, height: 844 };
+
+describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
+  let server: ConsoleServer;
+  let receiver: HttpsReceiver;
+  let browser: Browser;
+  let desk: BrowserContext;
+  let page: Page;
+  let token = '';
+  let hookId = '';
+  let contactsHookId = '';
+  const pageErrors: string[] = [];
+
+  /** The API as the demo admin (setup and checks, not what the console does). */
+  const call = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server.base}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (res.status === 204 ? {} : await res.json()) as T;
+  };
+
+  const nav = (p: Page, name: string) =>
+    p.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true });
+
+  const signIn = async (p: Page) => {
+    await p.goto(`${server.base}/console/`);
+    await p.getByLabel('Email').fill(DEMO_ADMIN.email);
+    await p.getByLabel('Password').fill(DEMO_ADMIN.password);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('navigation', { name: 'Console' }).waitFor();
+  };
+
+  const newPage = async (context: BrowserContext) => {
+    const p = await context.newPage();
+    p.on('pageerror', (e) => pageErrors.push(String(e)));
+    return p;
+  };
+
+  /** Open a console page by its address (a reload of the tab keeps the session). */
+  const open = async (p: Page, path: string) => {
+    await p.goto(`${server.base}/console${path}`);
+    await p.locator('main h1').first().waitFor();
+  };
+
+  const focused = (p: Page) =>
+    p.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      return { id: el?.id ?? '', tag: el?.tagName ?? '', text: el?.textContent?.trim() ?? '' };
+    });
+
+  /** Requests of one method whose URL matches, from now on. */
+  const recorder = (p: Page, method: string, url: RegExp) => {
+    const seen: Request[] = [];
+    p.on('request', (r) => {
+      if (r.method() === method && url.test(r.url())) seen.push(r);
+    });
+    return seen;
+  };
+
+  beforeAll(async () => {
+    receiver = await startHttpsReceiver();
+    server = await startConsoleServer();
+    token = await sessionToken(server.base, DEMO_ADMIN.email, DEMO_ADMIN.password);
+    await call('POST', '/api/v1/api-keys', {
+      name: 'Every dialog scope',
+      scopes: KEY_DIALOG_SCOPE_GROUPS.flatMap((g) => g.scopes),
+    });
+    hookId = (
+      await call<{ id: string }>('POST', '/api/v1/webhooks', {
+        url: receiver.url('/qa'),
+        events: ['ticket.created', 'ticket.updated'],
+      })
+    ).id;
+    contactsHookId = (
+      await call<{ id: string }>('POST', '/api/v1/webhooks', {
+        url: receiver.url('/qa-contacts'),
+        events: ['contact.created'],
+      })
+    ).id;
+    await call('POST', '/api/v1/tickets', { subject: 'QA ticket', description: 'For the delivery log.' });
+    for (let i = 0; i < MEMBERS; i++)
+      await call('POST', '/api/v1/tenant/users', { email: `member.${i}@example.com`, name: `Member ${i}` });
+    browser = await launchChromium();
+    desk = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await newPage(desk);
+    await signIn(page);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await receiver?.close();
+  });
+
+  describe('on a phone-sized screen (390×844)', () => {
+    it('no page scrolls sideways, and every primary action is on screen', async () => {
+      const phone = await browser.newContext({ viewport: NARROW });
+      try {
+        const p = await newPage(phone);
+        await signIn(p);
+        const onScreen = async (what: Locator, name: string) => {
+          const box = await what.boundingBox();
+          expect(box, name).not.toBeNull();
+          expect(box?.x, name).toBeGreaterThanOrEqual(0);
+          expect((box?.x ?? 0) + (box?.width ?? 0), name).toBeLessThanOrEqual(NARROW.width);
+        };
+        const pages: [string, Locator, string[]][] = [
+          ['/keys', p.locator('tr[data-key-id]'), ['Create key']],
+          ['/webhooks', p.locator('.card'), ['Add endpoint']],
+          [
+            `/webhooks/${hookId}`,
+            p.locator('tr[data-delivery-id]'),
+            ['Send test event', 'Recover failed…', 'Delete'],
+          ],
+          ['/team', p.locator('tr[data-user-email]'), ['Invite member']],
+          ['/audit', p.locator('tbody tr'), []],
+          ['/usage', p.locator('.meter-card'), []],
+        ];
+        for (const [path, loaded, actions] of pages) {
+          await open(p, path);
+          await loaded.first().waitFor();
+          const width = await p.evaluate(() => document.documentElement.scrollWidth);
+          expect(width, `${path} is ${width}px wide`).toBeLessThanOrEqual(NARROW.width);
+          for (const name of actions) await onScreen(p.getByRole('button', { name }), `${path}: ${name}`);
+          await onScreen(p.getByRole('button', { name: 'Sign out' }), `${path}: Sign out`);
+          if (path.startsWith('/webhooks/')) await onScreen(p.getByRole('switch'), `${path}: switch`);
+        }
+        // a wide table scrolls inside its own box
+        await open(p, '/keys');
+        const wrap = p.locator('.table-wrap').first();
+        await wrap.waitFor();
+        expect(await wrap.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+      } finally {
+        await phone.close();
+      }
+    });
+  });
+
+  describe('skip link and page titles', () => {
+    it('the skip link moves focus to the content without a history entry', async () => {
+      await open(page, '/keys');
+      const entries = await page.evaluate(() => history.length);
+      const url = page.url();
+      await page.getByRole('link', { name: 'Skip to content' }).focus();
+      await page.keyboard.press('Enter');
+      expect((await focused(page)).id).toBe('main');
+      expect(await page.evaluate(() => history.length)).toBe(entries);
+      expect(page.url()).toBe(url);
+    });
+
+    it('after a navigation focus is on the new page title, which the page is labelled by', async () => {
+      await nav(page, 'Team').click();
+      await expect.poll(() => focused(page)).toEqual({ id: 'page-title', tag: 'H1', text: 'Team' });
+      const label = await page.evaluate(
+        () =>
+          document.getElementById(document.querySelector('section')?.getAttribute('aria-labelledby') ?? '')
+            ?.textContent,
+      );
+      expect(label).toBe('Team');
+    });
+  });
+
+  describe('dialogs and focus', () => {
+    it('focus returns to the opener however a dialog closes', async () => {
+      await open(page, '/keys');
+      const create = page.getByRole('button', { name: 'Create key' });
+      await create.click();
+      const dialog = page.getByRole('dialog', { name: 'Create API key' });
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      expect(await focused(page)).toMatchObject({ tag: 'BUTTON', text: 'Create key' });
+
+      const row = page.locator('tr', { hasText: 'Every dialog scope' });
+      await row.getByRole('button', { name: 'Rotate' }).click();
+      await page.getByRole('dialog', { name: 'Rotate key' }).getByRole('button', { name: 'Cancel' }).click();
+      expect(await focused(page)).toMatchObject({ tag: 'BUTTON', text: 'Rotate' });
+
+      // a dialog that follows another (the secret after "Create key") returns to the first opener
+      await create.click();
+      await dialog.getByLabel('Name').fill('Focus check');
+      await dialog.getByLabel('tickets:read').check();
+      await dialog.getByRole('button', { name: 'Create key' }).click();
+      const secret = page.getByRole('dialog', { name: 'Key “Focus check” created' });
+      await secret.getByRole('button', { name: 'I have copied it' }).click();
+      await secret.waitFor({ state: 'detached' });
+      expect(await focused(page)).toMatchObject({ tag: 'BUTTON', text: 'Create key' });
+    });
+
+    it('after a wrong password focus stays in the form, on the password', async () => {
+      const context = await browser.newContext();
+      try {
+        const p = await newPage(context);
+        await p.goto(`${server.base}/console/`);
+        await p.getByLabel('Email').fill(DEMO_ADMIN.email);
+        await p.getByLabel('Password').fill('not the password');
+        await p.getByRole('button', { name: 'Sign in' }).click();
+        await p.getByRole('alert').waitFor();
+        expect((await focused(p)).id).toBe('password');
+      } finally {
+        await context.close();
+      }
+    });
+  });
+
+  describe('forms check what the API checks', () => {
+    it('accepting an invitation states the password rule up front', async () => {
+      const context = await browser.newContext();
+      try {
+        const p = await newPage(context);
+        await p.goto(`${server.base}/console/accept-invite?token=not-a-real-one`);
+        const password = p.getByLabel('Password', { exact: true });
+        await password.waitFor();
+        expect(await password.getAttribute('minlength')).toBe('12');
+        const rule = await p.evaluate(
+          () =>
+            document.getElementById(
+              document.getElementById('new-password')?.getAttribute('aria-describedby') ?? '',
+            )?.textContent,
+        );
+        expect(rule).toContain('At least 12 characters');
+      } finally {
+        await context.close();
+      }
+    });
+  });
+
+  describe('errors go when their cause does', () => {
+    it('the session-ended dialog survives Escape, and signing in clears the error it caused', async () => {
+      await open(page, '/keys');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create API key' });
+      await dialog.getByLabel('Name').fill('Typed before the session ended');
+      await dialog.getByLabel('calls:read').check();
+      const refused = { status: 401, json: { detail: 'Invalid or expired session token' } };
+      await page.route('**/api/v1/api-keys', (r) =>
+        r.request().method() === 'POST' ? r.fulfill(refused) : r.continue(),
+      );
+      await page.route('**/api/v1/auth/refresh', (r) => r.fulfill(refused));
+      await dialog.getByRole('button', { name: 'Create key' }).click();
+      const again = page.getByRole('dialog', { name: 'Your session ended' });
+      await again.waitFor();
+      await page.unroute('**/api/v1/api-keys');
+      await page.unroute('**/api/v1/auth/refresh');
+      // Escape (twice: Chromium closes anyway on a second one) keeps the dialog and the page under it
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(200);
+      expect(await again.isVisible()).toBe(true);
+      expect(await dialog.getByLabel('Name').inputValue()).toBe('Typed before the session ended');
+      await again.getByLabel('Email').fill(DEMO_ADMIN.email);
+      await again.getByLabel('Password').fill(DEMO_ADMIN.password);
+      await again.getByRole('button', { name: 'Sign in' }).click();
+      await again.waitFor({ state: 'detached' });
+      expect(await dialog.getByRole('alert').count()).toBe(0);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      token = await sessionToken(server.base, DEMO_ADMIN.email, DEMO_ADMIN.password);
+    });
+  });
+
+  describe('smaller things', () => {
+    it('relative times move on while the page stays open', async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        const p = await newPage(context);
+        await p.clock.install();
+        await signIn(p);
+        const created = p.locator('tr', { hasText: 'Every dialog scope' }).locator('time').first();
+        await created.waitFor();
+        const before = await created.textContent();
+        await p.clock.runFor(3 * 60_000);
+        await expect.poll(() => created.textContent()).not.toBe(before);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('the sidebar names the tenant and the user', async () => {
+      await open(page, '/keys');
+      const who = page.locator('.who');
+      await who.getByText('Demo Support Co').waitFor();
+      await who.getByText(DEMO_ADMIN.email).waitFor();
+    });
+
+    it('signing in opens API keys as the current page; an unknown path says it is not found', async () => {
+      await page.goto(`${server.base}/console/`);
+      await page.getByRole('heading', { name: 'API keys' }).waitFor();
+      await expect.poll(() => page.url()).toBe(`${server.base}/console/keys`);
+      expect(await nav(page, 'API keys').getAttribute('aria-current')).toBe('page');
+      await page.goto(`${server.base}/console/nonsense`);
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      expect(await page.title()).toBe('Page not found · Support Platform');
+      expect(await page.locator('[aria-current=page]').count()).toBe(0);
+    });
+
+    it('an invitation opened in a signed-in tab is kept: sign out, then accept', async () => {
+      await call('POST', '/api/v1/tenant/users', { email: 'late.invite@example.com' });
+      const link = await server.inviteLink('late.invite@example.com');
+      const context = await browser.newContext();
+      try {
+        const p = await newPage(context);
+        await signIn(p);
+        await p.goto(link);
+        await p.getByRole('heading', { name: 'You are signed in' }).waitFor();
+        expect(p.url()).not.toContain('token=');
+        await p.getByRole('button', { name: 'Sign out and continue' }).click();
+        await p.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
+        expect(await p.getByRole('button', { name: 'Set password' }).isEnabled()).toBe(true);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('a reset link without its token says so', async () => {
+      const context = await browser.newContext();
+      try {
+        const p = await newPage(context);
+        await p.goto(`${server.base}/console/reset-password`);
+        await p.getByRole('alert').getByText('no reset token').waitFor();
+      } finally {
+        await context.close();
+      }
+    });
+  });
+
+  it('ran with no script error', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
