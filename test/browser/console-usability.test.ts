@@ -147,6 +147,10 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
           for (const name of actions) await onScreen(p.getByRole('button', { name }), `${path}: ${name}`);
           await onScreen(p.getByRole('button', { name: 'Sign out' }), `${path}: Sign out`);
           if (path.startsWith('/webhooks/')) await onScreen(p.getByRole('switch'), `${path}: switch`);
+          if (path === '/team') {
+            const select = p.locator('select.role').nth(1);
+            expect((await select.boundingBox())?.width ?? 0, 'role select width').toBeGreaterThanOrEqual(90);
+          }
         }
         // a wide table scrolls inside its own box
         await open(p, '/keys');
@@ -156,6 +160,22 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
       } finally {
         await phone.close();
       }
+    });
+  });
+
+  describe('team', () => {
+    it('pages through every member, the signed-in admin always shown', async () => {
+      const { total } = await call<{ total: number }>('GET', '/api/v1/tenant/users?limit=1');
+      expect(total).toBe(MEMBERS + 1);
+      await open(page, '/team');
+      const pager = page.getByRole('navigation', { name: 'Pages' });
+      await pager.getByText(`1–50 of ${total}`).waitFor();
+      expect(await page.locator('tr[data-user-email]').count()).toBe(51); // the page, and the admin on top
+      expect(await page.locator('tr', { hasText: '(you)' }).count()).toBe(1);
+      await pager.getByRole('button', { name: 'Next' }).click();
+      await pager.getByText(`51–${total} of ${total}`).waitFor();
+      expect(await page.locator('tr[data-user-email]').count()).toBe(total - 50);
+      expect(await page.locator('tr', { hasText: '(you)' }).count()).toBe(1);
     });
   });
 
@@ -225,7 +245,106 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
     });
   });
 
+  describe('role changes', () => {
+    const email = `member.${MEMBERS - 1}@example.com`; // the newest: on the first page
+    const select = () => page.getByRole('combobox', { name: `Role of ${email}` });
+
+    it('ask first, and a cancelled or refused change shows the role the member still has', async () => {
+      await open(page, '/team');
+      const patches = recorder(page, 'PATCH', /\/api\/v1\/tenant\/users\//);
+      // keyboard: an arrow press opens the confirmation, and sends nothing
+      await select().focus();
+      await page.keyboard.press('ArrowDown');
+      const confirm = page.getByRole('dialog', { name: 'Change role' });
+      await confirm.waitFor();
+      expect(await confirm.textContent()).toContain('their sessions end now');
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      expect(await select().inputValue()).toBe('agent');
+      expect(patches).toHaveLength(0);
+
+      await page.route('**/api/v1/tenant/users/*', (r) =>
+        r.request().method() === 'PATCH'
+          ? r.fulfill({ status: 409, json: { detail: 'The role could not be changed' } })
+          : r.continue(),
+      );
+      await select().selectOption('tenant_admin');
+      await confirm.getByRole('button', { name: 'Change role' }).click();
+      await confirm.getByRole('alert').getByText('The role could not be changed').waitFor();
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      expect(await select().inputValue()).toBe('agent');
+      await page.unroute('**/api/v1/tenant/users/*');
+
+      await select().selectOption('tenant_admin');
+      await confirm.getByRole('button', { name: 'Change role' }).click();
+      await page.getByRole('status').getByText(`${email} is now an admin`).waitFor();
+      expect(await select().inputValue()).toBe('tenant_admin');
+      const users = await call<{ users: { email: string; role: string }[] }>(
+        'GET',
+        '/api/v1/tenant/users?limit=5',
+      );
+      expect(users.users.find((u) => u.email === email)?.role).toBe('tenant_admin');
+    });
+
+    it('removing a member already removed elsewhere refreshes the list', async () => {
+      const gone = `member.${MEMBERS - 2}@example.com`;
+      await open(page, '/team');
+      const row = page.locator(`tr[data-user-email="${gone}"]`);
+      await row.waitFor();
+      const { users } = await call<{ users: { id: string; email: string }[] }>(
+        'GET',
+        '/api/v1/tenant/users?limit=10',
+      );
+      await call('DELETE', `/api/v1/tenant/users/${users.find((u) => u.email === gone)?.id}`);
+      await row.getByRole('button', { name: 'Remove' }).click();
+      await page
+        .getByRole('dialog', { name: 'Remove member' })
+        .getByRole('button', { name: 'Remove' })
+        .click();
+      await page.getByRole('status').getByText(`${gone} had already been removed`).waitFor();
+      await row.waitFor({ state: 'detached' });
+    });
+  });
+
   describe('forms check what the API checks', () => {
+    it('a key name of spaces is refused before sending', async () => {
+      await open(page, '/keys');
+      const posts = recorder(page, 'POST', /\/api\/v1\/api-keys$/);
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create API key' });
+      await dialog.getByLabel('Name').fill('   ');
+      await dialog.getByLabel('tickets:read').check();
+      await dialog.getByRole('button', { name: 'Create key' }).click();
+      await dialog.getByRole('alert').getByText('Give the key a name.').waitFor();
+      expect(posts).toHaveLength(0);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+    });
+
+    it('the invite takes at most the API’s 200 characters of name, and a 422 reads as a sentence', async () => {
+      await open(page, '/team');
+      await page.getByRole('button', { name: 'Invite member' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Invite member' });
+      await dialog.getByLabel('Name (optional)').fill('x'.repeat(250));
+      expect((await dialog.getByLabel('Name (optional)').inputValue()).length).toBe(200);
+      await page.route('**/api/v1/tenant/users', (r) =>
+        r.fulfill({
+          status: 422,
+          json: {
+            detail: [
+              { loc: ['body', 'name'], msg: 'Too big: expected string to have <=200 characters', type: 'x' },
+            ],
+          },
+        }),
+      );
+      await dialog.getByLabel('Email').fill('someone@example.com');
+      await dialog.getByRole('button', { name: 'Send invitation' }).click();
+      await dialog
+        .getByRole('alert')
+        .getByText('Name must be at most 200 characters.', { exact: true })
+        .waitFor();
+      await page.unroute('**/api/v1/tenant/users');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+    });
+
     it('accepting an invitation states the password rule up front', async () => {
       const context = await browser.newContext();
       try {
@@ -297,11 +416,13 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
       }
     });
 
-    it('the sidebar names the tenant and the user', async () => {
+    it('the sidebar names the tenant and the user, and keys say who created them', async () => {
       await open(page, '/keys');
       const who = page.locator('.who');
       await who.getByText('Demo Support Co').waitFor();
       await who.getByText(DEMO_ADMIN.email).waitFor();
+      const row = page.locator('tr', { hasText: 'Every dialog scope' });
+      expect(await row.locator('td').nth(3).textContent()).toBe('you');
     });
 
     it('signing in opens API keys as the current page; an unknown path says it is not found', async () => {

@@ -16,6 +16,7 @@ import {
   Time,
   useLoad,
 } from '../components';
+import { currentIdentity } from '../session';
 
 interface ApiKey {
   id: string;
@@ -70,8 +71,42 @@ export function KeysPage() {
   return <KeysList />;
 }
 
+/** Who created a key, as a person reads it: "you", a member's email, "API key …", "a removed member". */
+function useCreators(keys: ApiKey[] | undefined) {
+  const me = currentIdentity()?.userId;
+  const userIds = [...new Set((keys ?? []).map((k) => k.created_by ?? ''))]
+    .filter((by) => by.startsWith('user:') && by !== `user:${me}`)
+    .map((by) => by.slice('user:'.length));
+  const emails = useLoad(async () => {
+    const found = await Promise.all(
+      userIds.map((id) =>
+        must(api.GET('/api/v1/tenant/users/{id}', { params: { path: { id } } })).then(
+          (u) => [id, u.email] as const,
+          () => [id, null] as const,
+        ),
+      ),
+    );
+    return new Map(found);
+  }, [userIds.join()]);
+  return (by: string | null | undefined): string => {
+    if (!by) return '—';
+    const [kind, id = ''] = by.split(/:(.*)/);
+    if (kind === 'user') {
+      if (id === me) return 'you';
+      const email = emails.data?.get(id);
+      return email ?? (emails.data?.has(id) ? 'a removed member' : '…');
+    }
+    if (kind === 'api_key') {
+      const key = keys?.find((k) => k.id === id);
+      return key ? `API key ${key.name}` : 'an API key';
+    }
+    return by;
+  };
+}
+
 function KeysList() {
   const keys = useLoad(async () => (await must(api.GET('/api/v1/api-keys'))) as { api_keys: ApiKey[] });
+  const creator = useCreators(keys.data?.api_keys);
   const [pending, setPending] = useState<Pending>(null);
   const close = () => setPending(null);
 
@@ -140,7 +175,7 @@ function KeysList() {
                       ))}
                     </ul>
                   </td>
-                  <td>{k.created_by ?? <span class="muted">—</span>}</td>
+                  <td title={k.created_by ?? undefined}>{creator(k.created_by)}</td>
                   <td>
                     <Time iso={k.last_used_at} empty="never" />
                   </td>
@@ -232,6 +267,8 @@ function CreateKeyDialog(props: { onClose: () => void; onCreated: (name: string,
 
   const submit = async (e: Event) => {
     e.preventDefault();
+    // the API counts spaces as a name; the console sends the trimmed one
+    if (!name.trim()) return setError('Give the key a name.');
     if (scopes.size === 0) return setError('Pick at least one scope.');
     setBusy(true);
     setError('');
@@ -250,7 +287,14 @@ function CreateKeyDialog(props: { onClose: () => void; onCreated: (name: string,
 
   return (
     <Modal title="Create API key" onClose={props.onClose} wide>
-      <form onSubmit={submit} class="modal-body" id="create-key-form">
+      {/* any edit answers the last error: it goes until the next submit */}
+      <form
+        onSubmit={submit}
+        class="modal-body"
+        id="create-key-form"
+        onInput={() => setError('')}
+        onChange={() => setError('')}
+      >
         <label for="key-name">Name</label>
         <input
           id="key-name"

@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx/dom */
 import { useState } from 'hono/jsx/dom';
 import { allowed, whyNot } from '../access';
-import { api, must } from '../api';
-import { Confirm, Empty, ErrorText, Loading, Modal, PageHead, Time, useLoad } from '../components';
+import { ApiError, api, must } from '../api';
+import { Confirm, Empty, ErrorText, Loading, Modal, PageHead, Pager, Time, useLoad } from '../components';
 import { currentIdentity } from '../session';
 
 interface Member {
@@ -18,33 +18,75 @@ const ROLES = [
   { value: 'tenant_admin', label: 'Admin', hint: 'also manages keys, webhooks and the team' },
 ] as const;
 
+const roleName = (role: Member['role']) => (role === 'tenant_admin' ? 'an admin' : 'an agent');
+
+/** Members per page (the API allows up to 100). */
+const PAGE = 50;
+
+/** A role picked in a row's select, waiting for the admin to confirm it. */
+interface RoleChange {
+  member: Member;
+  role: Member['role'];
+  select: HTMLSelectElement;
+  /** set once the API took it */
+  applied?: boolean;
+}
+
 export function TeamPage() {
+  const [offset, setOffset] = useState(0);
   const team = useLoad(
     async () =>
-      (await must(api.GET('/api/v1/tenant/users', { params: { query: { limit: 100 } } }))) as {
+      (await must(api.GET('/api/v1/tenant/users', { params: { query: { limit: PAGE, offset } } }))) as {
         users: Member[];
         total: number;
       },
+    [offset],
+  );
+  const me = currentIdentity()?.userId;
+  // the signed-in admin's own row stays on every page, wherever the newest-first order puts it
+  const myself = useLoad(
+    async () =>
+      me
+        ? ((await must(api.GET('/api/v1/tenant/users/{id}', { params: { path: { id: me } } }))) as Member)
+        : null,
+    [me],
   );
   const [inviting, setInviting] = useState(false);
   const [removing, setRemoving] = useState<Member | null>(null);
+  const [changing, setChanging] = useState<RoleChange | null>(null);
   const [notice, setNotice] = useState('');
   const [error, setError] = useState('');
-  const me = currentIdentity()?.userId;
   const manage = allowed('team.manage');
 
-  const changeRole = async (m: Member, role: Member['role']) => {
+  const say = (text: string) => {
     setError('');
-    setNotice('');
-    try {
-      await must(api.PATCH('/api/v1/tenant/users/{id}', { params: { path: { id: m.id } }, body: { role } }));
-      setNotice(`${m.email} is now ${role === 'tenant_admin' ? 'an admin' : 'an agent'}.`);
-      team.reload();
-    } catch (e) {
-      setError((e as Error).message);
-      team.reload();
-    }
+    setNotice(text);
   };
+
+  const changeRole = async (change: RoleChange) => {
+    const { member, role } = change;
+    await must(
+      api.PATCH('/api/v1/tenant/users/{id}', { params: { path: { id: member.id } }, body: { role } }),
+    );
+    change.applied = true;
+    say(`${member.email} is now ${roleName(role)}; their sessions ended.`);
+    team.reload();
+  };
+
+  const remove = async (m: Member) => {
+    try {
+      await must(api.DELETE('/api/v1/tenant/users/{id}', { params: { path: { id: m.id } } }));
+      say(`${m.email} was removed.`);
+    } catch (e) {
+      // removed elsewhere meanwhile: the outcome the admin wanted; the list catches up
+      if (!(e instanceof ApiError && e.status === 404)) throw e;
+      say(`${m.email} had already been removed.`);
+    }
+    team.reload();
+  };
+
+  const users = team.data?.users ?? [];
+  const pinned = myself.data && !users.some((m) => m.id === me) ? [myself.data] : [];
 
   return (
     <section aria-labelledby="page-title">
@@ -65,67 +107,52 @@ export function TeamPage() {
       </p>
       <ErrorText message={error || team.error} />
       {team.loading && !team.data ? <Loading what="team" /> : null}
-      {team.data && team.data.users.length === 0 ? (
+      {team.data && team.data.total === 0 ? (
         <Empty>No members yet. Invite a colleague to share the work.</Empty>
       ) : null}
-      {team.data && team.data.users.length > 0 ? (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Member</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {team.data.users.map((m) => (
-                <tr key={m.id} data-user-email={m.email}>
-                  <td>
-                    <strong>{m.name ?? m.email}</strong>
-                    {m.name ? <div class="muted small">{m.email}</div> : null}
-                    {m.id === me ? <span class="muted small"> (you)</span> : null}
-                  </td>
-                  <td>
-                    <select
-                      aria-label={`Role of ${m.email}`}
-                      disabled={m.id === me || !manage}
-                      onChange={(e: Event) =>
-                        changeRole(m, (e.target as HTMLSelectElement).value as Member['role'])
-                      }
-                    >
-                      {ROLES.map((r) => (
-                        <option key={r.value} value={r.value} selected={m.role === r.value}>
-                          {r.label}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                  <td>
-                    <Time iso={m.created_at} />
-                  </td>
-                  <td class="row-actions">
-                    {m.id === me || !manage ? null : (
-                      <button type="button" class="danger-text" onClick={() => setRemoving(m)}>
-                        Remove
-                      </button>
-                    )}
-                  </td>
+      {team.data && users.length + pinned.length > 0 ? (
+        <>
+          <div class="table-wrap">
+            <table class="team">
+              <thead>
+                <tr>
+                  <th scope="col">Member</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Joined</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+              </thead>
+              <tbody>
+                {[...pinned, ...users].map((m) => (
+                  <MemberRow
+                    key={m.id}
+                    m={m}
+                    isMe={m.id === me}
+                    manage={manage}
+                    onRole={(role, select) => setChanging({ member: m, role, select })}
+                    onRemove={() => setRemoving(m)}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager
+            offset={offset}
+            shown={users.length}
+            total={team.data.total}
+            size={PAGE}
+            onMove={setOffset}
+          />
+        </>
       ) : null}
       {inviting ? (
         <InviteDialog
           onClose={() => setInviting(false)}
           onInvited={(email) => {
             setInviting(false);
-            setNotice(`Invitation sent to ${email}.`);
+            say(`Invitation sent to ${email}.`);
             team.reload();
           }}
         />
@@ -136,13 +163,70 @@ export function TeamPage() {
           message={`${removing.email} can no longer sign in; their sessions end now.`}
           action="Remove"
           onClose={() => setRemoving(null)}
-          onConfirm={async () => {
-            await must(api.DELETE('/api/v1/tenant/users/{id}', { params: { path: { id: removing.id } } }));
-            team.reload();
+          onConfirm={() => remove(removing)}
+        />
+      ) : null}
+      {changing ? (
+        <Confirm
+          title="Change role"
+          message={`${changing.member.email} becomes ${roleName(changing.role)}; their sessions end now and they sign in again with the new role.`}
+          action="Change role"
+          onClose={() => {
+            // cancelled or refused: the select shows the role the member still has
+            if (!changing.applied) changing.select.value = changing.member.role;
+            setChanging(null);
           }}
+          onConfirm={() => changeRole(changing)}
         />
       ) : null}
     </section>
+  );
+}
+
+function MemberRow(props: {
+  m: Member;
+  isMe: boolean;
+  manage: boolean;
+  onRole: (role: Member['role'], select: HTMLSelectElement) => void;
+  onRemove: () => void;
+}) {
+  const { m, isMe, manage } = props;
+  return (
+    <tr data-user-email={m.email} class={isMe ? 'me' : undefined}>
+      <td>
+        <strong>{m.name ?? m.email}</strong>
+        {m.name ? <div class="muted small">{m.email}</div> : null}
+        {isMe ? <span class="muted small"> (you)</span> : null}
+      </td>
+      <td>
+        <select
+          class="role"
+          aria-label={`Role of ${m.email}`}
+          disabled={isMe || !manage}
+          // a change only opens the confirmation (which takes focus), so arrow keys send nothing
+          onChange={(e: Event) => {
+            const select = e.target as HTMLSelectElement;
+            props.onRole(select.value as Member['role'], select);
+          }}
+        >
+          {ROLES.map((r) => (
+            <option key={r.value} value={r.value} selected={m.role === r.value}>
+              {r.label}
+            </option>
+          ))}
+        </select>
+      </td>
+      <td>
+        <Time iso={m.created_at} />
+      </td>
+      <td class="row-actions">
+        {isMe || !manage ? null : (
+          <button type="button" class="danger-text" onClick={props.onRemove}>
+            Remove
+          </button>
+        )}
+      </td>
+    </tr>
   );
 }
 
@@ -170,12 +254,14 @@ function InviteDialog(props: { onClose: () => void; onInvited: (email: string) =
   };
   return (
     <Modal title="Invite member" onClose={props.onClose}>
-      <form id="invite-form" class="modal-body" onSubmit={submit}>
+      {/* any edit answers the last error: it goes until the next submit */}
+      <form id="invite-form" class="modal-body" onSubmit={submit} onInput={() => setError('')}>
         <label for="invite-email">Email</label>
         <input
           id="invite-email"
           type="email"
           required
+          maxLength={320}
           autocomplete="off"
           value={email}
           onInput={(e: Event) => setEmail((e.target as HTMLInputElement).value)}
@@ -183,6 +269,7 @@ function InviteDialog(props: { onClose: () => void; onInvited: (email: string) =
         <label for="invite-name">Name (optional)</label>
         <input
           id="invite-name"
+          maxLength={200}
           value={name}
           onInput={(e: Event) => setName((e.target as HTMLInputElement).value)}
         />
