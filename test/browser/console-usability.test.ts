@@ -133,7 +133,7 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
           [
             `/webhooks/${hookId}`,
             p.locator('tr[data-delivery-id]'),
-            ['Send test event', 'Recover failed…', 'Delete'],
+            ['Send test event', 'Edit', 'Recover failed…', 'Delete'],
           ],
           ['/team', p.locator('tr[data-user-email]'), ['Invite member']],
           ['/audit', p.locator('tbody tr'), []],
@@ -366,7 +366,91 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
     });
   });
 
+  describe('one endpoint', () => {
+    it('edits the URL and events in place, keeping the endpoint and its secret', async () => {
+      await open(page, `/webhooks/${hookId}`);
+      await page.getByRole('button', { name: 'Edit' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Edit endpoint' });
+      expect(await dialog.getByLabel('Endpoint URL').inputValue()).toBe(receiver.url('/qa'));
+      expect(await dialog.getByLabel('ticket.updated').isChecked()).toBe(true);
+      await dialog.getByLabel('Endpoint URL').fill(receiver.url('/qa-edited'));
+      await dialog.getByLabel('ticket.updated').uncheck();
+      await dialog.getByLabel('ticket.resolved').check();
+      await dialog.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('status').getByText('Endpoint saved').waitFor();
+      await page.getByText(receiver.url('/qa-edited')).first().waitFor();
+      const saved = await call<{ url: string; events: string[] }>('GET', `/api/v1/webhooks/${hookId}`);
+      expect(saved.url).toBe(receiver.url('/qa-edited'));
+      expect(saved.events.sort()).toEqual(['ticket.created', 'ticket.resolved']);
+    });
+
+    it('says that the test event creates a real ticket, and why it is absent', async () => {
+      await open(page, `/webhooks/${hookId}`);
+      const test = page.getByRole('button', { name: 'Send test event' });
+      expect(await test.textContent()).toContain('creates a ticket');
+      expect(await test.getAttribute('title')).toContain('real ticket');
+      await open(page, `/webhooks/${contactsHookId}`);
+      await page.getByText('does not subscribe to it').waitFor();
+      expect(await page.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
+    });
+
+    it('pages the delivery log instead of stopping at the newest ones silently', async () => {
+      const fake = Array.from({ length: 50 }, (_, i) => ({
+        id: `whd_fake${String(i).padStart(3, '0')}`,
+        event_type: 'ticket.created',
+        status: 'delivered',
+        attempts: 1,
+        last_attempt_at: new Date().toISOString(),
+        next_attempt_at: null,
+        response_status: 200,
+        duration_ms: 5,
+        error: null,
+        created_at: new Date().toISOString(),
+      }));
+      const asked: string[] = [];
+      await page.route('**/api/v1/webhooks/*/deliveries?*', (r) => {
+        asked.push(r.request().url());
+        return r.fulfill({
+          json: { deliveries: new URL(r.request().url()).searchParams.get('before') ? [] : fake },
+        });
+      });
+      await open(page, `/webhooks/${hookId}`);
+      const pager = page.getByRole('navigation', { name: 'Delivery log pages' });
+      await pager.getByText('The newest 50 deliveries').waitFor();
+      await pager.getByRole('button', { name: 'Older' }).click();
+      await page.getByText('No older deliveries.').waitFor();
+      expect(asked.some((u) => u.includes('before=whd_fake049'))).toBe(true);
+      await page.unroute('**/api/v1/webhooks/*/deliveries?*');
+    });
+
+    it('counts read as words ("1 delivery queued again")', async () => {
+      await page.route('**/api/v1/webhooks/*/recover', (r) =>
+        r.fulfill({ json: { deliveries: [{ id: 'x' }] } }),
+      );
+      await open(page, `/webhooks/${hookId}`);
+      await page.getByRole('button', { name: 'Recover failed…' }).click();
+      await page
+        .getByRole('dialog', { name: 'Recover failed deliveries' })
+        .getByRole('button', { name: 'Recover' })
+        .click();
+      await page.getByRole('status').getByText('1 delivery queued again.', { exact: true }).waitFor();
+      await page.unroute('**/api/v1/webhooks/*/recover');
+    });
+  });
+
   describe('errors go when their cause does', () => {
+    it('"Pick at least one event" goes once an event is picked', async () => {
+      await open(page, '/webhooks');
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Add endpoint' });
+      await dialog.getByLabel('Endpoint URL').fill(receiver.url('/qa-stale'));
+      await dialog.getByRole('button', { name: 'Add endpoint' }).click();
+      await dialog.getByRole('alert').getByText('Pick at least one event').waitFor();
+      await dialog.getByLabel('ticket.created').check();
+      expect(await dialog.getByRole('alert').count()).toBe(0);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+    });
+
     it('the session-ended dialog survives Escape, and signing in clears the error it caused', async () => {
       await open(page, '/keys');
       await page.getByRole('button', { name: 'Create key' }).click();
@@ -463,6 +547,16 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
       } finally {
         await context.close();
       }
+    });
+
+    it('the usage month picker refuses months outside the tenant’s life', async () => {
+      await open(page, '/usage');
+      await page.locator('.meter-card').first().waitFor();
+      const asked = recorder(page, 'GET', /usage\/summary\?period=1999-01/);
+      await page.getByLabel('Period').fill('1999-01');
+      await page.getByRole('alert').getByText('pick a month from').waitFor();
+      expect(asked).toHaveLength(0);
+      expect(await page.locator('.meter-card').count()).toBe(0);
     });
   });
 

@@ -3,7 +3,7 @@ import { useState } from 'hono/jsx/dom';
 import { AUDIT_ACTIONS } from '../../../../shared/audit/actions';
 import { allowed } from '../access';
 import { api, must } from '../api';
-import { Empty, ErrorText, Loading, NotForYourRole, PageHead, Time, useLoad } from '../components';
+import { Empty, ErrorText, Loading, NotForYourRole, PageHead, Pager, Time, useLoad } from '../components';
 
 interface Entry {
   id: string;
@@ -103,25 +103,14 @@ function AuditList() {
               </tbody>
             </table>
           </div>
-          <nav class="pager" aria-label="Pages">
-            <button
-              type="button"
-              disabled={offset === 0}
-              onClick={() => setOffset(Math.max(0, offset - PAGE))}
-            >
-              Newer
-            </button>
-            <span class="muted">
-              {offset + 1}–{offset + log.data.entries.length} of {log.data.total}
-            </span>
-            <button
-              type="button"
-              disabled={offset + PAGE >= log.data.total}
-              onClick={() => setOffset(offset + PAGE)}
-            >
-              Older
-            </button>
-          </nav>
+          <Pager
+            offset={offset}
+            shown={log.data.entries.length}
+            total={log.data.total}
+            size={PAGE}
+            onMove={setOffset}
+            labels={['Newer', 'Older']}
+          />
         </>
       ) : null}
     </section>

@@ -3,6 +3,7 @@ import { useState } from 'hono/jsx/dom';
 import { METRICS, type Metric } from '../../../../shared/usage/plans';
 import { api, must } from '../api';
 import { ErrorText, Loading, PageHead, useLoad } from '../components';
+import { currentIdentity } from '../session';
 
 interface Summary {
   plan: string;
@@ -24,12 +25,43 @@ const LABELS: Record<Metric, string> = {
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 const number = new Intl.NumberFormat('en');
+/** How far back the picker goes when the tenant's own start is not readable (agents). */
+const MONTHS_BACK = 24;
+const monthsAgo = (n: number) => {
+  const d = new Date();
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - n, 1)).toISOString().slice(0, 7);
+};
+const monthName = (period: string) =>
+  new Date(`${period}-01T00:00:00Z`).toLocaleString('en', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+
+/** The months with usage to show: from the tenant's creation (admins may read it) to this month. */
+function useMonthRange() {
+  const who = currentIdentity();
+  const tenant = useLoad(
+    async () =>
+      who?.role === 'tenant_admin'
+        ? must(api.GET('/api/v1/tenants/{tenant_id}', { params: { path: { tenant_id: who.tenantId } } }))
+        : null,
+    [who?.tenantId],
+  );
+  return { first: tenant.data?.created_at.slice(0, 7) ?? monthsAgo(MONTHS_BACK), last: thisMonth() };
+}
 
 export function UsagePage() {
   const [period, setPeriod] = useState(thisMonth());
+  const range = useMonthRange();
+  // YYYY-MM strings order as months do
+  const outOfRange = period < range.first || period > range.last;
   const usage = useLoad(
-    async () => (await must(api.GET('/api/v1/usage/summary', { params: { query: { period } } }))) as Summary,
-    [period],
+    async () =>
+      outOfRange
+        ? undefined
+        : ((await must(api.GET('/api/v1/usage/summary', { params: { query: { period } } }))) as Summary),
+    [period, outOfRange],
   );
   return (
     <section aria-labelledby="page-title">
@@ -43,14 +75,25 @@ export function UsagePage() {
           id="usage-period"
           type="month"
           value={period}
-          max={thisMonth()}
+          min={range.first}
+          max={range.last}
+          aria-describedby="usage-range"
           onChange={(e: Event) => setPeriod((e.target as HTMLInputElement).value || thisMonth())}
         />
-        {usage.data ? <span class="chip">plan {usage.data.plan}</span> : null}
+        {usage.data && !outOfRange ? <span class="chip">plan {usage.data.plan}</span> : null}
       </div>
+      <p
+        id="usage-range"
+        class={outOfRange ? 'error' : 'muted small'}
+        role={outOfRange ? 'alert' : undefined}
+      >
+        {outOfRange
+          ? `No usage for ${monthName(period)}: pick a month from ${monthName(range.first)} to ${monthName(range.last)}.`
+          : `Months from ${monthName(range.first)} to ${monthName(range.last)}.`}
+      </p>
       <ErrorText message={usage.error} />
       {usage.loading && !usage.data ? <Loading what="usage" /> : null}
-      {usage.data ? (
+      {usage.data && !outOfRange ? (
         <ul class="meters">
           {METRICS.map((m) => {
             const s = usage.data as Summary;

@@ -11,6 +11,7 @@ import {
   Loading,
   Modal,
   PageHead,
+  plural,
   SecretOnce,
   Time,
   useLoad,
@@ -103,12 +104,16 @@ export function WebhooksPage() {
         </ul>
       ) : null}
       {creating ? (
-        <CreateWebhookDialog
+        <EndpointDialog
           onClose={() => setCreating(false)}
-          onCreated={(id, s) => {
+          onSave={async (body) => {
+            const created = (await must(api.POST('/api/v1/webhooks', { body }))) as {
+              id: string;
+              secret: string;
+            };
             hooks.reload();
             setCreating(false);
-            setSecret({ id, secret: s });
+            setSecret({ id: created.id, secret: created.secret });
           }}
         />
       ) : null}
@@ -140,16 +145,23 @@ export function WebhooksPage() {
   );
 }
 
-function CreateWebhookDialog(props: {
+/**
+ * "Add endpoint", and "Edit" of an existing one (`endpoint` given): the URL and the events, with the
+ * same checks either way. Editing keeps the signing secret.
+ */
+function EndpointDialog(props: {
+  endpoint?: Webhook;
   onClose: () => void;
-  onCreated: (id: string, secret: string) => void;
+  onSave: (body: { url: string; events: string[] }) => Promise<void>;
 }) {
   const catalog = useLoad(async () => (await must(api.GET('/api/v2/webhooks/event-types'))) as Catalog);
-  const [url, setUrl] = useState('https://');
-  const [all, setAll] = useState(false);
-  const [events, setEvents] = useState<Set<string>>(new Set());
+  const editing = props.endpoint;
+  const [url, setUrl] = useState(editing?.url ?? 'https://');
+  const [all, setAll] = useState(editing?.events.includes('*') ?? false);
+  const [events, setEvents] = useState<Set<string>>(new Set(editing?.events.filter((e) => e !== '*')));
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const formId = editing ? 'edit-webhook-form' : 'create-webhook-form';
 
   const toggle = (names: string[], on: boolean) =>
     setEvents((prev) => {
@@ -166,11 +178,7 @@ function CreateWebhookDialog(props: {
     setBusy(true);
     setError('');
     try {
-      const created = (await must(api.POST('/api/v1/webhooks', { body: { url, events: chosen } }))) as {
-        id: string;
-        secret: string;
-      };
-      props.onCreated(created.id, created.secret);
+      await props.onSave({ url, events: chosen });
     } catch (err) {
       setError((err as Error).message);
       setBusy(false);
@@ -178,19 +186,30 @@ function CreateWebhookDialog(props: {
   };
 
   return (
-    <Modal title="Add endpoint" onClose={props.onClose} wide>
-      <form id="create-webhook-form" class="modal-body" onSubmit={submit}>
+    <Modal title={editing ? 'Edit endpoint' : 'Add endpoint'} onClose={props.onClose} wide>
+      {/* any edit answers the last error ("Pick at least one event"): it goes until the next submit */}
+      <form
+        id={formId}
+        class="modal-body"
+        onSubmit={submit}
+        onInput={() => setError('')}
+        onChange={() => setError('')}
+      >
         <label for="webhook-url">Endpoint URL</label>
         <input
           id="webhook-url"
           type="url"
           required
+          maxLength={2048}
           pattern="https://.*"
           class="mono"
           value={url}
           onInput={(e: Event) => setUrl((e.target as HTMLInputElement).value)}
         />
-        <p class="muted small">HTTPS only; the host must resolve to public addresses.</p>
+        <p class="muted small">
+          HTTPS only; the host must resolve to public addresses.
+          {editing ? ' The signing secret stays the same.' : ''}
+        </p>
         <fieldset>
           <legend>Events</legend>
           <label class="check">
@@ -243,8 +262,8 @@ function CreateWebhookDialog(props: {
         <button type="button" onClick={props.onClose}>
           Cancel
         </button>
-        <button type="submit" form="create-webhook-form" class="primary" disabled={busy}>
-          Add endpoint
+        <button type="submit" form={formId} class="primary" disabled={busy}>
+          {editing ? 'Save changes' : 'Add endpoint'}
         </button>
       </footer>
     </Modal>
@@ -253,21 +272,29 @@ function CreateWebhookDialog(props: {
 
 /** Deliveries still pending are polled so the log moves on its own. */
 const POLL_MS = 3000;
+/** Deliveries per page of the log (the API allows up to 200). */
+const LOG_PAGE = 50;
+
+const TEST_EVENT_TITLE =
+  'Creates a real ticket ("Test ticket from the console") through the API, so its ticket.created event is sent here.';
 
 export function WebhookDetailPage(props: { id: string }) {
   const hooks = useLoad(loadWebhooks);
   const hook = hooks.data?.webhooks.find((w) => w.id === props.id);
+  // older pages by cursor: the last delivery id of every page read before this one
+  const [cursors, setCursors] = useState<string[]>([]);
+  const before = cursors[cursors.length - 1];
   const log = useLoad(
     async () =>
       (await must(
         api.GET('/api/v1/webhooks/{id}/deliveries', {
-          params: { path: { id: props.id }, query: { limit: 100 } },
+          params: { path: { id: props.id }, query: { limit: LOG_PAGE, ...(before ? { before } : {}) } },
         }),
       )) as { deliveries: Delivery[] },
-    [props.id],
+    [props.id, before],
   );
   const [open, setOpen] = useState<string | null>(null);
-  const [dialog, setDialog] = useState<'delete' | 'recover' | null>(null);
+  const [dialog, setDialog] = useState<'delete' | 'recover' | 'edit' | null>(null);
   const [notice, setNotice] = useState('');
   const [error, setError] = useState('');
 
@@ -324,16 +351,23 @@ export function WebhookDetailPage(props: { id: string }) {
       return `Created ticket ${ticket.id}; its ticket.created event is on its way.`;
     });
 
-  if (hooks.loading && !hooks.data) return <Loading what="endpoint" />;
   if (!hook)
     return (
-      <section>
-        <ErrorText message={hooks.error ?? 'Webhook not found'} />
-        <a href="/console/webhooks">Back to webhooks</a>
+      <section aria-labelledby="page-title">
+        <PageHead title={hooks.loading && !hooks.data ? 'Endpoint' : 'Endpoint not found'} />
+        {hooks.loading && !hooks.data ? (
+          <Loading what="endpoint" />
+        ) : (
+          <>
+            <ErrorText message={hooks.error ?? 'Webhook not found'} />
+            <a href="/console/webhooks">Back to webhooks</a>
+          </>
+        )}
       </section>
     );
   const hearsTickets = hook.events.includes('*') || hook.events.includes('ticket.created');
   const manage = allowed('webhooks.manage');
+  const deliveries = log.data?.deliveries ?? [];
 
   return (
     <section aria-labelledby="page-title">
@@ -346,12 +380,15 @@ export function WebhookDetailPage(props: { id: string }) {
         actions={
           <>
             {hearsTickets ? (
-              <button type="button" onClick={sendTest} disabled={!hook.is_active}>
-                Send test event
+              <button type="button" onClick={sendTest} disabled={!hook.is_active} title={TEST_EVENT_TITLE}>
+                Send test event (creates a ticket)
               </button>
             ) : null}
             {manage ? (
               <>
+                <button type="button" onClick={() => setDialog('edit')}>
+                  Edit
+                </button>
                 <button type="button" onClick={() => setDialog('recover')} disabled={!hook.is_active}>
                   Recover failed…
                 </button>
@@ -378,6 +415,12 @@ export function WebhookDetailPage(props: { id: string }) {
         }
       />
       <EventList events={hook.events} />
+      {hearsTickets ? null : (
+        <p class="muted small" id="no-test-event">
+          No “Send test event” for this endpoint: the test creates a real ticket, whose event is
+          ticket.created, and this endpoint does not subscribe to it.
+        </p>
+      )}
       {manage ? null : <p class="muted role-note">{whyNot('webhooks.manage')}</p>}
       <p class="notice" role="status">
         {notice}
@@ -391,15 +434,18 @@ export function WebhookDetailPage(props: { id: string }) {
       </div>
       <ErrorText message={log.error} />
       {log.loading && !log.data ? <Loading what="deliveries" /> : null}
-      {log.data && log.data.deliveries.length === 0 ? (
+      {log.data && deliveries.length === 0 ? (
         <Empty>
-          No deliveries yet.{' '}
-          {hearsTickets
-            ? 'Send a test event, or create a ticket, to see one here.'
-            : 'They appear here as events happen.'}
+          {cursors.length > 0
+            ? 'No older deliveries.'
+            : `No deliveries yet. ${
+                hearsTickets
+                  ? 'Send a test event, or create a ticket, to see one here.'
+                  : 'They appear here as events happen.'
+              }`}
         </Empty>
       ) : null}
-      {log.data && log.data.deliveries.length > 0 ? (
+      {deliveries.length > 0 ? (
         <div class="table-wrap">
           <table class="deliveries">
             <thead>
@@ -418,7 +464,7 @@ export function WebhookDetailPage(props: { id: string }) {
               </tr>
             </thead>
             <tbody>
-              {log.data.deliveries.map((d) => (
+              {deliveries.map((d) => (
                 <>
                   <tr key={d.id} data-delivery-id={d.id} data-status={d.status}>
                     <td>
@@ -468,6 +514,42 @@ export function WebhookDetailPage(props: { id: string }) {
           </table>
         </div>
       ) : null}
+      {cursors.length > 0 || deliveries.length === LOG_PAGE ? (
+        <nav class="pager" aria-label="Delivery log pages">
+          <button
+            type="button"
+            disabled={cursors.length === 0}
+            onClick={() => setCursors((c) => c.slice(0, -1))}
+          >
+            Newer
+          </button>
+          <span class="muted">
+            {cursors.length === 0
+              ? `The newest ${plural(deliveries.length, 'delivery', 'deliveries')}`
+              : `Older deliveries, page ${cursors.length + 1}`}
+          </span>
+          <button
+            type="button"
+            disabled={deliveries.length < LOG_PAGE}
+            onClick={() => setCursors((c) => [...c, deliveries[deliveries.length - 1]?.id ?? ''])}
+          >
+            Older
+          </button>
+        </nav>
+      ) : null}
+      {dialog === 'edit' ? (
+        <EndpointDialog
+          endpoint={hook}
+          onClose={() => setDialog(null)}
+          onSave={async (body) => {
+            // PATCH /api/v2 is the route that takes url and events (v1 has no update); the secret stays
+            await must(api.PATCH('/api/v2/webhooks/{id}', { params: { path: { id: hook.id } }, body }));
+            hooks.reload();
+            setDialog(null);
+            setNotice('Endpoint saved; the signing secret is unchanged.');
+          }}
+        />
+      ) : null}
       {dialog === 'delete' ? (
         <Confirm
           title="Delete endpoint"
@@ -487,7 +569,9 @@ export function WebhookDetailPage(props: { id: string }) {
           onDone={(n) => {
             setDialog(null);
             setNotice(
-              n === 0 ? 'No failed deliveries to recover in that window.' : `${n} deliveries queued again.`,
+              n === 0
+                ? 'No failed deliveries to recover in that window.'
+                : `${plural(n, 'delivery', 'deliveries')} queued again.`,
             );
             log.reload();
           }}
