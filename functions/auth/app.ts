@@ -1,12 +1,12 @@
 import { type Context, Hono } from 'hono';
-import { hashToken, mailUserToken, revokeUserSessions } from '../../shared/auth/accounts';
+import { hashToken, mailUserToken, revokeUserSessions, tokenSessionIsLive } from '../../shared/auth/accounts';
 import { hashPassword, verifyPassword } from '../../shared/auth/password';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { TenantUserTokenPurpose } from '../../shared/db/tables/auth';
 import { clientIp } from '../../shared/http/client-ip';
-import { ApiError, badRequest, Detail, unauthorized } from '../../shared/http/errors';
+import { ApiError, badRequest, Detail, notFound, unauthorized } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
-import { accountsByEmail, setPassword, spendUserToken } from './data';
+import { accountsByEmail, setPassword, spendUserToken, whoIs } from './data';
 import * as routes from './routes';
 import { endSession, refreshSession, sessionOfRefreshToken, startSession } from './sessions';
 import {
@@ -81,6 +81,23 @@ register(app, routes.logout, async (c) => {
   // an unknown refresh token or a minted token without a session: nothing to end, same answer
   if (sessionId) await endSession(c, sessionId, 'logout');
   return c.body(null, 204);
+});
+
+/**
+ * Who the session is. On this sign-in path the gate takes a token without consulting its session
+ * (so a logout of an ended one still answers 204); here it must be live, as everywhere else.
+ */
+register(app, routes.me, async (c) => {
+  const auth = c.get('auth');
+  if (auth.kind !== 'dashboard') throw unauthorized(Detail.missingCredentials);
+  const { db, config } = c.get('services');
+  if (!(await tokenSessionIsLive(db, config, auth))) throw unauthorized(Detail.invalidSession);
+  const { user, tenant } = await whoIs(db, auth.userId, auth.tenantId);
+  if (!tenant) throw notFound('Tenant');
+  return c.json({
+    user: { id: auth.userId, email: user?.email ?? null, name: user?.name ?? null, role: auth.role },
+    tenant: { ...tenant, created_at: new Date(tenant.created_at).toISOString() },
+  });
 });
 
 /** Spends a one-time token (one conditional update: two concurrent uses cannot both win). */

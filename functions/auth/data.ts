@@ -19,6 +19,24 @@ export function accountsByEmail(db: Db, email: string, tenantId: string | undefi
   return q.orderBy('tenant_id').limit(20).execute();
 }
 
+/** The session's user (absent for a token minted without an account) and tenant, for GET /me. */
+export async function whoIs(db: Db, userId: string, tenantId: string) {
+  const [user, tenant] = await Promise.all([
+    db
+      .selectFrom('tenant_users')
+      .select(['email', 'name'])
+      .where('id', '=', userId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst(),
+    db
+      .selectFrom('tenants')
+      .select(['id', 'name', 'plan', 'environment', 'created_at'])
+      .where('id', '=', tenantId)
+      .executeTakeFirst(),
+  ]);
+  return { user, tenant };
+}
+
 /** Spends a live one-time token (one conditional update: of two concurrent uses, one wins). */
 export function spendUserToken(db: Db, tokenHash: string, purpose: TenantUserTokenPurpose) {
   return db

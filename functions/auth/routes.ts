@@ -5,6 +5,7 @@ import {
   AcceptInviteBody,
   LoginBody,
   LogoutBody,
+  Me,
   PasswordResetAccepted,
   PasswordResetBody,
   PasswordResetConfirmBody,
@@ -137,10 +138,51 @@ export const confirmPasswordReset = defineRoute({
 });
 
 /** In reading order, for the reference. */
-export const routes = [login, refresh, logout, acceptInvite, requestPasswordReset, confirmPasswordReset];
+export const me = defineRoute({
+  method: 'get',
+  path: '/api/v1/auth/me',
+  access: { surface: 'sign_in' },
+  summary: 'Who the session is',
+  description:
+    'The signed-in user (email and name, null for a token minted without an account) and their tenant, for a dashboard header; any role may read it. Needs a dashboard session token (`Authorization: Bearer`) whose sign-in session is live.',
+  tags,
+  responses: {
+    200: {
+      description: 'The user and the tenant',
+      schema: Me,
+      example: {
+        user: {
+          id: 'tus_0mh2v9w8xPr6JzL3qNb5Gc',
+          email: 'ana@example.com',
+          name: 'Ana Silva',
+          role: 'tenant_admin',
+        },
+        tenant: {
+          id: 'ten_demo',
+          name: 'Acme',
+          plan: 'pro',
+          environment: 'production',
+          created_at: '2026-03-14T09:26:53.412Z',
+        },
+      },
+    },
+    401: {
+      description: 'No dashboard session token, or its session ended',
+      schema: Detail,
+      example: { detail: 'Missing authentication credentials' },
+    },
+    404: {
+      description: 'The token names a tenant that does not exist',
+      schema: Detail,
+      example: { detail: 'Tenant not found' },
+    },
+  },
+});
+
+export const routes = [login, refresh, logout, me, acceptInvite, requestPasswordReset, confirmPasswordReset];
 
 export const components = defineComponents({
-  output: { TokenPair, PasswordResetAccepted },
+  output: { TokenPair, PasswordResetAccepted, Me },
   input: {
     SignIn: LoginBody,
     SessionRefresh: RefreshBody,

@@ -27,6 +27,23 @@ export const AcceptInviteBody = z.strictObject({
   password: NewPassword,
   name: z.string().trim().min(1).max(200).optional(),
 });
+/** GET /api/v1/auth/me: who the session is, for a dashboard's header. */
+export const Me = z.object({
+  user: z.object({
+    id: z.string(),
+    email: z.string().nullable(),
+    name: z.string().nullable(),
+    role: z.enum(['agent', 'tenant_admin', 'super_admin']),
+  }),
+  tenant: z.object({
+    id: z.string(),
+    name: z.string(),
+    plan: z.string(),
+    environment: z.string(),
+    created_at: z.string(),
+  }),
+});
+
 export const PasswordResetBody = z.strictObject({ email: Email, tenant_id: TenantId.optional() });
 export const PasswordResetConfirmBody = z.strictObject({ token: Token, password: NewPassword });
 

@@ -68,6 +68,21 @@ export async function sessionIsLive(
   return row !== undefined;
 }
 
+/**
+ * The rule for a verified dashboard token: one this platform issued at sign-in (`sid`) must still
+ * have its live session; one without `sid` (`npm run token`) or from an external identity provider
+ * (DASHBOARD_JWKS_URL, whose `sid` names its own sessions) stands on its signature and expiry.
+ */
+export async function tokenSessionIsLive(
+  db: Db,
+  config: Pick<AppConfig, 'DASHBOARD_JWKS_URL'>,
+  session: { sessionId?: string; userId: string; tenantId: string },
+): Promise<boolean> {
+  const { sessionId } = session;
+  if (sessionId === undefined || config.DASHBOARD_JWKS_URL) return true;
+  return sessionIsLive(db, { ...session, sessionId });
+}
+
 export interface IssuedUserToken {
   token: string;
   url: string;

@@ -4,7 +4,7 @@ import { timingSafeEqual } from '../crypto';
 import { Detail, forbidden, unauthorized } from '../http/errors';
 import { andThen } from '../sync-first';
 import { publicRefusal, type Surface, scopeRefusal, surfaceOf } from './access';
-import { sessionIsLive } from './accounts';
+import { tokenSessionIsLive } from './accounts';
 import type { Credential } from './credential';
 import { verifyDashboardToken, verifyEndUserToken } from './jwt';
 import { shouldTouch, touchLastUsed, type VerifiedKey, verifyApiKey } from './key-verify';
@@ -43,11 +43,9 @@ export function authenticateKey(c: Context<AppEnv>, token: string) {
 }
 
 /**
- * A dashboard session token. One this platform issued at sign-in (HS256, `sid`) is also held to
- * its session: once that ends (logout, password reset, lowered role, user removed) the token is
- * refused at once rather than when it expires, up to 15 minutes later. Tokens without `sid`
- * (`npm run token`) and those of an external identity provider (DASHBOARD_JWKS_URL, whose `sid`
- * names its own sessions) stand on their signature and expiry alone.
+ * A dashboard session token, held to its session (tokenSessionIsLive): once a sign-in session ends
+ * (logout, password reset, lowered role, user removed) its tokens are refused at once rather than
+ * when they expire, up to 15 minutes later.
  */
 async function dashboardSession(c: Context<AppEnv>, token: string): Promise<Credential> {
   const { config, db } = c.get('services');
@@ -55,11 +53,7 @@ async function dashboardSession(c: Context<AppEnv>, token: string): Promise<Cred
     secret: config.DASHBOARD_JWT_SECRET,
     jwksUrl: config.DASHBOARD_JWKS_URL,
   });
-  if (!session) throw unauthorized(Detail.invalidSession);
-  const { sessionId } = session;
-  if (sessionId !== undefined && !config.DASHBOARD_JWKS_URL) {
-    if (!(await sessionIsLive(db, { ...session, sessionId }))) throw unauthorized(Detail.invalidSession);
-  }
+  if (!session || !(await tokenSessionIsLive(db, config, session))) throw unauthorized(Detail.invalidSession);
   return { kind: 'dashboard', ...session };
 }
 

@@ -111,6 +111,39 @@ describe.skipIf(postgresUnavailable())('dashboard sign-in: login, refresh, logou
     expect(nothing.body).toEqual({ detail: 'Missing authentication credentials' });
   });
 
+  it('GET /api/v1/auth/me: the user and the tenant of a live session; 401 without one or once it ended', async () => {
+    const pair = (await login(h, { email: admin.email, password: PASSWORD })).body;
+    const me = await h.request('GET', '/api/v1/auth/me', { bearer: pair.access_token });
+    expect(me.status, me.text).toBe(200);
+    expect(me.body).toEqual({
+      user: { id: admin.userId, email: admin.email, name: null, role: 'tenant_admin' },
+      tenant: {
+        id: admin.tenantId,
+        name: expect.any(String),
+        plan: expect.any(String),
+        environment: expect.any(String),
+        created_at: expect.stringMatching(/Z$/),
+      },
+    });
+    // a token minted without an account: its ids, no email or name
+    const t = await h.tenant();
+    const minted = await h.request('GET', '/api/v1/auth/me', { bearer: t.adminToken });
+    expect(minted.status).toBe(200);
+    expect(minted.body.user).toMatchObject({ email: null, name: null, role: 'tenant_admin' });
+    expect(minted.body.tenant.id).toBe(t.id);
+
+    const none = await h.request('GET', '/api/v1/auth/me');
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ detail: 'Missing authentication credentials' });
+    const key = await h.request('GET', '/api/v1/auth/me', { apiKey: await t.key(['tickets:read']) });
+    expect(key.status).toBe(403);
+
+    await h.request('POST', '/api/v1/auth/logout', { bearer: pair.access_token });
+    const ended = await h.request('GET', '/api/v1/auth/me', { bearer: pair.access_token });
+    expect(ended.status).toBe(401);
+    expect(ended.body).toEqual({ detail: 'Invalid or expired session token' });
+  });
+
   it('refuses API keys on every /api/v1/auth path (403), and a bad key is 401', async () => {
     const t = await h.tenant();
     const key = await t.key(['tickets:read']);

@@ -447,6 +447,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the session is
+         * @description The signed-in user (email and name, null for a token minted without an account) and their tenant, for a dashboard header; any role may read it. Needs a dashboard session token (`Authorization: Bearer`) whose sign-in session is live.
+         *
+         *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
+         */
+        get: operations["getApiV1AuthMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/password-reset": {
         parameters: {
             query?: never;
@@ -2610,6 +2632,22 @@ export interface components {
         };
         SignOut: {
             refresh_token?: string;
+        };
+        Me: {
+            user: {
+                id: string;
+                email: string | null;
+                name: string | null;
+                /** @enum {string} */
+                role: "agent" | "tenant_admin" | "super_admin";
+            };
+            tenant: {
+                id: string;
+                name: string;
+                plan: string;
+                environment: string;
+                created_at: string;
+            };
         };
         InviteAcceptance: {
             token: string;
@@ -6807,6 +6845,91 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    getApiV1AuthMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user and the tenant */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "user": {
+                     *         "id": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
+                     *         "email": "ana@example.com",
+                     *         "name": "Ana Silva",
+                     *         "role": "tenant_admin"
+                     *       },
+                     *       "tenant": {
+                     *         "id": "ten_demo",
+                     *         "name": "Acme",
+                     *         "plan": "pro",
+                     *         "environment": "production",
+                     *         "created_at": "2026-03-14T09:26:53.412Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description No dashboard session token, or its session ended */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Missing authentication credentials"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API keys may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API keys are not permitted for this endpoint"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token names a tenant that does not exist */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Tenant not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     postApiV1AuthPasswordReset: {
