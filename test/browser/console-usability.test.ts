@@ -257,7 +257,8 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
       await page.keyboard.press('ArrowDown');
       const confirm = page.getByRole('dialog', { name: 'Change role' });
       await confirm.waitFor();
-      expect(await confirm.textContent()).toContain('their sessions end now');
+      // a raised role: the server keeps their sessions (only a lowered one ends them), and says so
+      expect(await confirm.textContent()).toContain('they get the new role within 15 minutes');
       await confirm.getByRole('button', { name: 'Cancel' }).click();
       expect(await select().inputValue()).toBe('agent');
       expect(patches).toHaveLength(0);
@@ -507,6 +508,56 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
       await who.getByText(DEMO_ADMIN.email).waitFor();
       const row = page.locator('tr', { hasText: 'Every dialog scope' });
       expect(await row.locator('td').nth(3).textContent()).toBe('you');
+    });
+
+    it('an agent’s sidebar names the tenant and the user too (GET /api/v1/auth/me, any role)', async () => {
+      const invited = await call<{ invite: { token: string } }>('POST', '/api/v1/tenant/users', {
+        email: 'agent.sidebar@example.com',
+        role: 'agent',
+      });
+      const accepted = await fetch(`${server.base}/api/v1/auth/accept-invite`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ token: invited.invite.token, password: 'agent sidebar password' }),
+      });
+      expect(accepted.status).toBe(200);
+      const context = await browser.newContext();
+      try {
+        const p = await newPage(context);
+        await p.goto(`${server.base}/console/`);
+        await p.getByLabel('Email').fill('agent.sidebar@example.com');
+        await p.getByLabel('Password').fill('agent sidebar password');
+        await p.getByRole('button', { name: 'Sign in' }).click();
+        const who = p.locator('.who');
+        await who.getByText('Demo Support Co').waitFor();
+        await who.getByText('agent.sidebar@example.com').waitFor();
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('a refused sign-in without a tenant says a member of several tenants needs one; the one used is offered again', async () => {
+      const context = await browser.newContext();
+      try {
+        const p = await newPage(context);
+        await p.goto(`${server.base}/console/`);
+        await p.getByLabel('Email').fill(DEMO_ADMIN.email);
+        await p.getByLabel('Password').fill('not the password');
+        await p.getByRole('button', { name: 'Sign in' }).click();
+        await p.getByRole('alert').getByText('If your address belongs to several tenants').waitFor();
+        const tenantField = p.getByLabel('Tenant ID');
+        expect(await tenantField.isVisible()).toBe(true);
+        await tenantField.fill('ten_demo');
+        await p.getByLabel('Password').fill(DEMO_ADMIN.password);
+        await p.getByRole('button', { name: 'Sign in' }).click();
+        await p.getByRole('navigation', { name: 'Console' }).waitFor();
+        await p.getByRole('button', { name: 'Sign out' }).click();
+        await p.getByLabel('Email').waitFor();
+        expect(await p.getByLabel('Tenant ID').inputValue()).toBe('ten_demo');
+        expect(await p.getByLabel('Tenant ID').isVisible()).toBe(true);
+      } finally {
+        await context.close();
+      }
     });
 
     it('signing in opens API keys as the current page; an unknown path says it is not found', async () => {

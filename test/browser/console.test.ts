@@ -77,11 +77,13 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
     await page.goto(`${server.base}/console/`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await shot('sign-in');
-    // a wrong password is the API's one 401 sentence, shown in the form
+    // a wrong password is the API's one 401 sentence, shown in the form (with what else it can mean)
     await page.getByLabel('Email').fill(DEMO_ADMIN.email);
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Invalid email or password');
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('Invalid email or password. If your address belongs to several tenants, give the tenant ID too.');
 
     await signIn(page, DEMO_ADMIN.email, DEMO_ADMIN.password);
     await page.getByRole('heading', { name: 'API keys' }).waitFor();

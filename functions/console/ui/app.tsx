@@ -54,20 +54,12 @@ function NotFoundPage() {
   );
 }
 
-/** The tenant's name and the user's email; the ids until they load (or when the role may not read them). */
+/** The tenant's name and the user's email (GET /api/v1/auth/me, any role); the ids until they load. */
 function WhoAmI(props: { who: Identity }) {
   const { who } = props;
   const names = useLoad(async () => {
-    const [user, tenant] = await Promise.all([
-      must(api.GET('/api/v1/tenant/users/{id}', { params: { path: { id: who.userId } } })).catch(() => null),
-      // only admins may read the tenant (an agent's GET is a 404): agents see its id
-      who.role === 'tenant_admin'
-        ? must(
-            api.GET('/api/v1/tenants/{tenant_id}', { params: { path: { tenant_id: who.tenantId } } }),
-          ).catch(() => null)
-        : null,
-    ]);
-    return { email: user?.email, tenant: tenant?.name };
+    const me = await must(api.GET('/api/v1/auth/me')).catch(() => null);
+    return { email: me?.user.email ?? undefined, tenant: me?.tenant.name };
   }, [who.userId, who.tenantId]);
   return (
     <div class="who-text">

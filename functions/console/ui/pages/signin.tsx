@@ -43,11 +43,16 @@ function linkToken(): string {
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
 
+/** The tenant id of the last sign-in that needed one, offered again (an id, not a secret). */
+const LAST_TENANT_KEY = 'console.lastTenantId';
+const INVALID_LOGIN = 'Invalid email or password';
+
 /** Email, password and (for members of several tenants) the tenant; signs in on submit. */
 export function SignInForm() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [tenant, setTenant] = useState('');
+  const [tenant, setTenant] = useState(localStorage.getItem(LAST_TENANT_KEY) ?? '');
+  const [several, setSeveral] = useState(tenant !== '');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const passwordField = useRef<HTMLInputElement>(null);
@@ -55,10 +60,20 @@ export function SignInForm() {
     e.preventDefault();
     setBusy(true);
     setError('');
+    const tenantId = tenant.trim() || undefined;
     try {
-      await signIn(email.trim(), password, tenant.trim() || undefined);
+      await signIn(email.trim(), password, tenantId);
+      if (tenantId) localStorage.setItem(LAST_TENANT_KEY, tenantId);
+      else localStorage.removeItem(LAST_TENANT_KEY);
     } catch (err) {
-      setError((err as Error).message);
+      const message = (err as Error).message;
+      // the API answers a member of several tenants who gave none like any failure (no oracle for
+      // the password); say what else it can mean, and open the field
+      const hint = message === INVALID_LOGIN && !tenantId;
+      setError(
+        hint ? `${message}. If your address belongs to several tenants, give the tenant ID too.` : message,
+      );
+      if (hint) setSeveral(true);
       setBusy(false);
       // the disabled button dropped focus to <body>: back to the field to retype
       passwordField.current?.focus();
@@ -87,7 +102,7 @@ export function SignInForm() {
         value={password}
         onInput={(e: Event) => setPassword(value(e))}
       />
-      <details>
+      <details open={several} onToggle={(e: Event) => setSeveral((e.target as HTMLDetailsElement).open)}>
         <summary>Member of several tenants?</summary>
         <label for="tenant">Tenant ID</label>
         <input id="tenant" placeholder="ten_…" value={tenant} onInput={(e: Event) => setTenant(value(e))} />

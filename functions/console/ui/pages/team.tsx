@@ -63,13 +63,20 @@ export function TeamPage() {
     setNotice(text);
   };
 
+  // the server ends a member's sessions only when their role is lowered; a raised role reaches them
+  // with their next token (within the access token's 15 minutes) or at their next sign-in
+  const lowered = (change: RoleChange) => change.role === 'agent';
   const changeRole = async (change: RoleChange) => {
     const { member, role } = change;
     await must(
       api.PATCH('/api/v1/tenant/users/{id}', { params: { path: { id: member.id } }, body: { role } }),
     );
     change.applied = true;
-    say(`${member.email} is now ${roleName(role)}; their sessions ended.`);
+    say(
+      lowered(change)
+        ? `${member.email} is now ${roleName(role)}; their sessions ended.`
+        : `${member.email} is now ${roleName(role)}; they get it within 15 minutes, or at once by signing in again.`,
+    );
     team.reload();
   };
 
@@ -169,7 +176,11 @@ export function TeamPage() {
       {changing ? (
         <Confirm
           title="Change role"
-          message={`${changing.member.email} becomes ${roleName(changing.role)}; their sessions end now and they sign in again with the new role.`}
+          message={
+            lowered(changing)
+              ? `${changing.member.email} becomes ${roleName(changing.role)}; their sessions end now and they sign in again with the new role.`
+              : `${changing.member.email} becomes ${roleName(changing.role)}; they get the new role within 15 minutes, or at once by signing in again.`
+          }
           action="Change role"
           onClose={() => {
             // cancelled or refused: the select shows the role the member still has

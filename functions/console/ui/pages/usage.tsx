@@ -38,17 +38,11 @@ const monthName = (period: string) =>
     timeZone: 'UTC',
   });
 
-/** The months with usage to show: from the tenant's creation (admins may read it) to this month. */
+/** The months with usage to show: from the tenant's creation (GET /api/v1/auth/me) to this month. */
 function useMonthRange() {
   const who = currentIdentity();
-  const tenant = useLoad(
-    async () =>
-      who?.role === 'tenant_admin'
-        ? must(api.GET('/api/v1/tenants/{tenant_id}', { params: { path: { tenant_id: who.tenantId } } }))
-        : null,
-    [who?.tenantId],
-  );
-  return { first: tenant.data?.created_at.slice(0, 7) ?? monthsAgo(MONTHS_BACK), last: thisMonth() };
+  const me = useLoad(async () => must(api.GET('/api/v1/auth/me')), [who?.tenantId]);
+  return { first: me.data?.tenant.created_at.slice(0, 7) ?? monthsAgo(MONTHS_BACK), last: thisMonth() };
 }
 
 export function UsagePage() {
