@@ -141,7 +141,7 @@ export const confirmPasswordReset = defineRoute({
 export const me = defineRoute({
   method: 'get',
   path: '/api/v1/auth/me',
-  access: { surface: 'sign_in' },
+  access: { surface: 'sign_in', session: 'required' },
   summary: 'Who the session is',
   description:
     'The signed-in user (email and name, null for a token minted without an account) and their tenant, for a dashboard header; any role may read it. Needs a dashboard session token (`Authorization: Bearer`) whose sign-in session is live.',

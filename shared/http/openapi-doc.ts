@@ -356,8 +356,12 @@ function declareHeaders(responses: Record<string, Json>, limited: boolean) {
 
 function operationOf(route: RouteDef, build: Build): Json {
   const honoPath = toHonoPath(route.path);
-  const { surface, scopes = [], role } = route.access;
-  const access = [SURFACE_TEXT[surface]];
+  const { surface, scopes = [], role, session } = route.access;
+  const access = [
+    session === 'required'
+      ? 'A dashboard session token (`Authorization: Bearer`) is required.'
+      : SURFACE_TEXT[surface],
+  ];
   if (scopes.length > 0) access.push(`API-key scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.`);
   if (role && role !== 'agent') access.push(`Dashboard sessions need the \`${role}\` role or above.`);
   const responses: Record<string, Json> = {};
@@ -386,7 +390,7 @@ function operationOf(route: RouteDef, build: Build): Json {
     summary: route.summary,
     description: [route.description, `**Access:** ${access.join(' ')}`].filter(Boolean).join('\n\n'),
     tags: route.tags,
-    security: SECURITY_BY_SURFACE[surface],
+    security: session === 'required' ? [{ BearerAuth: [] }] : SECURITY_BY_SURFACE[surface],
     'x-surface': surface,
     responses,
   };

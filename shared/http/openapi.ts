@@ -15,6 +15,11 @@ export interface Access {
   scopes?: readonly Scope[];
   /** the least dashboard role; `register` checks it before validation. API keys answer to their scopes. */
   role?: Role;
+  /**
+   * On a `sign_in` route, where a credential is optional: this one needs a dashboard session token
+   * (GET /api/v1/auth/me; its handler checks it), and the document's security says so.
+   */
+  session?: 'required';
 }
 
 /**

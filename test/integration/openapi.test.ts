@@ -86,7 +86,10 @@ describe('OpenAPI document', () => {
         }
         if (surface === 'public') expect(op.security).toEqual([]);
         if (surface === 'sign_in') {
-          expect(op.security).toEqual([{}, { BearerAuth: [] }]);
+          // a credential is optional there, but GET /api/v1/auth/me needs a session
+          expect(op.security).toEqual(
+            op.operationId === 'getApiV1AuthMe' ? [{ BearerAuth: [] }] : [{}, { BearerAuth: [] }],
+          );
           expect(op.responses['403'].content['application/json'].example).toEqual({
             detail: 'API keys are not permitted for this endpoint',
           });

@@ -373,6 +373,7 @@ const SPECIAL: Record<string, Special> = {
   'POST /api/v1/auth/refresh': {
     body: async (w) => ({ refresh_token: (await signedUpUser(w)).refreshToken }),
   },
+  'GET /api/v1/auth/me': { credential: 'admin' },
   'POST /api/v1/auth/logout': {
     body: async (w) => ({ refresh_token: (await signedUpUser(w)).refreshToken }),
   },

@@ -21,7 +21,8 @@ describe('route access declarations', () => {
       ({ source, route }) => [`${source}: ${route.method.toUpperCase()} ${route.path}`, route] as const,
     ),
   )('%s: the surface and scopes the gate applies', (_, route) => {
-    const { role: _role, ...declared } = route.access ?? { surface: undefined };
+    // role and session are the handler's to check, past the gate's path tables
+    const { role: _role, session: _session, ...declared } = route.access ?? { surface: undefined };
     expect(declared).toEqual(accessOf(route.method, toHonoPath(route.path)));
   });
 

@@ -458,7 +458,7 @@ export interface paths {
          * Who the session is
          * @description The signed-in user (email and name, null for a token minted without an account) and their tenant, for a dashboard header; any role may read it. Needs a dashboard session token (`Authorization: Bearer`) whose sign-in session is live.
          *
-         *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
+         *     **Access:** A dashboard session token (`Authorization: Bearer`) is required.
          */
         get: operations["getApiV1AuthMe"];
         put?: never;
