@@ -171,12 +171,17 @@ export async function findConversation(
   id: string,
   lock = false,
 ): Promise<ConversationRow> {
-  if (!looksLikeId('conversation', id)) throw notFound('Conversation');
-  let q = db.selectFrom('conversations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
-  if (lock) q = q.forUpdate();
-  const row = await q.executeTakeFirst();
+  const row = await conversationOf(db, tenantId, id, lock);
   if (!row) throw notFound('Conversation');
   return row;
+}
+
+/** The tenant's conversation, or undefined for an unknown (or malformed) id. */
+async function conversationOf(db: Executor, tenantId: string, id: string, lock = false) {
+  if (!looksLikeId('conversation', id)) return undefined;
+  let q = db.selectFrom('conversations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (lock) q = q.forUpdate();
+  return q.executeTakeFirst();
 }
 
 /** Adds one to the contact's conversation_count and, when it belongs to a company, to the company's. */
@@ -380,15 +385,8 @@ export type ExportSubject =
   | { kind: 'call'; call: CallRow };
 
 export async function findExportSubject(db: Executor, tenantId: string, id: string): Promise<ExportSubject> {
-  if (looksLikeId('conversation', id)) {
-    const conversation = await db
-      .selectFrom('conversations')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (conversation) return { kind: 'conversation', conversation };
-  }
+  const conversation = await conversationOf(db, tenantId, id);
+  if (conversation) return { kind: 'conversation', conversation };
   const call = await findCall(db, tenantId, id);
   if (call) return { kind: 'call', call };
   throw notFound('Conversation');
