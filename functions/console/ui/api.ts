@@ -2,7 +2,7 @@
 // types generated from the OpenAPI document), sending every call through the dashboard session.
 import { createSupportClient, SupportApiError } from '../../../clients/typescript';
 import { describeError, SESSION_ENDED } from './errors';
-import { sessionFetch } from './session';
+import { type Identity, sessionFetch } from './session';
 
 export const api = createSupportClient({ baseUrl: location.origin, fetch: sessionFetch });
 
@@ -26,4 +26,21 @@ export async function must<T>(call: Promise<{ data?: T }>): Promise<T> {
     if (e.status === 401) throw new ApiError(SESSION_ENDED, 401);
     throw new ApiError(describeError(e.body, e.status), e.status);
   }
+}
+
+const fetchMe = () => must(api.GET('/api/v1/auth/me'));
+let me: { key: string; answer: ReturnType<typeof fetchMe> } | null = null;
+
+/** GET /api/v1/auth/me once per signed-in identity: the sidebar and the usage months both read it. */
+export function loadMe(who: Identity): ReturnType<typeof fetchMe> {
+  const key = `${who.tenantId}/${who.userId}`;
+  if (me?.key !== key) {
+    const answer = fetchMe();
+    // a failed answer is not kept: the next caller asks again
+    answer.catch(() => {
+      if (me?.answer === answer) me = null;
+    });
+    me = { key, answer };
+  }
+  return me.answer;
 }

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 import type { FC } from 'hono/jsx';
 import { useEffect, useState } from 'hono/jsx/dom';
-import { api, must } from './api';
+import { loadMe } from './api';
 import { Modal, PageHead, useLoad } from './components';
 import { AuditPage } from './pages/audit';
 import { KeysPage } from './pages/keys';
@@ -58,7 +58,7 @@ function NotFoundPage() {
 function WhoAmI(props: { who: Identity }) {
   const { who } = props;
   const names = useLoad(async () => {
-    const me = await must(api.GET('/api/v1/auth/me')).catch(() => null);
+    const me = await loadMe(who).catch(() => null);
     return { email: me?.user.email ?? undefined, tenant: me?.tenant.name };
   }, [who.userId, who.tenantId]);
   return (

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 import { useState } from 'hono/jsx/dom';
 import { METRICS, type Metric } from '../../../../shared/usage/plans';
-import { api, must } from '../api';
+import { api, loadMe, must } from '../api';
 import { ErrorText, Loading, PageHead, useLoad } from '../components';
 import { currentIdentity } from '../session';
 
@@ -41,7 +41,7 @@ const monthName = (period: string) =>
 /** The months with usage to show: from the tenant's creation (GET /api/v1/auth/me) to this month. */
 function useMonthRange() {
   const who = currentIdentity();
-  const me = useLoad(async () => must(api.GET('/api/v1/auth/me')), [who?.tenantId]);
+  const me = useLoad(async () => (who ? loadMe(who) : null), [who?.tenantId, who?.userId]);
   return { first: me.data?.tenant.created_at.slice(0, 7) ?? monthsAgo(MONTHS_BACK), last: thisMonth() };
 }
 
