@@ -11,6 +11,7 @@ import {
   type ConsoleServer,
   chromiumMissing,
   DEMO_ADMIN,
+  endSessionWhileCreatingKey,
   launchChromium,
   sessionToken,
   startConsoleServer,
@@ -57,6 +58,16 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
     const p = await context.newPage();
     p.on('pageerror', (e) => pageErrors.push(String(e)));
     return p;
+  };
+
+  /** A tab of its own (no session, no storage), closed however the check ends. */
+  const inFreshTab = async (check: (p: Page) => Promise<void>) => {
+    const context = await browser.newContext();
+    try {
+      await check(await newPage(context));
+    } finally {
+      await context.close();
+    }
   };
 
   /** Open a console page by its address (a reload of the tab keeps the session). */
@@ -230,18 +241,14 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
     });
 
     it('after a wrong password focus stays in the form, on the password', async () => {
-      const context = await browser.newContext();
-      try {
-        const p = await newPage(context);
+      await inFreshTab(async (p) => {
         await p.goto(`${server.base}/console/`);
         await p.getByLabel('Email').fill(DEMO_ADMIN.email);
         await p.getByLabel('Password').fill('not the password');
         await p.getByRole('button', { name: 'Sign in' }).click();
         await p.getByRole('alert').waitFor();
         expect((await focused(p)).id).toBe('password');
-      } finally {
-        await context.close();
-      }
+      });
     });
   });
 
@@ -347,9 +354,7 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
     });
 
     it('accepting an invitation states the password rule up front', async () => {
-      const context = await browser.newContext();
-      try {
-        const p = await newPage(context);
+      await inFreshTab(async (p) => {
         await p.goto(`${server.base}/console/accept-invite?token=not-a-real-one`);
         const password = p.getByLabel('Password', { exact: true });
         await password.waitFor();
@@ -361,9 +366,7 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
             )?.textContent,
         );
         expect(rule).toContain('At least 12 characters');
-      } finally {
-        await context.close();
-      }
+      });
     });
   });
 
@@ -454,20 +457,7 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
 
     it('the session-ended dialog survives Escape, and signing in clears the error it caused', async () => {
       await open(page, '/keys');
-      await page.getByRole('button', { name: 'Create key' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Create API key' });
-      await dialog.getByLabel('Name').fill('Typed before the session ended');
-      await dialog.getByLabel('calls:read').check();
-      const refused = { status: 401, json: { detail: 'Invalid or expired session token' } };
-      await page.route('**/api/v1/api-keys', (r) =>
-        r.request().method() === 'POST' ? r.fulfill(refused) : r.continue(),
-      );
-      await page.route('**/api/v1/auth/refresh', (r) => r.fulfill(refused));
-      await dialog.getByRole('button', { name: 'Create key' }).click();
-      const again = page.getByRole('dialog', { name: 'Your session ended' });
-      await again.waitFor();
-      await page.unroute('**/api/v1/api-keys');
-      await page.unroute('**/api/v1/auth/refresh');
+      const { dialog, ended: again } = await endSessionWhileCreatingKey(page);
       // Escape (twice: Chromium closes anyway on a second one) keeps the dialog and the page under it
       await page.keyboard.press('Escape');
       await page.keyboard.press('Escape');
@@ -521,9 +511,7 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
         body: JSON.stringify({ token: invited.invite.token, password: 'agent sidebar password' }),
       });
       expect(accepted.status).toBe(200);
-      const context = await browser.newContext();
-      try {
-        const p = await newPage(context);
+      await inFreshTab(async (p) => {
         await p.goto(`${server.base}/console/`);
         await p.getByLabel('Email').fill('agent.sidebar@example.com');
         await p.getByLabel('Password').fill('agent sidebar password');
@@ -531,15 +519,11 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
         const who = p.locator('.who');
         await who.getByText('Demo Support Co').waitFor();
         await who.getByText('agent.sidebar@example.com').waitFor();
-      } finally {
-        await context.close();
-      }
+      });
     });
 
     it('a refused sign-in without a tenant says a member of several tenants needs one; the one used is offered again', async () => {
-      const context = await browser.newContext();
-      try {
-        const p = await newPage(context);
+      await inFreshTab(async (p) => {
         await p.goto(`${server.base}/console/`);
         await p.getByLabel('Email').fill(DEMO_ADMIN.email);
         await p.getByLabel('Password').fill('not the password');
@@ -555,9 +539,7 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
         await p.getByLabel('Email').waitFor();
         expect(await p.getByLabel('Tenant ID').inputValue()).toBe('ten_demo');
         expect(await p.getByLabel('Tenant ID').isVisible()).toBe(true);
-      } finally {
-        await context.close();
-      }
+      });
     });
 
     it('signing in opens API keys as the current page; an unknown path says it is not found', async () => {
@@ -574,9 +556,7 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
     it('an invitation opened in a signed-in tab is kept: sign out, then accept', async () => {
       await call('POST', '/api/v1/tenant/users', { email: 'late.invite@example.com' });
       const link = await server.inviteLink('late.invite@example.com');
-      const context = await browser.newContext();
-      try {
-        const p = await newPage(context);
+      await inFreshTab(async (p) => {
         await signIn(p);
         await p.goto(link);
         await p.getByRole('heading', { name: 'You are signed in' }).waitFor();
@@ -584,20 +564,14 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
         await p.getByRole('button', { name: 'Sign out and continue' }).click();
         await p.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
         expect(await p.getByRole('button', { name: 'Set password' }).isEnabled()).toBe(true);
-      } finally {
-        await context.close();
-      }
+      });
     });
 
     it('a reset link without its token says so', async () => {
-      const context = await browser.newContext();
-      try {
-        const p = await newPage(context);
+      await inFreshTab(async (p) => {
         await p.goto(`${server.base}/console/reset-password`);
         await p.getByRole('alert').getByText('no reset token').waitFor();
-      } finally {
-        await context.close();
-      }
+      });
     });
 
     it('the usage month picker refuses months outside the tenant’s life', async () => {

@@ -15,6 +15,7 @@ import {
   type ConsoleServer,
   chromiumMissing,
   DEMO_ADMIN,
+  endSessionWhileCreatingKey,
   launchChromium,
   startConsoleServer,
 } from './server';
@@ -121,21 +122,7 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
   });
 
   it('when the session ends, a sign-in dialog keeps the page and its unsaved input', async () => {
-    await page.getByRole('button', { name: 'Create key' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Create API key' });
-    await dialog.getByLabel('Name').fill('Typed before the session ended');
-    await dialog.getByLabel('calls:read').check();
-    // from here the server refuses the access token and the refresh token (a session ended elsewhere)
-    const refused = { status: 401, json: { detail: 'Invalid or expired session token' } };
-    await page.route('**/api/v1/api-keys', (r) =>
-      r.request().method() === 'POST' ? r.fulfill(refused) : r.continue(),
-    );
-    await page.route('**/api/v1/auth/refresh', (r) => r.fulfill(refused));
-    await dialog.getByRole('button', { name: 'Create key' }).click();
-    const again = page.getByRole('dialog', { name: 'Your session ended' });
-    await again.waitFor();
-    await page.unroute('**/api/v1/api-keys');
-    await page.unroute('**/api/v1/auth/refresh');
+    const { dialog, ended: again } = await endSessionWhileCreatingKey(page);
     await again.getByLabel('Email').fill(DEMO_ADMIN.email);
     await again.getByLabel('Password').fill(DEMO_ADMIN.password);
     await again.getByRole('button', { name: 'Sign in' }).click();

@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { TLS_CERT_PATH } from '../support/https-receiver';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -116,4 +116,27 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * On the keys page: types a key into the create dialog, then sends it while the server refuses the
+ * access token and the refresh token (a session ended elsewhere). Returns the create dialog and the
+ * "Your session ended" dialog now open over it; later requests reach the server again.
+ */
+export async function endSessionWhileCreatingKey(page: Page) {
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Create API key' });
+  await dialog.getByLabel('Name').fill('Typed before the session ended');
+  await dialog.getByLabel('calls:read').check();
+  const refused = { status: 401, json: { detail: 'Invalid or expired session token' } };
+  await page.route('**/api/v1/api-keys', (r) =>
+    r.request().method() === 'POST' ? r.fulfill(refused) : r.continue(),
+  );
+  await page.route('**/api/v1/auth/refresh', (r) => r.fulfill(refused));
+  await dialog.getByRole('button', { name: 'Create key' }).click();
+  const ended = page.getByRole('dialog', { name: 'Your session ended' });
+  await ended.waitFor();
+  await page.unroute('**/api/v1/api-keys');
+  await page.unroute('**/api/v1/auth/refresh');
+  return { dialog, ended };
 }
