@@ -5,8 +5,8 @@ import { createPostgresHandle } from '../shared/db/adapters/pg';
 import { createPgliteHandle } from '../shared/db/adapters/pglite';
 import { migrate } from '../shared/db/migrate';
 import { readMigrations } from '../shared/db/migrations-fs';
-import { type AppConfig, ConfigError, loadConfig } from '../shared/env';
-import { lockDataDir, StartupError } from './startup-checks';
+import { type AppConfig, loadConfig } from '../shared/env';
+import { lockDataDir, refuse } from './startup-checks';
 
 /** A bad environment or a DATA_DIR a running server holds: one line on stderr, exit 1. */
 function configOrExit(): AppConfig {
@@ -16,9 +16,7 @@ function configOrExit(): AppConfig {
     if (!config.DATABASE_URL) process.on('exit', lockDataDir(config.DATA_DIR));
     return config;
   } catch (error) {
-    if (!(error instanceof StartupError || error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    process.exit(1);
+    refuse(error);
   }
 }
 

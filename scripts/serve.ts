@@ -1,18 +1,11 @@
 // `npm start`: the embedded runtime on PORT/HOST (default 127.0.0.1:8787).
 import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
-import { type AppConfig, ConfigError, defaultedSecrets, loadConfig } from '../shared/env';
+import { type AppConfig, defaultedSecrets, loadConfig } from '../shared/env';
 import { answerClientErrors } from '../shared/runtime/client-errors.node.js';
 import { createEmbeddedRuntime, type EmbeddedRuntime } from './embedded';
 import { DEMO_ADMIN, seedDemoAdmin, seedDemoTenant } from './seed';
-import { checkPortFree, listenFailure, lockDataDir, parsePort, StartupError } from './startup-checks';
-
-/** One line on stderr and exit 1: a refusal to start needs no stack trace. */
-function refuse(error: unknown): never {
-  if (!(error instanceof StartupError || error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
+import { checkPortFree, listenFailure, lockDataDir, parsePort, refuse } from './startup-checks';
 
 let server: ServerType | undefined;
 let runtime: EmbeddedRuntime | undefined;

@@ -3,9 +3,17 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { ConfigError } from '../shared/env';
 
 /** A refusal to start: its message is the whole of what is printed. */
 export class StartupError extends Error {}
+
+/** One line on stderr and exit 1 for a refusal (a bad environment too): it needs no stack trace. */
+export function refuse(error: unknown): never {
+  if (!(error instanceof StartupError || error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 
 /** PORT as a number, or a refusal naming the value (0 = any free port, as Node reads it). */
 export function parsePort(value: string | undefined): number {

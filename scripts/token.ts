@@ -2,7 +2,8 @@
 // Mints a dashboard session JWT (HS256, DASHBOARD_JWT_SECRET) for local use and scripts.
 import { parseArgs } from 'node:util';
 import { MAX_SESSION_SECONDS, ROLES, type Role, signDashboardToken } from '../shared/auth/jwt';
-import { ConfigError, loadConfig } from '../shared/env';
+import { loadConfig } from '../shared/env';
+import { refuse } from './startup-checks';
 
 const USAGE = `Usage: npm run -s token -- [options]      (-s keeps npm's banner out of TOKEN=$(…))
 Prints a dashboard session JWT, signed with DASHBOARD_JWT_SECRET as a server with this environment reads it.
@@ -57,9 +58,7 @@ let secret: string;
 try {
   secret = loadConfig(process.env).DASHBOARD_JWT_SECRET;
 } catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  process.exit(1);
+  refuse(error);
 }
 const token = await signDashboardToken(secret, { sub: values.sub, tenant_id: values.tenant, role }, ttl);
 console.log(token);
