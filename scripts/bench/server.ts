@@ -19,7 +19,7 @@ import { authenticateKey, readPresentedCredential } from '../../shared/auth/gate
 import { SCOPE_CATALOG } from '../../shared/auth/scopes';
 import type { AppEnv } from '../../shared/context/app-env';
 import { loadConfig } from '../../shared/env';
-import { setResponseHeader } from '../../shared/http/response-headers';
+import { jsonAnswer } from '../../shared/http/response-headers';
 import { newId, requestIdFrom } from '../../shared/ids';
 import { logAccess } from '../../shared/runtime/access-log';
 import { buildRoot } from '../../shared/runtime/root';
@@ -64,11 +64,11 @@ top.get('/__bench/refusal-floor', (c) => {
   c.set('services', services);
   const requestId = requestIdFrom(c.req.header('x-request-id'));
   c.set('requestId', requestId);
-  setResponseHeader(c, 'X-Request-Id', requestId);
   const presented = readPresentedCredential(c.req.raw.headers);
   return andThen(authenticateKey(c, presented?.token ?? ''), (key) => {
     c.set('auth', { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes });
-    const res = c.json({ detail: scopeRefusal('GET', REFUSED_PATH, key.scopes) }, 403);
+    // the answer carries the request id in its own headers, as the gate's refusal does
+    const res = jsonAnswer(c, { detail: scopeRefusal('GET', REFUSED_PATH, key.scopes) }, 403);
     logAccess(c, services.logger, started, 403);
     return res;
   });

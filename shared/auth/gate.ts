@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../context/app-env';
 import { timingSafeEqual } from '../crypto';
 import { Detail, forbidden, unauthorized } from '../http/errors';
+import { jsonAnswer } from '../http/response-headers';
 import { andThen } from '../sync-first';
 import { publicRefusal, type Surface, scopeRefusal, surfaceOf } from './access';
 import { tokenSessionIsLive } from './accounts';
@@ -110,7 +111,7 @@ function admitApiKey(
   c.set('auth', { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes });
   // the commonest refusal answers directly: no exception to build and unwind (see the benchmark's (f))
   const refusal = scopeRefusal(c.req.method, c.req.path, key.scopes);
-  if (refusal) return c.json({ detail: refusal }, 403);
+  if (refusal) return jsonAnswer(c, { detail: refusal }, 403);
   if (shouldTouch(key.id)) {
     const { db, defer } = c.get('services');
     defer(() => touchLastUsed(db, key.id));

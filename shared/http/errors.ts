@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorField, type Logger, standaloneLogger } from '../log/logger';
 import { HOSTILE_TEXT } from './input';
+import { jsonAnswer } from './response-headers';
 import type { ValidationIssue } from './issues';
 
 /** Every fixed error string, once: the spec's first, then the API's own. Clients branch on these: change none of them. */
@@ -148,25 +149,25 @@ const CONSTRAINT_ERRORS: Record<
 /** onError for every app: one place turns failures into the spec's `{detail}` bodies. */
 export function handleError(err: Error, c: Context): Response {
   if (err instanceof ApiError) {
-    return c.json({ detail: err.detail }, err.status, err.extraHeaders);
+    return jsonAnswer(c, { detail: err.detail }, err.status, err.extraHeaders);
   }
   if (err instanceof HTTPException && err.status === 400 && err.message.startsWith('Malformed JSON')) {
-    return c.json({ detail: JSON_INVALID }, 422);
+    return jsonAnswer(c, { detail: JSON_INVALID }, 422);
   }
   if (err instanceof HTTPException) {
     // Hono's own exceptions (e.g. body limit, malformed input): keep the status, give our shape.
     const status = err.status as ContentfulStatusCode;
-    return c.json({ detail: err.message || Detail.internalError }, status);
+    return jsonAnswer(c, { detail: err.message || Detail.internalError }, status);
   }
   const pgCode = (err as { code?: unknown }).code;
   const mapped = typeof pgCode === 'string' ? CONSTRAINT_ERRORS[pgCode] : undefined;
-  if (mapped) return c.json({ detail: mapped.detail }, mapped.status);
+  if (mapped) return jsonAnswer(c, { detail: mapped.detail }, mapped.status);
   if (isDatabaseUnavailable(err)) {
-    return c.json({ detail: Detail.databaseUnavailable }, 503, { 'Retry-After': '1' });
+    return jsonAnswer(c, { detail: Detail.databaseUnavailable }, 503, { 'Retry-After': '1' });
   }
   // the id the caller can quote, and the log line it finds (the request frame set it and its header)
   const requestId = c.get('requestId') as string | undefined;
   const logger = (c.get('services') as { logger?: Logger } | undefined)?.logger ?? standaloneLogger;
   logger.error({ request_id: requestId, path: c.req.path, error: errorField(err) }, 'unhandled');
-  return c.json({ detail: Detail.internalError }, 500);
+  return jsonAnswer(c, { detail: Detail.internalError }, 500);
 }

@@ -6,7 +6,7 @@ import type { Services } from '../context/services';
 import { browserCors, isBrowserPath } from '../http/cors';
 import { ApiError, Detail, handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
-import { setResponseHeader } from '../http/response-headers';
+import { echoRequestIdAfter, echoRequestIdBefore, jsonAnswer } from '../http/response-headers';
 import { requestIdFrom } from '../ids';
 import type { Logger } from '../log/logger';
 import { logAccess } from './access-log';
@@ -73,8 +73,9 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
     if (processServices) c.set('services', processServices);
     const id = requestIdFrom(c.req.header('x-request-id'));
     c.set('requestId', id);
-    // set before the response exists, so errors carry it too (see setResponseHeader: not c.header)
-    setResponseHeader(c, 'X-Request-Id', id);
+    // on every response, errors too: jsonAnswer builds the refusals and errors with it; the rest
+    // get it here, before (off Node) or once answered (on Node): shared/http/response-headers.ts
+    echoRequestIdBefore(c, id);
     // GET and HEAD carry no body: skipping the check there also spares the Node adapter from
     // building a full Request object (reading `.body` does), the costliest step of a cheap request
     // (limitBody answers nothing itself: its refusal is a rejection)
@@ -82,11 +83,14 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
     const answered = isBrowserPath(c.req.path) ? cors(c, proceed) : proceed();
     return answered.then(
       (res) => {
-        logAccess(c, options.logger, started, res instanceof Response ? res.status : c.res.status);
+        const answer = res instanceof Response ? res : c.res;
+        echoRequestIdAfter(c, id, answer);
+        logAccess(c, options.logger, started, answer.status);
         return res;
       },
       (err: unknown) => {
         // only the frame's own refusal (413) gets here; everything later was answered by onError
+        // (both answer through handleError, whose jsonAnswer carries the request id)
         logAccess(c, options.logger, started, err instanceof ApiError ? err.status : 500);
         throw err;
       },
@@ -97,7 +101,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   for (const mw of options.afterGate ?? []) root.use('*', mw);
   root.use('*', idempotency());
   for (const app of apps) root.route('/', app);
-  root.notFound((c) => c.json({ detail: Detail.notFound }, 404));
+  root.notFound((c) => jsonAnswer(c, { detail: Detail.notFound }, 404));
   root.onError(handleError);
   return root;
 }

@@ -67,6 +67,51 @@ describe.skipIf(postgresUnavailable())('per-request headers over real HTTP (Node
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
   });
 
+  it('every kind of answer carries the request id exactly once, whoever built it', async () => {
+    const narrow = await (await h.tenant()).key(['calls:read']);
+    const cases: [string, RequestInit, number][] = [
+      ['/api/v1/tickets', { headers: { 'x-api-key': narrow } }, 403], // the gate's scope refusal
+      ['/api/v1/tickets/tkt_1/nothing-here', { headers: { 'x-api-key': key } }, 404], // no route
+      ['/api/v1/tickets?limit=oops', { headers: { 'x-api-key': key } }, 422], // a handler's error
+      ['/api/v1/tickets?limit=1', { headers: { 'x-api-key': key } }, 200], // a handler's answer
+      ['/api/v2/health', { method: 'POST' }, 405], // a refusal with its own Allow header
+      ['/api/v1/tickets', { method: 'HEAD', headers: { 'x-api-key': narrow } }, 403],
+      [
+        '/api/v1/tickets',
+        { method: 'POST', headers: { 'x-api-key': key, 'content-length': '99999999' }, body: 'x' },
+        413,
+      ],
+    ];
+    for (const [path, init, status] of cases) {
+      const sent = `once-${status}`;
+      const res = await rawRequest(path, init, sent);
+      expect(res.status, path).toBe(status);
+      // Node's client keeps every copy of a repeated header in rawHeaders
+      expect(res.requestIds, `${init.method ?? 'GET'} ${path}`).toEqual([sent]);
+    }
+  });
+
+  /** The response's status and every X-Request-Id line it carried, over a socket of its own. */
+  async function rawRequest(path: string, init: RequestInit, requestId: string) {
+    const { request } = await import('node:http');
+    const url = new URL(path, base);
+    return new Promise<{ status: number; requestIds: string[] }>((resolve, reject) => {
+      const req = request(
+        url,
+        { method: init.method ?? 'GET', headers: { ...(init.headers as Record<string, string>), 'x-request-id': requestId } },
+        (res) => {
+          const ids: string[] = [];
+          for (let i = 0; i < res.rawHeaders.length; i += 2)
+            if (res.rawHeaders[i]!.toLowerCase() === 'x-request-id') ids.push(res.rawHeaders[i + 1]!);
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, requestIds: ids }));
+        },
+      );
+      req.on('error', reject);
+      req.end(typeof init.body === 'string' ? init.body : undefined);
+    });
+  }
+
   it('headers set for one request do not leak into the next on a kept-alive connection', async () => {
     const first = await fetch(`${base}/api/v1/tickets?limit=1`, {
       headers: { 'x-api-key': key, 'x-request-id': 'first' },
