@@ -1,17 +1,12 @@
-import type { Context, MiddlewareHandler, Next } from 'hono';
-import type { AppEnv } from '../context/app-env';
+import type { Services } from '../context/services';
 import { timingSafeEqual } from '../crypto';
 import { Detail, forbidden, unauthorized } from '../http/errors';
-import { jsonAnswer } from '../http/response-headers';
 import { andThen } from '../sync-first';
 import { publicRefusal, type Surface, scopeRefusal, surfaceOf } from './access';
 import { tokenSessionIsLive } from './accounts';
 import type { Credential } from './credential';
 import { verifyDashboardToken, verifyEndUserToken } from './jwt';
 import { shouldTouch, touchLastUsed, type VerifiedKey, verifyApiKey } from './key-verify';
-
-/** What a middleware's promise resolves to (a response, or nothing once `next()` has run). */
-type Answer = Awaited<ReturnType<MiddlewareHandler<AppEnv>>>;
 
 type Presented = { type: 'api_key'; token: string } | { type: 'bearer'; token: string; jwtShaped: boolean };
 
@@ -32,11 +27,29 @@ const asApiKey = (p: Presented): string | null =>
   p.type === 'api_key' ? p.token : p.jwtShaped ? null : p.token;
 
 /**
- * The presented key, verified with the request's services. A cached key is answered without a
- * promise (see verifyApiKey); await the result either way.
+ * What the gate reads of a request. No Hono context: the root's front door (shared/runtime/root.ts)
+ * asks the gate before the router runs, so a refusal costs no routing, no context, no chain.
  */
-export function authenticateKey(c: Context<AppEnv>, token: string) {
-  const services = c.get('services');
+export interface GateRequest {
+  method: string;
+  path: string;
+  headers: Headers;
+  services: Services;
+}
+
+/**
+ * The gate's verdict on a request it lets reach a decision: who is calling and, for an API key
+ * whose scopes do not cover the route, the 403's detail. That refusal, the commonest, is a value
+ * rather than an exception (no error to build and unwind: the benchmark's (f)), and it keeps the
+ * credential, so its access line still names the tenant. Every other refusal is thrown (ApiError).
+ */
+export interface Admission {
+  auth: Credential;
+  scopeRefusal?: string;
+}
+
+/** The presented key, verified with the request's services. A cached key is answered without a promise. */
+export function authenticateKey(services: Services, token: string) {
   return verifyApiKey(
     { db: services.db, hashSecret: services.config.API_KEY_HASH_SECRET, cache: services.keyCache },
     token,
@@ -48,8 +61,8 @@ export function authenticateKey(c: Context<AppEnv>, token: string) {
  * (logout, password reset, lowered role, user removed) its tokens are refused at once rather than
  * when they expire, up to 15 minutes later.
  */
-async function dashboardSession(c: Context<AppEnv>, token: string): Promise<Credential> {
-  const { config, db } = c.get('services');
+async function dashboardSession(services: Services, token: string): Promise<Credential> {
+  const { config, db } = services;
   const session = await verifyDashboardToken(token, {
     secret: config.DASHBOARD_JWT_SECRET,
     jwksUrl: config.DASHBOARD_JWKS_URL,
@@ -58,92 +71,76 @@ async function dashboardSession(c: Context<AppEnv>, token: string): Promise<Cred
   return { kind: 'dashboard', ...session };
 }
 
+const anonymous = (): Admission => ({ auth: { kind: 'anonymous' } });
+
 /**
- * The one gate every function runs before its routes: decides the surface of the path, checks
- * the credential it takes, and for API keys enforces the scope table. Refusals that need no key
- * record (missing credential, malformed or mis-checksummed key) cost no I/O; a warm key costs none
- * in the embedded runtime and one indexed query on the edge.
+ * The one gate every request meets before any route: decides the surface of the path, checks the
+ * credential it takes, and for API keys enforces the scope table. Refusals that need no key record
+ * (missing credential, malformed or mis-checksummed key) cost no I/O; a warm key costs none in the
+ * embedded runtime and one indexed query on the edge.
  *
  * Not an async function: a warm API key is decided without a promise (the hot path of every
  * integrator call); the branches that must wait (key lookups, JWTs) return theirs.
  */
-function decide(c: Context<AppEnv>, next: Next): Response | Promise<Answer> {
-  const surface = surfaceOf(c.req.path);
-  if (surface === 'signed') {
-    c.set('auth', { kind: 'anonymous' });
-    return next();
-  }
+export function admit(req: GateRequest): Admission | Promise<Admission> {
+  const surface = surfaceOf(req.path);
+  if (surface === 'signed') return anonymous();
 
-  const presented = readPresentedCredential(c.req.raw.headers);
-  if (surface === 'public') return publicCaller(c, next, presented && asApiKey(presented));
+  const presented = readPresentedCredential(req.headers);
+  if (surface === 'public') return publicCaller(req, presented && asApiKey(presented));
   if (!presented) {
-    if (surface === 'sign_in') return anonymous(c, next);
+    // a sign-in path called without a credential is the usual case: login, refresh, reset
+    if (surface === 'sign_in') return anonymous();
     throw unauthorized(Detail.missingCredentials);
   }
   const keyToken = asApiKey(presented);
 
-  if (surface === 'internal') return internalCaller(c, next, presented, keyToken);
-  if (surface === 'sign_in') return signIn(c, next, keyToken, presented.token);
+  if (surface === 'internal') return internalCaller(req, presented, keyToken);
+  if (surface === 'sign_in') return signIn(req, keyToken, presented.token);
   if (keyToken !== null) {
-    return andThen(authenticateKey(c, keyToken), (key) => admitApiKey(c, next, surface, key));
+    return andThen(authenticateKey(req.services, keyToken), (key) => admitApiKey(req, surface, key));
   }
-  return jwtHolder(c, next, surface, presented.token);
+  return jwtHolder(req, surface, presented.token);
 }
 
-/** A sign-in path called without a credential (the usual case: login, refresh, reset). */
-function anonymous(c: Context<AppEnv>, next: Next) {
-  c.set('auth', { kind: 'anonymous' });
-  return next();
-}
-
-// Hono awaits whatever a middleware returns (compose.ts: `await handler(...)`); its type only
-// admits promises, hence the cast for a function that may answer synchronously.
-export const gate = decide as unknown as MiddlewareHandler<AppEnv>;
-
-function admitApiKey(
-  c: Context<AppEnv>,
-  next: Next,
-  surface: Surface,
-  key: VerifiedKey,
-): Response | Promise<void> {
+function admitApiKey(req: GateRequest, surface: Surface, key: VerifiedKey): Admission {
   if (surface !== 'api') throw forbidden(Detail.apiKeyNotPermitted);
-  // set before the scope check, so a refusal's access-log line still names the tenant and key kind
-  c.set('auth', { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes });
-  // the commonest refusal answers directly: no exception to build and unwind (see the benchmark's (f))
-  const refusal = scopeRefusal(c.req.method, c.req.path, key.scopes);
-  if (refusal) return jsonAnswer(c, { detail: refusal }, 403);
+  const auth: Credential = { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes };
+  const refusal = scopeRefusal(req.method, req.path, key.scopes);
+  if (refusal) return { auth, scopeRefusal: refusal };
   if (shouldTouch(key.id)) {
-    const { db, defer } = c.get('services');
+    const { db, defer } = req.services;
     defer(() => touchLastUsed(db, key.id));
   }
-  return next();
+  return { auth };
 }
 
 /**
  * No credential needed; a key is verified (401 if bad, as everywhere), then refused outside the
  * paths that tolerate one (spec rule 6). Other credentials (a widget's or end user's JWT) pass.
  */
-function publicCaller(c: Context<AppEnv>, next: Next, keyToken: string | null) {
-  const refusal = publicRefusal(c.req.method, c.req.path, keyToken !== null);
+function publicCaller(req: GateRequest, keyToken: string | null): Admission | Promise<Admission> {
+  const refusal = publicRefusal(req.method, req.path, keyToken !== null);
   if (refusal && keyToken !== null) {
-    return andThen(authenticateKey(c, keyToken), (): never => {
+    return andThen(authenticateKey(req.services, keyToken), (): never => {
       throw refusal;
     });
   }
   if (refusal) throw refusal;
-  c.set('auth', { kind: 'anonymous' });
-  return next();
+  return anonymous();
 }
 
 /** /api/internal: the internal token; an API key there is verified (401 if bad), then refused (403). */
-async function internalCaller(c: Context<AppEnv>, next: Next, presented: Presented, keyToken: string | null) {
-  const expected = c.get('services').config.INTERNAL_API_TOKEN;
-  if (presented.type === 'bearer' && timingSafeEqual(presented.token, expected)) {
-    c.set('auth', { kind: 'internal' });
-    return next();
-  }
+async function internalCaller(
+  req: GateRequest,
+  presented: Presented,
+  keyToken: string | null,
+): Promise<Admission> {
+  const expected = req.services.config.INTERNAL_API_TOKEN;
+  if (presented.type === 'bearer' && timingSafeEqual(presented.token, expected))
+    return { auth: { kind: 'internal' } };
   if (keyToken?.startsWith('itsm_sk_')) {
-    await authenticateKey(c, keyToken);
+    await authenticateKey(req.services, keyToken);
     throw forbidden(Detail.apiKeyNotPermitted);
   }
   throw unauthorized(Detail.invalidInternalToken);
@@ -154,28 +151,25 @@ async function internalCaller(c: Context<AppEnv>, next: Next, presented: Present
  * (401 if bad), then refused (403: a denied prefix); a dashboard session token sent along is taken
  * when valid (logout ends its session) and ignored when not, so a stale token never blocks a sign-in.
  */
-async function signIn(c: Context<AppEnv>, next: Next, keyToken: string | null, token: string) {
+async function signIn(req: GateRequest, keyToken: string | null, token: string): Promise<Admission> {
   if (keyToken !== null) {
-    await authenticateKey(c, keyToken);
+    await authenticateKey(req.services, keyToken);
     throw forbidden(Detail.apiKeyNotPermitted);
   }
-  const { config } = c.get('services');
+  const { config } = req.services;
   const session = await verifyDashboardToken(token, {
     secret: config.DASHBOARD_JWT_SECRET,
     jwksUrl: config.DASHBOARD_JWKS_URL,
   });
-  c.set('auth', session ? { kind: 'dashboard', ...session } : { kind: 'anonymous' });
-  return next();
+  return session ? { auth: { kind: 'dashboard', ...session } } : anonymous();
 }
 
 /** A JWT-shaped bearer token: an end-user token on /api/v1/app, a dashboard session elsewhere. */
-async function jwtHolder(c: Context<AppEnv>, next: Next, surface: Surface, token: string) {
+async function jwtHolder(req: GateRequest, surface: Surface, token: string): Promise<Admission> {
   if (surface === 'end_user') {
-    const session = await verifyEndUserToken(token, c.get('services').config.END_USER_JWT_SECRET);
+    const session = await verifyEndUserToken(token, req.services.config.END_USER_JWT_SECRET);
     if (!session) throw unauthorized(Detail.invalidEndUserToken);
-    c.set('auth', { kind: 'end_user', ...session });
-    return next();
+    return { auth: { kind: 'end_user', ...session } };
   }
-  c.set('auth', await dashboardSession(c, token));
-  return next();
+  return { auth: await dashboardSession(req.services, token) };
 }

@@ -3,8 +3,8 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorField, type Logger, standaloneLogger } from '../log/logger';
 import { HOSTILE_TEXT } from './input';
-import { jsonAnswer } from './response-headers';
 import type { ValidationIssue } from './issues';
+import { jsonAnswer } from './response-headers';
 
 /** Every fixed error string, once: the spec's first, then the API's own. Clients branch on these: change none of them. */
 export const Detail = {
@@ -146,28 +146,53 @@ const CONSTRAINT_ERRORS: Record<
   '22P05': { status: 422, detail: bodyIssue(HOSTILE_TEXT.nul.msg) },
 };
 
-/** onError for every app: one place turns failures into the spec's `{detail}` bodies. */
-export function handleError(err: Error, c: Context): Response {
-  if (err instanceof ApiError) {
-    return jsonAnswer(c, { detail: err.detail }, err.status, err.extraHeaders);
-  }
+/** A failure as the API answers it: status, the spec's `{detail}` body, headers of its own. */
+export interface ErrorAnswer {
+  status: ContentfulStatusCode;
+  body: { detail: unknown };
+  headers?: Record<string, string>;
+}
+
+/**
+ * The one place that turns failures into the spec's `{detail}` answers, wherever they are caught:
+ * the router's onError (handleError) and the root's front door (shared/runtime/root.ts). An
+ * unexpected one is logged with the request id the caller can quote.
+ */
+export function errorAnswerOf(
+  err: unknown,
+  request: { requestId?: string; path: string; logger?: Logger },
+): ErrorAnswer {
+  if (err instanceof ApiError)
+    return { status: err.status, body: { detail: err.detail }, headers: err.extraHeaders };
   if (err instanceof HTTPException && err.status === 400 && err.message.startsWith('Malformed JSON')) {
-    return jsonAnswer(c, { detail: JSON_INVALID }, 422);
+    return { status: 422, body: { detail: JSON_INVALID } };
   }
   if (err instanceof HTTPException) {
     // Hono's own exceptions (e.g. body limit, malformed input): keep the status, give our shape.
-    const status = err.status as ContentfulStatusCode;
-    return jsonAnswer(c, { detail: err.message || Detail.internalError }, status);
+    return {
+      status: err.status as ContentfulStatusCode,
+      body: { detail: err.message || Detail.internalError },
+    };
   }
-  const pgCode = (err as { code?: unknown }).code;
+  const pgCode = (err as { code?: unknown } | null)?.code;
   const mapped = typeof pgCode === 'string' ? CONSTRAINT_ERRORS[pgCode] : undefined;
-  if (mapped) return jsonAnswer(c, { detail: mapped.detail }, mapped.status);
+  if (mapped) return { status: mapped.status, body: { detail: mapped.detail } };
   if (isDatabaseUnavailable(err)) {
-    return jsonAnswer(c, { detail: Detail.databaseUnavailable }, 503, { 'Retry-After': '1' });
+    return { status: 503, body: { detail: Detail.databaseUnavailable }, headers: { 'Retry-After': '1' } };
   }
-  // the id the caller can quote, and the log line it finds (the request frame set it and its header)
-  const requestId = c.get('requestId') as string | undefined;
-  const logger = (c.get('services') as { logger?: Logger } | undefined)?.logger ?? standaloneLogger;
-  logger.error({ request_id: requestId, path: c.req.path, error: errorField(err) }, 'unhandled');
-  return jsonAnswer(c, { detail: Detail.internalError }, 500);
+  (request.logger ?? standaloneLogger).error(
+    { request_id: request.requestId, path: request.path, error: errorField(err) },
+    'unhandled',
+  );
+  return { status: 500, body: { detail: Detail.internalError } };
+}
+
+/** onError for every app. */
+export function handleError(err: Error, c: Context): Response {
+  const answer = errorAnswerOf(err, {
+    requestId: c.get('requestId') as string | undefined,
+    path: c.req.path,
+    logger: (c.get('services') as { logger?: Logger } | undefined)?.logger,
+  });
+  return jsonAnswer(c, answer.body, answer.status, answer.headers);
 }

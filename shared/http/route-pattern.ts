@@ -1,6 +1,12 @@
 import type { Context } from 'hono';
 import { matchedRoutes } from 'hono/route';
 
+/** A route as Hono's router reports a match: how it was registered. */
+interface MatchedRoute {
+  method: string;
+  path: string;
+}
+
 /**
  * The route pattern that answers a request (`/api/v1/tickets/:id`), or would have, had the gate
  * let it through: the last matched route registered for a method. Middleware (`use`) is registered
@@ -9,7 +15,11 @@ import { matchedRoutes } from 'hono/route';
  * or query strings.
  */
 export function routePatternOf(c: Context): string | null {
-  const routes = matchedRoutes(c);
+  return patternOfMatch(matchedRoutes(c));
+}
+
+/** The same, from a router's match (the root's front door answers before Hono builds a context). */
+export function patternOfMatch(routes: readonly (MatchedRoute | undefined)[]): string | null {
   for (let i = routes.length - 1; i >= 0; i--) {
     const route = routes[i];
     if (route && route.method !== 'ALL') return route.path;

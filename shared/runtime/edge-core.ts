@@ -3,8 +3,8 @@
 // webhook kicker, limiter or metering by itself (shared/runtime/edge.ts adds the production ones), so
 // a Worker that needs none of them (docs: public, no database) stays small. Nothing here may import
 // a Node-only module: scripts/check-runtime-parity.ts bundles every entry and fails if one creeps in.
-import type { ExecutionContext, MiddlewareHandler } from 'hono';
-import type { AppEnv, FunctionApp } from '../context/app-env';
+import type { ExecutionContext } from 'hono';
+import type { FunctionApp } from '../context/app-env';
 import type { EventKicker, Services } from '../context/services';
 import { createNeonHandle } from '../db/adapters/neon';
 import type { DatabaseHandle } from '../db/handle';
@@ -14,7 +14,7 @@ import { createConsoleLogger, type Logger } from '../log/logger';
 import { createMailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
 import { createDefer } from './defer';
-import { buildRoot, type RootOptions } from './root';
+import { buildRoot, type ProvidedServices, type RootOptions } from './root';
 
 /** What a Worker receives: vars and secrets from wrangler (strings), plus bindings such as ASSETS. */
 export type EdgeBindings = Record<string, unknown>;
@@ -48,25 +48,20 @@ const binding = (env: EdgeBindings, name: string) => (typeof env[name] === 'stri
 
 const noopKicker: EventKicker = { kick() {} };
 
-function waitUntilOf(c: { executionCtx: ExecutionContext }): (p: Promise<unknown>) => void {
-  try {
-    const ctx = c.executionCtx;
-    return (p) => ctx.waitUntil(p);
-  } catch {
-    // no ExecutionContext (e.g. app.request() in a unit test): let the promise run on its own
-    return () => {};
-  }
-}
-
 /**
- * `provideServices` for Workers: env validated, one Neon handle per request, closed after the
- * response and deferred work; `logger` is the Worker's one logger (the access log writes to it too).
+ * `provideServices` for Workers: env validated, one Neon handle per request, closed once the request
+ * is answered and its deferred work done; `logger` is the Worker's one logger (the access log
+ * writes to it too).
  */
-export function edgeServices(options: EdgeOptions, logger: Logger): MiddlewareHandler<AppEnv> {
-  return async function provideEdgeServices(c, next) {
-    const env = (c.env ?? {}) as EdgeBindings;
+export function edgeServices(
+  options: EdgeOptions,
+  logger: Logger,
+): (env: unknown, executionCtx: ExecutionContext | undefined) => ProvidedServices {
+  return function provideEdgeServices(bindings, executionCtx) {
+    const env = (bindings ?? {}) as EdgeBindings;
     const config = configOf(env);
-    const waitUntil = waitUntilOf(c);
+    // no ExecutionContext (e.g. app.request() in a unit test): let the promise run on its own
+    const waitUntil = executionCtx ? (p: Promise<unknown>) => executionCtx.waitUntil(p) : () => {};
     const handle: DatabaseHandle = createNeonHandle(config.DATABASE_URL as string, {
       wsProxy: typeof env.NEON_WS_PROXY === 'string' && env.NEON_WS_PROXY ? env.NEON_WS_PROXY : undefined,
     });
@@ -84,17 +79,18 @@ export function edgeServices(options: EdgeOptions, logger: Logger): MiddlewareHa
     if (options.rateLimiter) services.rateLimiter = options.rateLimiter(config, logger);
     if (options.idempotencyStore) services.idempotencyStore = options.idempotencyStore(config);
     if (options.kicker) services.events = options.kicker({ config, env, services });
-    c.set('services', services);
-    try {
-      await next();
-    } finally {
+    return {
+      services,
       // Close after the response and after every deferred task (which may still use the handle).
-      const closing = (async () => {
-        await drain();
-        await handle.close().catch(() => {});
-      })();
-      waitUntil(closing);
-    }
+      release() {
+        waitUntil(
+          (async () => {
+            await drain();
+            await handle.close().catch(() => {});
+          })(),
+        );
+      },
+    };
   };
 }
 

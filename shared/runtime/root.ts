@@ -1,40 +1,78 @@
-import { type Context, Hono, type MiddlewareHandler, type Next } from 'hono';
+import { type Context, type ExecutionContext, Hono, type MiddlewareHandler, type Next } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { gate } from '../auth/gate';
+import { type Admission, admit, type GateRequest } from '../auth/gate';
 import type { AppEnv, FunctionApp } from '../context/app-env';
 import type { Services } from '../context/services';
 import { browserCors, isBrowserPath } from '../http/cors';
-import { ApiError, Detail, handleError } from '../http/errors';
+import { ApiError, Detail, errorAnswerOf, forbidden, handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
 import { echoRequestIdAfter, echoRequestIdBefore, jsonAnswer } from '../http/response-headers';
+import { patternOfMatch } from '../http/route-pattern';
 import { requestIdFrom } from '../ids';
 import type { Logger } from '../log/logger';
-import { logAccess } from './access-log';
+import { andThen } from '../sync-first';
+import { logAccess, writeAccessLine } from './access-log';
+
+/** A request's services, and what to do once it is answered (Workers: close its database handle). */
+export interface ProvidedServices {
+  services: Services;
+  release(): void;
+}
 
 export interface RootOptions {
   /**
    * The `services` variable, the only runtime-specific piece: one object for the whole process
-   * (Node), or a middleware that builds them per request and cleans up after it (Workers).
+   * (Node), or a function that builds them for one request (Workers), released once it is answered.
    */
-  provideServices: Services | MiddlewareHandler<AppEnv>;
+  provideServices:
+    | Services
+    | ((env: unknown, executionCtx: ExecutionContext | undefined) => ProvidedServices);
   maxBodyBytes: number;
   /** where the access log goes: the logger the services hold */
   logger: Logger;
   /** CORS_ALLOWED_ORIGINS: who may call the browser surfaces (shared/http/cors.ts) */
   corsOrigins: '*' | readonly string[];
   /** replaces the auth gate: only the benchmark's "auth bypassed" comparison uses it */
-  authenticate?: MiddlewareHandler<AppEnv>;
+  admit?: (req: GateRequest) => Admission | Promise<Admission>;
   /** middleware that runs after the gate, e.g. rate limiting (needs the tenant) */
   afterGate?: MiddlewareHandler<AppEnv>[];
 }
 
+/** A refusal the gate (or the body's stated size) decided before the router: handed on as a value. */
+class Refused {
+  constructor(readonly error: unknown) {}
+}
+
+/** What the front door decided for a request it lets into the router. */
+interface Frame {
+  startedAt: number;
+  requestId: string;
+  services: Services;
+  verdict: Admission | Refused;
+  /** a browser surface: CORS runs first, and answers a refusal the front door handed on */
+  browser: boolean;
+}
+
+const BODYLESS = new Set(['GET', 'HEAD']);
+
 /**
- * Composes function apps the same way on every runtime: request id, CORS, body limit and access log,
- * services, the auth gate, rate limits and metering (afterGate), Idempotency-Key replay, then the
- * routes; one error handler and one 404 for all.
+ * Composes function apps the same way on every runtime, in two stages.
+ *
+ * The front door (the returned app's `fetch`, before Hono's router): the request id (the caller's,
+ * else a new one: shared/ids.ts), the services, a stated body size over the limit (413), and the
+ * auth gate (shared/auth/gate.ts). Off the browser surfaces a refusal is answered right there, as
+ * JSON with the request id, and logged: no routing, no context, no middleware chain, so a flood of
+ * bad or under-scoped keys costs little more than the bare route (README, Benchmarks: (f)).
+ *
+ * The router, for what the front door lets in: the frame (services, request id, credential; CORS
+ * on the browser surfaces, which then answers the refusals handed to it, preflights first; a body
+ * of unstated size counted as it streams; the access line once answered), rate limits and metering
+ * (afterGate), Idempotency-Key replay, then the routes; one error handler and one 404 for all.
  */
 export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): Hono<AppEnv> {
   const root = new Hono<AppEnv>();
+  const { logger } = options;
+  const decide = options.admit ?? admit;
   // the unread rest of the body makes the socket unusable, and Node closes it: say so, so a pooled
   // client opens a new connection instead of failing its next request
   const tooLarge = () => new ApiError(413, Detail.bodyTooLarge, { Connection: 'close' });
@@ -43,65 +81,142 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   const incomplete = (err: unknown) => {
     throw err instanceof ApiError ? err : new ApiError(400, Detail.bodyIncomplete, { Connection: 'close' });
   };
+  // Only a body of unstated size is counted as it streams, by Hono's bodyLimit; a stated
+  // Content-Length is the whole check (the HTTP parser holds the body to it), made by the front
+  // door. Not bodyLimit for both: it first reads `c.req.raw.body`, which makes the Node adapter
+  // build a full WHATWG Request and read the body through web streams, about a fifth of ticket
+  // creation's server CPU (README, Benchmarks).
   const countBody = bodyLimit({
     maxSize: options.maxBodyBytes,
     onError: () => {
       throw tooLarge();
     },
   });
-  // The size limit. A stated Content-Length is the whole check (the HTTP parser holds the body to
-  // it), as in Hono's bodyLimit; only a body of unstated size is counted as it streams, by
-  // bodyLimit itself. Not bodyLimit for both: it first reads `c.req.raw.body`, which makes the
-  // Node adapter build a full WHATWG Request and then read the body through web streams, about a
-  // fifth of ticket creation's server CPU (README, Benchmarks).
-  const limitBody = (c: Context<AppEnv>, next: Next): Promise<void> => {
-    const length = c.req.header('content-length');
-    // (what comes after next() answers its own errors through onError: only the read fails here)
-    if (length === undefined || c.req.header('transfer-encoding') !== undefined)
-      return (countBody(c, next) as Promise<void>).catch(incomplete);
-    return Number.parseInt(length, 10) > options.maxBodyBytes ? Promise.reject(tooLarge()) : next();
+  const statedTooLarge = (req: Request) => {
+    if (BODYLESS.has(req.method) || req.headers.has('transfer-encoding')) return false;
+    const length = req.headers.get('content-length');
+    return length !== null && Number.parseInt(length, 10) > options.maxBodyBytes;
   };
+  const streamedBody = (req: Request) =>
+    !BODYLESS.has(req.method) && (!req.headers.has('content-length') || req.headers.has('transfer-encoding'));
   const cors = browserCors(options.corsOrigins);
-  // What every request gets before anything else looks at it: the process's services (Node), its
-  // request id (the caller's, else a new one: shared/ids.ts, a tag and a counter), echoed
-  // on every response, errors too; CORS on the browser surfaces (a preflight is answered here,
-  // before the gate: it carries no credential), the size limit, and the access line once answered.
-  // One middleware, not five: each layer of Hono's chain costs a few promises on every request.
-  const processServices = typeof options.provideServices === 'function' ? null : options.provideServices;
+
+  const frames = new WeakMap<Request, Frame>();
+
+  // (the functions a request calls are made once, here: a closure made per request costs its
+  // allocation, and under tsx, which keeps function names, an Object.defineProperty as well)
+  const enter = (c: Context<AppEnv>, next: Next, verdict: Admission | Refused): Promise<void> => {
+    if (verdict instanceof Refused) return Promise.reject(verdict.error);
+    if (verdict.scopeRefusal) return Promise.reject(forbidden(verdict.scopeRefusal));
+    if (streamedBody(c.req.raw)) return (countBody(c, next) as Promise<void>).catch(incomplete);
+    return next();
+  };
   root.use('*', function requestFrame(c, next) {
-    const started = performance.now();
-    if (processServices) c.set('services', processServices);
-    const id = requestIdFrom(c.req.header('x-request-id'));
-    c.set('requestId', id);
-    // on every response, errors too: jsonAnswer builds the refusals and errors with it; the rest
-    // get it here, before (off Node) or once answered (on Node): shared/http/response-headers.ts
-    echoRequestIdBefore(c, id);
-    // GET and HEAD carry no body: skipping the check there also spares the Node adapter from
-    // building a full Request object (reading `.body` does), the costliest step of a cheap request
-    // (limitBody answers nothing itself: its refusal is a rejection)
-    const proceed: Next = c.req.method === 'GET' || c.req.method === 'HEAD' ? next : () => limitBody(c, next);
-    const answered = isBrowserPath(c.req.path) ? cors(c, proceed) : proceed();
+    const frame = frames.get(c.req.raw);
+    if (!frame) throw new Error('a request reached the router without passing the front door');
+    c.set('services', frame.services);
+    c.set('requestId', frame.requestId);
+    echoRequestIdBefore(c, frame.requestId);
+    const { verdict } = frame;
+    if (!(verdict instanceof Refused)) c.set('auth', verdict.auth);
+    const answered = frame.browser ? cors(c, () => enter(c, next, verdict)) : enter(c, next, verdict);
     return answered.then(
       (res) => {
         const answer = res instanceof Response ? res : c.res;
-        echoRequestIdAfter(c, id, answer);
-        logAccess(c, options.logger, started, answer.status);
+        echoRequestIdAfter(c, frame.requestId, answer);
+        logAccess(c, logger, frame.startedAt, answer.status);
         return res;
       },
       (err: unknown) => {
-        // only the frame's own refusal (413) gets here; everything later was answered by onError
-        // (both answer through handleError, whose jsonAnswer carries the request id)
-        logAccess(c, options.logger, started, err instanceof ApiError ? err.status : 500);
+        // a refusal handed on, or the streamed body's; everything later was answered by onError
+        // (all of them answer through handleError, whose jsonAnswer carries the request id)
+        logAccess(c, logger, frame.startedAt, err instanceof ApiError ? err.status : 500);
         throw err;
       },
     );
   });
-  if (typeof options.provideServices === 'function') root.use('*', options.provideServices);
-  root.use('*', options.authenticate ?? gate);
   for (const mw of options.afterGate ?? []) root.use('*', mw);
   root.use('*', idempotency());
   for (const app of apps) root.route('/', app);
   root.notFound((c) => jsonAnswer(c, { detail: Detail.notFound }, 404));
   root.onError(handleError);
+
+  const route = (method: string, path: string) =>
+    patternOfMatch(root.router.match(method === 'HEAD' ? 'GET' : method, path)[0].map(([[, r]]) => r));
+  const processServices: ProvidedServices | null =
+    typeof options.provideServices === 'function'
+      ? null
+      : { services: options.provideServices, release() {} };
+  const provide = options.provideServices;
+
+  /** Answers a refusal (or a failure to provide services) with no router, and logs it. */
+  const answerHere = (
+    req: Request,
+    frame: Omit<Frame, 'browser' | 'services'>,
+    path: string,
+    release: () => void,
+  ) => {
+    const { verdict, requestId } = frame;
+    const failed = verdict instanceof Refused;
+    const answer = failed
+      ? errorAnswerOf(verdict.error, { requestId, path, logger })
+      : { status: 403, body: { detail: verdict.scopeRefusal }, headers: undefined };
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-Request-Id': requestId };
+    if (answer.headers) Object.assign(headers, answer.headers);
+    const res = new Response(req.method === 'HEAD' ? null : JSON.stringify(answer.body), {
+      status: answer.status,
+      headers,
+    });
+    if (logger.isLevelEnabled('info')) {
+      writeAccessLine(logger, {
+        method: req.method,
+        route: route(req.method, path),
+        status: answer.status,
+        startedAt: frame.startedAt,
+        auth: failed ? undefined : verdict.auth,
+        requestId,
+      });
+    }
+    release();
+    return res;
+  };
+  const noRelease = () => {};
+  const settleRefusal = (err: unknown) => new Refused(err);
+
+  const dispatch = root.fetch;
+  root.fetch = function frontDoor(req, env, executionCtx) {
+    const startedAt = performance.now();
+    const requestId = requestIdFrom(req.headers.get('x-request-id') ?? undefined);
+    const path = root.getPath(req, { env });
+
+    let provided: ProvidedServices;
+    try {
+      provided = processServices ?? (provide as Exclude<typeof provide, Services>)(env, executionCtx);
+    } catch (err) {
+      return answerHere(req, { startedAt, requestId, verdict: new Refused(err) }, path, noRelease);
+    }
+    const { services, release } = provided;
+    let verdict: Admission | Refused | Promise<Admission | Refused>;
+    try {
+      if (statedTooLarge(req)) verdict = new Refused(tooLarge());
+      else {
+        const decided = decide({ method: req.method, path, headers: req.headers, services });
+        verdict = decided instanceof Promise ? decided.catch(settleRefusal) : decided;
+      }
+    } catch (err) {
+      verdict = new Refused(err);
+    }
+    const browser = isBrowserPath(path);
+    return andThen(verdict, (v) => {
+      if (!browser && (v instanceof Refused || v.scopeRefusal)) {
+        return answerHere(req, { startedAt, requestId, verdict: v }, path, release);
+      }
+      frames.set(req, { startedAt, requestId, services, verdict: v, browser });
+      const res = dispatch(req, env, executionCtx);
+      if (res instanceof Promise) res.then(release, release);
+      else release();
+      return res;
+    });
+  };
   return root;
 }

@@ -81,6 +81,8 @@ describe.skipIf(postgresUnavailable())('per-request headers over real HTTP (Node
         { method: 'POST', headers: { 'x-api-key': key, 'content-length': '99999999' }, body: 'x' },
         413,
       ],
+      // a stated size over the limit is refused before the gate looks at the caller
+      ['/api/v1/tickets', { method: 'POST', headers: { 'content-length': '99999999' }, body: 'x' }, 413],
     ];
     for (const [path, init, status] of cases) {
       const sent = `once-${status}`;
@@ -98,7 +100,10 @@ describe.skipIf(postgresUnavailable())('per-request headers over real HTTP (Node
     return new Promise<{ status: number; requestIds: string[] }>((resolve, reject) => {
       const req = request(
         url,
-        { method: init.method ?? 'GET', headers: { ...(init.headers as Record<string, string>), 'x-request-id': requestId } },
+        {
+          method: init.method ?? 'GET',
+          headers: { ...(init.headers as Record<string, string>), 'x-request-id': requestId },
+        },
         (res) => {
           const ids: string[] = [];
           for (let i = 0; i < res.rawHeaders.length; i += 2)

@@ -103,14 +103,26 @@ describe.skipIf(postgresUnavailable())('request id and access log', () => {
   });
 
   it('a body over the limit (413) is logged too', async () => {
+    const writeKey = await t.key(['tickets:write']);
+    // no Content-Length here (app.request): a body of unstated size, counted as it is read
     const res = await h.request('POST', '/api/v1/tickets', {
-      apiKey: readKey,
+      apiKey: writeKey,
       rawBody: 'x'.repeat(h.config.MAX_BODY_BYTES + 1),
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(413);
     expect(res.headers.get('x-request-id')).toMatch(/^rid_/);
     expect(lastAccess()).toMatchObject({ status: 413, request_id: res.headers.get('x-request-id') });
+  });
+
+  it('a body of unstated size is read only for a caller the gate lets in', async () => {
+    const res = await h.request('POST', '/api/v1/tickets', {
+      apiKey: readKey, // no tickets:write
+      rawBody: 'x'.repeat(h.config.MAX_BODY_BYTES + 1),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(403);
+    expect(lastAccess()).toMatchObject({ status: 403, credential: 'api_key', tenant_id: t.id });
   });
 
   it('/ and /openapi.json point a newcomer to the reference instead of a 404', async () => {
