@@ -6,7 +6,7 @@ import { framedInfoLine, type Logger, type LogLevel } from './logger';
 
 export interface NodeLoggerOptions {
   level: LogLevel;
-  /** where lines go; default: stdout, written asynchronously in batches (a log line never blocks a request) */
+  /** where lines go; default: stdout, in batches (batchedLines) */
   destination?: DestinationStream;
 }
 
@@ -17,29 +17,29 @@ export interface NodeLogger extends Logger {
 
 type SonicBoom = ReturnType<typeof pino.destination>;
 
-/** Bytes of lines gathered before they are written at once, and the longest a line waits. */
+/** Characters (bytes, for ASCII lines) gathered before they are written at once, and the longest a line waits. */
 const BATCH_BYTES = 16_000;
 const BATCH_DELAY_MS = 100;
 
 /**
- * Lines gathered and handed to pino's asynchronous stdout writer (sonic-boom) in batches: at
- * BATCH_BYTES, or BATCH_DELAY_MS after the first line of a batch. Each hand-over can cost an
- * `fs.write` dispatched to libuv's threadpool, which a profile of the refusal benchmark showed at
- * ~16 µs of CPU per request while it happened per line; sonic-boom also measures its pending buffer
- * on every write. A quiet server still shows a line within 0.1 s; on exit whatever is pending is
- * written synchronously.
+ * Lines gathered and handed to pino's stdout writer (sonic-boom) in batches: at BATCH_BYTES, or
+ * BATCH_DELAY_MS after the first line of a batch. The writer is synchronous, pino's own default:
+ * one `write(2)` per batch from the event loop. Asynchronous, each batch went to libuv's threadpool,
+ * and the thread's wake-up and completion callback cost the refused request of the benchmark about
+ * a tenth of its throughput on two cores (README, Benchmarks); per line, it had cost ~16 µs each.
+ * A log reader slower than the server holds the server back rather than letting pending lines grow
+ * without bound. A quiet server still shows a line within 0.1 s; on exit whatever is pending is
+ * written.
  */
 export function batchedLines(target: SonicBoom): DestinationStream & { flushSync(): void } {
-  let pending: string[] = [];
-  let bytes = 0;
+  let pending = '';
   let timer: ReturnType<typeof setTimeout> | null = null;
   const handOver = () => {
     if (timer) clearTimeout(timer);
     timer = null;
     if (pending.length === 0) return;
-    const chunk = pending.join('');
-    pending = [];
-    bytes = 0;
+    const chunk = pending;
+    pending = '';
     target.write(chunk);
   };
   const flushSync = () => {
@@ -53,9 +53,8 @@ export function batchedLines(target: SonicBoom): DestinationStream & { flushSync
   process.once('exit', flushSync);
   return {
     write(line: string) {
-      pending.push(line);
-      bytes += line.length;
-      if (bytes >= BATCH_BYTES) handOver();
+      pending += line;
+      if (pending.length >= BATCH_BYTES) handOver();
       else if (!timer) {
         timer = setTimeout(handOver, BATCH_DELAY_MS);
         timer.unref(); // a pending log line never keeps the process alive (exit writes it)
@@ -66,7 +65,7 @@ export function batchedLines(target: SonicBoom): DestinationStream & { flushSync
 }
 
 export function createNodeLogger(options: NodeLoggerOptions): NodeLogger {
-  const destination = options.destination ?? batchedLines(pino.destination({ dest: 1, sync: false }));
+  const destination = options.destination ?? batchedLines(pino.destination({ dest: 1, sync: true }));
   const logger = pino({ level: options.level, base: undefined }, destination);
   return Object.assign(logger, {
     // straight to pino's destination, as pino itself would write it (its lines end in a newline)

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newRequestId } from '../../shared/ids';
 import { createConsoleLogger, errorField } from '../../shared/log/logger';
 import { batchedLines, createNodeLogger } from '../../shared/log/logger.node.js';
+import { writeAccessLine } from '../../shared/runtime/access-log';
 
 // Workers' logger writes the same JSON lines as pino on Node: the same level numbers and fields,
 // so one query reads the logs of both runtimes.
@@ -91,6 +92,41 @@ describe('loggers', () => {
     );
     createConsoleLogger('warn', (l) => quiet.push(l)).infoMembers(written, 'x');
     expect(quiet).toEqual([]);
+  });
+
+  it('an access line is valid JSON whatever a caller sent as its request id or a token held as its tenant', () => {
+    const lines: string[] = [];
+    const log = createNodeLogger({ level: 'info', destination: { write: (l) => lines.push(l) } });
+    const awkward = ['rid_plain', 'say "hi"', 'back\\slash', 'tab\there', 'ünï\u2028cødé', '', '{"a":1}'];
+    for (const value of awkward) {
+      writeAccessLine(log, {
+        method: 'PATCH',
+        route: '/api/v1/tickets/:id',
+        status: 200,
+        startedAt: performance.now(),
+        auth: { kind: 'dashboard', tenantId: value, userId: 'usr_1', role: 'agent' },
+        requestId: value,
+      });
+    }
+    writeAccessLine(log, {
+      method: 'GET',
+      route: null,
+      status: 401,
+      startedAt: 0,
+      auth: undefined,
+      requestId: undefined,
+    });
+    const parsed = lines.map((l) => JSON.parse(l));
+    expect(parsed.slice(0, -1).map((l) => [l.request_id, l.tenant_id])).toEqual(awkward.map((v) => [v, v]));
+    expect(parsed[0]).toMatchObject({
+      level: 30,
+      method: 'PATCH',
+      route: '/api/v1/tickets/:id',
+      status: 200,
+      credential: 'dashboard',
+      msg: 'request',
+    });
+    expect(parsed.at(-1)).toMatchObject({ route: null, tenant_id: null, credential: null, request_id: null });
   });
 
   it('an error is logged as its stack, a non-error as its string', () => {
