@@ -3,8 +3,8 @@
 // Prints req/s, p50/p99 latency and each case's ratio to its own ceiling (a bare route in the same
 // server doing the least work the case needs: nothing for reads and refusals, the list's queries for
 // the list, the ticket + outbox write for creation), plus the auth cost by difference against the
-// same handler with the gate bypassed, and for the refusal (f) its floor (f0): the same refusal
-// written as one bare handler from the project's own functions. Figures, not assertions.
+// same handler with the gate bypassed, and beside the refusal (f) the same refusal written as one
+// Hono route from the project's own functions (f0). Figures, not assertions.
 //
 //   BENCH_DB=postgres|pglite|both (default both)  BENCH_SECONDS per run (default 4)
 //   BENCH_ROUNDS (default 3): each case is run that many times, each right after the ceiling
@@ -282,7 +282,7 @@ async function benchOne(mode: 'postgres' | 'pglite') {
       },
       {
         id: 'f0',
-        label: "  floor: the refusal's own work, one handler",
+        label: "  the same refusal as one Hono route",
         path: '/__bench/refusal-floor',
         headers: { 'x-api-key': narrowKey },
       },
@@ -355,13 +355,14 @@ async function benchOne(mode: 'postgres' | 'pglite') {
           `(${id})/(${ceilingOf(id)}) = ${r.ratio.toFixed(2)}  target >= ${min.toFixed(2)}  ${verdict(r.ratio >= min)}`,
         );
     }
-    // (f0) is no target: it shows how much of (f)'s distance to (a) is the refusal's own work
+    // (f0) is no target: the refusal's work as a route behind Hono's router, for what answering
+    // before the router (shared/runtime/root.ts, the front door) saves
     const f0 = results.get('f0');
     const f = results.get('f');
     if (f0 && f) {
       const cpu = (id: string) => results.get(id)?.figures.cpuPerRequestUs ?? Number.NaN;
       console.log(
-        `(f0)/(a) = ${f0.ratio.toFixed(2)} (server CPU per request: ${(cpu('a') / cpu('f0')).toFixed(2)}): the refusal's features alone; (f)/(f0) = ${(f.ratio / f0.ratio).toFixed(2)}: the middleware chain's share`,
+        `(f0)/(a) = ${f0.ratio.toFixed(2)} (server CPU per request: ${(cpu('a') / cpu('f0')).toFixed(2)}): the refusal as a route; (f)/(f0) = ${(f.ratio / f0.ratio).toFixed(2)}: what answering before the router saves`,
       );
     }
     console.log(`webhook deliveries received during (e): ${receiver.received('/bench').length}`);

@@ -5,8 +5,8 @@
 //                                 (a ticket and its outbox row, in one statement), no framework
 //   GET  /__bench/list?tenant=&offset=  the ceiling of the ticket list: a bare route running the
 //                                 list's own SQL (page + count, in parallel) and returning the rows
-//   GET  /__bench/refusal-floor   the refusal's own work (f0) as one bare handler, with no middleware
-//                                 chain: what (f) would cost with the framework's share gone
+//   GET  /__bench/refusal-floor   the refusal's own work (f0) as one Hono route: what (f) would cost
+//                                 had it stayed behind the router (it is answered before it)
 //   X-Bench-NoAuth: <tenant id>   (a header on any API path) the same app with the auth gate
 //                                 replaced by a fixed credential: what auth costs, by difference
 //   POST /__bench/seed-tickets    bulk-inserts tickets with SQL (100,000 in seconds)
@@ -58,10 +58,10 @@ const bypass = buildRoot(await loadFunctionApps(), {
 const top = new Hono<AppEnv>();
 top.get('/__bench/bare', (c) => c.json({ ok: true }));
 
-// (f0) What a refusal must do whatever the framework, with the project's own functions, in one
-// synchronous handler: take or make the request id and echo it, read the key, find it in the key
-// cache, look the scope table up (for the path (f) calls), answer 403, write the access line. Its
-// ratio to (a) is what these features cost on their own; (f) against it, the middleware chain's share.
+// (f0) What a refusal must do, with the project's own functions, as one synchronous Hono route:
+// take or make the request id and echo it, read the key, find it in the key cache, look the scope
+// table up (for the path (f) calls), answer 403, write the access line. (f) does the same in the
+// root's front door, before the router; (f)/(f0) is what that saves.
 const { services } = runtime;
 const REFUSED_PATH = '/api/v1/tickets';
 top.get('/__bench/refusal-floor', (c) => {

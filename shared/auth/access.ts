@@ -1,5 +1,12 @@
 import { ApiError, Detail, forbidden } from '../http/errors';
-import { KEY_DENIED_PREFIXES, READ_METHODS, SCOPE_RULES, type Scope, type ScopeRule } from './scopes';
+import {
+  KEY_DENIED_PREFIXES,
+  READ_METHODS,
+  SCOPE_CATALOG,
+  SCOPE_RULES,
+  type Scope,
+  type ScopeRule,
+} from './scopes';
 
 /**
  * Which credential a path takes, decided before any handler runs (spec: "Access surfaces",
@@ -167,12 +174,20 @@ export function scopeRequirement(method: string, path: string): ScopeRequirement
   return { pathScope, extraScopes };
 }
 
+// The refusals' details, built once per scope: the refusal of an under-scoped key is the hot path
+// of a misconfigured integration (and of the benchmark's (f)), and it answers with a string that
+// already exists rather than one made per request.
+const MISSING_SCOPE = new Map(SCOPE_CATALOG.map((s) => [s, Detail.missingScope(s)]));
+const INSUFFICIENT = new Map(SCOPE_CATALOG.map((s) => [s, Detail.insufficientPermissions(s)]));
+
 /** The spec's 403 detail when a key with `scopes` may not call (method, path); null when it may. No I/O. */
 export function scopeRefusal(method: string, path: string, scopes: ReadonlySet<string>): string | null {
   const need = scopeRequirement(method, path);
   if (!need) return Detail.apiKeyNotPermitted;
-  if (!scopes.has(need.pathScope)) return Detail.missingScope(need.pathScope);
-  for (const s of need.extraScopes) if (!scopes.has(s)) return Detail.insufficientPermissions(s);
+  if (!scopes.has(need.pathScope))
+    return MISSING_SCOPE.get(need.pathScope) ?? Detail.missingScope(need.pathScope);
+  for (const s of need.extraScopes)
+    if (!scopes.has(s)) return INSUFFICIENT.get(s) ?? Detail.insufficientPermissions(s);
   return null;
 }
 

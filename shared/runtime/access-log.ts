@@ -51,8 +51,15 @@ export function logAccess(c: Context<AppEnv>, logger: Logger, startedAt: number,
   });
 }
 
-/** Printable ASCII but a double quote or a backslash: such a string is its own JSON body. */
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
-/** A string as JSON: a sent request id or a token's tenant claim may hold anything. */
-const quoted = (value: string): string => (PLAIN.test(value) ? `"${value}"` : JSON.stringify(value));
+/**
+ * A string as JSON: a sent request id or a token's tenant claim may hold anything. Printable ASCII
+ * but a double quote or a backslash is its own JSON body (a loop, not a regular expression: on the
+ * request ids this process makes, which V8 holds as concatenations, a RegExp test left the fast path).
+ */
+const quoted = (value: string): string => {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 /* " */ || c === 0x5c /* \ */) return JSON.stringify(value);
+  }
+  return `"${value}"`;
+};

@@ -149,6 +149,17 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
       : { services: options.provideServices, release() {} };
   const provide = options.provideServices;
 
+  // The 403 body of each scope refusal, made once per detail (a finite set: shared/auth/access.ts).
+  const scopeRefusalBodies = new Map<string, string>();
+  const scopeRefusalBody = (detail: string) => {
+    let body = scopeRefusalBodies.get(detail);
+    if (body === undefined) {
+      body = JSON.stringify({ detail });
+      scopeRefusalBodies.set(detail, body);
+    }
+    return body;
+  };
+
   /** Answers a refusal (or a failure to provide services) with no router, and logs it. */
   const answerHere = (
     req: Request,
@@ -160,13 +171,11 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
     const failed = verdict instanceof Refused;
     const answer = failed
       ? errorAnswerOf(verdict.error, { requestId, path, logger })
-      : { status: 403, body: { detail: verdict.scopeRefusal }, headers: undefined };
+      : { status: 403 as const, body: { detail: verdict.scopeRefusal as string }, headers: undefined };
     const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-Request-Id': requestId };
     if (answer.headers) Object.assign(headers, answer.headers);
-    const res = new Response(req.method === 'HEAD' ? null : JSON.stringify(answer.body), {
-      status: answer.status,
-      headers,
-    });
+    const body = failed ? JSON.stringify(answer.body) : scopeRefusalBody(answer.body.detail as string);
+    const res = new Response(req.method === 'HEAD' ? null : body, { status: answer.status, headers });
     if (logger.isLevelEnabled('info')) {
       writeAccessLine(logger, {
         method: req.method,
