@@ -282,7 +282,7 @@ async function benchOne(mode: 'postgres' | 'pglite') {
       },
       {
         id: 'f0',
-        label: "  the same refusal as one Hono route",
+        label: '  the same refusal as one Hono route',
         path: '/__bench/refusal-floor',
         headers: { 'x-api-key': narrowKey },
       },
