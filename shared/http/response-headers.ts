@@ -30,6 +30,17 @@ export function setResponseHeader(c: Context, name: string, value: string): void
   }
 }
 
+/** The headers of a JSON answer: its type, the request id (when known), then the answer's own. */
+export function jsonAnswerHeaders(
+  requestId: string | undefined,
+  extra?: Record<string, string>,
+): Record<string, string> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (requestId !== undefined) headers['X-Request-Id'] = requestId;
+  if (extra) Object.assign(headers, extra);
+  return headers;
+}
+
 /** Answers built by `jsonAnswer`: they carry the request id in their own headers already. */
 const carryingRequestId = new WeakSet<Response>();
 
@@ -47,10 +58,7 @@ export function jsonAnswer(
   status: ContentfulStatusCode,
   extra?: Record<string, string>,
 ): Response {
-  const requestId = c.get('requestId') as string | undefined;
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (requestId !== undefined) headers['X-Request-Id'] = requestId;
-  if (extra) Object.assign(headers, extra);
+  const headers = jsonAnswerHeaders(c.get('requestId') as string | undefined, extra);
   if (!nodeOutgoing(c)) return c.json(body, status, headers);
   const res = new Response(JSON.stringify(body), { status, headers });
   carryingRequestId.add(res);

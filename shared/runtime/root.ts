@@ -6,7 +6,12 @@ import type { Services } from '../context/services';
 import { browserCors, isBrowserPath } from '../http/cors';
 import { ApiError, Detail, errorAnswerOf, forbidden, handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
-import { echoRequestIdAfter, echoRequestIdBefore, jsonAnswer } from '../http/response-headers';
+import {
+  echoRequestIdAfter,
+  echoRequestIdBefore,
+  jsonAnswer,
+  jsonAnswerHeaders,
+} from '../http/response-headers';
 import { patternOfMatch } from '../http/route-pattern';
 import { requestIdFrom } from '../ids';
 import type { Logger } from '../log/logger';
@@ -172,8 +177,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
     const answer = failed
       ? errorAnswerOf(verdict.error, { requestId, path, logger })
       : { status: 403 as const, body: { detail: verdict.scopeRefusal as string }, headers: undefined };
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-Request-Id': requestId };
-    if (answer.headers) Object.assign(headers, answer.headers);
+    const headers = jsonAnswerHeaders(requestId, answer.headers);
     const body = failed ? JSON.stringify(answer.body) : scopeRefusalBody(answer.body.detail as string);
     const res = new Response(req.method === 'HEAD' ? null : body, { status: answer.status, headers });
     if (logger.isLevelEnabled('info')) {
