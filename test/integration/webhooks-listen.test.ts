@@ -3,11 +3,11 @@
 // subscribed with it, a ticket created, and the verified delivery line. Real processes on real ports.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookUrlError } from '../../shared/webhooks/ssrf';
+import { freePort } from '../support/free-port';
 import { postgresUnavailable, startHarness, TEST_DB } from '../support/harness';
 import { createTestDatabase } from '../support/pg';
 
@@ -240,18 +240,6 @@ describe.skipIf(postgresUnavailable())(
     });
   },
 );
-
-/** A port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('npm run webhooks:listen with no server at --api', () => {
   const dir = mkdtempSync(join(tmpdir(), 'webhooks-listen-unreachable-'));

@@ -1,22 +1,11 @@
 // Starts `scripts/serve.ts` (what `npm start` runs) as a child process, for tests that kill it,
 // restart it or take its database away.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { TEST_SECRETS } from '../support/harness';
 import { TLS_CERT_PATH } from '../support/https-receiver';
 
-/** A port nothing listens on now: fixed ports collided when two checkouts ran this tier at once. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../support/free-port';
 
 export interface ServerProcess {
   base: string;
