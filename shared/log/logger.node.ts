@@ -15,31 +15,41 @@ export interface NodeLogger extends Logger {
   flush(): void;
 }
 
-type SonicBoom = ReturnType<typeof pino.destination>;
-
-/** Characters (bytes, for ASCII lines) gathered before they are written at once, and the longest a line waits. */
+/** Bytes gathered before they are written at once, and the longest a line waits. */
 const BATCH_BYTES = 16_000;
 const BATCH_DELAY_MS = 100;
 
+/** What batchedLines hands its batches to: pino's writer (sonic-boom) in buffer mode. */
+export interface BatchTarget {
+  write(chunk: Buffer): unknown;
+  flushSync(): void;
+}
+
 /**
- * Lines gathered and handed to pino's stdout writer (sonic-boom) in batches: at BATCH_BYTES, or
- * BATCH_DELAY_MS after the first line of a batch. The writer is synchronous, pino's own default:
- * one `write(2)` per batch from the event loop. Asynchronous, each batch went to libuv's threadpool,
- * and the thread's wake-up and completion callback cost the refused request of the benchmark about
- * a tenth of its throughput on two cores (README, Benchmarks); per line, it had cost ~16 µs each.
- * A log reader slower than the server holds the server back rather than letting pending lines grow
+ * Lines gathered and handed to pino's stdout writer (sonic-boom) in batches: when the next line
+ * would not fit in BATCH_BYTES, or BATCH_DELAY_MS after the first line of a batch. Each line is
+ * encoded into the batch's buffer as it comes, while it is fresh: appended to a string instead, the
+ * batch became a rope of a thousand small pieces, scattered over the young generation by the time
+ * it was written, and walking it cost the refused request of the benchmark more than building its
+ * line (README, Benchmarks). The writer is synchronous, pino's own default: one `write(2)` per batch
+ * from the event loop. Asynchronous, each batch went to libuv's threadpool, and the thread's wake-up
+ * and completion callback cost the same request about a tenth of its throughput on two cores. A log
+ * reader slower than the server holds the server back rather than letting pending lines grow
  * without bound. A quiet server still shows a line within 0.1 s; on exit whatever is pending is
  * written.
  */
-export function batchedLines(target: SonicBoom): DestinationStream & { flushSync(): void } {
-  let pending = '';
+export function batchedLines(target: BatchTarget): DestinationStream & { flushSync(): void } {
+  // a fresh buffer per batch: the writer may keep a handed-over one until the descriptor takes it
+  let batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+  let used = 0;
   let timer: ReturnType<typeof setTimeout> | null = null;
   const handOver = () => {
     if (timer) clearTimeout(timer);
     timer = null;
-    if (pending.length === 0) return;
-    const chunk = pending;
-    pending = '';
+    if (used === 0) return;
+    const chunk = batch.subarray(0, used);
+    batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+    used = 0;
     target.write(chunk);
   };
   const flushSync = () => {
@@ -53,9 +63,16 @@ export function batchedLines(target: SonicBoom): DestinationStream & { flushSync
   process.once('exit', flushSync);
   return {
     write(line: string) {
-      pending += line;
-      if (pending.length >= BATCH_BYTES) handOver();
-      else if (!timer) {
+      // UTF-8 takes at most 3 bytes per UTF-16 unit: what might not fit goes after the batch
+      if (used + line.length * 3 > BATCH_BYTES) {
+        handOver();
+        if (line.length * 3 > BATCH_BYTES) {
+          target.write(Buffer.from(line));
+          return;
+        }
+      }
+      used += batch.write(line, used);
+      if (!timer) {
         timer = setTimeout(handOver, BATCH_DELAY_MS);
         timer.unref(); // a pending log line never keeps the process alive (exit writes it)
       }
@@ -65,7 +82,10 @@ export function batchedLines(target: SonicBoom): DestinationStream & { flushSync
 }
 
 export function createNodeLogger(options: NodeLoggerOptions): NodeLogger {
-  const destination = options.destination ?? batchedLines(pino.destination({ dest: 1, sync: true }));
+  const destination =
+    options.destination ??
+    // (sonic-boom's types name only strings; in buffer mode it takes the batches' Buffers)
+    batchedLines(pino.destination({ dest: 1, sync: true, contentMode: 'buffer' }) as unknown as BatchTarget);
   const logger = pino({ level: options.level, base: undefined }, destination);
   return Object.assign(logger, {
     // straight to pino's destination, as pino itself would write it (its lines end in a newline)

@@ -26,9 +26,31 @@ export interface Logger {
   infoMembers(members: string, msg: string): void;
 }
 
+// A busy server writes many lines a millisecond, nearly all with the same message (the access
+// line's "request"): each is turned into text once, not once per line.
+let lastTime = 0;
+let lastTimeText = '0';
+const timeText = (): string => {
+  const now = Date.now();
+  if (now !== lastTime) {
+    lastTime = now;
+    lastTimeText = String(now);
+  }
+  return lastTimeText;
+};
+let lastMsg = '';
+let lastMsgText = '""';
+const msgText = (msg: string): string => {
+  if (msg !== lastMsg) {
+    lastMsg = msg;
+    lastMsgText = JSON.stringify(msg);
+  }
+  return lastMsgText;
+};
+
 /** The line `infoMembers` writes, on either runtime: pino's framing, the caller's members inside. */
 export const framedInfoLine = (members: string, msg: string): string =>
-  `{"level":30,"time":${Date.now()},${members},"msg":${JSON.stringify(msg)}}`;
+  `{"level":30,"time":${timeText()},${members},"msg":${msgText(msg)}}`;
 
 /** pino's numbers, so Node and Workers lines sort and filter alike */
 const LEVEL_VALUES: Record<LogLevel, number> = {

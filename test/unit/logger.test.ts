@@ -21,27 +21,39 @@ describe('loggers', () => {
     expect(log.isLevelEnabled('error')).toBe(true);
   });
 
-  it("Node's stdout lines reach the writer in batches: by size at once, else within 0.1 s, all on flush", async () => {
+  it("Node's stdout lines reach the writer in batches: when the next would not fit, else within 0.1 s, all on flush", async () => {
     const chunks: string[] = [];
     let flushedSync = 0;
-    const target = {
-      write: (chunk: string) => chunks.push(chunk),
+    const lines = batchedLines({
+      write: (chunk) => chunks.push(chunk.toString('utf8')),
       flushSync: () => flushedSync++,
-    } as unknown as Parameters<typeof batchedLines>[0];
-    const lines = batchedLines(target);
+    });
     lines.write('a\n');
     lines.write('b\n');
     await new Promise((r) => setImmediate(r));
     expect(chunks).toEqual([]); // small lines wait for company
     await new Promise((r) => setTimeout(r, 150));
     expect(chunks).toEqual(['a\nb\n']); // ... but not longer than 0.1 s
+    lines.write('c\n');
     const big = `${'x'.repeat(16_000)}\n`;
     lines.write(big);
-    expect(chunks).toEqual(['a\nb\n', big]); // a full batch goes at once
-    lines.write('c\n');
+    expect(chunks).toEqual(['a\nb\n', 'c\n', big]); // a line bigger than a batch goes at once, after the pending ones
+    lines.write('d\n');
     lines.flushSync(); // shutdown: the pending line is handed over, then written synchronously
-    expect(chunks).toEqual(['a\nb\n', big, 'c\n']);
+    expect(chunks).toEqual(['a\nb\n', 'c\n', big, 'd\n']);
     expect(flushedSync).toBe(1);
+  });
+
+  it('batches keep every byte of every line, whatever its characters, across batch boundaries', () => {
+    const chunks: Buffer[] = [];
+    const lines = batchedLines({ write: (chunk) => chunks.push(chunk), flushSync: () => {} });
+    // lines of 1-, 2-, 3- and 4-byte characters (a lone surrogate becomes U+FFFD, as Buffer.from does)
+    const written = Array.from({ length: 5_000 }, (_, i) => `${i} é € 😀 \ud800 ${'y'.repeat(i % 97)}\n`);
+    for (const line of written) lines.write(line);
+    lines.flushSync();
+    expect(chunks.length).toBeGreaterThan(1); // more than one batch, so lines met the boundary
+    for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(16_000);
+    expect(Buffer.concat(chunks).equals(Buffer.from(written.join('')))).toBe(true);
   });
 
   it('silent logs nothing', () => {
