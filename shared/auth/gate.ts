@@ -98,7 +98,11 @@ export function admit(req: GateRequest): Admission | Promise<Admission> {
   if (surface === 'internal') return internalCaller(req, presented, keyToken);
   if (surface === 'sign_in') return signIn(req, keyToken, presented.token);
   if (keyToken !== null) {
-    return andThen(authenticateKey(req.services, keyToken), (key) => admitApiKey(req, surface, key));
+    const key = authenticateKey(req.services, keyToken);
+    // (a warm key, the hot path, without a closure)
+    return key instanceof Promise
+      ? key.then((k) => admitApiKey(req, surface, k))
+      : admitApiKey(req, surface, key);
   }
   return jwtHolder(req, surface, presented.token);
 }

@@ -10,7 +10,10 @@ import { underPrefix } from '../auth/access';
  */
 export const BROWSER_PREFIXES: readonly string[] = ['/api/v1/widget', '/api/v1/help-center', '/api/v1/app'];
 
-export const isBrowserPath = (path: string) => BROWSER_PREFIXES.some((prefix) => underPrefix(path, prefix));
+export function isBrowserPath(path: string): boolean {
+  for (const prefix of BROWSER_PREFIXES) if (underPrefix(path, prefix)) return true;
+  return false;
+}
 
 /** What a browser may read from an answer besides the CORS-safelisted headers. */
 const EXPOSED_HEADERS = [

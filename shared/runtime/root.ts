@@ -15,8 +15,7 @@ import {
 import { patternOfMatch } from '../http/route-pattern';
 import { requestIdFrom } from '../ids';
 import type { Logger } from '../log/logger';
-import { andThen } from '../sync-first';
-import { logAccess, writeAccessLine } from './access-log';
+import { logAccess, requestClock, writeAccessLine } from './access-log';
 
 /** A request's services, and what to do once it is answered (Workers: close its database handle). */
 export interface ProvidedServices {
@@ -52,11 +51,17 @@ class Refused {
 interface Frame {
   startedAt: number;
   requestId: string;
+  path: string;
   services: Services;
-  verdict: Admission | Refused;
+  /** once answered (Workers: close the request's database handle) */
+  release: () => void;
   /** a browser surface: CORS runs first, and answers a refusal the front door handed on */
   browser: boolean;
+  verdict: Admission | Refused;
 }
+
+/** A frame's verdict until the gate decides: should one reach the router early, it is refused. */
+const UNDECIDED = new Refused(new Error('the gate has not decided on this request'));
 
 const BODYLESS = new Set(['GET', 'HEAD']);
 
@@ -146,6 +151,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   root.notFound((c) => jsonAnswer(c, { detail: Detail.notFound }, 404));
   root.onError(handleError);
 
+  /** The pattern of the route that would have answered (the access line names a refusal by it). */
   const route = (method: string, path: string) =>
     patternOfMatch(root.router.match(method === 'HEAD' ? 'GET' : method, path)[0].map(([[, r]]) => r));
   const processServices: ProvidedServices | null =
@@ -168,29 +174,51 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   /** Answers a refusal (or a failure to provide services) with no router, and logs it. */
   const answerHere = (
     req: Request,
-    frame: Omit<Frame, 'browser' | 'services'>,
-    path: string,
-    release: () => void,
+    frame: Pick<Frame, 'startedAt' | 'requestId' | 'path' | 'release' | 'verdict'>,
   ) => {
     const { verdict, requestId } = frame;
-    const failed = verdict instanceof Refused;
-    const answer = failed
-      ? errorAnswerOf(verdict.error, { requestId, path, logger })
-      : { status: 403 as const, body: { detail: verdict.scopeRefusal as string }, headers: undefined };
-    const headers = jsonAnswerHeaders(requestId, answer.headers);
-    const body = failed ? JSON.stringify(answer.body) : scopeRefusalBody(answer.body.detail as string);
-    const res = new Response(req.method === 'HEAD' ? null : body, { status: answer.status, headers });
+    let status: number;
+    let body: string;
+    let headers: Record<string, string>;
+    if (verdict instanceof Refused) {
+      const answer = errorAnswerOf(verdict.error, { requestId, path: frame.path, logger });
+      status = answer.status;
+      body = JSON.stringify(answer.body);
+      headers = jsonAnswerHeaders(requestId, answer.headers);
+    } else {
+      status = 403;
+      body = scopeRefusalBody(verdict.scopeRefusal as string);
+      headers = jsonAnswerHeaders(requestId);
+    }
+    const res = new Response(req.method === 'HEAD' ? null : body, { status, headers });
     if (logger.isLevelEnabled('info')) {
       writeAccessLine(logger, {
         method: req.method,
-        route: route(req.method, path),
-        status: answer.status,
+        route: route(req.method, frame.path),
+        status,
         startedAt: frame.startedAt,
-        auth: failed ? undefined : verdict.auth,
+        auth: verdict instanceof Refused ? undefined : verdict.auth,
         requestId,
       });
     }
-    release();
+    frame.release();
+    return res;
+  };
+
+  /** With the gate's verdict: a refusal off the browser surfaces is answered here, the rest routed. */
+  const proceed = (
+    req: Request,
+    env: Parameters<typeof dispatch>[1],
+    executionCtx: ExecutionContext | undefined,
+    frame: Frame,
+    verdict: Admission | Refused,
+  ) => {
+    frame.verdict = verdict;
+    if (!frame.browser && (verdict instanceof Refused || verdict.scopeRefusal)) return answerHere(req, frame);
+    frames.set(req, frame);
+    const res = dispatch(req, env, executionCtx);
+    if (res instanceof Promise) res.then(frame.release, frame.release);
+    else frame.release();
     return res;
   };
   const noRelease = () => {};
@@ -198,17 +226,25 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
 
   const dispatch = root.fetch;
   root.fetch = function frontDoor(req, env, executionCtx) {
-    const startedAt = performance.now();
+    const startedAt = requestClock();
     const requestId = requestIdFrom(req.headers.get('x-request-id') ?? undefined);
     const path = root.getPath(req, { env });
-
     let provided: ProvidedServices;
     try {
       provided = processServices ?? (provide as Exclude<typeof provide, Services>)(env, executionCtx);
     } catch (err) {
-      return answerHere(req, { startedAt, requestId, verdict: new Refused(err) }, path, noRelease);
+      return answerHere(req, { startedAt, requestId, path, release: noRelease, verdict: new Refused(err) });
     }
-    const { services, release } = provided;
+    const { services } = provided;
+    const frame: Frame = {
+      startedAt,
+      requestId,
+      path,
+      services,
+      release: provided.release,
+      browser: isBrowserPath(path),
+      verdict: UNDECIDED,
+    };
     let verdict: Admission | Refused | Promise<Admission | Refused>;
     try {
       if (statedTooLarge(req)) verdict = new Refused(tooLarge());
@@ -219,17 +255,9 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
     } catch (err) {
       verdict = new Refused(err);
     }
-    const browser = isBrowserPath(path);
-    return andThen(verdict, (v) => {
-      if (!browser && (v instanceof Refused || v.scopeRefusal)) {
-        return answerHere(req, { startedAt, requestId, verdict: v }, path, release);
-      }
-      frames.set(req, { startedAt, requestId, services, verdict: v, browser });
-      const res = dispatch(req, env, executionCtx);
-      if (res instanceof Promise) res.then(release, release);
-      else release();
-      return res;
-    });
+    // (no closure for the common case: a warm key's verdict is at hand)
+    if (!(verdict instanceof Promise)) return proceed(req, env, executionCtx, frame, verdict);
+    return verdict.then((v) => proceed(req, env, executionCtx, frame, v));
   };
   return root;
 }
