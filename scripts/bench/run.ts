@@ -10,7 +10,8 @@
 //   BENCH_ROUNDS (default 3): each case is run that many times, each right after the ceiling
 //   BENCH_CONNECTIONS (default 16)  BENCH_TICKETS (default 100000)
 //   BENCH_CASES=c,f (default all)  BENCH_PROFILE=<dir> (writes the server's --cpu-prof there)
-//   BENCH_PORT (default 8961): the server's port, when another run holds the default
+//   BENCH_PORT (default 8961): the server's port (and the next one, for the gate bypassed), when
+//   another run holds the default
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -27,6 +28,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 100_000);
 const PORT = Number(process.env.BENCH_PORT ?? 8961);
 const BASE = `http://127.0.0.1:${PORT}`;
+/** the same server's app with the auth gate bypassed (scripts/bench/server.ts) */
+const BYPASS_BASE = `http://127.0.0.1:${PORT + 1}`;
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECRETS = {
   DASHBOARD_JWT_SECRET: 'bench-dashboard-secret',
@@ -94,6 +97,8 @@ async function call(
 interface Case {
   id: string;
   label: string;
+  /** served with the auth gate bypassed (the server's second port) */
+  gateBypassed?: true;
   /** the id of the case this one is paired with and divided by (default: the bare route) */
   ceiling?: string;
   path: string;
@@ -126,7 +131,7 @@ function medianBy<T>(items: readonly T[], key: (t: T) => number): T {
 async function drive(c: Case, seconds = SECONDS): Promise<Figures> {
   const cpuBefore = await serverCpuUs();
   const result = await autocannon({
-    url: `${BASE}${c.path}`,
+    url: `${c.gateBypassed ? BYPASS_BASE : BASE}${c.path}`,
     method: c.method ?? 'GET',
     headers: c.headers,
     body: c.body,
@@ -237,6 +242,7 @@ async function benchOne(mode: 'postgres' | 'pglite') {
         id: 'c0',
         label: '  same handler, auth bypassed',
         path: `/api/v1/tickets/${ticket.id}`,
+        gateBypassed: true,
         headers: { 'x-bench-noauth': tenant.id },
       },
       {
