@@ -26,3 +26,23 @@ export function patternOfMatch(routes: readonly (MatchedRoute | undefined)[]): s
   }
   return null;
 }
+
+/** One match of Hono's router: the handler with the route it was registered by, and its params. */
+type RouterMatchEntry = readonly [readonly [unknown, MatchedRoute], unknown];
+
+/**
+ * The pattern of a router's match (`root.router.match(method, path)[0]`), remembered per match: the
+ * router hands out the same array for every request to a route (its static table, or the handler
+ * list of a dynamic route), so a flood of one refusal maps it and walks it once. (Were an array new
+ * each time, it would only be worked out again.)
+ */
+const patternsByMatch = new WeakMap<readonly RouterMatchEntry[], string | null>();
+export function patternOfRouterMatch(matched: readonly RouterMatchEntry[]): string | null {
+  if (matched.length === 0) return null;
+  let pattern = patternsByMatch.get(matched);
+  if (pattern === undefined) {
+    pattern = patternOfMatch(matched.map(([[, route]]) => route));
+    patternsByMatch.set(matched, pattern);
+  }
+  return pattern;
+}

@@ -12,7 +12,7 @@ import {
   jsonAnswer,
   jsonAnswerHeaders,
 } from '../http/response-headers';
-import { patternOfMatch } from '../http/route-pattern';
+import { patternOfRouterMatch } from '../http/route-pattern';
 import { requestIdFrom } from '../ids';
 import type { Logger } from '../log/logger';
 import { logAccess, requestClock, writeAccessLine } from './access-log';
@@ -153,7 +153,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
 
   /** The pattern of the route that would have answered (the access line names a refusal by it). */
   const route = (method: string, path: string) =>
-    patternOfMatch(root.router.match(method === 'HEAD' ? 'GET' : method, path)[0].map(([[, r]]) => r));
+    patternOfRouterMatch(root.router.match(method === 'HEAD' ? 'GET' : method, path)[0]);
   const processServices: ProvidedServices | null =
     typeof options.provideServices === 'function'
       ? null

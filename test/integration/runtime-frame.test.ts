@@ -90,6 +90,29 @@ describe.skipIf(postgresUnavailable())('request id and access log', () => {
     });
   });
 
+  it('refusals answered before the router name the route each would have reached, request after request', async () => {
+    // (the front door remembers a pattern per router match: a dynamic route's ids, other routes and
+    // other methods must still each get their own)
+    const callsKey = await t.key(['calls:read']);
+    const refusals: [method: string, path: string, route: string | null][] = [
+      ['GET', '/api/v1/tickets/tkt_a', '/api/v1/tickets/:ticket_id'],
+      ['GET', '/api/v1/tickets/tkt_b', '/api/v1/tickets/:ticket_id'],
+      ['PATCH', '/api/v1/tickets/tkt_a', '/api/v1/tickets/:ticket_id'],
+      ['GET', '/api/v1/tickets/tkt_a/replies', '/api/v1/tickets/:ticket_id/replies'],
+      ['DELETE', '/api/v1/tickets/tkt_a', null], // no such route: refused all the same, named by none
+      ['GET', '/api/v1/tickets', '/api/v1/tickets'],
+      ['GET', '/api/v1/tickets/tkt_c', '/api/v1/tickets/:ticket_id'],
+    ];
+    for (const [method, path, route] of refusals) {
+      const res = await h.request(method, path, {
+        apiKey: callsKey,
+        body: method === 'GET' ? undefined : {},
+      });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(lastAccess(), `${method} ${path}`).toMatchObject({ method, route, status: 403 });
+    }
+  });
+
   it('401 and 404: no credential, no tenant; an unrouted path has no route pattern', async () => {
     await h.request('GET', '/api/v1/tickets');
     expect(lastAccess()).toMatchObject({
