@@ -35,8 +35,11 @@ export function jsonAnswerHeaders(
   requestId: string | undefined,
   extra?: Record<string, string>,
 ): Record<string, string> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (requestId !== undefined) headers['X-Request-Id'] = requestId;
+  // (each shape a literal of its own: a key added afterwards is a map transition per answer)
+  const headers: Record<string, string> =
+    requestId === undefined
+      ? { 'Content-Type': 'application/json' }
+      : { 'Content-Type': 'application/json', 'X-Request-Id': requestId };
   if (extra) Object.assign(headers, extra);
   return headers;
 }
