@@ -57,6 +57,8 @@ interface Frame {
   release: () => void;
   /** a browser surface: CORS runs first, and answers a refusal the front door handed on */
   browser: boolean;
+  /** a body of unstated size (chunked, or no Content-Length): counted as it streams */
+  streamed: boolean;
   verdict: Admission | Refused;
 }
 
@@ -102,23 +104,24 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
       throw tooLarge();
     },
   });
-  const statedTooLarge = (req: Request) => {
-    if (BODYLESS.has(req.method) || req.headers.has('transfer-encoding')) return false;
+  /** A request's body as its headers describe it: none (GET, HEAD), its stated length, or streamed. */
+  const bodyLengthOf = (req: Request): number | 'streamed' | null => {
+    if (BODYLESS.has(req.method)) return null;
+    if (req.headers.has('transfer-encoding')) return 'streamed';
     const length = req.headers.get('content-length');
-    return length !== null && Number.parseInt(length, 10) > options.maxBodyBytes;
+    return length === null ? 'streamed' : Number.parseInt(length, 10);
   };
-  const streamedBody = (req: Request) =>
-    !BODYLESS.has(req.method) && (!req.headers.has('content-length') || req.headers.has('transfer-encoding'));
   const cors = browserCors(options.corsOrigins);
 
   const frames = new WeakMap<Request, Frame>();
 
   // (the functions a request calls are made once, here: a closure made per request costs its
   // allocation, and under tsx, which keeps function names, an Object.defineProperty as well)
-  const enter = (c: Context<AppEnv>, next: Next, verdict: Admission | Refused): Promise<void> => {
+  const enter = (c: Context<AppEnv>, next: Next, frame: Frame): Promise<void> => {
+    const { verdict } = frame;
     if (verdict instanceof Refused) return Promise.reject(verdict.error);
     if (verdict.scopeRefusal) return Promise.reject(forbidden(verdict.scopeRefusal));
-    if (streamedBody(c.req.raw)) return (countBody(c, next) as Promise<void>).catch(incomplete);
+    if (frame.streamed) return (countBody(c, next) as Promise<void>).catch(incomplete);
     return next();
   };
   root.use('*', function requestFrame(c, next) {
@@ -129,7 +132,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
     echoRequestIdBefore(c, frame.requestId);
     const { verdict } = frame;
     if (!(verdict instanceof Refused)) c.set('auth', verdict.auth);
-    const answered = frame.browser ? cors(c, () => enter(c, next, verdict)) : enter(c, next, verdict);
+    const answered = frame.browser ? cors(c, () => enter(c, next, frame)) : enter(c, next, frame);
     return answered.then(
       (res) => {
         const answer = res instanceof Response ? res : c.res;
@@ -236,6 +239,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
       return answerHere(req, { startedAt, requestId, path, release: noRelease, verdict: new Refused(err) });
     }
     const { services } = provided;
+    const bodyLength = bodyLengthOf(req);
     const frame: Frame = {
       startedAt,
       requestId,
@@ -243,11 +247,13 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
       services,
       release: provided.release,
       browser: isBrowserPath(path),
+      streamed: bodyLength === 'streamed',
       verdict: UNDECIDED,
     };
     let verdict: Admission | Refused | Promise<Admission | Refused>;
     try {
-      if (statedTooLarge(req)) verdict = new Refused(tooLarge());
+      if (typeof bodyLength === 'number' && bodyLength > options.maxBodyBytes)
+        verdict = new Refused(tooLarge());
       else {
         const decided = decide({ method: req.method, path, headers: req.headers, services });
         verdict = decided instanceof Promise ? decided.catch(settleRefusal) : decided;
