@@ -157,10 +157,12 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   /** The pattern of the route that would have answered (the access line names a refusal by it). */
   const route = (method: string, path: string) =>
     patternOfRouterMatch(root.router.match(method === 'HEAD' ? 'GET' : method, path)[0]);
+  // (the process's services live as long as it does: nothing to release after a request)
+  const noRelease = () => {};
   const processServices: ProvidedServices | null =
     typeof options.provideServices === 'function'
       ? null
-      : { services: options.provideServices, release() {} };
+      : { services: options.provideServices, release: noRelease };
   const provide = options.provideServices;
 
   // The 403 body of each scope refusal, made once per detail (a finite set: shared/auth/access.ts).
@@ -224,7 +226,6 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
     else frame.release();
     return res;
   };
-  const noRelease = () => {};
   const settleRefusal = (err: unknown) => new Refused(err);
 
   const dispatch = root.fetch;
