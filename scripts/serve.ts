@@ -5,7 +5,15 @@ import { type AppConfig, defaultedSecrets, loadConfig } from '../shared/env';
 import { answerClientErrors } from '../shared/runtime/client-errors.node.js';
 import { createEmbeddedRuntime, type EmbeddedRuntime } from './embedded';
 import { DEMO_ADMIN, seedDemoAdmin, seedDemoTenant } from './seed';
-import { checkPortFree, listenFailure, lockDataDir, parsePort, refuse } from './startup-checks';
+import {
+  checkPortFree,
+  checkPublicBaseUrl,
+  listenFailure,
+  listeningBase,
+  lockDataDir,
+  parsePort,
+  refuse,
+} from './startup-checks';
 
 let server: ServerType | undefined;
 let runtime: EmbeddedRuntime | undefined;
@@ -28,6 +36,7 @@ const host = process.env.HOST ?? '127.0.0.1';
 try {
   config = loadConfig(process.env);
   port = parsePort(process.env.PORT);
+  checkPublicBaseUrl(config);
   // only the embedded PGlite is one process's alone; Postgres serves any number of them
   if (!config.DATABASE_URL) process.on('exit', lockDataDir(config.DATA_DIR));
   await checkPortFree(port, host);
@@ -45,6 +54,8 @@ const demoAdmin = demoPassword ? await seedDemoAdmin(runtime.services.db, demoPa
 
 server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) => {
   const url = `http://${host}:${info.port}`;
+  // links in mails start with the configured base only; unset (outside production), the listening address
+  config.PUBLIC_BASE_URL ||= listeningBase(host, info.port);
   const db = config.DATABASE_URL ? 'Postgres (DATABASE_URL)' : `PGlite in ${config.DATA_DIR}`;
   const lines = [
     `Support Platform API listening on ${url}  (database: ${db})`,

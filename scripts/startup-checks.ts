@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { ConfigError } from '../shared/env';
+import { type AppConfig, ConfigError } from '../shared/env';
 
 /** A refusal to start: its message is the whole of what is printed. */
 export class StartupError extends Error {}
@@ -21,6 +21,28 @@ export function parsePort(value: string | undefined): number {
   if (value === '' || !Number.isInteger(port) || port < 0 || port > 65_535)
     throw new StartupError(`PORT must be a port number from 0 to 65535 (got "${value}")`);
   return port;
+}
+
+/**
+ * Production must name its public address: every link the service mails (invites, password
+ * resets, magic links) starts with it, and nothing else may shape one (a request's Host is the
+ * caller's to forge). Elsewhere `npm start` falls back to its own listening address.
+ */
+export function checkPublicBaseUrl(config: Pick<AppConfig, 'APP_ENV' | 'PUBLIC_BASE_URL'>): void {
+  if (config.APP_ENV === 'production' && !config.PUBLIC_BASE_URL)
+    throw new StartupError(
+      'PUBLIC_BASE_URL must be set when APP_ENV=production: every link mailed (invites, password resets) starts with it (PUBLIC_BASE_URL=https://support.example.com npm start)',
+    );
+  if (config.PUBLIC_BASE_URL && !/^https?:\/\/[^/?#\s]+\/?$/.test(config.PUBLIC_BASE_URL))
+    throw new StartupError(
+      `PUBLIC_BASE_URL must be an http(s) origin such as https://support.example.com (got "${config.PUBLIC_BASE_URL}")`,
+    );
+}
+
+/** The base of links when PUBLIC_BASE_URL is unset: the listening address (a wildcard one as loopback). */
+export function listeningBase(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
 /** The line for a failed listen on host:port (the probe's or, if another process won the race, the server's). */

@@ -89,10 +89,17 @@ export interface IssuedUserToken {
   expires_at: string;
 }
 
-/** The public base of links in mails: PUBLIC_BASE_URL, else the origin the request came to. */
-export function publicBase(c: Context<AppEnv>): string {
-  const configured = c.get('services').config.PUBLIC_BASE_URL;
-  return (configured ?? new URL(c.req.url).origin).replace(/\/+$/, '');
+/** Where `npm start` listens by default: the base of links when PUBLIC_BASE_URL is unset outside production. */
+export const DEFAULT_PUBLIC_BASE = 'http://127.0.0.1:8787';
+
+/**
+ * The base of every link mailed or returned (invite, password reset, magic link): configuration
+ * only. A request's Host or X-Forwarded-Host is the caller's to choose, so a link built from it
+ * would carry a victim's token to the caller's host. Production refuses to start without
+ * PUBLIC_BASE_URL (scripts/startup-checks.ts); `npm start` sets it to its listening address.
+ */
+export function publicBase(config: Pick<AppConfig, 'PUBLIC_BASE_URL'>): string {
+  return (config.PUBLIC_BASE_URL || DEFAULT_PUBLIC_BASE).replace(/\/+$/, '');
 }
 
 /** A one-time invite or reset token for a user, stored hashed; earlier unused ones of that purpose lapse. */
@@ -121,7 +128,7 @@ export async function issueUserToken(
       expires_at: expires,
     })
     .execute();
-  const url = `${publicBase(c)}/console/${CONSOLE_PAGE[purpose]}?token=${encodeURIComponent(token)}`;
+  const url = `${publicBase(config)}/console/${CONSOLE_PAGE[purpose]}?token=${encodeURIComponent(token)}`;
   return { token, url, expires_at: expires.toISOString() };
 }
 

@@ -4,6 +4,7 @@
  * and no password or token in clear in any table or log line.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_PUBLIC_BASE } from '../../shared/auth/accounts';
 import { verifyDashboardToken } from '../../shared/auth/jwt';
 import { login, PASSWORD, refresh, type SignedUpAdmin, signUpAdmin } from '../support/accounts';
 import { databaseText } from '../support/database-text';
@@ -51,7 +52,7 @@ describe.skipIf(postgresUnavailable())('dashboard accounts: invites, resets, rev
     const { invite } = created.body;
     expect(invite).toMatchObject({ email: 'founder@beta.example', user_id: expect.stringMatching(/^tus_/) });
     expect(invite.token).toMatch(/^itsm_inv_/);
-    expect(invite.accept_url).toBe(`http://localhost/console/accept-invite?token=${invite.token}`);
+    expect(invite.accept_url).toBe(`${DEFAULT_PUBLIC_BASE}/console/accept-invite?token=${invite.token}`);
     expect(Date.parse(invite.expires_at) - Date.now()).toBeGreaterThan(6 * 24 * 3600 * 1000);
     secrets.push(invite.token);
 
@@ -135,7 +136,7 @@ describe.skipIf(postgresUnavailable())('dashboard accounts: invites, resets, rev
     expect((await h.outbox()).some((m) => m.to === 'ghost@acme.example')).toBe(false);
 
     const mail = await lastMailTo(admin.email);
-    expect(mail.link).toMatch(/^http:\/\/localhost\/console\/reset-password\?token=itsm_pwr_/);
+    expect(mail.link).toMatch(new RegExp(`^${DEFAULT_PUBLIC_BASE}/console/reset-password\\?token=itsm_pwr_`));
     const token = tokenOf(mail.link);
     secrets.push(token);
     const weak = await h.request('POST', '/api/v1/auth/password-reset/confirm', {

@@ -63,6 +63,23 @@ describe('npm start refuses to start, in one line', () => {
   });
 });
 
+describe('npm start in production without PUBLIC_BASE_URL', () => {
+  it('refuses in one line, before opening the database: links would have no trusted base', () => {
+    const dataDir = join(dir, 'no-public-base');
+    const run = serveUntilExit({
+      APP_ENV: 'production',
+      VOICE_WIDGET_SECRET: 'voice-widget-secret-for-tests',
+      PUBLIC_BASE_URL: '',
+      DATA_DIR: dataDir,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(
+      'PUBLIC_BASE_URL must be set when APP_ENV=production: every link mailed (invites, password resets) starts with it (PUBLIC_BASE_URL=https://support.example.com npm start)\n',
+    );
+    expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(false);
+  });
+});
+
 describe('two npm start on one DATA_DIR (PGlite)', () => {
   let first: ServerProcess | undefined;
   afterAll(() => first?.kill());

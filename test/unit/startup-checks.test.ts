@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   checkPortFree,
+  checkPublicBaseUrl,
   DATA_DIR_LOCK,
+  listeningBase,
   lockDataDir,
   parsePort,
   StartupError,
@@ -94,5 +96,33 @@ describe('lockDataDir', () => {
     writeFileSync(join(dir, DATA_DIR_LOCK), '1\n');
     release();
     expect(readFileSync(join(dir, DATA_DIR_LOCK), 'utf8')).toBe('1\n');
+  });
+});
+
+describe('checkPublicBaseUrl', () => {
+  it('production refuses to start without PUBLIC_BASE_URL, in one line naming it', () => {
+    expect(() => checkPublicBaseUrl({ APP_ENV: 'production', PUBLIC_BASE_URL: undefined })).toThrow(
+      new StartupError(
+        'PUBLIC_BASE_URL must be set when APP_ENV=production: every link mailed (invites, password resets) starts with it (PUBLIC_BASE_URL=https://support.example.com npm start)',
+      ),
+    );
+    expect(() => checkPublicBaseUrl({ APP_ENV: 'production', PUBLIC_BASE_URL: '' })).toThrow(StartupError);
+    expect(() =>
+      checkPublicBaseUrl({ APP_ENV: 'production', PUBLIC_BASE_URL: 'https://support.example.com' }),
+    ).not.toThrow();
+  });
+
+  it('development may leave it unset; a set one must be an http(s) origin', () => {
+    expect(() => checkPublicBaseUrl({ APP_ENV: 'development', PUBLIC_BASE_URL: undefined })).not.toThrow();
+    for (const bad of ['support.example.com', 'javascript:alert(1)', 'https://a.example/path?x'])
+      expect(() => checkPublicBaseUrl({ APP_ENV: 'development', PUBLIC_BASE_URL: bad })).toThrow(
+        StartupError,
+      );
+  });
+
+  it('the development default is the listening address, a wildcard one as loopback', () => {
+    expect(listeningBase('127.0.0.1', 8787)).toBe('http://127.0.0.1:8787');
+    expect(listeningBase('0.0.0.0', 9000)).toBe('http://127.0.0.1:9000');
+    expect(listeningBase('::', 9000)).toBe('http://[::1]:9000');
   });
 });
