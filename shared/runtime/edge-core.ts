@@ -6,7 +6,7 @@
 import type { ExecutionContext } from 'hono';
 import type { FunctionApp } from '../context/app-env';
 import type { EventKicker, Services } from '../context/services';
-import { createNeonHandle } from '../db/adapters/neon';
+import { createEdgeHandle } from '../db/adapters/neon-http';
 import type { DatabaseHandle } from '../db/handle';
 import { type AppConfig, ConfigError, corsOrigins, EnvSchema, loadConfig } from '../env';
 import type { IdempotencyStore } from '../http/idempotency';
@@ -49,7 +49,8 @@ const binding = (env: EdgeBindings, name: string) => (typeof env[name] === 'stri
 const noopKicker: EventKicker = { kick() {} };
 
 /**
- * `provideServices` for Workers: env validated, one Neon handle per request, closed once the request
+ * `provideServices` for Workers: env validated, one Neon handle per request (HTTP: see
+ * shared/db/adapters/neon-http.ts), closed once the request
  * is answered and its deferred work done; `logger` is the Worker's one logger (the access log
  * writes to it too).
  */
@@ -62,9 +63,7 @@ export function edgeServices(
     const config = configOf(env);
     // no ExecutionContext (e.g. app.request() in a unit test): let the promise run on its own
     const waitUntil = executionCtx ? (p: Promise<unknown>) => executionCtx.waitUntil(p) : () => {};
-    const handle: DatabaseHandle = createNeonHandle(config.DATABASE_URL as string, {
-      wsProxy: typeof env.NEON_WS_PROXY === 'string' && env.NEON_WS_PROXY ? env.NEON_WS_PROXY : undefined,
-    });
+    const handle: DatabaseHandle = createEdgeHandle(config.DATABASE_URL as string, env);
     const { defer, drain } = createDefer(logger, waitUntil);
     const services: Services = {
       config,

@@ -1,4 +1,6 @@
-// Edge adapter: Postgres over WebSocket through @neondatabase/serverless (Workers).
+// Edge adapter: Postgres over WebSocket through @neondatabase/serverless (Workers): one Pool per
+// request. The edge's default is the HTTP path (neon-http.ts); this one stays for NEON_TRANSPORT=websocket
+// (the bench's comparison) and its WebSocket set-up serves neon-http.ts's transactions.
 import { neonConfig, Pool } from '@neondatabase/serverless';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { DatabaseHandle } from '../handle';
@@ -12,18 +14,20 @@ export interface NeonOptions {
   wsProxy?: string;
 }
 
+/** Local development/tests: the driver's sockets go through the WebSocket proxy at `proxy` (host:port). */
+export function useLocalWsProxy(proxy: string): void {
+  neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
+  neonConfig.useSecureWebSocket = false;
+  neonConfig.pipelineConnect = false;
+  neonConfig.pipelineTLS = false;
+}
+
 /**
  * One handle per request: Neon's Pool must be created inside the request on Workers
  * (a socket cannot outlive the request that opened it). Close it with waitUntil.
  */
 export function createNeonHandle(connectionString: string, options: NeonOptions = {}): DatabaseHandle {
-  if (options.wsProxy) {
-    const proxy = options.wsProxy;
-    neonConfig.wsProxy = (host, port) => `${proxy}/v1?address=${host}:${port}`;
-    neonConfig.useSecureWebSocket = false;
-    neonConfig.pipelineConnect = false;
-    neonConfig.pipelineTLS = false;
-  }
+  if (options.wsProxy) useLocalWsProxy(options.wsProxy);
   const pool = new Pool({ connectionString, max: 1 });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool as never }) });
   return {

@@ -1,0 +1,192 @@
+// Edge adapter: Postgres over Neon's SQL-over-HTTP path (`neon()` over fetch), one request per
+// statement, with a WebSocket client only for the span of an interactive transaction.
+//
+// Why our own Kysely driver rather than kysely-neon's HTTP dialect: that dialect throws on every
+// `db.transaction()`, and one Kysely instance has one dialect, so the route handlers that read and
+// then decide a write inside one transaction (listed in docs/deploy.md, "Edge data path") would each
+// need a second query builder threaded through them. Here a statement outside a transaction is one
+// HTTP request (no connection set-up: Neon's proxy keeps the Postgres sessions), and a transaction
+// opens a WebSocket client at BEGIN and closes it after COMMIT/ROLLBACK, for exactly that operation.
+import {
+  Client,
+  type FullQueryResults,
+  type NeonQueryFunction,
+  neon,
+  neonConfig,
+} from '@neondatabase/serverless';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
+import type { DatabaseHandle } from '../handle';
+import type { Database } from '../schema';
+import { createNeonHandle, useLocalWsProxy } from './neon';
+
+export interface NeonHttpOptions {
+  /** Local development/tests: the SQL-over-HTTP endpoint, e.g. `http://127.0.0.1:8891/sql` (test/support/neon-http-endpoint.ts) */
+  httpEndpoint?: string;
+  /** Local development/tests: the WebSocket proxy the transaction client goes through (see neon.ts) */
+  wsProxy?: string;
+}
+
+type Http = NeonQueryFunction<false, true>;
+
+/** What both transports answer: pg's result shape (rows already parsed by the driver's pg types). */
+interface PgResult {
+  command: string;
+  rowCount: number | null;
+  rows: unknown[];
+}
+
+const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+const toKysely = <R>(r: PgResult): QueryResult<R> => ({
+  rows: (r.rows ?? []) as R[],
+  numAffectedRows: WRITES.has(r.command) ? BigInt(r.rowCount ?? 0) : undefined,
+});
+
+function beginStatement(settings: TransactionSettings): string {
+  if (!settings.isolationLevel && !settings.accessMode) return 'begin';
+  let sql = 'start transaction';
+  if (settings.isolationLevel) sql += ` isolation level ${settings.isolationLevel}`;
+  if (settings.accessMode) sql += ` ${settings.accessMode}`;
+  return sql;
+}
+
+class EdgeConnection implements DatabaseConnection {
+  /** the WebSocket client of the open transaction; null outside one */
+  #client: Client | null = null;
+  constructor(
+    private readonly http: Http,
+    private readonly connectionString: string,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const params = [...query.parameters];
+    if (this.#client) return toKysely(await this.#client.query(query.sql, params));
+    return toKysely((await this.http.query(query.sql, params)) as FullQueryResults<false>);
+  }
+
+  async begin(settings: TransactionSettings): Promise<void> {
+    const client = new Client(this.connectionString);
+    await client.connect();
+    this.#client = client;
+    try {
+      await client.query(beginStatement(settings));
+    } catch (err) {
+      await this.#close();
+      throw err;
+    }
+  }
+
+  async end(statement: 'commit' | 'rollback'): Promise<void> {
+    try {
+      const result = await this.#client?.query(statement);
+      // Postgres answers COMMIT with ROLLBACK when an earlier statement aborted the transaction
+      if (statement === 'commit' && result?.command === 'ROLLBACK')
+        throw new Error('The transaction was aborted and rolled back');
+    } finally {
+      await this.#close();
+    }
+  }
+
+  async #close(): Promise<void> {
+    const client = this.#client;
+    this.#client = null;
+    await client?.end().catch(() => {});
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not offered over HTTP
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('Streaming queries are not supported on the edge');
+  }
+}
+
+class NeonHttpDriver implements Driver {
+  constructor(
+    private readonly http: Http,
+    private readonly connectionString: string,
+  ) {}
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new EdgeConnection(this.http, this.connectionString);
+  }
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await (connection as EdgeConnection).begin(settings);
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as EdgeConnection).end('commit');
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as EdgeConnection).end('rollback');
+  }
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {}
+}
+
+// one query function per connection string for the isolate's lifetime: it holds no socket
+const https = new Map<string, Http>();
+function httpQuery(connectionString: string): Http {
+  let http = https.get(connectionString);
+  if (!http) {
+    http = neon(connectionString, { fullResults: true });
+    https.set(connectionString, http);
+  }
+  return http;
+}
+
+/** A handle whose statements go over HTTP; nothing to close (a transaction closes its own socket). */
+export function createNeonHttpHandle(
+  connectionString: string,
+  options: NeonHttpOptions = {},
+): DatabaseHandle {
+  if (options.httpEndpoint) {
+    const endpoint = options.httpEndpoint;
+    neonConfig.fetchEndpoint = () => endpoint;
+  }
+  if (options.wsProxy) useLocalWsProxy(options.wsProxy);
+  const http = httpQuery(connectionString);
+  const db = new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new NeonHttpDriver(http, connectionString),
+      createIntrospector: (k) => new PostgresIntrospector(k),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+  return {
+    kind: 'neon',
+    db,
+    async exec(script) {
+      // a multi-statement script needs the simple query protocol, which only a session speaks
+      const client = new Client(connectionString);
+      await client.connect();
+      try {
+        await client.query(script);
+      } finally {
+        await client.end().catch(() => {});
+      }
+    },
+    async close() {},
+  };
+}
+
+const text = (env: Record<string, unknown>, name: string) =>
+  typeof env[name] === 'string' && env[name] ? (env[name] as string) : undefined;
+
+/**
+ * A request's handle on the edge, from the Worker's bindings: the HTTP path, or with
+ * NEON_TRANSPORT=websocket the WebSocket Pool of old (kept so the bench can set both side by side).
+ * NEON_HTTP_ENDPOINT and NEON_WS_PROXY point the driver at local stand-ins (tests, `wrangler dev`).
+ */
+export function createEdgeHandle(connectionString: string, env: Record<string, unknown>): DatabaseHandle {
+  const wsProxy = text(env, 'NEON_WS_PROXY');
+  if (text(env, 'NEON_TRANSPORT') === 'websocket') return createNeonHandle(connectionString, { wsProxy });
+  return createNeonHttpHandle(connectionString, { httpEndpoint: text(env, 'NEON_HTTP_ENDPOINT'), wsProxy });
+}
