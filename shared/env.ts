@@ -34,7 +34,7 @@ const intFromString = (fallback: number) =>
 /**
  * Every setting the functions read, validated once (Unkey's pattern: env checked before routing).
  * On Workers these arrive as bindings/secrets; in the embedded runtime from process.env.
- * README.md lists each one; keep the two in step.
+ * docs/deploy.md ("Environment variables") lists each one; keep the two in step.
  */
 export const EnvSchema = z.object({
   /** Where the service runs: `development` allows the built-in dev secrets below. */
