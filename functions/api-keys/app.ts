@@ -89,6 +89,7 @@ register(app, routes.rotateApiKey, async (c) => {
       created_by: actorOf(c),
       expires_at: old.expires_at,
       environment: old.environment,
+      rotated_from: old.id,
     });
     await recordAudit(
       trx,

@@ -20,6 +20,7 @@ export const listView = (k: KeyRow) => ({
   expires_at: k.expires_at,
   last_used_at: k.last_used_at,
   revoked_at: k.revoked_at,
+  rotated_from: k.rotated_from,
   is_active: isActive(k),
 });
 
@@ -50,6 +51,8 @@ export type NewKey = Pick<
   'tenant_id' | 'name' | 'description' | 'scopes' | 'created_by' | 'expires_at'
 > & {
   environment: 'live' | 'test';
+  /** set by a rotation: the key the new one replaces */
+  rotated_from?: string;
 };
 
 /** A fresh key for `fields`: the row (only its hash is stored) and the full key, to show once. */

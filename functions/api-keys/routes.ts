@@ -17,6 +17,7 @@ const ApiKey = z.object({
   expires_at: z.string().nullable(),
   last_used_at: z.string().nullable(),
   revoked_at: z.string().nullable(),
+  rotated_from: z.string().nullable(),
   is_active: z.boolean(),
 });
 const ApiKeyWithSecret = z.object({
@@ -144,6 +145,8 @@ export const components = defineComponents({
         expires_at: 'When it stops working (null: never)',
         last_used_at: 'Last authenticated request',
         revoked_at: 'When it was revoked',
+        rotated_from:
+          'The key this one replaced by a rotation (same name, new secret); null for a created key',
         is_active: '`false` once revoked or expired',
       },
     },

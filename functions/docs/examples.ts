@@ -108,6 +108,7 @@ export const EXAMPLE_VALUES: ExampleValues = {
     expires_at: '2026-06-12T09:26:53.412Z',
     last_used_at: '2026-03-14T09:26:53.412Z',
     revoked_at: null,
+    rotated_from: null,
     last_attempt_at: '2026-03-14T09:26:54.020Z',
     attempted_at: '2026-03-14T09:26:54.020Z',
     next_attempt_at: null,

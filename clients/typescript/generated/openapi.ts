@@ -1924,7 +1924,7 @@ export interface paths {
         };
         /**
          * List audit-log entries
-         * @description Who created, rotated, revoked or deleted which API key; who created, changed or deleted which webhook; who invited, changed or removed which team member (actor, action, target, time, source IP). Dashboard session with tenant_admin or higher.
+         * @description Who created, rotated, revoked or deleted which API key; who created, changed or deleted which webhook; who invited, changed or removed which team member (actor, action, target, time, source IP). Narrow it by `action`, `actor`, `target_id` and a time window (`since` inclusive, `until` exclusive); filters combine, and a malformed one is a 422. Dashboard session with tenant_admin or higher.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -2713,6 +2713,8 @@ export interface components {
             last_used_at: string | null;
             /** @description When it was revoked */
             revoked_at: string | null;
+            /** @description The key this one replaced by a rotation (same name, new secret); null for a created key */
+            rotated_from: string | null;
             /** @description `false` once revoked or expired */
             is_active: boolean;
         };
@@ -5104,6 +5106,7 @@ export interface operations {
                      *           "expires_at": "2026-06-12T09:26:53.412Z",
                      *           "last_used_at": "2026-03-14T09:26:53.412Z",
                      *           "revoked_at": null,
+                     *           "rotated_from": null,
                      *           "is_active": true
                      *         }
                      *       ]
@@ -18200,6 +18203,12 @@ export interface operations {
                 action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "user.invited" | "user.updated" | "user.removed";
                 /** @description Only entries about this resource id */
                 target_id?: string;
+                /** @description Only entries by this actor, exactly as entries name it (`user:<id>` or `api_key:<id>`) */
+                actor?: string;
+                /** @description Only entries recorded at or after this instant (ISO 8601 with offset) */
+                since?: string;
+                /** @description Only entries recorded before this instant (ISO 8601 with offset) */
+                until?: string;
             };
             header?: never;
             path?: never;

@@ -37,6 +37,8 @@ export interface ApiKeysTable {
   expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  /** the key this one replaced by a rotation (same name, new secret); null for a created key */
+  rotated_from: Generated<string | null>;
 }
 
 /** The event outbox: written in the action's transaction, fanned out to webhooks afterwards. */
