@@ -3,6 +3,7 @@ import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { type AppConfig, defaultedSecrets, loadConfig } from '../shared/env';
 import { answerClientErrors } from '../shared/runtime/client-errors.node.js';
+import { lingerBeforeClose } from '../shared/runtime/linger.node.js';
 import { createEmbeddedRuntime, type EmbeddedRuntime } from './embedded';
 import { DEMO_ADMIN, seedDemoAdmin, seedDemoTenant } from './seed';
 import {
@@ -81,3 +82,4 @@ server.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 answerClientErrors(server);
+lingerBeforeClose(server);

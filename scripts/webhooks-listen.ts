@@ -7,7 +7,7 @@ import { createServer } from 'node:https';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import selfsigned from 'selfsigned';
-import { createSupportClient, SupportApiError, verifyWebhookSignature } from '../clients/typescript';
+import { createSupportClient, SupportApiError, verifyWebhookSignature } from '../clients/typescript/index';
 
 const USAGE = `Usage: npm run webhooks:listen -- [options]
   --init              create the certificate, print the server's start line, and exit

@@ -2,7 +2,7 @@
 // and the table of list endpoints the async iterator pages through. Run by `npm run client:generate`;
 // test/unit/client-typescript.test.ts fails when the committed output differs from a fresh run.
 import openapiTS, { astToString } from 'openapi-typescript';
-import type { ListShape } from './list-shape';
+import type { ListShape } from './list-shape.js';
 
 export type { ListShape };
 

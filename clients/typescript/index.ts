@@ -15,16 +15,24 @@ import createClient, {
   type MethodResponse,
   type Middleware,
 } from 'openapi-fetch';
-import { SupportApiError } from './errors';
-import { LIST_ENDPOINTS } from './generated/lists';
-import type { paths } from './generated/openapi';
-import type { ListShape } from './list-shape';
-import { type RetryOptions, retryingFetch } from './retry';
+import { SupportApiError } from './errors.js';
+import { LIST_ENDPOINTS } from './generated/lists.js';
+import type { paths } from './generated/openapi.js';
+import type { ListShape } from './list-shape.js';
+import { type RetryOptions, retryingFetch } from './retry.js';
 
-export { SupportApiError, type ValidationIssue } from './errors';
-export type { components, operations, paths } from './generated/openapi';
-export { type RetryOptions, retryAfterMs } from './retry';
-export { type VerifyWebhookInput, verifyWebhookSignature } from './webhooks';
+export { SupportApiError, type ValidationIssue } from './errors.js';
+export type { components, operations, paths, webhooks } from './generated/openapi.js';
+export { type RetryOptions, retryAfterMs } from './retry.js';
+export {
+  type VerifyWebhookInput,
+  verifyWebhook,
+  verifyWebhookSignature,
+  type WebhookEvent,
+  type WebhookEventFrom,
+  type WebhookEventOf,
+  type WebhookEventType,
+} from './webhook-events.js';
 
 type Credential = string | (() => string | Promise<string>);
 
@@ -32,17 +40,17 @@ export interface SupportClientOptions {
   /** e.g. `http://127.0.0.1:8787` (no trailing `/api/v1`: paths are absolute) */
   baseUrl: string;
   /** a tenant API key, sent as `X-API-Key` */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** a dashboard session token (or a function returning the current one), sent as `Authorization: Bearer` */
-  sessionToken?: Credential;
+  sessionToken?: Credential | undefined;
   /** retries on 429 and 503; `false` never retries */
-  retry?: RetryOptions | false;
+  retry?: RetryOptions | false | undefined;
   /** an `Idempotency-Key` on every POST that has none (default true) */
-  idempotency?: boolean;
+  idempotency?: boolean | undefined;
   /** headers sent on every request */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
   /** custom fetch (default: globalThis.fetch) */
-  fetch?: (request: Request) => Promise<Response>;
+  fetch?: ((request: Request) => Promise<Response>) | undefined;
 }
 
 type GetPath = ClientPathsWithMethod<Client<paths>, 'get'>;
@@ -112,7 +120,7 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
   const clientOptions: ClientOptions = {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     fetch: options.retry === false ? baseFetch : retryingFetch(baseFetch, options.retry),
-    headers: options.headers,
+    ...(options.headers && { headers: options.headers }),
   };
   const client = createClient<paths>(clientOptions);
   client.use(requestHeaders(options), throwOnError);

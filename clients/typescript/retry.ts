@@ -3,13 +3,13 @@ export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
 export interface RetryOptions {
   /** attempts in all, the first included (default 3; 1 = never retry) */
-  attempts?: number;
+  attempts?: number | undefined;
   /** never wait longer than this between attempts; a longer `Retry-After` ends the retries (default 30 000) */
-  maxDelayMs?: number;
+  maxDelayMs?: number | undefined;
   /** wait when the answer has no `Retry-After`: doubled per attempt (default 500) */
-  baseDelayMs?: number;
+  baseDelayMs?: number | undefined;
   /** for tests */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

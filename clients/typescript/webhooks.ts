@@ -18,16 +18,16 @@ export interface VerifyWebhookInput {
   /** the raw request body exactly as received (string or bytes) */
   payload: string | Uint8Array;
   /** the request headers (a Headers object or a plain record; names case-insensitive) */
-  headers?: Headers | Record<string, string | string[] | undefined>;
+  headers?: Headers | Record<string, string | string[] | undefined> | undefined;
   /** or the two values directly */
-  timestamp?: string;
-  signature?: string;
+  timestamp?: string | undefined;
+  signature?: string | undefined;
   /** the subscription secret (`whsec_…`), shown once at creation */
   secret: string;
   /** refuse timestamps further than this from now (replay protection); omitted = no check */
-  toleranceSeconds?: number;
+  toleranceSeconds?: number | undefined;
   /** for tests: the current time */
-  now?: Date;
+  now?: Date | undefined;
 }
 
 const encoder = new TextEncoder();

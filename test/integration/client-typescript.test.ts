@@ -1,13 +1,17 @@
 // The typed client (clients/typescript) against the real server: the embedded runtime listening on
 // a port of this test's range, called over HTTP exactly as an integrator's script would.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { type ServerType, serve } from '@hono/node-server';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSupportClient, SupportApiError } from '../../clients/typescript';
+import { createSupportClient, SupportApiError } from '../../clients/typescript/index';
+import { buildSignedRequest } from '../../shared/webhooks/signing';
 import {
   type Harness,
   postgresUnavailable,
@@ -21,6 +25,46 @@ const PORT = TEST_DB === 'postgres' ? 9142 : 9141;
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const EXAMPLE = 'clients/typescript/examples/page-tickets.ts';
+const CLIENT_DIR = join(ROOT, 'clients', 'typescript');
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+/**
+ * What the fresh project installs besides the client's tarball: its runtime dependencies and Node's
+ * types, packed from this repository's node_modules, so the install needs no registry and no cache.
+ */
+const PACKED_DEPENDENCIES = ['openapi-fetch', 'openapi-typescript-helpers', '@types/node', 'undici-types'];
+/** a Worker's (or a browser's) webhook receiver: no Node types, the typed verifier */
+const WORKER_SOURCE = `import { verifyWebhook, type WebhookEvent } from '@support-platform/client';
+import { verifyWebhookSignature } from '@support-platform/client/webhooks';
+
+export default {
+  async fetch(request: Request, env: { WEBHOOK_SECRET: string }): Promise<Response> {
+    const payload = await request.text();
+    const input = { payload, headers: request.headers, secret: env.WEBHOOK_SECRET, toleranceSeconds: 300 };
+    const event: WebhookEvent | null = await verifyWebhook(input);
+    if (!event) return new Response('bad signature', { status: 401 });
+    return Response.json({ event, signed: await verifyWebhookSignature(input) });
+  },
+};
+`;
+
+const run = promisify(execFile);
+/** npm with no registry: every install below is from tarballs on disk, into a cache of its own */
+function npm(args: string[], cwd: string, cache: string) {
+  return run('npm', args, {
+    cwd,
+    env: {
+      ...process.env,
+      npm_config_cache: cache,
+      npm_config_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+    },
+    maxBuffer: 16 << 20,
+  });
+}
+const tsc = (args: string[], cwd: string) =>
+  run(process.execPath, [TSC, ...args], { cwd, maxBuffer: 16 << 20 });
 
 /** Records every request the client sends (method, path and headers as they left). */
 function recordingFetch() {
@@ -202,4 +246,133 @@ describe.skipIf(postgresUnavailable())('typed client against the real server', {
     const lines = run.stdout.trim().split('\n').sort();
     expect(lines).toEqual(ids.map((id, i) => `${id} low Example ${i}`).sort());
   });
+  it.skipIf(TEST_DB !== 'pglite')(
+    'packs into a tarball that a fresh project installs, type-checks (tsc --init, exactOptionalPropertyTypes on and off, no Node types) and runs',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'client-package-'));
+      try {
+        const tgz = join(dir, 'tgz');
+        const app = join(dir, 'app');
+        const cache = join(dir, 'npm-cache');
+        mkdirSync(tgz);
+        // `npm pack` builds first (prepack: `npm run build`, tsc to ESM + .d.ts)
+        await npm(['pack', '--pack-destination', tgz], CLIENT_DIR, cache);
+        await npm(
+          [
+            'pack',
+            '--ignore-scripts',
+            '--pack-destination',
+            tgz,
+            ...PACKED_DEPENDENCIES.map((name) => join(ROOT, 'node_modules', name)),
+          ],
+          ROOT,
+          cache,
+        );
+        const tarballs = readdirSync(tgz).map((name) => join(tgz, name));
+        expect(tarballs.filter((p) => p.includes('support-platform-client-0.1.0.tgz')).length).toBe(1);
+        expect(tarballs.length).toBe(PACKED_DEPENDENCIES.length + 1);
+
+        // what `npm init -y && npm pkg set type=module` leaves, then the install and `tsc --init`
+        mkdirSync(app);
+        writeFileSync(
+          join(app, 'package.json'),
+          JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }),
+        );
+        await npm(['install', ...tarballs], app, cache);
+        const installed = JSON.parse(
+          readFileSync(join(app, 'node_modules', '@support-platform', 'client', 'package.json'), 'utf8'),
+        );
+        // every bare import of the shipped JavaScript is a declared dependency; none is Node's
+        const shipped = readdirSync(join(app, 'node_modules', '@support-platform', 'client', 'dist'), {
+          recursive: true,
+        })
+          .map(String)
+          .filter((name) => name.endsWith('.js'))
+          .map((name) =>
+            readFileSync(join(app, 'node_modules', '@support-platform', 'client', 'dist', name), 'utf8'),
+          )
+          .join('\n');
+        const imports = new Set([...shipped.matchAll(/from '([^'.][^']*)'/g)].map((m) => m[1]));
+        expect([...imports].sort()).toEqual(Object.keys(installed.dependencies).sort());
+
+        await tsc(['--init', '--types', 'node'], app);
+        const tsconfig = readFileSync(join(app, 'tsconfig.json'), 'utf8');
+        expect(tsconfig).toMatch(/"module": "nodenext"/);
+        expect(tsconfig).toMatch(/"exactOptionalPropertyTypes": true/);
+        writeFileSync(
+          join(app, 'tsconfig.loose.json'),
+          JSON.stringify({
+            extends: './tsconfig.json',
+            compilerOptions: { exactOptionalPropertyTypes: false, noEmit: true },
+          }),
+        );
+        writeFileSync(
+          join(app, 'tsconfig.worker.json'),
+          JSON.stringify({
+            extends: './tsconfig.json',
+            compilerOptions: { types: [], noEmit: true },
+            files: ['worker.ts'],
+          }),
+        );
+        const script = readFileSync(join(ROOT, EXAMPLE), 'utf8').replace(
+          "from '..'",
+          "from '@support-platform/client'",
+        );
+        writeFileSync(join(app, 'page-tickets.ts'), script);
+        writeFileSync(join(app, 'worker.ts'), WORKER_SOURCE);
+        // tsc --init's defaults (exactOptionalPropertyTypes on) emit the JavaScript run below
+        await Promise.all([
+          tsc(['-p', 'tsconfig.json'], app),
+          tsc(['-p', 'tsconfig.loose.json'], app),
+          tsc(['-p', 'tsconfig.worker.json'], app),
+        ]).catch((e: { stdout?: string }) => {
+          throw new Error(`tsc failed in the fresh project:\n${e.stdout}`);
+        });
+        // bundled for a browser or a Worker: no Node built-in on the way
+        await build({
+          entryPoints: [join(app, 'worker.js')],
+          bundle: true,
+          platform: 'browser',
+          format: 'esm',
+          conditions: ['worker', 'browser'],
+          write: false,
+          logLevel: 'silent',
+        });
+
+        const t = await h.tenant();
+        const k = await t.key(['tickets:read', 'tickets:write']);
+        const api = createSupportClient({ baseUrl, apiKey: k });
+        const { data } = await api.POST('/api/v1/tickets', { body: { subject: 'Packed', priority: 'low' } });
+        const out = await run(process.execPath, ['page-tickets.js'], {
+          cwd: app,
+          env: { ...process.env, API_URL: baseUrl, API_KEY: k },
+        });
+        expect(out.stdout.trim()).toBe(`${data!.id} low Packed`);
+
+        const worker = (await import(pathToFileURL(join(app, 'worker.js')).href)) as {
+          default: { fetch(r: Request, env: { WEBHOOK_SECRET: string }): Promise<Response> };
+        };
+        const secret = 'whsec_client_package_test';
+        const signed = await buildSignedRequest({
+          secret,
+          deliveryId: 'dlv_1',
+          eventType: 'ticket.created',
+          eventTimestamp: '2026-01-01T00:00:00.000Z',
+          data: { id: data!.id, subject: 'Packed' },
+        });
+        const deliver = (body: string) =>
+          worker.default.fetch(
+            new Request('http://receiver.test/', { method: 'POST', headers: signed.headers, body }),
+            { WEBHOOK_SECRET: secret },
+          );
+        const ok = await deliver(signed.body);
+        expect(ok.status).toBe(200);
+        expect(await ok.json()).toEqual({ event: JSON.parse(signed.body), signed: true });
+        expect((await deliver(signed.body.replace('Packed', 'Forged'))).status).toBe(401);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
 });

@@ -3,10 +3,12 @@
 // and the retry rules.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { generateClientSources, listEndpoints } from '../../clients/typescript/generate';
 import { retryAfterMs, retryingFetch } from '../../clients/typescript/retry';
+import { verifyWebhook, type WebhookEventFrom } from '../../clients/typescript/webhook-events';
 import { openApiDocument } from '../../functions/docs/app';
+import { buildSignedRequest } from '../../shared/webhooks/signing';
 
 const GENERATED = join(import.meta.dirname, '..', '..', 'clients', 'typescript', 'generated');
 
@@ -137,5 +139,53 @@ describe('retry', () => {
     expect(retryAfterMs('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
     expect(retryAfterMs('soon', now)).toBeUndefined();
     expect(retryAfterMs(null, now)).toBeUndefined();
+  });
+});
+
+describe('typed webhook events', () => {
+  /** the shape openapi-typescript generates for a 3.1 document's top-level `webhooks` */
+  type Delivery<Body> = {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    get?: never;
+    post: { requestBody: { content: { 'application/json': Body } }; responses: Record<number, unknown> };
+  };
+  type Webhooks = {
+    'ticket.created': Delivery<{
+      event_type: 'ticket.created';
+      timestamp: string;
+      data: { subject: string };
+    }>;
+    /** a body whose event_type is a plain string: the entry's name stands in */
+    'contact.deleted': Delivery<{ event_type: string; timestamp: string; data: { id: string } }>;
+  };
+
+  it('are one union discriminated on event_type', () => {
+    type Event = WebhookEventFrom<Webhooks>;
+    expectTypeOf<Event['event_type']>().toEqualTypeOf<'ticket.created' | 'contact.deleted'>();
+    expectTypeOf<Extract<Event, { event_type: 'ticket.created' }>['data']>().toEqualTypeOf<{
+      subject: string;
+    }>();
+    expectTypeOf<Extract<Event, { event_type: 'contact.deleted' }>['data']>().toEqualTypeOf<{ id: string }>();
+  });
+
+  it("verifyWebhook returns the server's signed delivery, and null when the signature or body fails", async () => {
+    const secret = 'whsec_unit';
+    const signed = await buildSignedRequest({
+      secret,
+      deliveryId: 'dlv_1',
+      eventType: 'ticket.created',
+      eventTimestamp: '2026-01-01T00:00:00.000Z',
+      data: { id: 't1', subject: 'Hello' },
+    });
+    const verify = (payload: string | Uint8Array, key = secret) =>
+      verifyWebhook({ payload, headers: signed.headers, secret: key, toleranceSeconds: 300 });
+    expect(await verify(signed.body)).toEqual({
+      event_type: 'ticket.created',
+      timestamp: '2026-01-01T00:00:00.000Z',
+      data: { id: 't1', subject: 'Hello' },
+    });
+    expect(await verify(new TextEncoder().encode(signed.body))).toEqual(JSON.parse(signed.body));
+    expect(await verify(signed.body, 'whsec_other')).toBeNull();
+    expect(await verify(signed.body.replace('Hello', 'Hellp'))).toBeNull();
   });
 });

@@ -1,16 +1,22 @@
 // The console's API client: the project's typed client (clients/typescript: openapi-fetch over the
 // types generated from the OpenAPI document), sending every call through the dashboard session.
-import { createSupportClient, SupportApiError } from '../../../clients/typescript';
-import { describeError, SESSION_ENDED } from './errors';
+import { createSupportClient, SupportApiError } from '../../../clients/typescript/index';
+import { describeError, NETWORK_DOWN, SESSION_ENDED } from './errors';
 import { type Identity, sessionFetch } from './session';
+
+export type { components } from '../../../clients/typescript/index';
 
 export const api = createSupportClient({ baseUrl: location.origin, fetch: sessionFetch });
 
-/** An API refusal: the readable message, and the status for the callers that act on it (404). */
+/**
+ * An API refusal: the readable message, the status for the callers that act on it (404), and the
+ * request id the server gave it (X-Request-Id), to quote to support. Status 0: no answer came.
+ */
 export class ApiError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    readonly requestId?: string,
   ) {
     super(message);
   }
@@ -21,10 +27,12 @@ export async function must<T>(call: Promise<{ data?: T }>): Promise<T> {
   try {
     return (await call).data as T;
   } catch (e) {
+    // fetch itself failed (offline, server down): its own words are "Failed to fetch"
+    if (e instanceof TypeError) throw new ApiError(NETWORK_DOWN, 0);
     if (!(e instanceof SupportApiError)) throw e;
     // a 401 here means the refresh failed too: the session-ended dialog is already open
     if (e.status === 401) throw new ApiError(SESSION_ENDED, 401);
-    throw new ApiError(describeError(e.body, e.status), e.status);
+    throw new ApiError(describeError(e.body, e.status), e.status, e.requestId);
   }
 }
 
@@ -44,3 +52,9 @@ export function loadMe(who: Identity): ReturnType<typeof fetchMe> {
   }
   return me.answer;
 }
+
+/**
+ * Tenant users have `tus_` ids. A token from `npm run token` names any subject (`user_local_admin`):
+ * such an actor is no member, so it is shown as a CLI token and never looked up (a 404 per page).
+ */
+export const isMemberId = (id: string) => id.startsWith('tus_');
