@@ -18,7 +18,7 @@ export default defineConfig({
     isolate: false,
     // Vitest's default is one worker per core minus one: a single worker on this 2-core machine, while
     // most of a test's time is spent waiting on Postgres, sockets and timers. Three workers there
-    // took the suite from about 4.5 minutes to about 2 (README, "How long").
+    // roughly halve the suite's time (docs/testing.md, "How long, and why it is not longer").
     maxWorkers: Math.max(3, availableParallelism()),
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
