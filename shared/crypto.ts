@@ -7,7 +7,7 @@ export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu
 
 /**
  * CSPRNG bytes drawn from a pool refilled 4 KiB at a time: one getRandomValues call per ~200 ids
- * instead of one per id (it was the costliest step of metering a request). Bytes are handed out
+ * instead of one per id (one call per id would be the costliest step of metering a request). Bytes are handed out
  * once and never reused.
  */
 const POOL_BYTES = 4096;

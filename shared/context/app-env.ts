@@ -5,7 +5,7 @@ import type { Services } from './services';
 /**
  * Typed bindings/variables every function's Hono app shares. Read them with `c.get('services')`,
  * never through Hono's `var` getter, which builds a fresh object of all variables on each access
- * (it was 3 % of a cached ticket read). test/unit/context-vars.test.ts keeps it that way.
+ * (a measurable share of a cached ticket read). test/unit/context-vars.test.ts keeps it that way.
  */
 export interface AppEnv {
   Bindings: Record<string, unknown>;

@@ -18,8 +18,8 @@ const nodeOutgoing = (c: Context): NodeOutgoing | null => {
  * On Node the header goes straight onto the `ServerResponse` (@hono/node-server's `c.env.outgoing`
  * binding): `writeHead` merges it with the response's own headers, which win on a clash. Through
  * `c.header` instead, Hono gives every response a WHATWG `Headers` object that the adapter must
- * then copy out again; for the headers set on every request (X-Request-Id, X-RateLimit-*) that was
- * a third of a refused request's cost. Elsewhere (Workers, `app.request` in tests): `c.header`.
+ * then copy out again; for the headers set on every request (X-Request-Id, X-RateLimit-*) that copy
+ * would be a large share of a refused request's cost. Elsewhere (Workers, `app.request` in tests): `c.header`.
  */
 export function setResponseHeader(c: Context, name: string, value: string): void {
   const outgoing = nodeOutgoing(c);
@@ -52,8 +52,9 @@ const carryingRequestId = new WeakSet<Response>();
  * refusals, every error, the 404. On Node the headers reach `writeHead` as one plain object, the
  * cheapest way a header gets onto the wire: a header set on the `ServerResponse` beforehand makes
  * node merge the two (each key through `setHeader` again), and `c.json` with more than one header
- * builds a WHATWG `Headers` the adapter copies out again. Together that was a quarter of a refused
- * request's cost (README, Benchmarks). Elsewhere `c.json`, which also merges what `c.header` set.
+ * builds a WHATWG `Headers` the adapter copies out again, both costs a refusal answered in the front
+ * door would pay on every request (docs/benchmarks.md, "The refusal (f)"). Elsewhere `c.json`, which
+ * also merges what `c.header` set.
  */
 export function jsonAnswer(
   c: Context,

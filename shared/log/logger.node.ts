@@ -28,12 +28,12 @@ export interface BatchTarget {
 /**
  * Lines gathered and handed to pino's stdout writer (sonic-boom) in batches: when the next line
  * would not fit in BATCH_BYTES, or BATCH_DELAY_MS after the first line of a batch. Each line is
- * encoded into the batch's buffer as it comes, while it is fresh: appended to a string instead, the
- * batch became a rope of a thousand small pieces, scattered over the young generation by the time
- * it was written, and walking it cost the refused request of the benchmark more than building its
- * line (README, Benchmarks). The writer is synchronous, pino's own default: one `write(2)` per batch
- * from the event loop. Asynchronous, each batch went to libuv's threadpool, and the thread's wake-up
- * and completion callback cost the same request about a tenth of its throughput on two cores. A log
+ * encoded into the batch's buffer as it comes, while it is fresh: appended to a string instead, a
+ * batch becomes a rope of a thousand small pieces, scattered over the young generation by the time
+ * it is written, and walking it costs more than building the lines did (docs/benchmarks.md, "The
+ * refusal (f)"). The writer is synchronous, pino's own default: one `write(2)` per batch from the
+ * event loop. Asynchronous, each batch would go to libuv's threadpool, and the thread's wake-up and
+ * completion callback cost a refused request about a tenth of its throughput on two cores. A log
  * reader slower than the server holds the server back rather than letting pending lines grow
  * without bound. A quiet server still shows a line within 0.1 s; on exit whatever is pending is
  * written.

@@ -20,8 +20,8 @@ export interface Logger {
   /**
    * An `info` line whose fields the caller has already written as JSON members (`"a":1,"b":"x"`),
    * framed like every other line (level, time, the fields, msg). For the access log, a line per
-   * request of a fixed shape: pino's generic serializer cost more than the rest of a refused
-   * request's logging (see README, Benchmarks). Only for fields written with JSON.stringify.
+   * request of a fixed shape, where pino's generic serializer would cost more than the rest of the
+   * line's logging (docs/benchmarks.md, "The refusal (f)"). Only for fields written with JSON.stringify.
    */
   infoMembers(members: string, msg: string): void;
 }

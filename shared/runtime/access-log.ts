@@ -37,8 +37,8 @@ export function writeAccessLine(logger: Logger, line: AccessLine): void {
   const requestId = line.requestId === undefined ? 'null' : quoted(line.requestId);
   const durationMs = Math.round((requestClock() - line.startedAt) * 100) / 100;
   // one template, written as JSON here rather than handed to pino as an object: the fields are
-  // fixed, and pino's object walk, then a JSON.stringify per field, were most of the line's cost in
-  // profiles of the refusal (README, Benchmarks). The method (an HTTP token), the route (a
+  // fixed, and pino's object walk, then a JSON.stringify per field, would be most of the line's cost
+  // (docs/benchmarks.md, "The refusal (f)"). The method (an HTTP token), the route (a
   // registered pattern) and the credential kind cannot hold a character JSON escapes.
   logger.infoMembers(
     `"method":"${line.method}","route":${route},"status":${line.status},"duration_ms":${durationMs},"tenant_id":${tenantId},"credential":${credential},"request_id":${requestId}`,

@@ -44,8 +44,8 @@ export interface WorkerOptions {
 
 /**
  * Attempts claimed ahead of the free slots, as a share of `concurrency`: a slot freed while the next
- * claim is in flight starts at once from them (measured: without them, 64 slots averaged 27 busy
- * under a backlog, each waiting for a claim round trip). A claimed attempt not started while its
+ * claim is in flight starts at once from them (without them, under a backlog, each freed slot sits
+ * idle for a claim's round trip). A claimed attempt not started while its
  * lease still covers a whole attempt plus START_MARGIN_MS is given back, never sent late.
  */
 const CLAIM_AHEAD = 2;

@@ -5,7 +5,7 @@ import { addEndUsers } from '../support/people';
 
 const INTERNAL = 'test-internal-token';
 
-describe.skipIf(postgresUnavailable())('Call lifecycle, calls API and voice-widget token (issue 3)', () => {
+describe.skipIf(postgresUnavailable())('Call lifecycle, calls API and voice-widget token', () => {
   let h: Harness;
   let t: TestTenant;
   let reader: string;

@@ -15,7 +15,7 @@ const LONE = 'a\ud800b';
 /** `{"a":{"a":…"leaf"…}}` as text: JSON.stringify itself overflows the stack at this depth. */
 const deepJson = (depth: number) => `${'{"a":'.repeat(depth)}"leaf"${'}'.repeat(depth)}`;
 
-describe.skipIf(postgresUnavailable())('hostile input (issue 18)', () => {
+describe.skipIf(postgresUnavailable())('hostile input', () => {
   let h: Harness;
   let t: TestTenant;
   let other: TestTenant;
@@ -247,8 +247,8 @@ describe.skipIf(postgresUnavailable())('hostile input (issue 18)', () => {
       type: expect.any(String),
     };
 
-    // these were 500s: year 0 and, through an offset, year 10000 in UTC (`+010000-…`), which
-    // Postgres refuses
+    // year 0 and, through an offset, year 10000 in UTC (`+010000-…`): valid ISO text that Postgres
+    // refuses, so a query reaching it with one would be a 500
     it.each([
       ['/api/v1/tickets?created_after=0000-01-01T00:00:00Z', 'created_after'],
       ['/api/v1/tickets?updated_since=9999-12-31T23:59:59-12:00', 'updated_since'],

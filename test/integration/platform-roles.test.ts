@@ -84,7 +84,7 @@ describe.skipIf(postgresUnavailable())('dashboard roles on the platform routes',
   });
 
   // A tenant-wide export is the whole tenant's data: a key needs config:write for it, a session the
-  // tenant_admin role (an agent was let through before 2026-11-25)
+  // tenant_admin role (an agent must not get through on any of its routes)
   it('exports: tenant_admin only, every route', async () => {
     const asAgent = await h.request('POST', '/api/v1/tenant/exports', {
       bearer: agent,

@@ -1,5 +1,5 @@
 /**
- * Schema-driven fuzz of every operation of the OpenAPI document (issue #18). For each operation:
+ * Schema-driven fuzz of every operation of the OpenAPI document. For each operation:
  * its valid request (test/support/operations.ts) succeeds with a documented status and a body the
  * documented response schema accepts (so a documented request example that stops working fails
  * here). Then one field at a time (body fields, query params, path params, headers) goes through

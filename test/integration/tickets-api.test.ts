@@ -3,7 +3,7 @@ import { TICKET_STATUSES, TICKET_TRANSITIONS } from '../../functions/tickets/sch
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 import { addEndUsers, addTenantUsers } from '../support/people';
 
-describe.skipIf(postgresUnavailable())('Tickets API (issue 3)', () => {
+describe.skipIf(postgresUnavailable())('Tickets API', () => {
   let h: Harness;
   let t: TestTenant;
   let rw: string;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 /** Listing, pagination, filters, updated_since and sort=updated_at on GET /api/v1/tickets and /api/v1/calls. */
-describe.skipIf(postgresUnavailable())('Ticket and call lists (issue 3, issue 9 item 5)', () => {
+describe.skipIf(postgresUnavailable())('Ticket and call lists', () => {
   let h: Harness;
   let t: TestTenant;
   let key: string;

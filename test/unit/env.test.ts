@@ -22,7 +22,7 @@ function refusal(env: Record<string, string>): ConfigError {
 }
 
 describe('loadConfig', () => {
-  // one restart per missing secret was how a deployment used to learn them
+  // a deployment learns every missing secret from one failed start, not one restart per secret
   it('names every missing secret of production in one message, one per line', () => {
     const { message } = refusal({ APP_ENV: 'production' });
     expect(message.split('\n')).toEqual([

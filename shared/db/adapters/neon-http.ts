@@ -182,7 +182,7 @@ const text = (env: Record<string, unknown>, name: string) =>
 
 /**
  * A request's handle on the edge, from the Worker's bindings: the HTTP path, or with
- * NEON_TRANSPORT=websocket the WebSocket Pool of old (kept so the bench can set both side by side).
+ * NEON_TRANSPORT=websocket the WebSocket Pool (kept so the bench can set both side by side).
  * NEON_HTTP_ENDPOINT and NEON_WS_PROXY point the driver at local stand-ins (tests, `wrangler dev`).
  */
 export function createEdgeHandle(connectionString: string, env: Record<string, unknown>): DatabaseHandle {
