@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The e2e tier (`npm run test:e2e`): every function's Worker bundle in workerd (Miniflare), routed
- * by the manifest, on this machine's Postgres through the Neon driver and a WebSocket proxy. Slow to
+ * by the manifest, on this machine's Postgres through the Neon driver's HTTP path (a local endpoint
+ * speaking Neon's SQL-over-HTTP protocol) and a WebSocket proxy for interactive transactions. Slow to
  * start (one workerd for all functions), so it is not part of `npm test`.
  */
 export default defineConfig({

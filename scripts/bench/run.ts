@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { signDashboardToken } from '../../shared/auth/jwt';
-import { startHttpsReceiver, TLS_CERT_PATH } from '../../test/support/https-receiver';
+import { startHttpsReceiver, TLS_CERT_PATH } from '../lib/https-receiver';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

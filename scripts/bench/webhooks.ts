@@ -26,8 +26,8 @@ import { outstandingWork } from '../../shared/webhooks/delivery';
 import { WebhookHeader } from '../../shared/webhooks/signing';
 import { nodeWebhookPort } from '../../shared/webhooks/transport.node.js';
 import { createDeliveryWorker } from '../../shared/webhooks/worker';
-import { startHttpsReceiver, TLS_CERT_PATH } from '../../test/support/https-receiver';
 import { openDatabase } from '../embedded';
+import { startHttpsReceiver, TLS_CERT_PATH } from '../lib/https-receiver';
 
 const { values } = parseArgs({
   options: {

@@ -6,7 +6,7 @@
 import type { Browser, BrowserContext, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/auth/scopes';
-import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
+import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
 import {
   type ConsoleServer,
   chromiumMissing,

@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../clients/typescript/index';
 import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/auth/scopes';
-import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
+import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
 import {
   type ConsoleServer,
   chromiumMissing,

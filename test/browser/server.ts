@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { TLS_CERT_PATH } from '../support/https-receiver';
+import { TLS_CERT_PATH } from '../../scripts/lib/https-receiver';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PORT = Number(process.env.CONSOLE_TEST_PORT ?? 9161);

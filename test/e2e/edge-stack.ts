@@ -1,8 +1,10 @@
 // The e2e tier's stack: every function's Worker bundle (exactly what `wrangler deploy` uploads, from
 // `npm run build:edge`) running in workerd through Miniflare (wrangler's local engine), routed by the
 // manifest's path prefixes on one hostname as in production, against this machine's Postgres through
-// the Neon serverless driver and a local WebSocket-to-TCP proxy, and Redis through the Upstash REST
-// adapter when the rate-limit tier provides one.
+// the Neon serverless driver: its HTTP path (test/support/neon-http-endpoint.ts, Neon's SQL-over-HTTP
+// protocol) for statements and a WebSocket-to-TCP proxy for interactive transactions (or for
+// everything with NEON_TRANSPORT=websocket); Redis through the Upstash REST adapter when the
+// rate-limit tier provides one. `delayMs` puts a network distance on every Postgres round trip.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +22,7 @@ import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';
 import { TEST_SECRETS } from '../support/harness';
 import { adminQuery, dbUrl } from '../support/pg';
+import { type NeonHttpEndpoint, startNeonHttpEndpoint } from '../support/neon-http-endpoint';
 import { startWsProxy, type WsProxy } from '../support/ws-proxy';
 
 export const E2E_HOST = '127.0.0.1';
@@ -58,6 +61,7 @@ export interface EdgeStack {
   url: string;
   databaseUrl: string;
   proxy: WsProxy;
+  endpoint: NeonHttpEndpoint;
   bindings: Record<string, string>;
   close(): Promise<void>;
 }
@@ -67,10 +71,11 @@ const compatibilityDate = () =>
   '2025-09-01';
 
 export async function startEdgeStack(
-  options: { port?: number; extraBindings?: Record<string, string> } = {},
+  options: { port?: number; extraBindings?: Record<string, string>; delayMs?: number } = {},
 ) {
   ensureBundles();
-  const proxy = await startWsProxy();
+  const proxy = await startWsProxy({ delayMs: options.delayMs });
+  const endpoint = await startNeonHttpEndpoint({ delayMs: options.delayMs });
   const name = `spa_e2e_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
   await adminQuery(`CREATE DATABASE ${name}`);
   const databaseUrl = dbUrl(name);
@@ -83,6 +88,7 @@ export async function startEdgeStack(
     ...TEST_SECRETS,
     DATABASE_URL: databaseUrl,
     NEON_WS_PROXY: proxy.address,
+    NEON_HTTP_ENDPOINT: endpoint.url,
     WEBHOOK_RETRY_UNIT_MS: '10',
     ...options.extraBindings,
   };
@@ -108,10 +114,12 @@ export async function startEdgeStack(
     url,
     databaseUrl,
     proxy,
+    endpoint,
     bindings,
     async close() {
       await mf.dispose();
       await proxy.close();
+      await endpoint.close();
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   } satisfies EdgeStack;

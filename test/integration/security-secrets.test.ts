@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { timingSafeEqual } from '../../shared/crypto';
 import { databaseText as databaseTextOf } from '../support/database-text';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
-import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../support/https-receiver';
+import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../../scripts/lib/https-receiver';
 
 describe.skipIf(postgresUnavailable())('secrets never in clear', () => {
   let h: Harness;

@@ -3,7 +3,7 @@ import { emitEvent } from '../../shared/events/emit';
 import { releaseClaims } from '../../shared/webhooks/delivery';
 import { createDeliveryWorker } from '../../shared/webhooks/worker';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
-import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../support/https-receiver';
+import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../../scripts/lib/https-receiver';
 
 trustTestCertificate();
 

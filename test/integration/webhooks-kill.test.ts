@@ -19,7 +19,7 @@ import {
   startHttpsReceiver,
   TLS_CERT_PATH,
   trustTestCertificate,
-} from '../support/https-receiver';
+} from '../../scripts/lib/https-receiver';
 import { createTestDatabase } from '../support/pg';
 
 trustTestCertificate();

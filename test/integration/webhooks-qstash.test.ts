@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../shared/events/emit';
 import { createEdgeWebhookKicker } from '../../shared/webhooks/qstash';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
-import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../support/https-receiver';
+import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../../scripts/lib/https-receiver';
 import { type QStashMock, signQStashCallback, startQStashMock } from '../support/qstash-mock';
 
 trustTestCertificate();

@@ -3,7 +3,7 @@ import { createEmbeddedRuntime } from '../../scripts/embedded';
 import { emitEvent } from '../../shared/events/emit';
 import { claimAttempt, claimDue, dispatchEvents } from '../../shared/webhooks/delivery';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
-import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../support/https-receiver';
+import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../../scripts/lib/https-receiver';
 
 trustTestCertificate();
 

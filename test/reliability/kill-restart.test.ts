@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpsReceiver, startHttpsReceiver } from '../support/https-receiver';
+import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
 import { adminQuery, dbUrl, postgresReachable } from '../support/pg';
 import { freePort, json, provisionTenant, startServer } from './server-process';
 

@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { TEST_SECRETS } from '../support/harness';
-import { TLS_CERT_PATH } from '../support/https-receiver';
+import { TLS_CERT_PATH } from '../../scripts/lib/https-receiver';
 
 export { freePort } from '../support/free-port';
 

@@ -10,7 +10,7 @@ import {
   type HttpsReceiver,
   startHttpsReceiver,
   trustTestCertificate,
-} from '../support/https-receiver';
+} from '../../scripts/lib/https-receiver';
 
 const EVENTS = Number(process.env.CHAOS_EVENTS ?? 1000);
 

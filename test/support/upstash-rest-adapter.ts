@@ -5,7 +5,8 @@
  * Redis over RESP (a tiny client on node:net; no extra packages). EVAL, EVALSHA and SCRIPT LOAD are
  * ordinary commands to it, so `@upstash/redis`'s `Script` and `@upstash/ratelimit` work unchanged.
  *
- * Test knobs: `delayMs` (answer slowly, to test limiter timeouts) and `down` (answer 503).
+ * Test knobs: `delayMs` (answer slowly, to test limiter timeouts; the edge bench's round-trip time)
+ * and `down` (answer 503); `requests` counts round trips.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -119,8 +120,10 @@ export interface UpstashRestAdapter {
   url: string;
   token: string;
   server: Server;
-  /** answer every request this much later (timeouts) */
+  /** answer every request this much later (timeouts; a network distance) */
   delayMs: number;
+  /** HTTP requests received: each one a round trip */
+  requests: number;
   /** answer 503 to everything (outage) */
   down: boolean;
   /** commands received, for assertions */
@@ -129,18 +132,19 @@ export interface UpstashRestAdapter {
 }
 
 export async function startUpstashRestAdapter(
-  options: { redisHost?: string; redisPort?: number; token?: string; port?: number } = {},
+  options: { redisHost?: string; redisPort?: number; token?: string; port?: number; delayMs?: number } = {},
 ): Promise<UpstashRestAdapter> {
   const redisHost = options.redisHost ?? '127.0.0.1';
   const redisPort = options.redisPort ?? 6379;
   const token = options.token ?? 'test-upstash-token';
-  const state = { delayMs: 0, down: false, commands: [] as string[] };
+  const state = { delayMs: options.delayMs ?? 0, down: false, commands: [] as string[], requests: 0 };
 
   const server = createServer(async (req, res) => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
+    state.requests++;
     try {
       if (state.delayMs > 0) await new Promise((r) => setTimeout(r, state.delayMs));
       if (state.down) return send(503, { error: 'service unavailable' });
@@ -197,6 +201,12 @@ export async function startUpstashRestAdapter(
     },
     set delayMs(v: number) {
       state.delayMs = v;
+    },
+    get requests() {
+      return state.requests;
+    },
+    set requests(v: number) {
+      state.requests = v;
     },
     get down() {
       return state.down;

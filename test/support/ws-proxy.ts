@@ -2,6 +2,8 @@
 // plain Postgres, as Neon's own proxy does in production. The driver (shared/db/adapters/neon.ts with
 // NEON_WS_PROXY=127.0.0.1:<port>) opens `ws://127.0.0.1:<port>/v1?address=<host>:<port>`; each
 // connection is piped to that address, which must be in `allow` (default: the Postgres of the tests).
+// `delayMs` is a round-trip time: the upgrade answers that much later, and every chunk waits half of
+// it on its way in each direction (in order), so a request's wait grows with its round trips.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
@@ -12,18 +14,35 @@ export interface WsProxy {
   /** what to set as NEON_WS_PROXY */
   address: string;
   connections(): number;
+  /**
+   * Round trips so far: each upgrade, plus each flight of client messages that follows an answer
+   * from Postgres (messages the client sends without waiting count once).
+   */
+  roundTrips(): number;
   close(): Promise<void>;
 }
 
 export async function startWsProxy(
-  options: { port?: number; allow?: string[]; defaultTarget?: string } = {},
+  options: { port?: number; allow?: string[]; defaultTarget?: string; delayMs?: number } = {},
 ): Promise<WsProxy> {
   const defaultTarget = options.defaultTarget ?? '127.0.0.1:5432';
   const allow = new Set(options.allow ?? [defaultTarget, 'localhost:5432']);
   const server: Server = createServer((_req, res) => {
     res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required');
   });
-  const wss = new WebSocketServer({ server });
+  const delayMs = options.delayMs ?? 0;
+  const half = delayMs / 2;
+  // same-duration timers fire in the order they were set: the byte stream stays in order
+  const later = (fn: () => void) => (half > 0 ? setTimeout(fn, half) : fn());
+  let trips = 0;
+  const wss = new WebSocketServer({
+    server,
+    verifyClient: (_info, done) => {
+      trips++;
+      if (delayMs > 0) setTimeout(() => done(true), delayMs);
+      else done(true);
+    },
+  });
   let opened = 0;
   wss.on('connection', (ws, req) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
@@ -41,6 +60,7 @@ export async function startWsProxy(
     socket.setNoDelay(true);
     const pending: Buffer[] = [];
     let connected = false;
+    let answered = true;
     socket.on('connect', () => {
       connected = true;
       for (const chunk of pending.splice(0)) socket.write(chunk);
@@ -51,11 +71,19 @@ export async function startWsProxy(
         : Array.isArray(data)
           ? Buffer.concat(data)
           : Buffer.from(data as ArrayBuffer);
-      if (connected) socket.write(chunk);
-      else pending.push(chunk);
+      // Terminate ('X', length 4) is sent on the way out: nothing waits for an answer to it
+      if (answered && !(chunk.length === 5 && chunk[0] === 0x58)) trips++;
+      answered = false;
+      later(() => {
+        if (connected) socket.write(chunk);
+        else pending.push(chunk);
+      });
     });
     socket.on('data', (chunk) => {
-      if (ws.readyState === ws.OPEN) ws.send(chunk);
+      answered = true;
+      later(() => {
+        if (ws.readyState === ws.OPEN) ws.send(chunk);
+      });
     });
     const end = () => {
       socket.destroy();
@@ -72,6 +100,7 @@ export async function startWsProxy(
     port,
     address: `127.0.0.1:${port}`,
     connections: () => opened,
+    roundTrips: () => trips,
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();

@@ -1,19 +1,21 @@
 /**
- * A real HTTPS webhook receiver on localhost (self-signed certificate from test/fixtures/tls) that
+ * A real HTTPS webhook receiver on localhost (self-signed certificate from scripts/lib/tls) that
  * records every request and answers as told, per path: `success` (200), `fail` (500), `timeout`
  * (never answers), `slow` (200 after `slowMs`), `redirect` (302 to /elsewhere), or a status code.
+ * The benchmarks deliver to it and so do the tests, so it lives outside test/: scripts never import
+ * test code.
  */
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { fileURLToPath } from 'node:url';
 
-export const TLS_CERT_PATH = fileURLToPath(new URL('../fixtures/tls/localhost.crt', import.meta.url));
-const TLS_KEY_PATH = fileURLToPath(new URL('../fixtures/tls/localhost.key', import.meta.url));
+export const TLS_CERT_PATH = fileURLToPath(new URL('./tls/localhost.crt', import.meta.url));
+const TLS_KEY_PATH = fileURLToPath(new URL('./tls/localhost.key', import.meta.url));
 
 /**
  * Makes the webhook transport of this process trust the test certificate. Node itself reads
- * NODE_EXTRA_CA_CERTS only at start (`npm test` sets it); the Node transport re-reads it lazily.
+ * NODE_EXTRA_CA_CERTS only at start; the Node transport re-reads it when it changes.
  */
 export function trustTestCertificate() {
   process.env.NODE_EXTRA_CA_CERTS = TLS_CERT_PATH;
