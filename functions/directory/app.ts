@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { recordAudit } from '../../shared/audit/audit';
 import { inviteView, mailUserToken, revokeUserSessions } from '../../shared/auth/accounts';
 import { tenantOf } from '../../shared/auth/credential';
+import { requireGrant } from '../../shared/auth/grants';
 import { roleAtLeast } from '../../shared/auth/jwt';
 import type { AppEnv } from '../../shared/context/app-env';
 import { conflict, Detail, notFound } from '../../shared/http/errors';
@@ -15,6 +16,7 @@ import {
   insertTenantUser,
   listRequesters,
   listTenantUsers,
+  lockActiveAdmins,
   requesterView,
   type TenantUserChanges,
   updateTenantUser,
@@ -56,6 +58,7 @@ register(app, routes.listTenantUsers, async (c) => {
 /** The colleague and the audit entry commit together; the invite is mailed after (and shown once here). */
 register(app, routes.createTenantUser, async (c) => {
   const body = c.req.valid('json');
+  requireGrant(c, body.role);
   const tenantId = tenantOf(c);
   const { db } = c.get('services');
   if (await emailTaken(db, tenantId, body.email)) throw conflict(Detail.userEmailTaken);
@@ -96,9 +99,13 @@ register(app, routes.updateTenantUser, async (c) => {
   const tenantId = tenantOf(c);
   const { db } = c.get('services');
   const row = await db.transaction().execute(async (trx) => {
+    const admins = await lockActiveAdmins(trx, tenantId);
     const before = await findTenantUser(trx, tenantId, id);
-    const after = before && (await updateTenantUser(trx, tenantId, id, set));
-    if (!before || !after) throw notFound('User');
+    if (!before) throw notFound('User');
+    requireGrant(c, before.role, set.role ?? before.role);
+    if (set.role === 'agent') keepAnAdmin(admins, id);
+    const after = await updateTenantUser(trx, tenantId, id, set);
+    if (!after) throw notFound('User');
     if (!roleAtLeast(after.role, before.role)) await revokeUserSessions(trx, after.id, 'role_lowered');
     const changes = changesOf(before, after);
     if (Object.keys(changes).length > 0)
@@ -107,6 +114,11 @@ register(app, routes.updateTenantUser, async (c) => {
   });
   return c.json(userView(row));
 });
+
+/** 409 when `userId` is the tenant's last active tenant_admin (a tenant nobody can administer is lost). */
+function keepAnAdmin(activeAdmins: string[], userId: string): void {
+  if (activeAdmins.length === 1 && activeAdmins[0] === userId) throw conflict(Detail.lastTenantAdmin);
+}
 
 /** `{field: {from, to}}` for the fields a PATCH may change that did change. */
 function changesOf<T extends { name: string | null; role: string }>(before: T, after: T) {
@@ -122,6 +134,11 @@ register(app, routes.deleteTenantUser, async (c) => {
   const tenantId = tenantOf(c);
   const { db } = c.get('services');
   await db.transaction().execute(async (trx) => {
+    const admins = await lockActiveAdmins(trx, tenantId);
+    const target = await findTenantUser(trx, tenantId, id);
+    if (!target) throw notFound('User');
+    requireGrant(c, target.role);
+    keepAnAdmin(admins, id);
     const removed = await deleteTenantUser(trx, tenantId, id);
     if (!removed) throw notFound('User');
     await recordAudit(

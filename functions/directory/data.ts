@@ -132,6 +132,23 @@ export async function updateTenantUser(db: Executor, tenantId: string, id: strin
     .executeTakeFirst();
 }
 
+/**
+ * The tenant's active tenant_admins (signed up, not disabled), locked until the transaction ends:
+ * of two admins demoting each other at once, the second waits and then sees the first's change.
+ */
+export async function lockActiveAdmins(db: Executor, tenantId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('tenant_users')
+    .select('id')
+    .where('tenant_id', '=', tenantId)
+    .where('role', '=', 'tenant_admin')
+    .where('disabled_at', 'is', null)
+    .where('password_hash', 'is not', null)
+    .forUpdate()
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 /** The deleted user's email and role, or undefined when the tenant has no user with this id. */
 export async function deleteTenantUser(db: Executor, tenantId: string, id: string) {
   return db

@@ -60,11 +60,16 @@ export const Detail = {
   invalidInvite: 'Invalid or expired invite',
   invalidPasswordResetToken: 'Invalid or expired password reset token',
   invalidMagicLink: 'Invalid or expired magic link',
+  lastTenantAdmin: 'A tenant keeps at least one active tenant_admin: this would leave it none',
+  invitationNotFound: 'Invitation not found or expired',
+  jsonRequired: 'Content-Type must be application/json',
   invalidEventType: (name: string, valid: readonly string[]) =>
     `Invalid event type: ${name}. Valid events: ${valid.join(', ')}`,
   contactEmailTaken: 'A contact with this email already exists',
   contactExternalIdTakenOnCreate: 'A contact with this external_id already exists',
   contactEmailTakenOnRestore: 'Cannot restore: another contact now uses this email',
+  idempotencyKeyReused:
+    'Idempotency-Key was already used with a different request; use a new key for a new request',
   idempotencyInProgress: 'A request with this Idempotency-Key is still being processed; retry later',
   idempotencyStoreUnavailable: 'Idempotency store temporarily unavailable; retry later',
 } as const;

@@ -5,8 +5,8 @@
 // Data is set up through the API with a dashboard session of the demo admin.
 import type { Browser, BrowserContext, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/auth/scopes';
 import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
+import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/auth/scopes';
 import {
   type ConsoleServer,
   chromiumMissing,

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../clients/typescript/index';
-import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/auth/scopes';
 import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
+import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/auth/scopes';
 import {
   type ConsoleServer,
   chromiumMissing,

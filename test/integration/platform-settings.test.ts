@@ -283,8 +283,17 @@ describe.skipIf(postgresUnavailable())('config, billing, directory and exports',
 
   describe('directory', () => {
     it('tenant users: create, list (paginated), duplicate email 409, other tenant 404', async () => {
-      const a = await h.request('POST', '/api/v1/tenant/users', {
+      // a key manages users up to agent: inviting a tenant_admin needs a tenant_admin session
+      const byKey = await h.request('POST', '/api/v1/tenant/users', {
         apiKey: key,
+        body: { email: 'Ann@acme.test', name: 'Ann', role: 'tenant_admin' },
+      });
+      expect([byKey.status, byKey.body]).toEqual([
+        403,
+        { detail: 'This action requires the tenant_admin role' },
+      ]);
+      const a = await h.request('POST', '/api/v1/tenant/users', {
+        bearer: t.adminToken,
         body: { email: 'Ann@acme.test', name: 'Ann', role: 'tenant_admin' },
       });
       expect(a.status).toBe(201);
@@ -302,7 +311,7 @@ describe.skipIf(postgresUnavailable())('config, billing, directory and exports',
       const admins = await h.request('GET', '/api/v1/tenant/users?role=tenant_admin', { apiKey: key });
       expect(admins.body.users.map((u: any) => u.email)).toEqual(['Ann@acme.test']);
       const patched = await h.request('PATCH', `/api/v1/tenant/users/${a.body.id}`, {
-        apiKey: key,
+        bearer: t.adminToken,
         body: { role: 'agent' },
       });
       expect(patched.body.role).toBe('agent');

@@ -6,9 +6,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFunctionApps } from '../../scripts/embedded';
+import {
+  type HttpsReceiver,
+  startHttpsReceiver,
+  trustTestCertificate,
+} from '../../scripts/lib/https-receiver';
 import { SCOPE_CATALOG } from '../../shared/auth/scopes';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
-import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../../scripts/lib/https-receiver';
 
 const MARKER = 'TENANT-A-PRIVATE-MARKER';
 

@@ -3,10 +3,14 @@
  * clear in any table of the database or in anything the process logs.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  type HttpsReceiver,
+  startHttpsReceiver,
+  trustTestCertificate,
+} from '../../scripts/lib/https-receiver';
 import { timingSafeEqual } from '../../shared/crypto';
 import { databaseText as databaseTextOf } from '../support/database-text';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
-import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../../scripts/lib/https-receiver';
 
 describe.skipIf(postgresUnavailable())('secrets never in clear', () => {
   let h: Harness;

@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type HttpsReceiver,
+  startHttpsReceiver,
+  trustTestCertificate,
+} from '../../scripts/lib/https-receiver';
 import { emitEvent } from '../../shared/events/emit';
 import { releaseClaims } from '../../shared/webhooks/delivery';
 import { createDeliveryWorker } from '../../shared/webhooks/worker';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
-import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../../scripts/lib/https-receiver';
 
 trustTestCertificate();
 

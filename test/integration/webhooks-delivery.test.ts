@@ -1,9 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type HttpsReceiver,
+  startHttpsReceiver,
+  trustTestCertificate,
+} from '../../scripts/lib/https-receiver';
 import type { EventDataMap, EventType } from '../../shared/events/catalog';
 import { emitEvent } from '../../shared/events/emit';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
-import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../../scripts/lib/https-receiver';
 
 trustTestCertificate();
 

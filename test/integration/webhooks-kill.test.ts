@@ -7,6 +7,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbeddedRuntime, type EmbeddedRuntime } from '../../scripts/embedded';
+import {
+  type HttpsReceiver,
+  startHttpsReceiver,
+  TLS_CERT_PATH,
+  trustTestCertificate,
+} from '../../scripts/lib/https-receiver';
 import { encryptSecret } from '../../shared/crypto';
 import { createPostgresHandle } from '../../shared/db/adapters/pg';
 import type { DatabaseHandle } from '../../shared/db/handle';
@@ -14,12 +20,6 @@ import { loadConfig } from '../../shared/env';
 import { emitEvent } from '../../shared/events/emit';
 import { newId } from '../../shared/ids';
 import { TEST_DB, TEST_SECRETS } from '../support/harness';
-import {
-  type HttpsReceiver,
-  startHttpsReceiver,
-  TLS_CERT_PATH,
-  trustTestCertificate,
-} from '../../scripts/lib/https-receiver';
 import { createTestDatabase } from '../support/pg';
 
 trustTestCertificate();

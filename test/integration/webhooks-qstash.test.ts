@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type HttpsReceiver,
+  startHttpsReceiver,
+  trustTestCertificate,
+} from '../../scripts/lib/https-receiver';
 import { emitEvent } from '../../shared/events/emit';
 import { createEdgeWebhookKicker } from '../../shared/webhooks/qstash';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
-import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../../scripts/lib/https-receiver';
 import { type QStashMock, signQStashCallback, startQStashMock } from '../support/qstash-mock';
 
 trustTestCertificate();

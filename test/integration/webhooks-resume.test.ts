@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbeddedRuntime } from '../../scripts/embedded';
+import {
+  type HttpsReceiver,
+  startHttpsReceiver,
+  trustTestCertificate,
+} from '../../scripts/lib/https-receiver';
 import { emitEvent } from '../../shared/events/emit';
 import { claimAttempt, claimDue, dispatchEvents } from '../../shared/webhooks/delivery';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
-import { type HttpsReceiver, startHttpsReceiver, trustTestCertificate } from '../../scripts/lib/https-receiver';
 
 trustTestCertificate();
 

@@ -1,9 +1,9 @@
 // Starts `scripts/serve.ts` (what `npm start` runs) as a child process, for tests that kill it,
 // restart it or take its database away.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { TLS_CERT_PATH } from '../../scripts/lib/https-receiver';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { TEST_SECRETS } from '../support/harness';
-import { TLS_CERT_PATH } from '../../scripts/lib/https-receiver';
 
 export { freePort } from '../support/free-port';
 

@@ -3,14 +3,14 @@
  * ends `delivered` or `failed` per the retry policy, none is lost, and no attempt is sent twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitEvent } from '../../shared/events/emit';
-import { type Harness, startHarness } from '../support/harness';
 import {
   type Behaviour,
   type HttpsReceiver,
   startHttpsReceiver,
   trustTestCertificate,
 } from '../../scripts/lib/https-receiver';
+import { emitEvent } from '../../shared/events/emit';
+import { type Harness, startHarness } from '../support/harness';
 
 const EVENTS = Number(process.env.CHAOS_EVENTS ?? 1000);
 
