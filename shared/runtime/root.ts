@@ -2,14 +2,14 @@ import type { ExecutionContext, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
 import type { Admission, GateRequest } from '../auth/gate';
 import type { AppEnv, FunctionApp } from '../context/app-env';
-import { Detail, handleError } from '../http/errors';
+import { handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
-import { jsonAnswer } from '../http/response-headers';
 import { patternOfRouterMatch } from '../http/route-pattern';
 import type { Logger } from '../log/logger';
 import { doorAnswerer } from './door-answer';
 import { type Entry, frontDoor, isRefused, type ServicesProvider } from './front-door';
 import { enterRouter } from './router-entry';
+import { unroutedAnswer } from './unrouted';
 
 export type { ProvidedServices } from './front-door';
 
@@ -36,7 +36,8 @@ export interface RootOptions {
  *    browser surfaces a refused entry is answered right there (./door-answer.ts).
  * 2. The router, for every other entry: the entry into the context (./router-entry.ts; CORS on the
  *    browser surfaces, which then answers the refusal), rate limits and metering (afterGate),
- *    Idempotency-Key replay, then the routes; one error handler and one 404 for all.
+ *    Idempotency-Key replay, then the routes; one error handler, and one answer when no route
+ *    serves the request (./unrouted.ts: 405 with Allow, or 404).
  *
  * The returned app's `fetch` is the front door; the router is reached only through it.
  */
@@ -47,7 +48,7 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   for (const mw of options.afterGate ?? []) root.use('*', mw);
   root.use('*', idempotency());
   for (const app of apps) root.route('/', app);
-  root.notFound((c) => jsonAnswer(c, { detail: Detail.notFound }, 404));
+  root.notFound(unroutedAnswer(root));
   root.onError(handleError);
 
   const enter = frontDoor({ ...options, pathOf: (req, env) => root.getPath(req, { env: env as Bindings }) });

@@ -259,3 +259,52 @@ describe.skipIf(postgresUnavailable())('CORS on the browser surfaces', () => {
     });
   });
 });
+
+describe.skipIf(postgresUnavailable())('a method the path does not serve', () => {
+  let h: Harness;
+  let t: TestTenant;
+  let readKey: string;
+  let writeKey: string;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    t = await h.tenant();
+    readKey = await t.key(['tickets:read']);
+    writeKey = await t.key(['tickets:read', 'tickets:write']);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('is 405 with Allow listing the methods the path serves, in the error shape', async () => {
+    const put = await h.request('PUT', '/api/v1/tickets', { apiKey: writeKey, body: {} });
+    expect(put.status).toBe(405);
+    expect(put.body).toEqual({ detail: 'Method Not Allowed' });
+    expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(put.headers.get('x-request-id')).toMatch(/^rid_/);
+    const del = await h.request('DELETE', '/api/v1/tickets/tkt_0000000000000000000000', { apiKey: writeKey });
+    expect(del.status).toBe(405);
+    expect(del.headers.get('allow')).toBe('GET, HEAD, PATCH');
+    const session = await h.request('PUT', '/api/v1/tickets', { bearer: t.adminToken, body: {} });
+    expect(session.status).toBe(405);
+  });
+
+  it("the gate's refusals come first: no credential 401, a key without the method's scope 403", async () => {
+    const anonymous = await h.request('PUT', '/api/v1/tickets', { body: {} });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual({ detail: 'Missing authentication credentials' });
+    const readOnly = await h.request('PUT', '/api/v1/tickets', { apiKey: readKey, body: {} });
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.body).toEqual({ detail: 'API key missing required scope: tickets:write' });
+  });
+
+  it('a path no route serves with any method stays 404', async () => {
+    const res = await h.request('PUT', '/api/v1/tickets/tkt_0000000000000000000000/nothing', {
+      apiKey: writeKey,
+      body: {},
+    });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: 'Not Found' });
+    expect(res.headers.get('allow')).toBeNull();
+  });
+});
