@@ -1,5 +1,7 @@
-// Import rules of the tree (issue #17), checked in CI after lint:
+// Import rules of the tree, checked in CI after lint, so the layout stays as docs/architecture.md
+// draws it:
 //  - shared/ never imports functions/ or scripts/;
+//  - scripts/ never imports test/ (tools and benchmarks run without the test tree's helpers);
 //  - a function imports no other function (functions/<a>/ never reaches functions/<b>/); the two
 //    top-level assembly modules (functions/manifest.ts, functions/registry.ts) may import them all;
 //  - no import cycle inside shared/ (type-only imports count: they are arrows a reader follows too);
@@ -97,7 +99,7 @@ function strongConnect(v: string) {
 }
 for (const f of sharedFiles) if (!idx.has(f)) strongConnect(f);
 
-// The shape of a function folder (issue #17): routes are served only from app.ts, through the
+// The shape of a function folder: routes are served only from app.ts, through the
 // declarations in routes.ts (`register(app, routes.x, handler)`: no path written a second time), and
 // queries live only in data.ts.
 const ROUTE_BY_PATH =
@@ -122,11 +124,20 @@ for (const file of files) {
       violations.push(`route registered by path instead of its declaration: ${r} ${m[1]}`);
 }
 
+// scripts/ is what `npm start`, the benchmarks and the tools run: nothing of it may need test/
+for (const file of walk(join(ROOT, 'scripts'))) {
+  for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+    const target = resolveImport(file, m[1]!);
+    if (target && rel(target).startsWith('test/'))
+      violations.push(`scripts import test code: ${rel(file)} -> ${rel(target)}`);
+  }
+}
+
 for (const v of violations) console.error(v);
 if (violations.length > 0) {
   console.error(`\n${violations.length} import rule violation(s)`);
   process.exit(1);
 }
 console.log(
-  `imports: ${graph.size} files, shared/ free of cycles and of functions/, no function imports another; routes served from their declarations, queries only in data.ts`,
+  `imports: ${graph.size} files, shared/ free of cycles and of functions/, no function imports another, scripts/ free of test/; routes served from their declarations, queries only in data.ts`,
 );
