@@ -1,4 +1,4 @@
--- Tickets, their replies, voice calls and escalation attempts (issue 3).
+-- Tickets, their replies, voice calls and escalation attempts.
 -- Value sets are CHECK constraints so a bug that slips past validation is a 4xx, never bad data.
 
 CREATE TABLE tickets (

@@ -1,4 +1,4 @@
--- Every attempt of a webhook delivery, for the delivery log's timeline (issue #15): the delivery row
+-- Every attempt of a webhook delivery, for the delivery log's timeline: the delivery row
 -- keeps only the latest attempt's outcome. Written by the same statement that records the outcome,
 -- and only when it is recorded (the claim was still the writer's), so an attempt appears here iff
 -- it counts in webhook_deliveries.attempts.
