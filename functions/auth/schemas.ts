@@ -1,17 +1,20 @@
 import { z } from 'zod';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from '../../shared/auth/password-policy';
 
-/** Password policy: a minimum length (NIST SP 800-63B: length over composition rules). */
-export const PASSWORD_MIN_LENGTH = 12;
-export const PASSWORD_MAX_LENGTH = 200;
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH };
 
 const Email = z.string().trim().toLowerCase().email().max(320);
 const TenantId = z.string().min(1).max(64);
 const Token = z.string().min(1).max(200);
-/** A new password (accept-invite, reset): the policy, answered as 422 in the spec's shape. */
+/** A new password (accept-invite, reset): the policy (shared/auth/password-policy.ts), a 422 saying why. */
 export const NewPassword = z
   .string()
   .min(PASSWORD_MIN_LENGTH, `Password must be at least ${PASSWORD_MIN_LENGTH} characters`)
-  .max(PASSWORD_MAX_LENGTH);
+  .max(PASSWORD_MAX_LENGTH)
+  .superRefine((password, ctx) => {
+    const problem = passwordProblem(password);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 export const LoginBody = z.strictObject({
   email: Email,

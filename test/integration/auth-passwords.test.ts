@@ -1,0 +1,73 @@
+/**
+ * Every password a dashboard user sets (accept-invite, password-reset confirm) meets the policy:
+ * 12 characters or more, not whitespace alone, not one repeated character, not a common password.
+ * A refusal is 422 in the spec's validation shape saying why, and spends nothing: the token still works.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD, type SignedUpAdmin, signUpAdmin } from '../support/accounts';
+import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
+
+const WEAK: [string, string, string][] = [
+  ['short', 'short pw', 'Password must be at least 12 characters'],
+  ['whitespace', ' '.repeat(12), 'Password must not be only whitespace'],
+  ['repeated', 'aaaaaaaaaaaa', 'Password must not be one repeated character'],
+  ['common', 'password1234', 'Password is too common: choose one that is not on lists of leaked passwords'],
+  [
+    'common digits',
+    '123456789012',
+    'Password is too common: choose one that is not on lists of leaked passwords',
+  ],
+];
+
+describe.skipIf(postgresUnavailable())('password policy on every password set', () => {
+  let h: Harness;
+  let admin: SignedUpAdmin;
+  beforeAll(async () => {
+    h = await startHarness();
+    admin = await signUpAdmin(h, 'policy@passwords.example');
+  }, 120_000);
+  afterAll(() => h?.close());
+
+  const mailedToken = async (to: string) => {
+    const mail = (await h.outbox()).filter((m) => m.to === to).at(-1);
+    return new URL(mail?.link ?? '').searchParams.get('token') as string;
+  };
+
+  it('accept-invite: each weak password is 422 with its reason; the invite still works after', async () => {
+    const invited = await h.request('POST', '/api/v1/tenant/users', {
+      bearer: admin.pair.access_token,
+      body: { email: 'weak@passwords.example', role: 'agent' },
+    });
+    const token = invited.body.invite.token;
+    for (const [label, password, msg] of WEAK) {
+      const res = await h.request('POST', '/api/v1/auth/accept-invite', { body: { token, password } });
+      expect([label, res.status]).toEqual([label, 422]);
+      expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'password'], msg })]);
+    }
+    const ok = await h.request('POST', '/api/v1/auth/accept-invite', { body: { token, password: PASSWORD } });
+    expect(ok.status).toBe(200);
+  });
+
+  it('password-reset confirm: the same rules; the reset token still works after', async () => {
+    await h.request('POST', '/api/v1/auth/password-reset', { body: { email: admin.email } });
+    const token = await mailedToken(admin.email);
+    for (const [label, password, msg] of WEAK) {
+      const res = await h.request('POST', '/api/v1/auth/password-reset/confirm', {
+        body: { token, password },
+      });
+      expect([label, res.status]).toEqual([label, 422]);
+      expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'password'], msg })]);
+    }
+    const ok = await h.request('POST', '/api/v1/auth/password-reset/confirm', {
+      body: { token, password: 'a fresh passphrase 7' },
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('sign-in does not apply the policy: a password set before it still signs in', async () => {
+    const res = await h.request('POST', '/api/v1/auth/login', {
+      body: { email: admin.email, password: 'a fresh passphrase 7' },
+    });
+    expect(res.status).toBe(200);
+  });
+});
