@@ -73,7 +73,7 @@ describe.skipIf(skip)('Neon SQL-over-HTTP endpoint: the driver’s request/respo
         rowCount: r.rowCount,
         rows: r.rows,
         fields: r.fields.map((f) => ({ ...f })),
-        rowAsArray: r.rowAsArray,
+        rowAsArray: (r as { rowAsArray?: boolean }).rowAsArray,
       });
       expect((http as { viaNeonFetch?: boolean }).viaNeonFetch, query).toBe(true);
       expect(plain(http), query).toStrictEqual(plain(ws));

@@ -30,7 +30,7 @@ import type { Database } from '../schema';
 import { createNeonHandle, useLocalWsProxy } from './neon';
 
 export interface NeonHttpOptions {
-  /** Local development/tests: the SQL-over-HTTP endpoint, e.g. `http://127.0.0.1:8891/sql` (test/support/neon-http-endpoint.ts) */
+  /** Local development/tests: the SQL-over-HTTP endpoint, e.g. `http://127.0.0.1:8891/sql` (scripts/edge/neon-http-endpoint.ts) */
   httpEndpoint?: string;
   /** Local development/tests: the WebSocket proxy the transaction client goes through (see neon.ts) */
   wsProxy?: string;

@@ -9,7 +9,7 @@ import type { Database } from '../schema';
 export interface NeonOptions {
   /**
    * Local development/tests: `host:port` of a WebSocket-to-TCP proxy in front of a plain Postgres.
-   * The driver then opens `ws://<wsProxy>/v1?address=<db host>:<db port>` (test/support/ws-proxy.ts).
+   * The driver then opens `ws://<wsProxy>/v1?address=<db host>:<db port>` (scripts/edge/ws-proxy.ts).
    */
   wsProxy?: string;
 }

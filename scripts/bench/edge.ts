@@ -1,0 +1,316 @@
+// Edge bench (`npm run bench:edge`): every function's Worker bundle in workerd (the e2e tier's stack,
+// scripts/edge/stack.ts) against this machine's Postgres through the Neon SQL-over-HTTP endpoint
+// and Redis through the Upstash REST stand-in, each round trip delayed by a set RTT. Per case, once
+// on the HTTP path (production) and once on the WebSocket Pool of old (NEON_TRANSPORT=websocket):
+// round trips per request, p50/p99, workerd CPU per request and the case's target. One line per case
+// in the contract's form (DESIGN.md, "edge bench"), then a line of detail.
+//
+//   EDGE_RTT_MS (default 20)   EDGE_REQUESTS (default 40 per case and path)
+//   EDGE_TRANSPORTS (default "http,websocket")   BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres)
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { SignJWT } from 'jose';
+import pg from 'pg';
+import { signDashboardToken } from '../../shared/auth/jwt';
+import { newId } from '../../shared/ids';
+import { startEdgeStack } from '../edge/stack';
+import { redisReachable, startUpstashRestAdapter } from '../edge/upstash-rest';
+
+const ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const RTT = Number(process.env.EDGE_RTT_MS ?? 20);
+const N = Number(process.env.EDGE_REQUESTS ?? 40);
+const WARMUP = 5;
+const TRANSPORTS = (process.env.EDGE_TRANSPORTS ?? 'http,websocket').split(',') as ('http' | 'websocket')[];
+const CALLBACK_PATH = '/api/internal/webhooks/qstash';
+/** a webhook destination that refuses at once: the bookkeeping is what is measured, not the subscriber */
+const HOOK_URL = 'https://127.0.0.1:9/hook';
+
+interface Target {
+  /** round trips of latency allowed at the p50 */
+  trips: number;
+  slackMs: number;
+}
+interface Case {
+  name: string;
+  target: Target;
+  /** makes the i-th request (setup is done) */
+  request(i: number): Promise<Response>;
+  expect: number;
+}
+
+/** a port nothing listens on now */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+
+/** CPU seconds (user + system) of the workerd processes this bench started (Miniflare's children). */
+function workerdCpuMs(): number {
+  const tick = 100; // USER_HZ on Linux
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      if (comm !== 'workerd' || Number(fields[1]) !== process.pid) continue;
+      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / tick;
+    } catch {
+      /* gone */
+    }
+  }
+  return total;
+}
+
+async function sha256Base64url(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return Buffer.from(digest).toString('base64url');
+}
+
+async function qstashSignature(body: string, key: string, url: string) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ body: await sha256Base64url(body) })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer('Upstash')
+    .setSubject(url)
+    .setIssuedAt(now)
+    .setNotBefore(now)
+    .setExpirationTime(now + 300)
+    .setJti(`jwt_${crypto.randomUUID()}`)
+    .sign(new TextEncoder().encode(key));
+}
+
+async function runTransport(transport: 'http' | 'websocket') {
+  const upstash = await startUpstashRestAdapter();
+  const port = await freePort();
+  // fresh secrets per run: nothing here is a real key
+  const secret = () => crypto.randomUUID().replaceAll('-', '') + crypto.randomUUID().replaceAll('-', '');
+  const secrets = {
+    DASHBOARD_JWT_SECRET: secret(),
+    END_USER_JWT_SECRET: secret(),
+    INTERNAL_API_TOKEN: secret(),
+    API_KEY_HASH_SECRET: secret(),
+    WEBHOOK_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
+  };
+  const base = `http://127.0.0.1:${port}`;
+  const signingKey = `sig_${crypto.randomUUID().replaceAll('-', '')}`;
+  const stack = await startEdgeStack({
+    adminUrl: ADMIN,
+    secrets,
+    port,
+    extraBindings: {
+      UPSTASH_REDIS_REST_URL: upstash.url,
+      UPSTASH_REDIS_REST_TOKEN: upstash.token,
+      NEON_TRANSPORT: transport,
+      WEBHOOK_SSRF_ALLOW: '127.0.0.1',
+      QSTASH_CURRENT_SIGNING_KEY: signingKey,
+      QSTASH_NEXT_SIGNING_KEY: `${signingKey}n`,
+      PUBLIC_BASE_URL: base,
+    },
+  });
+  const direct = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+  try {
+    const call = (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+      fetch(`${stack.url}${path}`, {
+        method,
+        headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    const ok = async (res: Response, status: number, what: string) => {
+      const text = await res.text();
+      if (res.status !== status) throw new Error(`${what}: ${res.status} ${text}`);
+      return text ? JSON.parse(text) : null;
+    };
+
+    // set-up at zero distance: a tenant, its key, one webhook subscription and 25 tickets
+    const root = await signDashboardToken(secrets.DASHBOARD_JWT_SECRET, {
+      sub: 'bench_root',
+      tenant_id: 'platform',
+      role: 'super_admin',
+    });
+    const tenant = await ok(
+      await call(
+        'POST',
+        '/api/v1/tenants',
+        { authorization: `Bearer ${root}` },
+        { name: 'Edge bench', plan: 'enterprise', environment: 'production' },
+      ),
+      201,
+      'tenant',
+    );
+    const admin = await signDashboardToken(secrets.DASHBOARD_JWT_SECRET, {
+      sub: 'bench_admin',
+      tenant_id: tenant.id,
+      role: 'tenant_admin',
+    });
+    const { api_key: apiKey } = await ok(
+      await call(
+        'POST',
+        '/api/v1/api-keys',
+        { authorization: `Bearer ${admin}` },
+        { name: 'bench', scopes: ['tickets:read', 'tickets:write'] },
+      ),
+      201,
+      'api key',
+    );
+    const hook = await ok(
+      await call(
+        'POST',
+        '/api/v1/webhooks',
+        { authorization: `Bearer ${admin}` },
+        { name: 'bench', description: 'bench', url: HOOK_URL, events: ['ticket.created'] },
+      ),
+      201,
+      'webhook',
+    );
+    const key = { 'x-api-key': apiKey };
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++)
+      ids.push(
+        (
+          await ok(
+            await call('POST', '/api/v1/tickets', key, { subject: `Seed ${i}`, description: 'seed' }),
+            201,
+            'seed',
+          )
+        ).id,
+      );
+    // the deliveries the callback case claims, one per request: attempt 1 due now
+    const deliveries: string[] = [];
+    for (let i = 0; i < N + WARMUP; i++) {
+      const id = newId('delivery');
+      deliveries.push(id);
+      await direct.query(
+        `INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, next_attempt_at)
+         VALUES ($1, $2, $3, $4, 'ticket.created', '{}'::jsonb, now(), now() - interval '1 second')`,
+        [id, tenant.id, hook.id, newId('event')],
+      );
+    }
+    await sleep(500); // the seeds' deferred deliveries
+
+    const cases: Case[] = [
+      {
+        name: 'ticket-read',
+        target: { trips: 2, slackMs: 15 },
+        expect: 200,
+        request: (i) => call('GET', `/api/v1/tickets/${ids[i % ids.length]}`, key),
+      },
+      {
+        name: 'ticket-list',
+        target: { trips: 2, slackMs: 15 },
+        expect: 200,
+        request: () => call('GET', '/api/v1/tickets?limit=20', key),
+      },
+      {
+        name: 'ticket-create',
+        target: { trips: 2, slackMs: 15 },
+        expect: 201,
+        request: (i) => call('POST', '/api/v1/tickets', key, { subject: `Bench ${i}`, description: 'bench' }),
+      },
+      {
+        name: 'delivery-bookkeeping',
+        target: { trips: 2, slackMs: 15 },
+        expect: 200,
+        request: async (i) => {
+          const body = JSON.stringify({ delivery_id: deliveries[i], attempt: 1 });
+          const signature = await qstashSignature(body, signingKey, `${base}${CALLBACK_PATH}`);
+          return call('POST', CALLBACK_PATH, { 'upstash-signature': signature }, body);
+        },
+      },
+    ];
+
+    stack.endpoint.delayMs = RTT;
+    stack.proxy.delayMs = RTT;
+    upstash.delayMs = RTT;
+    const counters = () => ({
+      pg: stack.endpoint.requests + stack.proxy.roundTrips(),
+      redis: upstash.requests,
+      sockets: stack.proxy.connections(),
+    });
+    /** waits until no round trip has started for a while: the request's deferred work is done */
+    const settle = async () => {
+      let last = JSON.stringify(counters());
+      for (;;) {
+        await sleep(Math.max(3 * RTT, 30));
+        const now = JSON.stringify(counters());
+        if (now === last) return;
+        last = now;
+      }
+    };
+
+    const lines: string[] = [];
+    let di = 0;
+    for (const c of cases) {
+      const next = () => (c.name === 'delivery-bookkeeping' ? di++ : di);
+      for (let w = 0; w < WARMUP; w++) {
+        const res = await c.request(next());
+        if (res.status !== c.expect) throw new Error(`${c.name}: ${res.status} ${await res.text()}`);
+        await settle();
+      }
+      const times: number[] = [];
+      const sum = { pg: 0, redis: 0, pgAfter: 0, redisAfter: 0, sockets: 0 };
+      const cpu0 = workerdCpuMs();
+      for (let i = 0; i < N; i++) {
+        const before = counters();
+        const started = performance.now();
+        const res = await c.request(next());
+        await res.arrayBuffer();
+        const at = performance.now();
+        const answered = counters();
+        if (res.status !== c.expect) throw new Error(`${c.name}: ${res.status}`);
+        times.push(at - started);
+        await settle();
+        const after = counters();
+        sum.pg += answered.pg - before.pg;
+        sum.redis += answered.redis - before.redis;
+        sum.pgAfter += after.pg - answered.pg;
+        sum.redisAfter += after.redis - answered.redis;
+        sum.sockets += after.sockets - before.sockets;
+      }
+      const cpu = (workerdCpuMs() - cpu0) / N;
+      times.sort((a, b) => a - b);
+      const p50 = pct(times, 0.5);
+      const p99 = pct(times, 0.99);
+      const per = (n: number) => Math.round((n / N) * 10) / 10;
+      const limit = c.target.trips * RTT + c.target.slackMs;
+      const met = p50 <= limit && sum.sockets === 0;
+      const name = transport === 'http' ? c.name : `${c.name}-websocket`;
+      lines.push(
+        `edge ${name}: ${fmt(per(sum.pg))} postgres round trips, ${fmt(per(sum.redis))} redis round trips, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms at ${RTT} ms RTT`,
+        `  ${transport}: after the response +${fmt(per(sum.pgAfter))} postgres, +${fmt(per(sum.redisAfter))} redis; ` +
+          `${fmt(per(sum.sockets))} connection set-ups; workerd CPU ${cpu.toFixed(2)} ms/request; ` +
+          `target p50 <= ${limit} ms (${c.target.trips} round trips + ${c.target.slackMs} ms), no set-up: ${met ? 'MET' : 'MISSED'}`,
+      );
+      console.log(lines.at(-2));
+      console.log(lines.at(-1));
+    }
+    return lines;
+  } finally {
+    await direct.end();
+    await stack.close();
+    await upstash.close();
+  }
+}
+
+async function main() {
+  if (!(await redisReachable()))
+    throw new Error('bench:edge needs Redis at 127.0.0.1:6379 (the rate limit is one trip)');
+  console.log(
+    `edge bench: ${N} requests per case, warm (after ${WARMUP}), one at a time, ${RTT} ms RTT to Postgres and Redis`,
+  );
+  for (const transport of TRANSPORTS) await runTransport(transport);
+}
+
+await main();

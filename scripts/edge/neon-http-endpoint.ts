@@ -1,0 +1,314 @@
+/**
+ * An endpoint speaking Neon's SQL-over-HTTP protocol (what `neon()` of @neondatabase/serverless
+ * sends) in front of this machine's Postgres, written from the protocol as Neon's proxy implements
+ * it (proxy/src/serverless/sql_over_http.rs): the Workers' HTTP path (shared/db/adapters/neon-http.ts)
+ * runs against it in the e2e tier and the edge bench, with a network distance you can set.
+ *
+ * - `POST /sql`, the target database in `Neon-Connection-String`; a session pool per connection
+ *   string (the proxy's pool: a request pays no connection set-up).
+ * - body `{ query, params, arrayMode? }`: one statement, extended protocol (so one statement only);
+ *   `{ queries: [...] }`: a batch run as one transaction, `Neon-Batch-Isolation-Level`
+ *   (Serializable | ReadUncommitted | ReadCommitted | RepeatableRead), `Neon-Batch-Read-Only`,
+ *   `Neon-Batch-Deferrable` applied and echoed as response headers, answered `{ results: [...] }`.
+ * - a result is `{ fields, rows, command, rowCount, rowAsArray }`; rows are arrays under
+ *   `Neon-Array-Mode: true` (or a query's own `arrayMode`), else objects; values are Postgres text
+ *   under `Neon-Raw-Text-Output: true` (what the driver sends), else JSON for booleans, numbers and json.
+ * - an error is HTTP 400 with the proxy's body: `message`, `code`, `detail`, `hint`, `position`,
+ *   `internalPosition`, `internalQuery`, `severity`, `where`, `table`, `column`, `schema`,
+ *   `dataType`, `constraint`, `file`, `line`, `routine`.
+ *
+ * `delayMs` is the round-trip time: half before the statement runs, half before the answer leaves.
+ * What it does not model is listed in docs/deploy.md ("Edge data path").
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+
+/** Every value as Postgres sent it (text): the driver parses them itself, as the proxy's raw mode expects. */
+const RAW_TYPES = { getTypeParser: () => (value: string) => value };
+
+const ISOLATION: Record<string, string> = {
+  Serializable: 'SERIALIZABLE',
+  ReadUncommitted: 'READ UNCOMMITTED',
+  ReadCommitted: 'READ COMMITTED',
+  RepeatableRead: 'REPEATABLE READ',
+};
+
+/** Non-raw output: the types the proxy turns into JSON values rather than strings. */
+const JSON_VALUE: Record<number, (text: string) => unknown> = {
+  16: (t) => t === 't',
+  20: Number,
+  21: Number,
+  23: Number,
+  26: Number,
+  700: Number,
+  701: Number,
+  114: (t) => JSON.parse(t),
+  3802: (t) => JSON.parse(t),
+};
+
+interface QueryData {
+  query: string;
+  params?: unknown[];
+  arrayMode?: boolean;
+}
+
+const ERROR_FIELDS = [
+  ['detail', 'detail'],
+  ['hint', 'hint'],
+  ['position', 'position'],
+  ['internalPosition', 'internalPosition'],
+  ['internalQuery', 'internalQuery'],
+  ['where', 'where'],
+  ['table', 'table'],
+  ['column', 'column'],
+  ['schema', 'schema'],
+  ['dataType', 'dataType'],
+  ['constraint', 'constraint'],
+  ['file', 'file'],
+  ['line', 'line'],
+  ['routine', 'routine'],
+] as const;
+
+class ProtocolError extends Error {}
+
+/** The proxy's error body: Postgres's fields when Postgres refused, else empty code and severity. */
+function errorBody(err: unknown): Record<string, unknown> {
+  const e = err as Partial<pg.DatabaseError> & { message?: string };
+  const isDb = err instanceof pg.DatabaseError;
+  const body: Record<string, unknown> = {
+    message: e.message ?? String(err),
+    code: isDb ? (e.code ?? '') : '',
+    severity: isDb ? (e.severity ?? '') : '',
+  };
+  for (const [field, key] of ERROR_FIELDS)
+    body[field] = isDb ? ((e as Record<string, unknown>)[key] ?? null) : null;
+  return body;
+}
+
+/** A JSON parameter as the proxy passes it: text, or NULL; arrays as Postgres array literals. */
+function paramText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value))
+    return `{${value
+      .map((v) => {
+        const t = paramText(v);
+        return t === null ? 'NULL' : `"${t.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+      })
+      .join(',')}}`;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new ProtocolError('request body is not valid JSON');
+  }
+}
+
+const isQuery = (q: unknown): q is QueryData =>
+  typeof q === 'object' && q !== null && typeof (q as QueryData).query === 'string';
+
+async function run(
+  client: pg.PoolClient,
+  data: QueryData,
+  headers: { arrayMode: boolean; raw: boolean },
+): Promise<Record<string, unknown>> {
+  const arrayMode = data.arrayMode ?? headers.arrayMode;
+  const result = await client.query({
+    text: data.query,
+    values: (data.params ?? []).map(paramText),
+    rowMode: 'array',
+    queryMode: 'extended',
+  } as pg.QueryArrayConfig);
+  const fields = result.fields.map((f) => ({
+    name: f.name,
+    dataTypeID: f.dataTypeID,
+    tableID: f.tableID,
+    columnID: f.columnID,
+    dataTypeSize: f.dataTypeSize,
+    dataTypeModifier: f.dataTypeModifier,
+    format: 'text',
+  }));
+  const convert = headers.raw
+    ? null
+    : result.fields.map((f) => JSON_VALUE[f.dataTypeID] ?? ((t: string) => t));
+  const rows = (result.rows as (string | null)[][]).map((row) => {
+    const values = convert ? row.map((v, i) => (v === null ? null : convert[i]!(v))) : row;
+    if (arrayMode) return values;
+    const obj: Record<string, unknown> = {};
+    fields.forEach((f, i) => {
+      obj[f.name] = values[i];
+    });
+    return obj;
+  });
+  return {
+    fields,
+    rows,
+    command: result.command ?? '',
+    rowCount: result.rowCount ?? null,
+    rowAsArray: arrayMode,
+  };
+}
+
+export interface NeonHttpEndpoint {
+  /** what to set as NEON_HTTP_ENDPOINT */
+  url: string;
+  port: number;
+  /** the round-trip time each request pays (settable while running) */
+  delayMs: number;
+  /** requests answered (each one a round trip) */
+  requests: number;
+  close(): Promise<void>;
+}
+
+export async function startNeonHttpEndpoint(
+  options: { port?: number; delayMs?: number; allowHosts?: string[] } = {},
+): Promise<NeonHttpEndpoint> {
+  const allowHosts = new Set(options.allowHosts ?? ['127.0.0.1', 'localhost']);
+  const pools = new Map<string, pg.Pool>();
+  const state = { delayMs: options.delayMs ?? 0, requests: 0 };
+  const wait = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : undefined);
+
+  const poolFor = (connectionString: string) => {
+    let pool = pools.get(connectionString);
+    if (!pool) {
+      let host: string;
+      try {
+        host = new URL(connectionString).hostname;
+      } catch {
+        throw new ProtocolError('invalid connection string');
+      }
+      if (!allowHosts.has(host)) throw new ProtocolError(`host not allowed: ${host}`);
+      pool = new pg.Pool({ connectionString, max: 8, types: RAW_TYPES });
+      pool.on('error', () => {});
+      pools.set(connectionString, pool);
+    }
+    return pool;
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, {
+        'content-type': 'application/json',
+        'access-control-allow-origin': '*',
+        ...headers,
+      });
+      res.end(JSON.stringify(body));
+    };
+    state.requests++;
+    const half = state.delayMs / 2;
+    await wait(half);
+    let status = 200;
+    let body: unknown;
+    const echo: Record<string, string> = {};
+    try {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path !== '/sql') throw Object.assign(new ProtocolError('not found'), { status: 404 });
+      if (req.method !== 'POST')
+        throw Object.assign(new ProtocolError('method not allowed'), { status: 405 });
+      const connectionString = req.headers['neon-connection-string'];
+      if (typeof connectionString !== 'string' || !connectionString)
+        throw new ProtocolError('missing connection string');
+      const flags = {
+        arrayMode: req.headers['neon-array-mode'] === 'true',
+        raw: req.headers['neon-raw-text-output'] === 'true',
+      };
+      const isolationHeader = req.headers['neon-batch-isolation-level'];
+      const isolation = typeof isolationHeader === 'string' ? ISOLATION[isolationHeader] : undefined;
+      if (isolationHeader !== undefined && !isolation) throw new ProtocolError('invalid isolation level');
+      const readOnly = req.headers['neon-batch-read-only'] === 'true';
+      const deferrable = req.headers['neon-batch-deferrable'] === 'true';
+      const payload = await readJson(req);
+      const pool = poolFor(connectionString);
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        if (isQuery(payload)) {
+          body = await run(client, payload, flags);
+        } else if (
+          typeof payload === 'object' &&
+          payload !== null &&
+          Array.isArray((payload as { queries?: unknown }).queries) &&
+          (payload as { queries: unknown[] }).queries.every(isQuery)
+        ) {
+          const queries = (payload as { queries: QueryData[] }).queries;
+          let begin = 'BEGIN';
+          if (isolation) begin += ` ISOLATION LEVEL ${isolation}`;
+          if (readOnly) begin += ' READ ONLY';
+          if (deferrable) begin += ' DEFERRABLE';
+          await client.query(begin);
+          try {
+            const results = [];
+            for (const q of queries) results.push(await run(client, q, flags));
+            await client.query('COMMIT');
+            body = { results };
+          } catch (err) {
+            await client.query('ROLLBACK').catch(() => {
+              broken = true;
+            });
+            throw err;
+          }
+          if (readOnly) echo['neon-batch-read-only'] = 'true';
+          if (deferrable) echo['neon-batch-deferrable'] = 'true';
+          if (isolation) echo['neon-batch-isolation-level'] = isolationHeader as string;
+        } else {
+          throw new ProtocolError('request body must be {query, params} or {queries: [...]}');
+        }
+      } finally {
+        client.release(broken);
+      }
+    } catch (err) {
+      status =
+        (err as { status?: number }).status ??
+        (err instanceof pg.DatabaseError || err instanceof ProtocolError ? 400 : 500);
+      body = errorBody(err);
+    }
+    await wait(half);
+    send(status, body, echo);
+  }
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/sql`,
+    port,
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(v: number) {
+      state.delayMs = v;
+    },
+    get requests() {
+      return state.requests;
+    },
+    set requests(v: number) {
+      state.requests = v;
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await Promise.all([...pools.values()].map((p) => p.end().catch(() => {})));
+    },
+  };
+}
+
+// `tsx scripts/edge/neon-http-endpoint.ts [port] [delayMs]`: run it by hand next to `wrangler dev`.
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/.*\//, '/'))) {
+  const endpoint = await startNeonHttpEndpoint({
+    port: Number(process.argv[2] ?? 8891),
+    delayMs: Number(process.argv[3] ?? 0),
+  });
+  console.log(`Neon SQL-over-HTTP endpoint (NEON_HTTP_ENDPOINT=${endpoint.url}), ${endpoint.delayMs} ms RTT`);
+}

@@ -1,0 +1,141 @@
+// The edge stack (the e2e tier's, test/e2e/edge-stack.ts, and the edge bench's): every function's Worker bundle (exactly what `wrangler deploy` uploads, from
+// `npm run build:edge`) running in workerd through Miniflare (wrangler's local engine), routed by the
+// manifest's path prefixes on one hostname as in production, against this machine's Postgres through
+// the Neon serverless driver: its HTTP path (neon-http-endpoint.ts, Neon's SQL-over-HTTP
+// protocol) for statements and a WebSocket-to-TCP proxy for interactive transactions (or for
+// everything with NEON_TRANSPORT=websocket); Redis through the Upstash REST adapter when the
+// rate-limit tier provides one. `delayMs` puts a network distance on every Postgres round trip.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Miniflare } from 'miniflare';
+import pg from 'pg';
+import { FUNCTIONS } from '../../functions/manifest';
+import { createPostgresHandle } from '../../shared/db/adapters/pg';
+import { migrate } from '../../shared/db/migrate';
+import { readMigrations } from '../../shared/db/migrations-fs';
+import { BUNDLE_DIR, DOCS_ASSETS_DIR, prepareDocsAssets, ROOT, routePattern } from './config';
+import { type NeonHttpEndpoint, startNeonHttpEndpoint } from './neon-http-endpoint';
+import { startWsProxy, type WsProxy } from './ws-proxy';
+
+async function adminQuery(adminUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function dbUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export const E2E_HOST = '127.0.0.1';
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const f of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    if (!/\.(ts|toml|json)$/.test(f)) continue;
+    newest = Math.max(newest, statSync(join(dir, f)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Rebuilds the bundles (`npm run build:edge`) unless every one is newer than the sources. */
+export function ensureBundles(): void {
+  const sources = Math.max(
+    newestMtime(join(ROOT, 'functions')),
+    newestMtime(join(ROOT, 'shared')),
+    newestMtime(join(ROOT, 'scripts', 'edge')),
+    statSync(join(ROOT, 'wrangler.toml')).mtimeMs,
+  );
+  const stale = FUNCTIONS.some((fn) => {
+    const file = join(BUNDLE_DIR, fn.name, 'index.js');
+    return !existsSync(file) || statSync(file).mtimeMs < sources;
+  });
+  if (!stale && existsSync(DOCS_ASSETS_DIR)) return;
+  const built = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/build-edge.ts'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (built.status !== 0) throw new Error('npm run build:edge failed: the e2e tier runs the built bundles');
+  if (!existsSync(DOCS_ASSETS_DIR)) prepareDocsAssets();
+}
+
+export interface EdgeStack {
+  url: string;
+  databaseUrl: string;
+  proxy: WsProxy;
+  endpoint: NeonHttpEndpoint;
+  bindings: Record<string, string>;
+  close(): Promise<void>;
+}
+
+const compatibilityDate = () =>
+  readFileSync(join(ROOT, 'wrangler.toml'), 'utf8').match(/^compatibility_date\s*=\s*"([^"]+)"/m)?.[1] ??
+  '2025-09-01';
+
+export async function startEdgeStack(options: {
+  /** a Postgres role that may create databases: the stack makes its own and drops it on close */
+  adminUrl: string;
+  /** the Workers' secrets (DASHBOARD_JWT_SECRET, API_KEY_HASH_SECRET, ...) */
+  secrets: Record<string, string>;
+  port?: number;
+  extraBindings?: Record<string, string>;
+  delayMs?: number;
+}) {
+  ensureBundles();
+  const proxy = await startWsProxy({ delayMs: options.delayMs });
+  const endpoint = await startNeonHttpEndpoint({ delayMs: options.delayMs });
+  const name = `spa_e2e_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+  await adminQuery(options.adminUrl, `CREATE DATABASE ${name}`);
+  const databaseUrl = dbUrl(options.adminUrl, name);
+  const handle = createPostgresHandle(databaseUrl, { max: 1 });
+  await migrate(handle, readMigrations());
+  await handle.close();
+
+  const bindings: Record<string, string> = {
+    APP_ENV: 'test',
+    ...options.secrets,
+    DATABASE_URL: databaseUrl,
+    NEON_WS_PROXY: proxy.address,
+    NEON_HTTP_ENDPOINT: endpoint.url,
+    WEBHOOK_RETRY_UNIT_MS: '10',
+    ...options.extraBindings,
+  };
+  const date = compatibilityDate();
+  const mf = new Miniflare({
+    host: E2E_HOST,
+    port: options.port ?? Number(process.env.E2E_PORT ?? 8895),
+    workers: FUNCTIONS.map((fn) => ({
+      name: fn.name,
+      // the one-file bundle as the only module: Miniflare then does not walk its imports (the QStash
+      // SDK holds `import(\`node:${m}\`)` for its local dev mode, never reached on Workers)
+      modules: [{ type: 'ESModule' as const, path: join(BUNDLE_DIR, fn.name, 'index.js') }],
+      compatibilityDate: date,
+      bindings,
+      routes: fn.prefixes.map((p) => routePattern(E2E_HOST, p)),
+      ...(fn.name === 'docs'
+        ? { assets: { directory: DOCS_ASSETS_DIR, binding: 'ASSETS', workerName: 'docs' } }
+        : {}),
+    })),
+  });
+  const url = (await mf.ready).toString().replace(/\/$/, '');
+  return {
+    url,
+    databaseUrl,
+    proxy,
+    endpoint,
+    bindings,
+    async close() {
+      await mf.dispose();
+      await proxy.close();
+      await endpoint.close();
+      await adminQuery(options.adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  } satisfies EdgeStack;
+}

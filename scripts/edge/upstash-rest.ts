@@ -1,0 +1,234 @@
+/**
+ * A small Upstash-REST-compatible server for tests: it speaks the protocol `@upstash/redis` uses
+ * (POST / with a JSON command array, POST /pipeline and /multi-exec with an array of commands,
+ * `Authorization: Bearer <token>`, `Upstash-Encoding: base64`) and forwards every command to a real
+ * Redis over RESP (a tiny client on node:net; no extra packages). EVAL, EVALSHA and SCRIPT LOAD are
+ * ordinary commands to it, so `@upstash/redis`'s `Script` and `@upstash/ratelimit` work unchanged.
+ *
+ * Test knobs: `delayMs` (answer slowly, to test limiter timeouts; the edge bench's round-trip time)
+ * and `down` (answer 503); `requests` counts round trips.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
+
+type RespValue = string | number | null | RespValue[] | RespError;
+class RespError {
+  constructor(readonly message: string) {}
+}
+
+function encodeCommand(args: readonly unknown[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(`*${args.length}\r\n`)];
+  for (const arg of args) {
+    const text = Buffer.from(
+      typeof arg === 'string'
+        ? arg
+        : typeof arg === 'object' && arg !== null
+          ? JSON.stringify(arg)
+          : String(arg),
+    );
+    parts.push(Buffer.from(`$${text.length}\r\n`), text, Buffer.from('\r\n'));
+  }
+  return Buffer.concat(parts);
+}
+
+/** Parses one RESP value at `pos`; `null` result means "need more bytes". */
+function parseReply(buf: Buffer, pos: number): { value: RespValue; next: number } | null {
+  if (pos >= buf.length) return null;
+  const lineEnd = buf.indexOf('\r\n', pos);
+  if (lineEnd < 0) return null;
+  const type = String.fromCharCode(buf[pos]!);
+  const line = buf.toString('utf8', pos + 1, lineEnd);
+  const after = lineEnd + 2;
+  switch (type) {
+    case '+':
+      return { value: line, next: after };
+    case '-':
+      return { value: new RespError(line), next: after };
+    case ':':
+      return { value: Number(line), next: after };
+    case '$': {
+      const len = Number(line);
+      if (len < 0) return { value: null, next: after };
+      if (buf.length < after + len + 2) return null;
+      return { value: buf.toString('utf8', after, after + len), next: after + len + 2 };
+    }
+    case '*': {
+      const n = Number(line);
+      if (n < 0) return { value: null, next: after };
+      const items: RespValue[] = [];
+      let p = after;
+      for (let i = 0; i < n; i++) {
+        const item = parseReply(buf, p);
+        if (!item) return null;
+        items.push(item.value);
+        p = item.next;
+      }
+      return { value: items, next: p };
+    }
+    default:
+      throw new Error(`unexpected RESP type ${type}`);
+  }
+}
+
+/** Sends `commands` on a fresh connection and resolves with exactly that many replies. */
+function sendCommands(host: string, port: number, commands: unknown[][]): Promise<RespValue[]> {
+  return new Promise((resolve, reject) => {
+    const socket: Socket = connect({ host, port });
+    let buf = Buffer.alloc(0);
+    const replies: RespValue[] = [];
+    socket.on('connect', () => socket.write(Buffer.concat(commands.map(encodeCommand))));
+    socket.on('data', (chunk) => {
+      buf = Buffer.concat([buf, chunk]);
+      let pos = 0;
+      for (;;) {
+        const parsed = parseReply(buf, pos);
+        if (!parsed) break;
+        replies.push(parsed.value);
+        pos = parsed.next;
+      }
+      buf = buf.subarray(pos);
+      if (replies.length >= commands.length) {
+        socket.end();
+        resolve(replies);
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+
+/** RESP value to Upstash's JSON `result` (strings base64 when the client asked for it). */
+function toResult(value: RespValue, base64: boolean): unknown {
+  if (value instanceof RespError) return undefined;
+  if (Array.isArray(value)) return value.map((v) => toResult(v, base64));
+  if (typeof value === 'string') return base64 && value !== 'OK' ? b64(value) : value;
+  return value;
+}
+
+const entry = (value: RespValue, base64: boolean) =>
+  value instanceof RespError ? { error: value.message } : { result: toResult(value, base64) };
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : null;
+}
+
+export interface UpstashRestAdapter {
+  url: string;
+  token: string;
+  server: Server;
+  /** answer every request this much later (timeouts; a network distance) */
+  delayMs: number;
+  /** HTTP requests received: each one a round trip */
+  requests: number;
+  /** answer 503 to everything (outage) */
+  down: boolean;
+  /** commands received, for assertions */
+  commands: string[];
+  close(): Promise<void>;
+}
+
+export async function startUpstashRestAdapter(
+  options: { redisHost?: string; redisPort?: number; token?: string; port?: number; delayMs?: number } = {},
+): Promise<UpstashRestAdapter> {
+  const redisHost = options.redisHost ?? '127.0.0.1';
+  const redisPort = options.redisPort ?? 6379;
+  const token = options.token ?? 'test-upstash-token';
+  const state = { delayMs: options.delayMs ?? 0, down: false, commands: [] as string[], requests: 0 };
+
+  const server = createServer(async (req, res) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    state.requests++;
+    try {
+      if (state.delayMs > 0) await new Promise((r) => setTimeout(r, state.delayMs));
+      if (state.down) return send(503, { error: 'service unavailable' });
+      if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: 'Unauthorized' });
+      if (req.method !== 'POST') return send(405, { error: 'Method not allowed' });
+      const base64 = String(req.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64';
+      const body = await readBody(req);
+      const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
+      if (path === '/pipeline' || path === '/multi-exec') {
+        if (!Array.isArray(body) || !body.every(Array.isArray))
+          return send(400, { error: 'ERR expected an array of commands' });
+        const commands = body as unknown[][];
+        state.commands.push(...commands.map((c) => String(c[0]).toLowerCase()));
+        if (path === '/pipeline') {
+          const replies = await sendCommands(redisHost, redisPort, commands);
+          return send(
+            200,
+            replies.map((r) => entry(r, base64)),
+          );
+        }
+        const replies = await sendCommands(redisHost, redisPort, [['MULTI'], ...commands, ['EXEC']]);
+        const exec = replies[replies.length - 1]!;
+        if (exec instanceof RespError || !Array.isArray(exec)) {
+          const queued = replies.find((r) => r instanceof RespError) as RespError | undefined;
+          return send(400, { error: queued?.message ?? (exec as RespError)?.message ?? 'EXECABORT' });
+        }
+        return send(
+          200,
+          exec.map((r) => entry(r, base64)),
+        );
+      }
+      if (!Array.isArray(body) || body.length === 0)
+        return send(400, { error: 'ERR expected a command array' });
+      state.commands.push(String(body[0]).toLowerCase());
+      const [reply] = await sendCommands(redisHost, redisPort, [body as unknown[]]);
+      if (reply instanceof RespError) return send(400, { error: reply.message });
+      return send(200, { result: toResult(reply!, base64) });
+    } catch (err) {
+      return send(500, { error: String((err as Error).message ?? err) });
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token,
+    server,
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(v: number) {
+      state.delayMs = v;
+    },
+    get requests() {
+      return state.requests;
+    },
+    set requests(v: number) {
+      state.requests = v;
+    },
+    get down() {
+      return state.down;
+    },
+    set down(v: boolean) {
+      state.down = v;
+    },
+    commands: state.commands,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Is a Redis answering at host:port? (With CI=true a missing Redis must fail, not skip.) */
+export async function redisReachable(host = '127.0.0.1', port = 6379): Promise<boolean> {
+  try {
+    const [pong] = await sendCommands(host, port, [['PING']]);
+    return pong === 'PONG';
+  } catch {
+    return false;
+  }
+}
