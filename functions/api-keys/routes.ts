@@ -49,6 +49,7 @@ const secretExample = {
 const adminOnly = 'Dashboard session with tenant_admin or higher; API keys cannot manage keys.';
 
 export const createApiKey = defineRoute({
+  operationId: 'createApiKey',
   method: 'post',
   path: '/api/v1/api-keys',
   access: { surface: 'dashboard', role: 'tenant_admin' },
@@ -71,6 +72,7 @@ export const createApiKey = defineRoute({
 });
 
 export const listApiKeys = defineRoute({
+  operationId: 'listApiKeys',
   method: 'get',
   path: '/api/v1/api-keys',
   access: { surface: 'dashboard', role: 'tenant_admin' },
@@ -87,6 +89,7 @@ export const listApiKeys = defineRoute({
 });
 
 export const rotateApiKey = defineRoute({
+  operationId: 'rotateApiKey',
   method: 'post',
   path: '/api/v1/api-keys/{key_id}/rotate',
   access: { surface: 'dashboard', role: 'tenant_admin' },
@@ -106,6 +109,7 @@ export const rotateApiKey = defineRoute({
 });
 
 export const revokeApiKey = defineRoute({
+  operationId: 'revokeApiKey',
   method: 'post',
   path: '/api/v1/api-keys/{key_id}/revoke',
   access: { surface: 'dashboard', role: 'tenant_admin' },
@@ -117,6 +121,7 @@ export const revokeApiKey = defineRoute({
 });
 
 export const deleteApiKey = defineRoute({
+  operationId: 'deleteApiKey',
   method: 'delete',
   path: '/api/v1/api-keys/{key_id}',
   access: { surface: 'dashboard', role: 'tenant_admin' },

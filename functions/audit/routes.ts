@@ -4,6 +4,7 @@ import { defineRoute } from '../../shared/http/route';
 import { AuditEntry, AuditListQuery } from './schemas';
 
 export const listAuditLog = defineRoute({
+  operationId: 'listAuditLogEntries',
   method: 'get',
   path: '/api/v2/audit-log',
   access: { surface: 'dashboard', role: 'tenant_admin' },

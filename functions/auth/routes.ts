@@ -29,6 +29,7 @@ const locked = {
 };
 
 export const login = defineRoute({
+  operationId: 'logIn',
   method: 'post',
   path: '/api/v1/auth/login',
   access: { surface: 'sign_in' },
@@ -45,6 +46,7 @@ export const login = defineRoute({
 });
 
 export const refresh = defineRoute({
+  operationId: 'refreshSession',
   method: 'post',
   path: '/api/v1/auth/refresh',
   access: { surface: 'sign_in' },
@@ -64,6 +66,7 @@ export const refresh = defineRoute({
 });
 
 export const logout = defineRoute({
+  operationId: 'logOut',
   method: 'post',
   path: '/api/v1/auth/logout',
   access: { surface: 'sign_in' },
@@ -83,6 +86,7 @@ export const logout = defineRoute({
 });
 
 export const acceptInvite = defineRoute({
+  operationId: 'acceptInvite',
   method: 'post',
   path: '/api/v1/auth/accept-invite',
   access: { surface: 'sign_in' },
@@ -102,6 +106,7 @@ export const acceptInvite = defineRoute({
 });
 
 export const requestPasswordReset = defineRoute({
+  operationId: 'requestPasswordReset',
   method: 'post',
   path: '/api/v1/auth/password-reset',
   access: { surface: 'sign_in' },
@@ -120,6 +125,7 @@ export const requestPasswordReset = defineRoute({
 });
 
 export const confirmPasswordReset = defineRoute({
+  operationId: 'confirmPasswordReset',
   method: 'post',
   path: '/api/v1/auth/password-reset/confirm',
   access: { surface: 'sign_in' },
@@ -139,6 +145,7 @@ export const confirmPasswordReset = defineRoute({
 
 /** In reading order, for the reference. */
 export const me = defineRoute({
+  operationId: 'getCurrentUser',
   method: 'get',
   path: '/api/v1/auth/me',
   access: { surface: 'sign_in', session: 'required' },

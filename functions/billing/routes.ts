@@ -15,6 +15,8 @@ const tags = ['Billing'];
 // every billing call needs the tenant_admin role (API keys answer to their billing scopes)
 const planChange = <M extends 'put' | 'patch'>(method: M) =>
   defineRoute({
+    operationId: method === 'put' ? 'replacePlan' : 'changePlan',
+    emits: ['config.updated'],
     method,
     path: '/api/v1/billing/plan',
     access: { surface: 'api', scopes: ['billing:write'], role: 'tenant_admin' },
@@ -27,6 +29,7 @@ const planChange = <M extends 'put' | 'patch'>(method: M) =>
   });
 const paymentWrite = <M extends 'put' | 'patch'>(method: M) =>
   defineRoute({
+    operationId: method === 'put' ? 'replacePaymentSettings' : 'updatePaymentSettings',
     method,
     path: '/api/v1/billing/payment-settings',
     access: { surface: 'api', scopes: ['billing:write'], role: 'tenant_admin' },
@@ -39,6 +42,7 @@ const paymentWrite = <M extends 'put' | 'patch'>(method: M) =>
   });
 
 export const getPlan = defineRoute({
+  operationId: 'getPlan',
   method: 'get',
   path: '/api/v1/billing/plan',
   access: { surface: 'api', scopes: ['billing:read'], role: 'tenant_admin' },
@@ -49,6 +53,8 @@ export const getPlan = defineRoute({
 });
 
 export const listPlans = defineRoute({
+  operationId: 'listPlans',
+  description: 'Every plan: price, quotas, overage prices and rate limits. Same for every tenant.',
   method: 'get',
   path: '/api/v1/billing/plans',
   access: { surface: 'api', scopes: ['billing:read'], role: 'tenant_admin' },
@@ -62,6 +68,7 @@ export const replacePlan = planChange('put');
 export const updatePlan = planChange('patch');
 
 export const listInvoices = defineRoute({
+  operationId: 'listInvoices',
   method: 'get',
   path: '/api/v1/billing/invoices',
   access: { surface: 'api', scopes: ['billing:read'], role: 'tenant_admin' },
@@ -84,6 +91,8 @@ export const listInvoices = defineRoute({
 });
 
 export const getInvoice = defineRoute({
+  operationId: 'getInvoice',
+  description: 'One invoice with its line items. 404 for an unknown invoice or another tenant’s.',
   method: 'get',
   path: '/api/v1/billing/invoices/{invoice_id}',
   access: { surface: 'api', scopes: ['billing:read'], role: 'tenant_admin' },
@@ -97,6 +106,7 @@ export const getInvoice = defineRoute({
 });
 
 export const getPaymentSettings = defineRoute({
+  operationId: 'getPaymentSettings',
   method: 'get',
   path: '/api/v1/billing/payment-settings',
   access: { surface: 'api', scopes: ['billing:read', 'billing:write'], role: 'tenant_admin' },

@@ -28,6 +28,7 @@ const tenantNotFound = {
 };
 
 export const listCalls = defineRoute({
+  operationId: 'listCalls',
   method: 'get',
   path: '/api/v1/calls',
   access: { surface: 'api', scopes: ['calls:read'] },
@@ -40,6 +41,9 @@ export const listCalls = defineRoute({
 });
 
 export const getCall = defineRoute({
+  operationId: 'getCall',
+  description:
+    'One call with its transcript summary, recording path and escalations. Another tenant’s call id is 404 `Call not found`.',
   method: 'get',
   path: '/api/v1/calls/{call_id}',
   access: { surface: 'api', scopes: ['calls:read'] },
@@ -50,6 +54,7 @@ export const getCall = defineRoute({
 });
 
 export const createVoiceWidgetToken = defineRoute({
+  operationId: 'createVoiceWidgetToken',
   method: 'post',
   path: '/api/v1/voice-widget/token',
   access: { surface: 'api', scopes: ['config:write', 'calls:write'] },
@@ -62,6 +67,8 @@ export const createVoiceWidgetToken = defineRoute({
 });
 
 export const reportCall = defineRoute({
+  operationId: 'recordCall',
+  emits: ['call.started'],
   method: 'post',
   path: '/api/internal/calls',
   access: { surface: 'internal' },
@@ -79,6 +86,8 @@ export const reportCall = defineRoute({
 });
 
 export const reportEscalation = defineRoute({
+  operationId: 'recordCallEscalation',
+  emits: ['call.escalated'],
   method: 'post',
   path: '/api/internal/calls/{call_id}/escalations',
   access: { surface: 'internal' },
@@ -97,6 +106,8 @@ export const reportEscalation = defineRoute({
 });
 
 export const completeCall = defineRoute({
+  operationId: 'completeCall',
+  emits: ['call.completed', 'ticket.created'],
   method: 'post',
   path: '/api/internal/calls/{call_id}/complete',
   access: { surface: 'internal' },

@@ -101,6 +101,7 @@ const replaceSection = <S extends GeneralSection>(section: S) => ({
   },
 });
 export const getConfig = defineRoute({
+  operationId: 'getConfig',
   method: 'get',
   path: '/api/v1/config',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -108,6 +109,9 @@ export const getConfig = defineRoute({
 });
 
 export const getConfigGeneral = defineRoute({
+  operationId: 'getConfigGeneral',
+  description:
+    'The general settings: company name, support email, locale, time zone, business hours, defaults.',
   method: 'get',
   path: '/api/v1/config/general',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -115,6 +119,8 @@ export const getConfigGeneral = defineRoute({
 });
 
 export const updateConfigGeneral = defineRoute({
+  operationId: 'updateConfigGeneral',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/config/general',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -122,6 +128,8 @@ export const updateConfigGeneral = defineRoute({
 });
 
 export const replaceConfigGeneral = defineRoute({
+  operationId: 'replaceConfigGeneral',
+  emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/config/general',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -129,6 +137,8 @@ export const replaceConfigGeneral = defineRoute({
 });
 
 export const getConfigBranding = defineRoute({
+  operationId: 'getConfigBranding',
+  description: 'The branding settings: logo, primary color, widget greeting, help-center title.',
   method: 'get',
   path: '/api/v1/config/branding',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -136,6 +146,8 @@ export const getConfigBranding = defineRoute({
 });
 
 export const updateConfigBranding = defineRoute({
+  operationId: 'updateConfigBranding',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/config/branding',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -143,6 +155,8 @@ export const updateConfigBranding = defineRoute({
 });
 
 export const replaceConfigBranding = defineRoute({
+  operationId: 'replaceConfigBranding',
+  emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/config/branding',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -150,6 +164,8 @@ export const replaceConfigBranding = defineRoute({
 });
 
 export const getConfigChannels = defineRoute({
+  operationId: 'getConfigChannels',
+  description: 'Which channels are on (email, chat, phone, WhatsApp) and the default one.',
   method: 'get',
   path: '/api/v1/config/channels',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -157,6 +173,8 @@ export const getConfigChannels = defineRoute({
 });
 
 export const updateConfigChannels = defineRoute({
+  operationId: 'updateConfigChannels',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/config/channels',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -164,6 +182,8 @@ export const updateConfigChannels = defineRoute({
 });
 
 export const replaceConfigChannels = defineRoute({
+  operationId: 'replaceConfigChannels',
+  emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/config/channels',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -171,6 +191,8 @@ export const replaceConfigChannels = defineRoute({
 });
 
 export const getConfigOnboarding = defineRoute({
+  operationId: 'getConfigOnboarding',
+  description: 'The onboarding checklist as a configuration section.',
   method: 'get',
   path: '/api/v1/config/onboarding',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -178,6 +200,8 @@ export const getConfigOnboarding = defineRoute({
 });
 
 export const updateConfigOnboarding = defineRoute({
+  operationId: 'updateConfigOnboarding',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/config/onboarding',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -185,6 +209,8 @@ export const updateConfigOnboarding = defineRoute({
 });
 
 export const replaceConfigOnboarding = defineRoute({
+  operationId: 'replaceConfigOnboarding',
+  emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/config/onboarding',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -192,6 +218,7 @@ export const replaceConfigOnboarding = defineRoute({
 });
 
 export const getConfiguration = defineRoute({
+  operationId: 'getConfiguration',
   method: 'get',
   path: '/api/v1/configuration',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -199,6 +226,8 @@ export const getConfiguration = defineRoute({
 });
 
 export const getConfigurationGeneral = defineRoute({
+  operationId: 'getConfigurationGeneral',
+  description: 'The general settings (same as GET /api/v1/config/general, under the `configuration` prefix).',
   method: 'get',
   path: '/api/v1/configuration/general',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -206,6 +235,8 @@ export const getConfigurationGeneral = defineRoute({
 });
 
 export const updateConfigurationGeneral = defineRoute({
+  operationId: 'updateConfigurationGeneral',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/configuration/general',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -213,6 +244,8 @@ export const updateConfigurationGeneral = defineRoute({
 });
 
 export const replaceConfigurationGeneral = defineRoute({
+  operationId: 'replaceConfigurationGeneral',
+  emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/configuration/general',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -220,6 +253,8 @@ export const replaceConfigurationGeneral = defineRoute({
 });
 
 export const getConfigurationBranding = defineRoute({
+  operationId: 'getConfigurationBranding',
+  description: 'The branding settings (same as GET /api/v1/config/branding).',
   method: 'get',
   path: '/api/v1/configuration/branding',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -227,6 +262,8 @@ export const getConfigurationBranding = defineRoute({
 });
 
 export const updateConfigurationBranding = defineRoute({
+  operationId: 'updateConfigurationBranding',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/configuration/branding',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -234,6 +271,8 @@ export const updateConfigurationBranding = defineRoute({
 });
 
 export const replaceConfigurationBranding = defineRoute({
+  operationId: 'replaceConfigurationBranding',
+  emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/configuration/branding',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -241,6 +280,8 @@ export const replaceConfigurationBranding = defineRoute({
 });
 
 export const getConfigurationChannels = defineRoute({
+  operationId: 'getConfigurationChannels',
+  description: 'The channel settings (same as GET /api/v1/config/channels).',
   method: 'get',
   path: '/api/v1/configuration/channels',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -248,6 +289,8 @@ export const getConfigurationChannels = defineRoute({
 });
 
 export const updateConfigurationChannels = defineRoute({
+  operationId: 'updateConfigurationChannels',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/configuration/channels',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -255,6 +298,8 @@ export const updateConfigurationChannels = defineRoute({
 });
 
 export const replaceConfigurationChannels = defineRoute({
+  operationId: 'replaceConfigurationChannels',
+  emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/configuration/channels',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -262,6 +307,8 @@ export const replaceConfigurationChannels = defineRoute({
 });
 
 export const getConfigurationOnboarding = defineRoute({
+  operationId: 'getConfigurationOnboarding',
+  description: 'The onboarding section (same as GET /api/v1/config/onboarding).',
   method: 'get',
   path: '/api/v1/configuration/onboarding',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -269,6 +316,8 @@ export const getConfigurationOnboarding = defineRoute({
 });
 
 export const updateConfigurationOnboarding = defineRoute({
+  operationId: 'updateConfigurationOnboarding',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/configuration/onboarding',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -276,6 +325,8 @@ export const updateConfigurationOnboarding = defineRoute({
 });
 
 export const replaceConfigurationOnboarding = defineRoute({
+  operationId: 'replaceConfigurationOnboarding',
+  emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/configuration/onboarding',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -283,6 +334,7 @@ export const replaceConfigurationOnboarding = defineRoute({
 });
 
 export const listIntegrations = defineRoute({
+  operationId: 'listIntegrations',
   method: 'get',
   path: '/api/v1/integrations',
   access: { surface: 'api', scopes: ['config:read', 'config:write'] },
@@ -296,6 +348,9 @@ export const listIntegrations = defineRoute({
 });
 
 export const getIntegration = defineRoute({
+  operationId: 'getIntegration',
+  description:
+    'One integration’s settings, secrets masked, and whether it is configured. An unknown provider is 422.',
   method: 'get',
   path: '/api/v1/integrations/{provider}',
   access: { surface: 'api', scopes: ['config:read', 'config:write'] },
@@ -319,6 +374,8 @@ const integrationWrite = {
 };
 
 export const updateIntegration = defineRoute({
+  operationId: 'updateIntegration',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/integrations/{provider}',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -327,6 +384,8 @@ export const updateIntegration = defineRoute({
 });
 
 export const replaceIntegration = defineRoute({
+  operationId: 'replaceIntegration',
+  emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/integrations/{provider}',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -335,6 +394,8 @@ export const replaceIntegration = defineRoute({
 });
 
 export const disconnectIntegration = defineRoute({
+  operationId: 'disconnectIntegration',
+  emits: ['config.updated'],
   method: 'delete',
   path: '/api/v1/integrations/{provider}',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -346,6 +407,7 @@ export const disconnectIntegration = defineRoute({
 });
 
 export const getTelephony = defineRoute({
+  operationId: 'getTelephony',
   method: 'get',
   path: '/api/v1/telephony',
   access: { surface: 'api', scopes: ['config:read', 'config:write'] },
@@ -363,6 +425,8 @@ const telephonyWrite = {
 };
 
 export const updateTelephony = defineRoute({
+  operationId: 'updateTelephony',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/telephony',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -371,6 +435,8 @@ export const updateTelephony = defineRoute({
 });
 
 export const replaceTelephony = defineRoute({
+  operationId: 'replaceTelephony',
+  emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/telephony',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -379,6 +445,8 @@ export const replaceTelephony = defineRoute({
 });
 
 export const getOnboarding = defineRoute({
+  operationId: 'getOnboarding',
+  description: 'The onboarding checklist: which steps are done, how many in all.',
   method: 'get',
   path: '/api/v1/onboarding',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -388,6 +456,8 @@ export const getOnboarding = defineRoute({
 });
 
 export const updateOnboarding = defineRoute({
+  operationId: 'updateOnboarding',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/onboarding',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
@@ -404,6 +474,8 @@ export const updateOnboarding = defineRoute({
 });
 
 export const getTenant = defineRoute({
+  operationId: 'getCurrentTenant',
+  description: 'The signed-in tenant’s profile: name, plan, environment.',
   method: 'get',
   path: '/api/v1/tenant',
   access: { surface: 'api', scopes: ['config:read'] },
@@ -413,6 +485,8 @@ export const getTenant = defineRoute({
 });
 
 export const renameTenant = defineRoute({
+  operationId: 'renameCurrentTenant',
+  emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/tenant',
   access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },

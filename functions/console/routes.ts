@@ -3,6 +3,7 @@ import { defineRoute } from '../../shared/http/route';
 import { CONSOLE_FILE_TYPES } from './files';
 
 export const getConsolePage = defineRoute({
+  operationId: 'getConsolePage',
   method: 'get',
   path: '/console',
   access: { surface: 'public' },
@@ -14,6 +15,7 @@ export const getConsolePage = defineRoute({
 });
 
 export const getConsoleAsset = defineRoute({
+  operationId: 'getConsoleAsset',
   method: 'get',
   path: '/console/assets/{file}',
   access: { surface: 'public' },

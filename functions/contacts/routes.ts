@@ -39,6 +39,8 @@ const notFound = (what: string) => ({
 });
 
 export const createContact = defineRoute({
+  operationId: 'createContact',
+  emits: ['contact.created'],
   method: 'post',
   path: '/api/v2/contacts',
   access: { surface: 'dashboard', role: 'agent' },
@@ -58,6 +60,7 @@ export const createContact = defineRoute({
 });
 
 export const listContacts = defineRoute({
+  operationId: 'listContacts',
   method: 'get',
   path: '/api/v2/contacts',
   access: { surface: 'dashboard', role: 'agent' },
@@ -70,6 +73,8 @@ export const listContacts = defineRoute({
 });
 
 export const getContact = defineRoute({
+  operationId: 'getContact',
+  description: 'One contact. A soft-deleted one is 404 `Contact not found` until it is restored.',
   method: 'get',
   path: '/api/v2/contacts/{contact_id}',
   access: { surface: 'dashboard', role: 'agent' },
@@ -80,6 +85,8 @@ export const getContact = defineRoute({
 });
 
 export const updateContact = defineRoute({
+  operationId: 'updateContact',
+  emits: ['contact.updated'],
   method: 'patch',
   path: '/api/v2/contacts/{contact_id}',
   access: { surface: 'dashboard', role: 'agent' },
@@ -97,6 +104,8 @@ export const updateContact = defineRoute({
 });
 
 export const deleteContact = defineRoute({
+  operationId: 'deleteContact',
+  emits: ['contact.deleted'],
   method: 'delete',
   path: '/api/v2/contacts/{contact_id}',
   access: { surface: 'dashboard', role: 'agent' },
@@ -109,6 +118,8 @@ export const deleteContact = defineRoute({
 });
 
 export const restoreContact = defineRoute({
+  operationId: 'restoreContact',
+  emits: ['contact.updated'],
   method: 'post',
   path: '/api/v2/contacts/{contact_id}/restore',
   access: { surface: 'dashboard', role: 'agent' },
@@ -129,6 +140,8 @@ export const restoreContact = defineRoute({
 });
 
 export const createCompany = defineRoute({
+  operationId: 'createCompany',
+  description: 'Creates a company. A blank name is 422. Contacts link to it through `company_id`.',
   method: 'post',
   path: '/api/v2/companies',
   access: { surface: 'dashboard', role: 'agent' },
@@ -139,6 +152,7 @@ export const createCompany = defineRoute({
 });
 
 export const listCompanies = defineRoute({
+  operationId: 'listCompanies',
   method: 'get',
   path: '/api/v2/companies',
   access: { surface: 'dashboard', role: 'agent' },
@@ -151,6 +165,8 @@ export const listCompanies = defineRoute({
 });
 
 export const getCompany = defineRoute({
+  operationId: 'getCompany',
+  description: 'One company. A soft-deleted one is 404 `Company not found` until it is restored.',
   method: 'get',
   path: '/api/v2/companies/{company_id}',
   access: { surface: 'dashboard', role: 'agent' },
@@ -161,6 +177,7 @@ export const getCompany = defineRoute({
 });
 
 export const updateCompany = defineRoute({
+  operationId: 'updateCompany',
   method: 'patch',
   path: '/api/v2/companies/{company_id}',
   access: { surface: 'dashboard', role: 'agent' },
@@ -173,6 +190,7 @@ export const updateCompany = defineRoute({
 });
 
 export const deleteCompany = defineRoute({
+  operationId: 'deleteCompany',
   method: 'delete',
   path: '/api/v2/companies/{company_id}',
   access: { surface: 'dashboard', role: 'agent' },
@@ -184,6 +202,7 @@ export const deleteCompany = defineRoute({
 });
 
 export const restoreCompany = defineRoute({
+  operationId: 'restoreCompany',
   method: 'post',
   path: '/api/v2/companies/{company_id}/restore',
   access: { surface: 'dashboard', role: 'agent' },
@@ -198,6 +217,7 @@ export const restoreCompany = defineRoute({
 });
 
 export const putConnection = defineRoute({
+  operationId: 'putSyncConnection',
   method: 'put',
   path: '/api/sync/contacts/connections/{provider}',
   access: { surface: 'dashboard', role: 'tenant_admin' },
@@ -211,6 +231,9 @@ export const putConnection = defineRoute({
 });
 
 export const listConnections = defineRoute({
+  operationId: 'listSyncConnections',
+  description:
+    'The helpdesk connections the contact sync reads from; API tokens are never returned (`has_token` says whether one is stored).',
   method: 'get',
   path: '/api/sync/contacts/connections',
   access: { surface: 'dashboard', role: 'tenant_admin' },
@@ -222,6 +245,9 @@ export const listConnections = defineRoute({
 });
 
 export const deleteConnection = defineRoute({
+  operationId: 'deleteSyncConnection',
+  description:
+    'Removes the connection of a provider; contacts synced from it stay. 404 when none is configured.',
   method: 'delete',
   path: '/api/sync/contacts/connections/{provider}',
   access: { surface: 'dashboard', role: 'tenant_admin' },
@@ -232,6 +258,8 @@ export const deleteConnection = defineRoute({
 });
 
 export const triggerRun = defineRoute({
+  operationId: 'startSyncRun',
+  emits: ['contact.created', 'contact.updated'],
   method: 'post',
   path: '/api/sync/contacts/runs',
   access: { surface: 'dashboard', role: 'tenant_admin' },
@@ -251,6 +279,9 @@ export const triggerRun = defineRoute({
 });
 
 export const listRuns = defineRoute({
+  operationId: 'listSyncRuns',
+  description:
+    'The contact sync runs, newest first, with their counts (fetched, created, updated, deactivated).',
   method: 'get',
   path: '/api/sync/contacts/runs',
   access: { surface: 'dashboard', role: 'tenant_admin' },
@@ -261,6 +292,8 @@ export const listRuns = defineRoute({
 });
 
 export const getRun = defineRoute({
+  operationId: 'getSyncRun',
+  description: 'One sync run and its counts. 404 for an unknown run.',
   method: 'get',
   path: '/api/sync/contacts/runs/{run_id}',
   access: { surface: 'dashboard', role: 'tenant_admin' },

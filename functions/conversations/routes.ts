@@ -105,6 +105,8 @@ const downloadExport: Prose = {
 const v1 = ['Conversations'];
 
 export const createConversationV1 = defineRoute({
+  operationId: 'createConversationV1',
+  emits: ['conversation.created'],
   method: 'post',
   path: '/api/v1/conversations',
   access: { surface: 'api', scopes: ['conversations:write'] },
@@ -114,6 +116,7 @@ export const createConversationV1 = defineRoute({
 });
 
 export const listConversationsV1 = defineRoute({
+  operationId: 'listConversationsV1',
   method: 'get',
   path: '/api/v1/conversations',
   access: { surface: 'api', scopes: ['conversations:read'] },
@@ -123,6 +126,9 @@ export const listConversationsV1 = defineRoute({
 });
 
 export const getConversationV1 = defineRoute({
+  operationId: 'getConversationV1',
+  description:
+    'One conversation of your tenant. Unknown ids and other tenants’ ids are 404 `Conversation not found`.',
   method: 'get',
   path: '/api/v1/conversations/{id}',
   access: { surface: 'api', scopes: ['conversations:read'] },
@@ -132,6 +138,8 @@ export const getConversationV1 = defineRoute({
 });
 
 export const updateConversationV1 = defineRoute({
+  operationId: 'updateConversationV1',
+  emits: ['conversation.resolved', 'conversation.reopened'],
   method: 'patch',
   path: '/api/v1/conversations/{id}',
   access: { surface: 'api', scopes: ['conversations:write'] },
@@ -142,6 +150,8 @@ export const updateConversationV1 = defineRoute({
 });
 
 export const assignConversationV1 = defineRoute({
+  operationId: 'assignConversationV1',
+  emits: ['conversation.assigned'],
   method: 'post',
   path: '/api/v1/conversations/{id}/assign',
   access: { surface: 'api', scopes: ['conversations:write'] },
@@ -152,6 +162,8 @@ export const assignConversationV1 = defineRoute({
 });
 
 export const createMessageV1 = defineRoute({
+  operationId: 'createMessageV1',
+  emits: ['message.sent', 'conversation.note_added'],
   method: 'post',
   path: '/api/v1/conversations/{id}/messages',
   access: { surface: 'api', scopes: ['conversations:write'] },
@@ -162,6 +174,9 @@ export const createMessageV1 = defineRoute({
 });
 
 export const listMessagesV1 = defineRoute({
+  operationId: 'listMessagesV1',
+  description:
+    'The messages of a conversation, oldest first, internal notes included. 404 for an unknown conversation.',
   method: 'get',
   path: '/api/v1/conversations/{id}/messages',
   access: { surface: 'api', scopes: ['conversations:read'] },
@@ -172,6 +187,7 @@ export const listMessagesV1 = defineRoute({
 });
 
 export const createExportV1 = defineRoute({
+  operationId: 'createConversationExportV1',
   method: 'post',
   path: '/api/v1/conversations/{id}/export',
   access: { surface: 'api', scopes: ['conversations:write', 'conversations:export', 'conversations:read'] },
@@ -182,6 +198,9 @@ export const createExportV1 = defineRoute({
 });
 
 export const getExportV1 = defineRoute({
+  operationId: 'getConversationExportV1',
+  description:
+    'The state of an export of a conversation (or a call): `pending`, then `completed` with its download address, or `failed`. 404 for an unknown export.',
   method: 'get',
   path: '/api/v1/conversations/{id}/exports/{export_id}',
   access: { surface: 'api', scopes: ['conversations:read'] },
@@ -191,6 +210,7 @@ export const getExportV1 = defineRoute({
 });
 
 export const downloadExportV1 = defineRoute({
+  operationId: 'downloadConversationExportV1',
   method: 'get',
   path: '/api/v1/conversations/{id}/exports/{export_id}/download',
   access: { surface: 'api', scopes: ['conversations:read'] },
@@ -204,6 +224,8 @@ export const downloadExportV1 = defineRoute({
 const v2 = ['Conversations (dashboard)'];
 
 export const createConversationV2 = defineRoute({
+  operationId: 'createConversationV2',
+  emits: ['conversation.created'],
   method: 'post',
   path: '/api/v2/conversations',
   access: { surface: 'dashboard' },
@@ -213,6 +235,7 @@ export const createConversationV2 = defineRoute({
 });
 
 export const listConversationsV2 = defineRoute({
+  operationId: 'listConversationsV2',
   method: 'get',
   path: '/api/v2/conversations',
   access: { surface: 'dashboard' },
@@ -222,6 +245,9 @@ export const listConversationsV2 = defineRoute({
 });
 
 export const getConversationV2 = defineRoute({
+  operationId: 'getConversationV2',
+  description:
+    'One conversation of your tenant (the v2 twin of getConversationV1, same shape). Unknown ids and other tenants’ ids are 404 `Conversation not found`.',
   method: 'get',
   path: '/api/v2/conversations/{id}',
   access: { surface: 'dashboard' },
@@ -231,6 +257,8 @@ export const getConversationV2 = defineRoute({
 });
 
 export const updateConversationV2 = defineRoute({
+  operationId: 'updateConversationV2',
+  emits: ['conversation.resolved', 'conversation.reopened'],
   method: 'patch',
   path: '/api/v2/conversations/{id}',
   access: { surface: 'dashboard' },
@@ -241,6 +269,8 @@ export const updateConversationV2 = defineRoute({
 });
 
 export const assignConversationV2 = defineRoute({
+  operationId: 'assignConversationV2',
+  emits: ['conversation.assigned'],
   method: 'post',
   path: '/api/v2/conversations/{id}/assign',
   access: { surface: 'dashboard' },
@@ -251,6 +281,8 @@ export const assignConversationV2 = defineRoute({
 });
 
 export const createMessageV2 = defineRoute({
+  operationId: 'createMessageV2',
+  emits: ['message.sent', 'conversation.note_added'],
   method: 'post',
   path: '/api/v2/conversations/{id}/messages',
   access: { surface: 'dashboard' },
@@ -261,6 +293,9 @@ export const createMessageV2 = defineRoute({
 });
 
 export const listMessagesV2 = defineRoute({
+  operationId: 'listMessagesV2',
+  description:
+    'The messages of a conversation, oldest first, internal notes included (v2 twin). 404 for an unknown conversation.',
   method: 'get',
   path: '/api/v2/conversations/{id}/messages',
   access: { surface: 'dashboard' },
@@ -271,6 +306,7 @@ export const listMessagesV2 = defineRoute({
 });
 
 export const createExportV2 = defineRoute({
+  operationId: 'createConversationExportV2',
   method: 'post',
   path: '/api/v2/conversations/{id}/export',
   access: { surface: 'dashboard' },
@@ -281,6 +317,8 @@ export const createExportV2 = defineRoute({
 });
 
 export const getExportV2 = defineRoute({
+  operationId: 'getConversationExportV2',
+  description: 'The state of an export of a conversation or call (v2 twin). 404 for an unknown export.',
   method: 'get',
   path: '/api/v2/conversations/{id}/exports/{export_id}',
   access: { surface: 'dashboard' },
@@ -290,6 +328,7 @@ export const getExportV2 = defineRoute({
 });
 
 export const downloadExportV2 = defineRoute({
+  operationId: 'downloadConversationExportV2',
   method: 'get',
   path: '/api/v2/conversations/{id}/exports/{export_id}/download',
   access: { surface: 'dashboard' },
@@ -303,6 +342,8 @@ export const downloadExportV2 = defineRoute({
 const inbound = ['Inbound channels'];
 
 export const widgetMessage = defineRoute({
+  operationId: 'createWidgetMessage',
+  emits: ['conversation.created', 'conversation.reopened', 'message.received', 'message.sent'],
   method: 'post',
   path: '/api/v1/widget/messages',
   access: { surface: 'public' },
@@ -315,6 +356,8 @@ export const widgetMessage = defineRoute({
 });
 
 export const inboundEmail = defineRoute({
+  operationId: 'receiveInboundEmail',
+  emits: ['conversation.created', 'conversation.reopened', 'message.received'],
   method: 'post',
   path: '/api/internal/channels/email',
   access: { surface: 'internal' },
@@ -327,6 +370,8 @@ export const inboundEmail = defineRoute({
 });
 
 export const inboundWhatsApp = defineRoute({
+  operationId: 'receiveInboundWhatsApp',
+  emits: ['conversation.created', 'conversation.reopened', 'message.received', 'message.sent'],
   method: 'post',
   path: '/api/internal/channels/whatsapp',
   access: { surface: 'internal' },

@@ -16,6 +16,7 @@ const page = (key: string, item: z.ZodType) =>
   z.object({ [key]: z.array(item), total: z.number(), limit: z.number(), offset: z.number() });
 
 export const listRequesters = defineRoute({
+  operationId: 'listRequesters',
   method: 'get',
   path: '/api/v1/requesters',
   access: { surface: 'api', scopes: ['users:read'] },
@@ -28,6 +29,9 @@ export const listRequesters = defineRoute({
 });
 
 export const getRequester = defineRoute({
+  operationId: 'getRequester',
+  description:
+    'One requester (the people tickets are raised for) with their ticket count. 404 for an unknown id.',
   method: 'get',
   path: '/api/v1/requesters/{id}',
   access: { surface: 'api', scopes: ['users:read'] },
@@ -42,6 +46,7 @@ export const getRequester = defineRoute({
 
 // tenant users: any dashboard session may read them, only a tenant_admin may change them
 export const listTenantUsers = defineRoute({
+  operationId: 'listTenantUsers',
   method: 'get',
   path: '/api/v1/tenant/users',
   access: { surface: 'api', scopes: ['users:read', 'roles:write'] },
@@ -53,6 +58,7 @@ export const listTenantUsers = defineRoute({
 });
 
 export const createTenantUser = defineRoute({
+  operationId: 'createTenantUser',
   method: 'post',
   path: '/api/v1/tenant/users',
   access: { surface: 'api', scopes: ['users:write', 'roles:write'], role: 'tenant_admin' },
@@ -68,6 +74,8 @@ export const createTenantUser = defineRoute({
 });
 
 export const getTenantUser = defineRoute({
+  operationId: 'getTenantUser',
+  description: 'One dashboard user of your tenant. 404 for an unknown id.',
   method: 'get',
   path: '/api/v1/tenant/users/{id}',
   access: { surface: 'api', scopes: ['users:read', 'roles:write'] },
@@ -81,6 +89,7 @@ export const getTenantUser = defineRoute({
 });
 
 export const updateTenantUser = defineRoute({
+  operationId: 'updateTenantUser',
   method: 'patch',
   path: '/api/v1/tenant/users/{id}',
   access: { surface: 'api', scopes: ['users:write', 'roles:write'], role: 'tenant_admin' },
@@ -96,6 +105,7 @@ export const updateTenantUser = defineRoute({
 });
 
 export const deleteTenantUser = defineRoute({
+  operationId: 'deleteTenantUser',
   method: 'delete',
   path: '/api/v1/tenant/users/{id}',
   access: { surface: 'api', scopes: ['users:write', 'roles:write'], role: 'tenant_admin' },

@@ -89,6 +89,8 @@ export const EXAMPLE_VALUES: ExampleValues = {
     target_id: ID.ticket,
   },
   values: {
+    // the receiver's answer to a delivery attempt
+    'WebhookDeliveryAttempt.status': 200,
     // who and when
     name: 'Ana Silva',
     email: 'ana@example.com',

@@ -3,7 +3,9 @@
 // Bundled by the docs Worker only (no handler imports this file).
 import { Detail } from '../../shared/http/errors';
 import type { ReferenceGuide } from '../../shared/http/openapi-doc';
+import { WEBHOOK_EVENTS } from './events';
 import { EXAMPLE_VALUES } from './examples';
+import { FIELD_TEXT, PARAM_EXAMPLES } from './fields';
 
 const GETTING_STARTED = `The API of a multi-tenant customer-support platform: tickets, voice calls, conversations,
 contacts and companies, a knowledge base, usage and billing, API keys with scopes, and signed outbound webhooks.
@@ -296,5 +298,8 @@ export const REFERENCE_GUIDE: ReferenceGuide = {
   description: GETTING_STARTED,
   tags: TAGS,
   params: PARAMS,
+  paramExamples: PARAM_EXAMPLES,
+  fields: FIELD_TEXT,
   examples: EXAMPLE_VALUES,
+  webhooks: WEBHOOK_EVENTS,
 };

@@ -12,6 +12,7 @@ const OpenApiDocument = z
 const RootLinks = z.object({ name: z.string(), docs: z.string(), openapi: z.string(), health: z.string() });
 
 export const getRoot = defineRoute({
+  operationId: 'getRoot',
   method: 'get',
   path: '/',
   access: { surface: 'public' },
@@ -27,6 +28,7 @@ export const getRoot = defineRoute({
 });
 
 export const redirectToOpenApi = defineRoute({
+  operationId: 'redirectToOpenApi',
   method: 'get',
   path: '/openapi.json',
   access: { surface: 'public' },
@@ -37,6 +39,7 @@ export const redirectToOpenApi = defineRoute({
 });
 
 export const getOpenApi = defineRoute({
+  operationId: 'getOpenApiDocument',
   method: 'get',
   path: '/api/v1/openapi.json',
   access: { surface: 'public' },
@@ -52,6 +55,7 @@ export const getOpenApi = defineRoute({
 });
 
 export const getInternalOpenApi = defineRoute({
+  operationId: 'getInternalOpenApiDocument',
   method: 'get',
   path: '/api/internal/openapi.json',
   access: { surface: 'internal' },
@@ -68,6 +72,7 @@ export const getInternalOpenApi = defineRoute({
 });
 
 export const getDocsPage = defineRoute({
+  operationId: 'getDocsPage',
   method: 'get',
   path: '/docs',
   access: { surface: 'public' },
@@ -79,6 +84,7 @@ export const getDocsPage = defineRoute({
 });
 
 export const redirectDocsSlash = defineRoute({
+  operationId: 'redirectDocsSlash',
   method: 'get',
   path: '/docs/',
   access: { surface: 'public' },
@@ -89,6 +95,7 @@ export const redirectDocsSlash = defineRoute({
 });
 
 export const getDocsAsset = defineRoute({
+  operationId: 'getDocsAsset',
   method: 'get',
   path: '/docs/assets/{file}',
   access: { surface: 'public' },

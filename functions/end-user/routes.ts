@@ -16,6 +16,9 @@ import {
 const tags = ['End-user API'];
 const Ticket = z.record(z.string(), z.unknown());
 export const registerUser = defineRoute({
+  operationId: 'registerEndUser',
+  description:
+    'Creates an end-user account for a tenant’s help center and signs it in. An email already registered is 409 `An account with this email already exists`.',
   method: 'post',
   path: '/api/v1/app/auth/register',
   access: { surface: 'public' },
@@ -30,6 +33,7 @@ export const registerUser = defineRoute({
 });
 
 export const logIn = defineRoute({
+  operationId: 'logInEndUser',
   method: 'post',
   path: '/api/v1/app/auth/login',
   access: { surface: 'public' },
@@ -45,6 +49,7 @@ export const logIn = defineRoute({
 });
 
 export const requestMagicLink = defineRoute({
+  operationId: 'requestMagicLink',
   method: 'post',
   path: '/api/v1/app/auth/magic-link',
   access: { surface: 'public' },
@@ -57,6 +62,9 @@ export const requestMagicLink = defineRoute({
 });
 
 export const verifyMagicLink = defineRoute({
+  operationId: 'verifyMagicLink',
+  description:
+    'Exchanges a magic-link token for an end-user session. A used, expired or unknown token is 401 `Invalid or expired magic link`.',
   method: 'post',
   path: '/api/v1/app/auth/magic-link/verify',
   access: { surface: 'public' },
@@ -70,6 +78,8 @@ export const verifyMagicLink = defineRoute({
 });
 
 export const getMe = defineRoute({
+  operationId: 'getCurrentEndUser',
+  description: 'The signed-in end user. 401 `End user no longer exists` when the account was removed.',
   method: 'get',
   path: '/api/v1/app/me',
   access: { surface: 'end_user' },
@@ -79,6 +89,8 @@ export const getMe = defineRoute({
 });
 
 export const listTickets = defineRoute({
+  operationId: 'listMyTickets',
+  description: 'The signed-in end user’s own tickets, newest first; never anyone else’s.',
   method: 'get',
   path: '/api/v1/app/tickets',
   access: { surface: 'end_user' },
@@ -99,6 +111,8 @@ export const listTickets = defineRoute({
 });
 
 export const getTicket = defineRoute({
+  operationId: 'getMyTicket',
+  description: 'One of the signed-in end user’s tickets; another person’s ticket is 404 like an unknown one.',
   method: 'get',
   path: '/api/v1/app/tickets/{id}',
   access: { surface: 'end_user' },
@@ -112,6 +126,8 @@ export const getTicket = defineRoute({
 });
 
 export const createTicket = defineRoute({
+  operationId: 'createMyTicket',
+  emits: ['ticket.created'],
   method: 'post',
   path: '/api/v1/app/tickets',
   access: { surface: 'end_user' },

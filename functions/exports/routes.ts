@@ -6,6 +6,7 @@ import { CreateExportBody, ExportIdParam, ExportJob, ListExportsQuery } from './
 const tags = ['Exports'];
 
 export const createExport = defineRoute({
+  operationId: 'createTenantExport',
   method: 'post',
   path: '/api/v1/tenant/exports',
   access: { surface: 'api', scopes: ['exports:write', 'config:write'], role: 'tenant_admin' },
@@ -18,6 +19,7 @@ export const createExport = defineRoute({
 });
 
 export const listExports = defineRoute({
+  operationId: 'listTenantExports',
   method: 'get',
   path: '/api/v1/tenant/exports',
   access: { surface: 'api', scopes: ['exports:read', 'config:write'], role: 'tenant_admin' },
@@ -39,6 +41,9 @@ export const listExports = defineRoute({
 });
 
 export const getExport = defineRoute({
+  operationId: 'getTenantExport',
+  description:
+    'The state of a tenant data export: `pending`, `completed` (with its download address) or `failed`.',
   method: 'get',
   path: '/api/v1/tenant/exports/{id}',
   access: { surface: 'api', scopes: ['exports:read', 'config:write'], role: 'tenant_admin' },
@@ -52,6 +57,7 @@ export const getExport = defineRoute({
 });
 
 export const downloadExport = defineRoute({
+  operationId: 'downloadTenantExport',
   method: 'get',
   path: '/api/v1/tenant/exports/{id}/download',
   access: { surface: 'api', scopes: ['exports:read', 'config:write'], role: 'tenant_admin' },

@@ -14,6 +14,7 @@ const Health = z.object({
 });
 
 export const getHealth = defineRoute({
+  operationId: 'getHealth',
   method: 'get',
   path: '/api/v2/health',
   access: { surface: 'public' },

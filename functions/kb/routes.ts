@@ -25,6 +25,8 @@ const kb = ['Knowledge base'];
 const hc = ['Help center'];
 
 export const createArticle = defineRoute({
+  operationId: 'createArticle',
+  emits: ['kb.article.published'],
   method: 'post',
   path: '/api/kb/create-v2',
   access: { surface: 'dashboard', role: 'agent' },
@@ -44,6 +46,7 @@ export const createArticle = defineRoute({
 });
 
 export const listArticles = defineRoute({
+  operationId: 'listArticles',
   method: 'get',
   path: '/api/v2/kb/articles',
   access: { surface: 'dashboard', role: 'agent' },
@@ -55,6 +58,9 @@ export const listArticles = defineRoute({
 });
 
 export const getArticle = defineRoute({
+  operationId: 'getArticle',
+  description:
+    'One knowledge-base article with its publications per destination. 404 for an unknown article.',
   method: 'get',
   path: '/api/v2/kb/articles/{article_id}',
   access: { surface: 'dashboard', role: 'agent' },
@@ -68,6 +74,8 @@ export const getArticle = defineRoute({
 });
 
 export const updateArticle = defineRoute({
+  operationId: 'updateArticle',
+  emits: ['kb.article.updated'],
   method: 'patch',
   path: '/api/v2/kb/articles/{article_id}',
   access: { surface: 'dashboard', role: 'agent' },
@@ -88,6 +96,7 @@ export const updateArticle = defineRoute({
 });
 
 export const listHelpCenterArticles = defineRoute({
+  operationId: 'listHelpCenterArticles',
   method: 'get',
   path: '/api/v1/help-center/{tenant_id}/articles',
   access: { surface: 'public' },
@@ -104,6 +113,7 @@ export const listHelpCenterArticles = defineRoute({
 });
 
 export const getHelpCenterArticle = defineRoute({
+  operationId: 'getHelpCenterArticle',
   method: 'get',
   path: '/api/v1/help-center/{tenant_id}/articles/{article_id}',
   access: { surface: 'public' },

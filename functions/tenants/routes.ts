@@ -15,6 +15,7 @@ const example = {
 const Detail = z.object({ detail: z.string() });
 
 export const createTenant = defineRoute({
+  operationId: 'createTenant',
   method: 'post',
   path: '/api/v1/tenants',
   access: { surface: 'dashboard', role: 'super_admin' },
@@ -27,6 +28,7 @@ export const createTenant = defineRoute({
 });
 
 export const getTenant = defineRoute({
+  operationId: 'getTenant',
   method: 'get',
   path: '/api/v1/tenants/{tenant_id}',
   access: { surface: 'dashboard', role: 'tenant_admin' },

@@ -23,6 +23,7 @@ const notFound = {
 };
 
 export const listTickets = defineRoute({
+  operationId: 'listTickets',
   method: 'get',
   path: '/api/v1/tickets',
   access: { surface: 'api', scopes: ['tickets:read'] },
@@ -35,6 +36,8 @@ export const listTickets = defineRoute({
 });
 
 export const createTicket = defineRoute({
+  operationId: 'createTicket',
+  emits: ['ticket.created'],
   method: 'post',
   path: '/api/v1/tickets',
   access: { surface: 'api', scopes: ['tickets:write'] },
@@ -56,6 +59,9 @@ export const createTicket = defineRoute({
 });
 
 export const getTicket = defineRoute({
+  operationId: 'getTicket',
+  description:
+    'One ticket of your tenant, with its requester, assignee, tags and SLA times. An id of another tenant is 404 `Ticket not found`, like an unknown one.',
   method: 'get',
   path: '/api/v1/tickets/{ticket_id}',
   access: { surface: 'api', scopes: ['tickets:read'] },
@@ -66,6 +72,8 @@ export const getTicket = defineRoute({
 });
 
 export const updateTicket = defineRoute({
+  operationId: 'updateTicket',
+  emits: ['ticket.updated', 'ticket.resolved'],
   method: 'patch',
   path: '/api/v1/tickets/{ticket_id}',
   access: { surface: 'api', scopes: ['tickets:write'] },
@@ -88,6 +96,8 @@ export const updateTicket = defineRoute({
 });
 
 export const createReply = defineRoute({
+  operationId: 'createTicketReply',
+  emits: ['ticket.replied'],
   method: 'post',
   path: '/api/v1/tickets/{ticket_id}/replies',
   access: { surface: 'api', scopes: ['tickets:write'] },
@@ -108,6 +118,7 @@ export const createReply = defineRoute({
 });
 
 export const listReplies = defineRoute({
+  operationId: 'listTicketReplies',
   method: 'get',
   path: '/api/v1/tickets/{ticket_id}/replies',
   access: { surface: 'api', scopes: ['tickets:read'] },

@@ -10,6 +10,7 @@ import {
 } from './schemas';
 
 export const getUsageSummary = defineRoute({
+  operationId: 'getUsageSummary',
   method: 'get',
   path: '/api/v1/usage/summary',
   access: { surface: 'api', scopes: ['usage:read'] },
@@ -22,6 +23,7 @@ export const getUsageSummary = defineRoute({
 });
 
 export const getUsageDetails = defineRoute({
+  operationId: 'getUsageDetails',
   method: 'get',
   path: '/api/v1/usage/details',
   access: { surface: 'api', scopes: ['usage:read'] },
@@ -34,6 +36,8 @@ export const getUsageDetails = defineRoute({
 });
 
 export const reportUsage = defineRoute({
+  operationId: 'reportUsage',
+  emits: ['usage.reported'],
   method: 'post',
   path: '/api/internal/usage/report',
   access: { surface: 'internal' },

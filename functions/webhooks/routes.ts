@@ -30,6 +30,7 @@ const QStashCallbackResult = z.object({
 const tags = ['Webhooks'];
 
 export const createWebhook = defineRoute({
+  operationId: 'createWebhook',
   method: 'post',
   path: '/api/v1/webhooks',
   access: { surface: 'api', scopes: ['webhooks:write'], role: 'tenant_admin' },
@@ -49,6 +50,7 @@ export const createWebhook = defineRoute({
 });
 
 export const listWebhooks = defineRoute({
+  operationId: 'listWebhooks',
   method: 'get',
   path: '/api/v1/webhooks',
   access: { surface: 'api', scopes: ['webhooks:read'] },
@@ -59,6 +61,7 @@ export const listWebhooks = defineRoute({
 });
 
 export const getWebhook = defineRoute({
+  operationId: 'getWebhook',
   method: 'get',
   path: '/api/v1/webhooks/{id}',
   access: { surface: 'api', scopes: ['webhooks:read'] },
@@ -74,6 +77,7 @@ export const getWebhook = defineRoute({
 });
 
 export const deleteWebhook = defineRoute({
+  operationId: 'deleteWebhook',
   method: 'delete',
   path: '/api/v1/webhooks/{id}',
   access: { surface: 'api', scopes: ['webhooks:write', 'webhooks:delete'], role: 'tenant_admin' },
@@ -89,6 +93,7 @@ export const deleteWebhook = defineRoute({
 });
 
 export const listDeliveries = defineRoute({
+  operationId: 'listWebhookDeliveries',
   method: 'get',
   path: '/api/v1/webhooks/{id}/deliveries',
   access: { surface: 'api', scopes: ['webhooks:read'] },
@@ -105,6 +110,7 @@ export const listDeliveries = defineRoute({
 });
 
 export const getDelivery = defineRoute({
+  operationId: 'getWebhookDelivery',
   method: 'get',
   path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}',
   access: { surface: 'api', scopes: ['webhooks:read'] },
@@ -120,6 +126,7 @@ export const getDelivery = defineRoute({
 });
 
 export const redeliver = defineRoute({
+  operationId: 'redeliverWebhookDelivery',
   method: 'post',
   path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver',
   access: { surface: 'api', scopes: ['webhooks:write'], role: 'tenant_admin' },
@@ -136,6 +143,7 @@ export const redeliver = defineRoute({
 });
 
 export const recover = defineRoute({
+  operationId: 'recoverWebhook',
   method: 'post',
   path: '/api/v1/webhooks/{id}/recover',
   access: { surface: 'api', scopes: ['webhooks:write'], role: 'tenant_admin' },
@@ -153,6 +161,7 @@ export const recover = defineRoute({
 });
 
 export const updateWebhook = defineRoute({
+  operationId: 'updateWebhook',
   method: 'patch',
   path: '/api/v2/webhooks/{id}',
   access: { surface: 'dashboard', role: 'tenant_admin' },
@@ -170,6 +179,9 @@ export const updateWebhook = defineRoute({
 });
 
 export const listEventTypes = defineRoute({
+  operationId: 'listWebhookEventTypes',
+  description:
+    'The event catalog, grouped as the spec lists it, and the wildcard `*`: the names a subscription may list (any other name is refused with 400).',
   method: 'get',
   path: '/api/v2/webhooks/event-types',
   access: { surface: 'dashboard' },
@@ -179,6 +191,7 @@ export const listEventTypes = defineRoute({
 });
 
 export const qstashCallback = defineRoute({
+  operationId: 'receiveQStashCallback',
   method: 'post',
   path: '/api/internal/webhooks/qstash',
   access: { surface: 'signed' },

@@ -3,7 +3,13 @@ import type { Surface } from '../auth/access';
 import { isAuthPath } from '../ratelimit/limits';
 import { Detail } from './errors';
 import type { ComponentSet, RouteDef } from './openapi';
-import { type ExampleContext, type ExampleValues, exampleOf, SchemaCatalog } from './openapi-schemas';
+import {
+  COMPONENT_REF,
+  type ExampleContext,
+  type ExampleValues,
+  exampleOf,
+  SchemaCatalog,
+} from './openapi-schemas';
 import { toHonoPath } from './route';
 
 /**
@@ -30,7 +36,23 @@ export interface ReferenceGuide {
   description: string;
   tags: readonly { name: string; description: string }[];
   params: Record<string, string>;
+  /** parameter name (or `<collection>.id`) -> an example value, where the value table has none */
+  paramExamples?: Record<string, unknown>;
+  /** `Component.field` or field name -> description, for schema properties that have none of their own */
+  fields?: Record<string, string>;
   examples: ExampleValues;
+  /** the webhook events, for the document's top-level `webhooks` */
+  webhooks?: readonly WebhookEventDoc[];
+}
+
+/** One catalog event: the schema of its `data`, and the example a test delivery carries. */
+export interface WebhookEventDoc {
+  type: string;
+  group: string;
+  /** when it is sent */
+  description: string;
+  data: ZodType;
+  example: unknown;
 }
 
 /**
@@ -120,7 +142,8 @@ export function jsonSchemaOf(schema: ZodType, io: 'input' | 'output'): Json {
 /** `/api/v1/tickets/{ticket_id}` -> `['ticket_id']` */
 export const pathParamsOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
 
-function parametersOf(route: RouteDef, common: Record<string, string>): Json[] {
+function parametersOf(route: RouteDef, build: Build): Json[] {
+  const common = build.params;
   const params: Json[] = [];
   // `{id}` means what the segment before it names: `/conversations/{id}` -> `conversations.id`
   const collection = route.path.match(/\/([^/{}]+)\/\{id\}/)?.[1];
@@ -134,7 +157,14 @@ function parametersOf(route: RouteDef, common: Record<string, string>): Json[] {
   for (const name of pathParamsOf(route.path)) {
     const { description, ...schema } = pathProps[name] ?? { type: 'string' };
     const text = textOf(name, description);
-    params.push({ name, in: 'path', required: true, schema, ...(text ? { description: text } : {}) });
+    params.push({
+      name,
+      in: 'path',
+      required: true,
+      schema,
+      ...(text ? { description: text } : {}),
+      example: paramExample(name, collection, schema, build),
+    });
   }
   if (route.query) {
     const q = jsonSchemaOf(route.query, 'input');
@@ -155,10 +185,21 @@ function parametersOf(route: RouteDef, common: Record<string, string>): Json[] {
         required: isRequired,
         schema,
         ...(text ? { description: text } : {}),
+        example: paramExample(name, undefined, schema, build),
       });
     }
   }
   return params;
+}
+
+/** The guide's example for a parameter (`<collection>.id` first), else one from the value table. */
+function paramExample(name: string, collection: string | undefined, schema: Json, build: Build): unknown {
+  const own = build.paramExamples;
+  // a table value the parameter's own list of values refuses gives way to that list
+  const fits = (v: unknown) => !Array.isArray(schema.enum) || schema.enum.includes(v);
+  const key = name === 'id' && collection && `${collection}.id` in own ? `${collection}.id` : name;
+  if (key in own && fits(own[key])) return own[key];
+  return exampleOf(schema, build.examples, 'param', name);
 }
 
 const scopeExample = (scope: string) => ({ detail: Detail.missingScope(scope) });
@@ -226,7 +267,12 @@ const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolea
   },
   {
     status: '422',
-    when: (t) => t.hasInput || replayable(t),
+    when: replayable,
+    response: { $ref: '#/components/responses/ValidationOrKeyReused' },
+  },
+  {
+    status: '422',
+    when: (t) => t.hasInput && !replayable(t),
     response: { $ref: '#/components/responses/ValidationError' },
   },
   {
@@ -320,6 +366,7 @@ interface Build {
   catalog: SchemaCatalog;
   examples: ExampleContext;
   params: Record<string, string>;
+  paramExamples: Record<string, unknown>;
 }
 
 const IDEMPOTENCY_KEY_PARAM = {
@@ -328,7 +375,9 @@ const IDEMPOTENCY_KEY_PARAM = {
   required: false,
   description:
     'Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.',
-  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  // the server's KEY_SHAPE (shared/http/idempotency.ts): visible ASCII, no spaces
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]{1,255}$' },
+  example: 'b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d',
 };
 
 /** Rate-limited: tenant credentials, and end-user login by IP (shared/ratelimit/middleware.ts). */
@@ -354,8 +403,8 @@ function declareHeaders(responses: Record<string, Json>, limited: boolean) {
   }
 }
 
-function operationOf(route: RouteDef, build: Build): Json {
-  const honoPath = toHonoPath(route.path);
+/** The paragraph every operation ends with: who may call it. */
+function accessText(route: RouteDef): string {
   const { surface, scopes = [], role, session } = route.access;
   const access = [
     session === 'required'
@@ -364,6 +413,25 @@ function operationOf(route: RouteDef, build: Build): Json {
   ];
   if (scopes.length > 0) access.push(`API-key scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.`);
   if (role && role !== 'agent') access.push(`Dashboard sessions need the \`${role}\` role or above.`);
+  return `**Access:** ${access.join(' ')}`;
+}
+
+/**
+ * The id a route declares; a route without one (just added) gets one from its path so the document
+ * stays valid, and test/integration/openapi.test.ts names it until it declares its own.
+ */
+const operationIdOf = (route: RouteDef) =>
+  route.operationId ??
+  `${route.method}${route.path
+    .replace(/\{([^}]+)\}/g, 'By_$1')
+    .split(/[^A-Za-z0-9_]+/)
+    .filter(Boolean)
+    .map((s) => s[0]?.toUpperCase() + s.slice(1))
+    .join('')}${route.path.length > 1 && route.path.endsWith('/') ? 'Slash' : ''}`;
+
+/** The route's own responses, then the shared layers' (STANDARD_RESPONSES), with their headers. */
+function responsesOf(route: RouteDef, build: Build): Record<string, Json> {
+  const { surface, scopes = [] } = route.access;
   const responses: Record<string, Json> = {};
   for (const [status, r] of Object.entries(route.responses)) {
     const entry: Json = { description: r.description };
@@ -378,31 +446,35 @@ function operationOf(route: RouteDef, build: Build): Json {
   for (const [status, r] of Object.entries(standardErrors(route, surface, [...scopes])))
     if (!(status in responses)) responses[status] = r;
   responses['503'] ??= { $ref: '#/components/responses/ServiceUnavailable' };
-  declareHeaders(responses, isRateLimited(surface, honoPath));
+  declareHeaders(responses, isRateLimited(surface, toHonoPath(route.path)));
+  return responses;
+}
+
+function operationOf(route: RouteDef, build: Build): Json {
+  const { surface, scopes = [], session } = route.access;
+  const emits = route.emits?.length
+    ? `**Emits:** ${route.emits.map((e) => `\`${e}\``).join(', ')} (see Webhooks).`
+    : undefined;
   const op: Json = {
-    operationId: `${route.method}${route.path
-      .replace(/\{([^}]+)\}/g, 'By_$1')
-      .split(/[^A-Za-z0-9_]+/)
-      .filter(Boolean)
-      .map((s) => s[0]?.toUpperCase() + s.slice(1))
-      // a path declared with a trailing slash too (a redirect) needs an id of its own
-      .join('')}${route.path.length > 1 && route.path.endsWith('/') ? 'Slash' : ''}`,
+    operationId: operationIdOf(route),
     summary: route.summary,
-    description: [route.description, `**Access:** ${access.join(' ')}`].filter(Boolean).join('\n\n'),
+    description: [route.description, emits, accessText(route)].filter(Boolean).join('\n\n'),
     tags: route.tags,
     security: session === 'required' ? [{ BearerAuth: [] }] : SECURITY_BY_SURFACE[surface],
     'x-surface': surface,
-    responses,
+    responses: responsesOf(route, build),
   };
   if (scopes.length > 0) op['x-required-scopes'] = [...scopes];
-  const parameters = parametersOf(route, build.params);
+  const parameters = parametersOf(route, build);
   if (surface === 'api' && (route.method === 'post' || route.method === 'patch'))
     parameters.push(IDEMPOTENCY_KEY_PARAM);
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
     const media: Json = { schema: build.catalog.convert(route.body, 'input') };
     if (route.bodyExample !== undefined) media.example = route.bodyExample;
-    op.requestBody = { required: true, content: { 'application/json': media } };
+    // a body the server also accepts absent (an optional schema) is not required
+    const required = !route.body.safeParse(undefined).success;
+    op.requestBody = { required, content: { 'application/json': media } };
   }
   return op;
 }
@@ -446,17 +518,267 @@ const SECURITY_BY_AUDIENCE: Record<Audience, readonly (keyof typeof SECURITY_SCH
 const MINIMAL_DESCRIPTION =
   'Public API of a multi-tenant customer-support / IT-service-management platform. Errors are `{"detail": "<string>"}` with fixed strings; request validation answers 422 with `{"detail": [{"loc", "msg", "type"}]}`.';
 
-export function buildOpenApiDocument(sources: readonly DocSource[], options: DocumentOptions = {}) {
-  const audience = options.audience ?? 'public';
-  const guide = options.guide;
-  const catalog = new SchemaCatalog();
-  for (const source of sources) if (source.components) catalog.add(source.components);
-  const gaps = new Set<string>();
-  const build: Build = {
-    catalog,
-    examples: { catalog, values: guide?.examples ?? { ids: {}, values: {} }, gaps },
-    params: guide?.params ?? {},
+/** The error schemas every operation refers to (what the shared layers answer). */
+const ERROR_SCHEMAS: Record<string, Json> = {
+  Error: {
+    type: 'object',
+    description:
+      'Every error other than request validation: one fixed, human-readable string (the exact strings are part of the contract).',
+    required: ['detail'],
+    properties: { detail: { type: 'string', description: 'What went wrong' } },
+    example: { detail: Detail.notFound },
+  },
+  ValidationIssue: {
+    type: 'object',
+    description: 'One invalid input.',
+    required: ['loc', 'msg', 'type'],
+    properties: {
+      loc: {
+        type: 'array',
+        description: 'Where: `body`, `query`, `path` or `header`, then the field path',
+        items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+      },
+      msg: { type: 'string', description: 'Human-readable message' },
+      type: { type: 'string', description: 'Machine-readable kind, e.g. `missing`, `string_too_long`' },
+    },
+  },
+  ValidationError: {
+    type: 'object',
+    description: 'The 422 answer to invalid input (body, query, path or header).',
+    required: ['detail'],
+    properties: {
+      detail: {
+        type: 'array',
+        description: 'One entry per invalid input',
+        items: { $ref: '#/components/schemas/ValidationIssue' },
+      },
+    },
+  },
+};
+
+/** Response headers, and the responses many operations share. */
+const SHARED_COMPONENTS = {
+  headers: {
+    'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string', const: 'Bearer' } },
+    'Retry-After': {
+      description:
+        'Seconds to wait before retrying (429: until the rate window frees up; 503: try again shortly)',
+      schema: { type: 'integer', minimum: 0 },
+    },
+    'X-Request-Id': {
+      description:
+        'The request id: the caller’s own `X-Request-Id` (up to 128 characters) echoed back, else one generated by the server. Quote it when reporting a problem.',
+      schema: { type: 'string', maxLength: 128 },
+    },
+    'X-RateLimit-Limit': {
+      description: 'Requests allowed in the current window for this tenant, plan and kind of endpoint',
+      schema: { type: 'integer', minimum: 0 },
+    },
+    'X-RateLimit-Remaining': {
+      description: 'Requests left in the current window',
+      schema: { type: 'integer', minimum: 0 },
+    },
+    'X-RateLimit-Reset': {
+      description: 'Seconds until the current window resets',
+      schema: { type: 'integer', minimum: 0 },
+    },
+  },
+  responses: {
+    ValidationError: {
+      description: 'Request validation failed',
+      headers: REQUEST_ID_HEADER,
+      content: {
+        'application/json': {
+          schema: { $ref: '#/components/schemas/ValidationError' },
+          example: { detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }] },
+        },
+      },
+    },
+    ValidationOrKeyReused: {
+      description:
+        'Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string)',
+      headers: REQUEST_ID_HEADER,
+      content: {
+        'application/json': {
+          schema: {
+            oneOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }],
+          },
+          examples: {
+            validation: {
+              summary: 'Invalid input',
+              value: { detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }] },
+            },
+            keyReused: {
+              summary: 'Idempotency-Key reused with another request',
+              value: { detail: Detail.idempotencyKeyReused },
+            },
+          },
+        },
+      },
+    },
+    RateLimited: {
+      description: 'Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers)',
+      headers: {
+        ...REQUEST_ID_HEADER,
+        ...RATE_HEADERS,
+        'Retry-After': { $ref: '#/components/headers/Retry-After' },
+      },
+      content: errorBody({ detail: Detail.rateLimited }),
+    },
+    ServiceUnavailable: {
+      description:
+        'A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After',
+      headers: { ...REQUEST_ID_HEADER, 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+      content: errorBody({ detail: Detail.databaseUnavailable }),
+    },
+  },
+};
+
+function infoOf(audience: Audience, options: DocumentOptions) {
+  return {
+    title: audience === 'public' ? 'Support Platform API' : 'Support Platform internal API',
+    version: options.version ?? '1.0.0',
+    description:
+      audience === 'public'
+        ? (options.guide?.description ?? MINIMAL_DESCRIPTION)
+        : 'Routes for the platform’s own services (voice agent, inbound channels, jobs) and the QStash delivery callback. Not for integrators; served to the internal token at /api/internal/openapi.json.',
+    contact: { name: 'Support Platform API team', url: 'https://github.com/support-platform/api/issues' },
+    license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
   };
+}
+
+/** The headers of every delivery (shared/webhooks/signing.ts), as the receiver reads them. */
+const WEBHOOK_HEADERS = (type: string): Json[] => [
+  {
+    name: 'X-Webhook-Event',
+    in: 'header',
+    required: true,
+    description: 'The event type (also `event_type` in the body)',
+    schema: { type: 'string', const: type },
+    example: type,
+  },
+  {
+    name: 'X-Webhook-Timestamp',
+    in: 'header',
+    required: true,
+    description: 'When this attempt was signed (ISO 8601 UTC): the first part of the signed message',
+    schema: { type: 'string', format: 'date-time' },
+    example: '2026-03-02T09:30:01.204Z',
+  },
+  {
+    name: 'X-Webhook-Signature',
+    in: 'header',
+    required: true,
+    description:
+      'Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    example: '5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f',
+  },
+  {
+    name: 'X-Webhook-Delivery-Id',
+    in: 'header',
+    required: true,
+    description: 'The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id',
+    schema: { type: 'string' },
+    example: 'dlv_0mhbq3k9aQm2Vx8RtL5cBn',
+  },
+];
+
+/** `ticket.created` -> `TicketCreated`, `kb.article.published` -> `KbArticlePublished` */
+const pascalOf = (type: string) =>
+  type
+    .split(/[._]/)
+    .map((w) => (w[0]?.toUpperCase() ?? '') + w.slice(1))
+    .join('');
+
+/**
+ * The top-level `webhooks`: per catalog event, the POST a subscriber receives: the envelope
+ * (`<Event>Event`), its `data` (`<Event>EventData`), the delivery headers and the event's example.
+ */
+function webhooksOf(events: readonly WebhookEventDoc[], catalog: SchemaCatalog): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const event of events) {
+    const name = pascalOf(event.type);
+    catalog.add({ output: { [`${name}EventData`]: event.data } });
+    const data = catalog.convert(event.data, 'output');
+    catalog.register(`${name}Event`, {
+      type: 'object',
+      description: `The body of a \`${event.type}\` delivery: ${event.description}`,
+      required: ['event_type', 'timestamp', 'data'],
+      properties: {
+        event_type: { type: 'string', const: event.type, description: 'The event type' },
+        timestamp: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When the event happened (ISO 8601 UTC)',
+        },
+        data: { ...data, description: 'The resource under its named key' },
+      },
+    });
+    out[event.type] = {
+      post: {
+        operationId: `on${name}`,
+        summary: event.type,
+        description: `${event.description}\n\nSent to every active subscription of the tenant that lists \`${event.type}\` or \`*\`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.`,
+        tags: [`Events: ${event.group}`],
+        parameters: WEBHOOK_HEADERS(event.type),
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { $ref: `${COMPONENT_REF}${name}Event` },
+              example: { event_type: event.type, timestamp: '2026-03-02T09:30:00.000Z', data: event.example },
+            },
+          },
+        },
+        responses: {
+          '200': { description: 'Any 2xx: delivered (the body is ignored)' },
+          default: { description: 'Any other status, or no answer within 10 seconds: retried later' },
+        },
+      },
+    };
+  }
+  return out;
+}
+
+/**
+ * Properties without a description of their own get the guide's (`Component.field`, then the field
+ * name), in the named schemas and in the operations' inline ones.
+ */
+function describeFields(
+  schemas: Record<string, Json>,
+  paths: Record<string, Record<string, Json>>,
+  fields: Record<string, string>,
+) {
+  const visit = (node: unknown, owner: string) => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n, owner);
+      return;
+    }
+    const schema = node as Json;
+    for (const [field, prop] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
+      if (!prop.description) {
+        const text = fields[`${owner}.${field}`] ?? fields[field];
+        if (text) prop.description = text;
+      }
+      visit(prop, owner);
+    }
+    for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties']) visit(schema[key], owner);
+  };
+  for (const [name, schema] of Object.entries(schemas)) visit(schema, name);
+  for (const item of Object.values(paths))
+    for (const op of Object.values(item)) {
+      const media = (x: unknown) =>
+        ((x as Json | undefined)?.content as Record<string, Json> | undefined)?.['application/json'];
+      visit(media(op.requestBody)?.schema, '');
+      for (const r of Object.values((op.responses ?? {}) as Record<string, Json>))
+        visit(media(r)?.schema, '');
+    }
+}
+
+/** The operations of `audience`, by path (sorted), and the tags they use. */
+function collectPaths(sources: readonly DocSource[], audience: Audience, build: Build) {
   const paths: Record<string, Record<string, Json>> = {};
   const tags = new Set<string>();
   for (const source of sources) {
@@ -470,114 +792,54 @@ export function buildOpenApiDocument(sources: readonly DocSource[], options: Doc
       for (const t of route.tags) tags.add(t);
     }
   }
+  const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
+  return { paths: sorted, tags };
+}
+
+/** Tags in the guide's reading order, then any the guide does not know yet. */
+function orderedTags(used: Set<string>, guide: ReferenceGuide | undefined) {
+  const known = (guide?.tags ?? []).filter((t) => used.has(t.name));
+  const rest = [...used].filter((t) => !known.some((k) => k.name === t)).sort();
+  return [...known, ...rest.map((name) => ({ name }))];
+}
+
+export function buildOpenApiDocument(sources: readonly DocSource[], options: DocumentOptions = {}) {
+  const audience = options.audience ?? 'public';
+  const guide = options.guide;
+  const catalog = new SchemaCatalog();
+  for (const source of sources) if (source.components) catalog.add(source.components);
+  const gaps = new Set<string>();
+  const build: Build = {
+    catalog,
+    examples: { catalog, values: guide?.examples ?? { ids: {}, values: {} }, gaps },
+    params: guide?.params ?? {},
+    paramExamples: guide?.paramExamples ?? {},
+  };
+  const { paths, tags } = collectPaths(sources, audience, build);
+  const webhooks = audience === 'public' ? webhooksOf(guide?.webhooks ?? [], catalog) : undefined;
   catalog.applyDocs();
   for (const item of Object.values(paths)) for (const op of Object.values(item)) fillExamples(op, build);
   for (const gap of gaps) options.onExampleGap?.(gap);
-  const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
-  // tags in the guide's reading order, then any the guide does not know yet
-  const known = (guide?.tags ?? []).filter((t) => tags.has(t.name));
-  const rest = [...tags].filter((t) => !known.some((k) => k.name === t)).sort();
-  const securitySchemes = Object.fromEntries(
-    SECURITY_BY_AUDIENCE[audience].map((name) => [name, SECURITY_SCHEMES[name]]),
-  );
+  const schemas = { ...ERROR_SCHEMAS, ...catalog.schemas };
+  describeFields(schemas, paths, guide?.fields ?? {});
   return {
     openapi: '3.1.0',
-    info: {
-      title: audience === 'public' ? 'Support Platform API' : 'Support Platform internal API',
-      version: options.version ?? '1.0.0',
-      description:
-        audience === 'public'
-          ? (guide?.description ?? MINIMAL_DESCRIPTION)
-          : 'Routes for the platform’s own services (voice agent, inbound channels, jobs) and the QStash delivery callback. Not for integrators; served to the internal token at /api/internal/openapi.json.',
-    },
-    servers: [{ url: options.serverUrl ?? '/' }],
-    tags: [...known, ...rest.map((name) => ({ name }))],
-    paths: sortedPaths,
+    info: infoOf(audience, options),
+    servers: [
+      {
+        url: options.serverUrl ?? 'http://127.0.0.1:8787',
+        description: 'Where this document was served from (`npm start` locally by default)',
+      },
+    ],
+    tags: orderedTags(tags, guide),
+    paths,
+    ...(webhooks ? { webhooks } : {}),
     components: {
-      securitySchemes,
-      schemas: {
-        Error: {
-          type: 'object',
-          description:
-            'Every error other than request validation: one fixed, human-readable string (the exact strings are part of the contract).',
-          required: ['detail'],
-          properties: { detail: { type: 'string', description: 'What went wrong' } },
-          example: { detail: Detail.notFound },
-        },
-        ValidationIssue: {
-          type: 'object',
-          description: 'One invalid input.',
-          required: ['loc', 'msg', 'type'],
-          properties: {
-            loc: {
-              type: 'array',
-              description: 'Where: `body`, `query`, `path` or `header`, then the field path',
-              items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
-            },
-            msg: { type: 'string', description: 'Human-readable message' },
-            type: { type: 'string', description: 'Machine-readable kind, e.g. `missing`, `string_too_long`' },
-          },
-        },
-        ValidationError: {
-          type: 'object',
-          description: 'The 422 answer to invalid input (body, query, path or header).',
-          required: ['detail'],
-          properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationIssue' } } },
-        },
-        ...catalog.schemas,
-      },
-      headers: {
-        'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string', const: 'Bearer' } },
-        'Retry-After': {
-          description:
-            'Seconds to wait before retrying (429: until the rate window frees up; 503: try again shortly)',
-          schema: { type: 'integer', minimum: 0 },
-        },
-        'X-Request-Id': {
-          description:
-            'The request id: the caller’s own `X-Request-Id` (up to 128 characters) echoed back, else one generated by the server. Quote it when reporting a problem.',
-          schema: { type: 'string', maxLength: 128 },
-        },
-        'X-RateLimit-Limit': {
-          description: 'Requests allowed in the current window for this tenant, plan and kind of endpoint',
-          schema: { type: 'integer', minimum: 0 },
-        },
-        'X-RateLimit-Remaining': {
-          description: 'Requests left in the current window',
-          schema: { type: 'integer', minimum: 0 },
-        },
-        'X-RateLimit-Reset': {
-          description: 'Seconds until the current window resets',
-          schema: { type: 'integer', minimum: 0 },
-        },
-      },
-      responses: {
-        ValidationError: {
-          description: 'Request validation failed',
-          headers: REQUEST_ID_HEADER,
-          content: {
-            'application/json': {
-              schema: { $ref: '#/components/schemas/ValidationError' },
-              example: { detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }] },
-            },
-          },
-        },
-        RateLimited: {
-          description: 'Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers)',
-          headers: {
-            ...REQUEST_ID_HEADER,
-            ...RATE_HEADERS,
-            'Retry-After': { $ref: '#/components/headers/Retry-After' },
-          },
-          content: errorBody({ detail: Detail.rateLimited }),
-        },
-        ServiceUnavailable: {
-          description:
-            'A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After',
-          headers: { ...REQUEST_ID_HEADER, 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
-          content: errorBody({ detail: Detail.databaseUnavailable }),
-        },
-      },
+      securitySchemes: Object.fromEntries(
+        SECURITY_BY_AUDIENCE[audience].map((name) => [name, SECURITY_SCHEMES[name]]),
+      ),
+      schemas,
+      ...SHARED_COMPONENTS,
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { ZodType } from 'zod';
 import type { Surface } from '../auth/access';
 import type { Role } from '../auth/roles';
+import type { EventType } from '../events/catalog';
 import type { Scope } from '../auth/scopes';
 
 /**
@@ -29,13 +30,21 @@ export interface Access {
  * 401/403/422 errors, so a declaration only states what is particular to the route.
  */
 export interface RouteDef {
+  /**
+   * The name an SDK gives the operation: a camelCase verb phrase (`listTickets`, `rotateApiKey`),
+   * with `V1`/`V2` where a path exists in both versions. Unique across both documents.
+   */
+  operationId?: string;
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI style: `/api/v1/tickets/{ticket_id}` (the Hono route is `/api/v1/tickets/:ticket_id`) */
   path: string;
   /** who may call it */
   access: Access;
   summary: string;
+  /** what it does and its notable refusals (the document adds what it emits and who may call it) */
   description?: string;
+  /** the webhook events a successful call sends */
+  emits?: readonly EventType[];
   tags: string[];
   params?: ZodType;
   query?: ZodType;

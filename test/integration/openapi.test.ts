@@ -12,8 +12,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../functions/docs/document';
 import { REFERENCE_GUIDE } from '../../functions/docs/guide';
 import { FUNCTIONS } from '../../functions/manifest';
-import { DOC_SOURCES } from '../../functions/registry';
-import { scopeRequirement, surfaceOf } from '../../shared/auth/access';
+import { ACCESS, DOC_SOURCES } from '../../functions/registry';
+import { EVENT_TYPES } from '../../shared/events/catalog';
+
+const { scopeRequirement, surfaceOf } = ACCESS;
+
 import type { FunctionApp } from '../../shared/context/app-env';
 import { buildOpenApiDocument } from '../../shared/http/openapi-doc';
 import { type Harness, postgresUnavailable, startHarness, TEST_SECRETS } from '../support/harness';
@@ -88,7 +91,7 @@ describe('OpenAPI document', () => {
         if (surface === 'sign_in') {
           // a credential is optional there, but GET /api/v1/auth/me needs a session
           expect(op.security).toEqual(
-            op.operationId === 'getApiV1AuthMe' ? [{ BearerAuth: [] }] : [{}, { BearerAuth: [] }],
+            op.operationId === 'getCurrentUser' ? [{ BearerAuth: [] }] : [{}, { BearerAuth: [] }],
           );
           expect(op.responses['403'].content['application/json'].example).toEqual({
             detail: 'API keys are not permitted for this endpoint',
@@ -330,6 +333,85 @@ describe('a reference that teaches', () => {
     ])
       expect(publicDoc.info.description).toContain(section);
     expect(publicDoc.info.description).toContain('createHmac');
+  });
+
+  it('every route declares an SDK-style operationId and a description of its own', () => {
+    const ids = new Map<string, string>();
+    const problems: string[] = [];
+    for (const source of DOC_SOURCES)
+      for (const route of source.routes) {
+        const where = `${route.method.toUpperCase()} ${route.path}`;
+        const id = route.operationId;
+        if (!id) problems.push(`${where}: no operationId`);
+        else if (!/^[a-z]+[A-Z][A-Za-z0-9]*$/.test(id))
+          problems.push(`${where}: ${id} is not a camelCase verb phrase`);
+        else if (ids.has(id)) problems.push(`${where}: ${id} also names ${ids.get(id)}`);
+        if (id) ids.set(id, where);
+        if (!route.description?.trim()) problems.push(`${where}: no description`);
+      }
+    expect(problems).toEqual([]);
+    expect(publicDoc.paths['/api/v1/tickets'].get.operationId).toBe('listTickets');
+    expect(publicDoc.paths['/api/v1/api-keys/{key_id}/rotate'].post.operationId).toBe('rotateApiKey');
+    expect(publicDoc.paths['/api/v2/conversations'].get.operationId).toBe('listConversationsV2');
+    expect(publicDoc.paths['/api/v1/tickets'].post.description).toContain('**Emits:** `ticket.created`');
+  });
+
+  it('every parameter has an example that its schema accepts', () => {
+    const problems: string[] = [];
+    for (const { where, op } of operations(doc))
+      for (const p of op.parameters ?? []) {
+        if (p.example === undefined) problems.push(`${where} ${p.name}: no example`);
+        else for (const e of check(p.schema, p.example)) problems.push(`${where} ${p.name}: ${e}`);
+      }
+    expect(problems).toEqual([]);
+  });
+
+  it('describes every property of every schema in the public document', () => {
+    const bare = new Set<string>();
+    const visit = (node: any, owner: string) => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((n) => visit(n, owner));
+      for (const [field, prop] of Object.entries<any>(node.properties ?? {})) {
+        if (!prop.description?.trim()) bare.add(`${owner}.${field}`);
+        visit(prop, owner);
+      }
+      for (const k of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties']) visit(node[k], owner);
+    };
+    for (const [name, schema] of Object.entries<any>(publicDoc.components.schemas)) visit(schema, name);
+    for (const { where, op } of operations(publicDoc)) {
+      visit(op.requestBody?.content?.['application/json']?.schema, `${where} request`);
+      for (const [status, r] of Object.entries<any>(op.responses))
+        visit(r.content?.['application/json']?.schema, `${where} ${status}`);
+    }
+    expect([...bare]).toEqual([]);
+  });
+
+  it('shows every catalog event under webhooks: envelope, payload schema, delivery headers, example', () => {
+    expect(Object.keys(publicDoc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+    expect(EVENT_TYPES).toHaveLength(21);
+    const problems: string[] = [];
+    for (const [type, item] of Object.entries<any>(publicDoc.webhooks)) {
+      const media = item.post.requestBody.content['application/json'];
+      for (const e of check(media.schema, media.example)) problems.push(`${type}: ${e}`);
+      const headers = item.post.parameters.map((p: any) => p.name);
+      expect(headers).toEqual(
+        expect.arrayContaining(['X-Webhook-Event', 'X-Webhook-Timestamp', 'X-Webhook-Signature']),
+      );
+      expect(media.example.event_type).toBe(type);
+    }
+    expect(problems).toEqual([]);
+    expect(internalDoc.webhooks).toBeUndefined();
+  });
+
+  it('documents the Idempotency-Key refusals with their real shapes', () => {
+    const create = publicDoc.paths['/api/v1/tickets'].post;
+    const key = create.parameters.find((p: any) => p.name === 'Idempotency-Key');
+    expect(new RegExp(key.schema.pattern).test('a b')).toBe(false);
+    expect(new RegExp(key.schema.pattern).test(key.example)).toBe(true);
+    expect(create.responses['422']).toEqual({ $ref: '#/components/responses/ValidationOrKeyReused' });
+    const reused = publicDoc.components.responses.ValidationOrKeyReused.content['application/json'];
+    expect(check(reused.schema, reused.examples.keyReused.value)).toEqual([]);
+    expect(typeof reused.examples.keyReused.value.detail).toBe('string');
   });
 
   it('says what POST /api/v1/tickets really defaults to', () => {
