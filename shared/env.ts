@@ -54,6 +54,8 @@ export const EnvSchema = z.object({
   WEBHOOK_SSRF_ALLOW: hostList,
   WEBHOOK_RETRY_UNIT_MS: intFromString(1000),
   WEBHOOK_TIMEOUT_MS: intFromString(10_000),
+  /** Days an attempt's request and response are kept before the delivery worker clears them. */
+  WEBHOOK_ATTEMPT_RETENTION_DAYS: intFromString(30),
   UPSTASH_REDIS_REST_URL: z.string().optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   QSTASH_URL: z.string().optional(),

@@ -6,7 +6,8 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { encryptSecret } from '../../shared/crypto';
 import type { Executor } from '../../shared/db/schema';
 import type { AppConfig } from '../../shared/env';
-import { ALL_EVENTS, EVENT_TYPES, isEventType } from '../../shared/events/catalog';
+import { ALL_EVENTS, EVENT_TYPES, type EventType, isEventType } from '../../shared/events/catalog';
+import { EVENT_EXAMPLES } from '../../shared/events/examples';
 import {
   ApiError,
   badRequest,
@@ -35,6 +36,7 @@ import {
   findDelivery,
   findWebhook,
   insertRedelivery,
+  insertTestDelivery,
   insertWebhook,
   listAttempts,
   listDeliveries,
@@ -42,6 +44,7 @@ import {
   listWebhooks,
   recordView,
   redeliverFailedSince,
+  replaceSecret,
   softDeleteWebhook,
   updateWebhookRow,
   type WebhookChanges,
@@ -146,13 +149,14 @@ register(app, routes.createWebhook, async (c) => {
       url: body.url,
       events,
       secret_encrypted: sealed,
+      description: body.description ?? null,
     });
     await recordAudit(
       trx,
       c,
       'webhook.created',
       { type: 'webhook', id: created.id },
-      { url: body.url, events },
+      { url: body.url, events, ...(body.description ? { description: body.description } : {}) },
     );
     return created;
   });
@@ -240,6 +244,7 @@ register(app, routes.updateWebhook, async (c) => {
     ...(body.is_active !== undefined ? { is_active: body.is_active } : {}),
     ...(body.url !== undefined ? { url: body.url } : {}),
     ...(events !== undefined ? { events } : {}),
+    ...(body.description !== undefined ? { description: body.description } : {}),
   };
   const row = await db.transaction().execute(async (trx) => {
     const updated = await updateWebhookRow(trx, tenantId, id, changes);
@@ -252,6 +257,30 @@ register(app, routes.updateWebhook, async (c) => {
 
 // Dashboard v2 (the gate refuses API keys on /api/v2/*).
 register(app, routes.listEventTypes, (c) => c.json(eventTypesBody()));
+
+register(app, routes.sendTestEvent, async (c) => {
+  const { id } = c.req.valid('param');
+  const { event_type } = c.req.valid('json');
+  const { db, events } = c.get('services');
+  const hook = await webhookOf(db, tenantOf(c), id);
+  if (!hook.is_active) throw conflict(Detail.webhookInactive);
+  const delivery = await insertTestDelivery(db, hook, event_type, EVENT_EXAMPLES[event_type as EventType]);
+  events.kick();
+  return c.json({ delivery_id: delivery.id }, 202);
+});
+
+register(app, routes.rotateSecret, async (c) => {
+  const { id } = c.req.valid('param');
+  const { db, config } = c.get('services');
+  const tenantId = tenantOf(c);
+  const secret = generateWebhookSecret();
+  const sealed = await encryptSecret(config.WEBHOOK_ENCRYPTION_KEY, secret);
+  await db.transaction().execute(async (trx) => {
+    if (!(await replaceSecret(trx, tenantId, id, sealed))) throw notFound('Webhook');
+    await recordAudit(trx, c, 'webhook.secret_rotated', { type: 'webhook', id }, {});
+  });
+  return c.json({ secret });
+});
 
 // QStash retry callback (surface 'signed': the gate lets it through; the signature is checked here).
 // Its signature covers the body's exact bytes, so the handler reads the body raw and parses it only

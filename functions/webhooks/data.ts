@@ -9,6 +9,7 @@ export type WebhookRow = Selectable<WebhooksTable>;
 export const listView = (w: WebhookRow) => ({
   id: w.id,
   url: w.url,
+  description: w.description,
   events: w.events,
   is_active: w.is_active,
   created_at: w.created_at,
@@ -56,6 +57,7 @@ export interface NewWebhook {
   url: string;
   events: string[];
   secret_encrypted: string;
+  description: string | null;
 }
 
 export function insertWebhook(db: Executor, webhook: NewWebhook): Promise<WebhookRow> {
@@ -67,7 +69,12 @@ export function insertWebhook(db: Executor, webhook: NewWebhook): Promise<Webhoo
 }
 
 /** The fields a PATCH names (only those: an absent key is left as it is). */
-export type WebhookChanges = { is_active?: boolean; url?: string; events?: string[] };
+export type WebhookChanges = {
+  is_active?: boolean;
+  url?: string;
+  events?: string[];
+  description?: string | null;
+};
 
 /** Writes `changes` (already validated) to a live webhook of the tenant; undefined when there is none. */
 export function updateWebhookRow(
@@ -84,6 +91,50 @@ export function updateWebhookRow(
     .where('deleted_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Replaces a live webhook's sealed secret; false when there is none. */
+export async function replaceSecret(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  sealed: string,
+): Promise<boolean> {
+  const res = await db
+    .updateTable('webhooks')
+    .set({ secret_encrypted: sealed, updated_at: new Date() })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/**
+ * A test delivery: `data` (the event's documented example) queued to this webhook alone, with no
+ * outbox event behind it, so no other subscription gets it and no record of the event's kind exists.
+ */
+export function insertTestDelivery(
+  db: Executor,
+  hook: WebhookRow,
+  eventType: string,
+  data: unknown,
+): Promise<DeliveryRow> {
+  const now = new Date();
+  return db
+    .insertInto('webhook_deliveries')
+    .values({
+      id: newId('delivery'),
+      tenant_id: hook.tenant_id,
+      webhook_id: hook.id,
+      event_id: null,
+      event_type: eventType,
+      payload: JSON.stringify(data),
+      event_created_at: now,
+      next_attempt_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Marks a live webhook of the tenant deleted (and inactive); its id and url, or undefined when there is none. */
@@ -173,15 +224,36 @@ export function listDeliveries(
   );
 }
 
-/** Every attempt made for a delivery, oldest first. */
-export function listAttempts(db: Executor, delivery: DeliveryRow) {
-  return db
+/**
+ * Every attempt made for a delivery, oldest first, with what it sent and got back: `request` null
+ * when nothing was sent (refused destination) or its content was cleared after the retention days,
+ * `response` null when no answer came (or its content was cleared).
+ */
+export async function listAttempts(db: Executor, delivery: DeliveryRow) {
+  const rows = await db
     .selectFrom('webhook_delivery_attempts')
-    .select(['attempt', 'attempted_at', 'response_status', 'duration_ms', 'error'])
+    .selectAll()
     .where('delivery_id', '=', delivery.id)
     .where('tenant_id', '=', delivery.tenant_id)
     .orderBy('attempt')
     .execute();
+  return rows.map((a) => ({
+    attempt: a.attempt,
+    attempted_at: a.attempted_at,
+    response_status: a.response_status,
+    duration_ms: a.duration_ms,
+    error: a.error,
+    request: a.request_headers === null ? null : { headers: a.request_headers, body: a.request_body ?? '' },
+    response:
+      a.response_status === null || a.response_headers === null
+        ? null
+        : {
+            status: a.response_status,
+            headers: a.response_headers,
+            body: a.response_body ?? '',
+            body_truncated: a.response_body_truncated ?? false,
+          },
+  }));
 }
 
 /** A new pending delivery re-sending `original` (fresh id, fresh X-Webhook-Timestamp and signature at send time). */

@@ -4,7 +4,7 @@ import { defineRoute } from '../../shared/http/route';
 import {
   CreateWebhookBody,
   DeliveriesQuery,
-  DeliveryAttempt,
+  DeliveryAttemptDetail,
   DeliveryDetail,
   DeliveryIdParam,
   DeliveryList,
@@ -12,6 +12,9 @@ import {
   EventTypes,
   QStashCallbackBody,
   RecoverBody,
+  SecretRotated,
+  TestEventBody,
+  TestEventQueued,
   UpdateWebhookBody,
   WebhookCreated,
   WebhookIdParam,
@@ -36,7 +39,7 @@ export const createWebhook = defineRoute({
   access: { surface: 'api', scopes: ['webhooks:write'], role: 'tenant_admin' },
   summary: 'Create a webhook subscription',
   description:
-    'Only `url` and `events` are read (a supplied `secret` is ignored). The URL must start with https:// and its host must resolve to public addresses only. The signing secret is generated and returned only in this response. See docs/webhooks.md.',
+    'Only `url`, `events` and an optional `description` are read (a supplied `secret` is ignored). The URL must start with https:// and its host must resolve to public addresses only. The signing secret is generated and returned only in this response. See docs/webhooks.md.',
   tags,
   body: CreateWebhookBody,
   responses: {
@@ -116,7 +119,7 @@ export const getDelivery = defineRoute({
   access: { surface: 'api', scopes: ['webhooks:read'] },
   summary: 'A delivery with every attempt',
   description:
-    "The delivery log's entry plus `history`: each attempt made, oldest first, with when it ended, the receiver's status, how long it took and why it failed. A redelivery is a new delivery with its own history.",
+    "The delivery log's entry plus `history`: each attempt made, oldest first, with when it ended, the receiver's status, how long it took, why it failed, the `request` exactly as sent (headers and body) and the `response` (status, headers, the first 4,096 bytes of the body, `body_truncated`; null when no answer came). Request and response are kept WEBHOOK_ATTEMPT_RETENTION_DAYS days (default 30), then null. A redelivery is a new delivery with its own history.",
   tags,
   params: DeliveryIdParam,
   responses: {
@@ -167,13 +170,47 @@ export const updateWebhook = defineRoute({
   access: { surface: 'dashboard', role: 'tenant_admin' },
   summary: 'Change a webhook (dashboard)',
   description:
-    'is_active, url and/or events; the same validation as creation. Dashboard session, tenant_admin or higher.',
+    'is_active, url, events and/or description; the same validation as creation. Dashboard session, tenant_admin or higher.',
   tags,
   params: WebhookIdParam,
   body: UpdateWebhookBody,
   responses: {
     200: { description: 'The updated subscription (no secret)', schema: WebhookRecord },
     400: { description: 'Same URL and event errors as creation', schema: Detail },
+    404: { description: '`Webhook not found`', schema: Detail },
+  },
+});
+
+export const sendTestEvent = defineRoute({
+  operationId: 'sendWebhookTestEvent',
+  method: 'post',
+  path: '/api/v2/webhooks/{id}/test',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: 'Send a test event (dashboard)',
+  description:
+    "Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record.",
+  tags,
+  params: WebhookIdParam,
+  body: TestEventBody,
+  responses: {
+    202: { description: 'The test delivery, queued', schema: TestEventQueued },
+    404: { description: '`Webhook not found`', schema: Detail },
+    409: { description: '`Webhook is inactive`', schema: Detail },
+  },
+});
+
+export const rotateSecret = defineRoute({
+  operationId: 'rotateWebhookSecret',
+  method: 'post',
+  path: '/api/v2/webhooks/{id}/rotate-secret',
+  access: { surface: 'dashboard', role: 'tenant_admin' },
+  summary: "Rotate a webhook's signing secret (dashboard)",
+  description:
+    'Replaces the signing secret at once and returns the new one, shown only here; every attempt from now on is signed with it (there is no overlap: see docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.',
+  tags,
+  params: WebhookIdParam,
+  responses: {
+    200: { description: 'The new secret', schema: SecretRotated },
     404: { description: '`Webhook not found`', schema: Detail },
   },
 });
@@ -222,6 +259,8 @@ export const routes = [
   redeliver,
   recover,
   updateWebhook,
+  sendTestEvent,
+  rotateSecret,
   listEventTypes,
   qstashCallback,
 ];
@@ -234,6 +273,7 @@ export const components = defineComponents({
       fields: {
         id: 'Subscription id (`whk_…`)',
         url: 'HTTPS endpoint that receives the deliveries',
+        description: 'What the endpoint is for (at most 500 characters); null when not given',
         events: 'Event names it receives (`*` for all)',
         is_active: '`false`: nothing is delivered (PATCH /api/v2/webhooks/{id} to resume)',
         created_at: 'When it was created (ISO 8601 UTC)',
@@ -244,6 +284,7 @@ export const components = defineComponents({
       fields: {
         id: 'Subscription id (`whk_…`)',
         url: 'HTTPS endpoint that receives the deliveries',
+        description: 'What the endpoint is for (at most 500 characters); null when not given',
         events: 'Event names it receives (`*` for all)',
         is_active: '`true`: deliveries start with the next event',
         created_at: 'When it was created (ISO 8601 UTC)',
@@ -259,6 +300,9 @@ export const components = defineComponents({
       description: 'One attempt of a delivery: one signed POST to the endpoint.',
       fields: {
         attempt: 'Its number: 1 for the first attempt, up to 5',
+        request: 'What was sent: headers and the exact body; null when nothing was sent or once cleared',
+        response:
+          "The receiver's answer: status, headers, first 4,096 bytes of the body; null when none came",
         attempted_at: 'When it ended (response, error or timeout)',
         response_status: "The receiver's HTTP status; null when there was no response",
         duration_ms: 'How long it took',
@@ -289,7 +333,9 @@ export const components = defineComponents({
     WebhookDelivery: DeliveryLogEntry,
     WebhookDeliveryList: DeliveryList,
     WebhookDeliveryDetail: DeliveryDetail,
-    WebhookDeliveryAttempt: DeliveryAttempt,
+    WebhookDeliveryAttempt: DeliveryAttemptDetail,
+    WebhookTestEventQueued: TestEventQueued,
+    WebhookSecretRotated: SecretRotated,
     WebhookEventTypes: EventTypes,
     QStashCallbackResult,
   },
@@ -297,6 +343,7 @@ export const components = defineComponents({
     WebhookCreate: CreateWebhookBody,
     WebhookUpdate: UpdateWebhookBody,
     WebhookRecover: RecoverBody,
+    WebhookTestEvent: TestEventBody,
     QStashCallback: QStashCallbackBody,
   },
 });

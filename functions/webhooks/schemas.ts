@@ -19,19 +19,31 @@ export const CreateWebhookBody = z.object({
     .min(1)
     .max(100)
     .describe(`Catalog event names, or "${ALL_EVENTS}" for every event`),
+  description: z
+    .string()
+    .max(500)
+    .nullable()
+    .optional()
+    .describe('What the endpoint is for (at most 500 characters)'),
 });
 export type CreateWebhookBody = z.infer<typeof CreateWebhookBody>;
 
-/** PATCH /api/v2/webhooks/{id} (dashboard): any of is_active, url, events; at least one. */
+/** PATCH /api/v2/webhooks/{id} (dashboard): any of is_active, url, events, description; at least one. */
 export const UpdateWebhookBody = z
   .strictObject({
     is_active: z.boolean().optional(),
     url: CreateWebhookBody.shape.url.optional(),
     events: CreateWebhookBody.shape.events.optional(),
+    description: CreateWebhookBody.shape.description.describe('What the endpoint is for; null clears it'),
   })
-  .refine((b) => b.is_active !== undefined || b.url !== undefined || b.events !== undefined, {
-    message: 'At least one of is_active, url, events is required',
-  });
+  .refine(
+    (b) =>
+      b.is_active !== undefined ||
+      b.url !== undefined ||
+      b.events !== undefined ||
+      b.description !== undefined,
+    { message: 'At least one of is_active, url, events, description is required' },
+  );
 export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>;
 
 export const WebhookIdParam = z.object({ id: z.string().min(1).max(64) });
@@ -71,6 +83,7 @@ const Timestamp = z.string().describe('ISO 8601 UTC');
 export const WebhookListItem = z.object({
   id: z.string(),
   url: z.string(),
+  description: z.string().nullable(),
   events: z.array(z.string()),
   is_active: z.boolean(),
   created_at: Timestamp,
@@ -107,8 +120,42 @@ export const DeliveryAttempt = z.object({
   duration_ms: z.number().int().describe('How long the attempt took'),
   error: z.string().nullable().describe('Why it failed (HTTP status, timeout, refused destination)'),
 });
+const HeaderMap = z.record(z.string(), z.string());
+export const AttemptRequest = z
+  .object({
+    headers: HeaderMap.describe('Exactly the headers sent, X-Webhook-Signature included'),
+    body: z.string().describe('Exactly the body sent (the signed bytes)'),
+  })
+  .nullable()
+  .describe(
+    'What was sent; null when nothing was (refused destination) or once cleared after WEBHOOK_ATTEMPT_RETENTION_DAYS',
+  );
+export const AttemptResponse = z
+  .object({
+    status: z.number().int(),
+    headers: HeaderMap.describe('Header names lower-cased'),
+    body: z.string().describe('The first 4,096 bytes of the body, as UTF-8 text'),
+    body_truncated: z.boolean().describe('The body went on past 4,096 bytes'),
+  })
+  .nullable()
+  .describe("The receiver's answer; null when none came (timeout, network error) or once cleared");
+export const DeliveryAttemptDetail = DeliveryAttempt.extend({
+  request: AttemptRequest,
+  response: AttemptResponse,
+});
 export const DeliveryDetail = DeliveryLogEntry.extend({
-  history: z.array(DeliveryAttempt).describe('Every attempt made so far, oldest first'),
+  history: z.array(DeliveryAttemptDetail).describe('Every attempt made so far, oldest first'),
+});
+
+/** POST /api/v2/webhooks/{id}/test: which catalog event's documented example to send. */
+export const TestEventBody = z.strictObject({
+  event_type: z.enum(EVENT_TYPES as [string, ...string[]]).describe('A catalog event name (not `*`)'),
+});
+export const TestEventQueued = z.object({
+  delivery_id: z.string().describe("The test delivery's id: it appears in this endpoint's delivery log"),
+});
+export const SecretRotated = z.object({
+  secret: z.string().describe('The new signing secret (`whsec_…`): shown only in this response'),
 });
 
 export const EventTypes = z.object({

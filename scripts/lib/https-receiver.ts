@@ -1,7 +1,8 @@
 /**
  * A real HTTPS webhook receiver on localhost (self-signed certificate from scripts/lib/tls) that
  * records every request and answers as told, per path: `success` (200), `fail` (500), `timeout`
- * (never answers), `slow` (200 after `slowMs`), `redirect` (302 to /elsewhere), or a status code.
+ * (never answers), `slow` (200 after `slowMs`), `redirect` (302 to /elsewhere), a status code, or a
+ * CustomAnswer (status, body and headers as given).
  * The benchmarks deliver to it and so do the tests, so it lives outside test/: scripts never import
  * test code.
  */
@@ -21,7 +22,13 @@ export function trustTestCertificate() {
   process.env.NODE_EXTRA_CA_CERTS = TLS_CERT_PATH;
 }
 
-export type Behaviour = 'success' | 'fail' | 'timeout' | 'slow' | 'redirect' | number;
+/** An answer spelled out: status, body and extra headers. */
+export interface CustomAnswer {
+  status: number;
+  body: string | Buffer;
+  headers?: Record<string, string>;
+}
+export type Behaviour = 'success' | 'fail' | 'timeout' | 'slow' | 'redirect' | number | CustomAnswer;
 
 export interface ReceivedRequest {
   method: string;
@@ -98,6 +105,11 @@ export async function startHttpsReceiver(options: { slowMs?: number } = {}): Pro
           return;
         }
         if (answer === 'redirect') return send(302, { location: '/elsewhere' });
+        if (typeof answer === 'object') {
+          res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+          res.end(answer.body);
+          return;
+        }
         send(answer === 'success' ? 200 : answer === 'fail' ? 500 : answer);
       });
     },

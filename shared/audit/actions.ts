@@ -8,6 +8,7 @@ export const AUDIT_ACTIONS = [
   'webhook.created',
   'webhook.updated',
   'webhook.deleted',
+  'webhook.secret_rotated',
   'user.invited',
   'user.updated',
   'user.removed',

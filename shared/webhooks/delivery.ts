@@ -6,7 +6,7 @@ import type { AppConfig } from '../env';
 import { ALL_EVENTS } from '../events/catalog';
 import { newId } from '../ids';
 import type { Logger } from '../log/logger';
-import type { WebhookPort } from './port';
+import type { TransportAnswer, WebhookPort } from './port';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry';
 import { buildSignedRequest } from './signing';
 import { checkDestination } from './ssrf';
@@ -17,7 +17,11 @@ export interface DeliveryDeps {
   db: Kysely<Database>;
   config: Pick<
     AppConfig,
-    'WEBHOOK_ENCRYPTION_KEY' | 'WEBHOOK_SSRF_ALLOW' | 'WEBHOOK_RETRY_UNIT_MS' | 'WEBHOOK_TIMEOUT_MS'
+    | 'WEBHOOK_ENCRYPTION_KEY'
+    | 'WEBHOOK_SSRF_ALLOW'
+    | 'WEBHOOK_RETRY_UNIT_MS'
+    | 'WEBHOOK_TIMEOUT_MS'
+    | 'WEBHOOK_ATTEMPT_RETENTION_DAYS'
   >;
   port: WebhookPort;
   /** the runtime's logger (services.logger) */
@@ -217,6 +221,10 @@ export interface AttemptMade {
     response_status: number | null;
     duration_ms: number;
     error: string | null;
+    /** what was sent; null when nothing was (refused destination) */
+    request: { headers: Record<string, string>; body: string } | null;
+    /** the receiver's answer; null when none came */
+    response: TransportAnswer | null;
   };
   /** why it was closed without an attempt */
   closed?: string;
@@ -247,6 +255,8 @@ export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Pro
   const started = Date.now();
   let status: number | null = null;
   let error: string | null = null;
+  let request: { headers: Record<string, string>; body: string } | null = null;
+  let response: TransportAnswer | null = null;
   const destination = await checkDestination(hook.url, {
     resolve: port.resolveHost,
     allow: config.WEBHOOK_SSRF_ALLOW,
@@ -263,6 +273,7 @@ export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Pro
       data: row.payload,
       sign: port.sign,
     });
+    request = signed;
     const result = await port.transport({
       url: destination.url,
       headers: signed.headers,
@@ -272,9 +283,10 @@ export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Pro
     });
     status = result.status;
     if (result.status === null) error = result.error;
-    else if (result.status >= 300 && result.status < 400)
-      error = `Redirect not followed (HTTP ${result.status})`;
-    else if (result.status < 200 || result.status >= 300) error = `HTTP ${result.status}`;
+    else {
+      response = result;
+      error = answerError(result.status);
+    }
   }
   const finished = new Date();
   const ok = error === null;
@@ -293,8 +305,17 @@ export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Pro
       response_status: status,
       duration_ms: Math.max(0, finished.getTime() - started),
       error,
+      request,
+      response,
     },
   };
+}
+
+/** Why an answer is a failed attempt; null for a 2xx. Redirects are never followed. */
+function answerError(status: number): string | null {
+  if (status >= 300 && status < 400) return `Redirect not followed (HTTP ${status})`;
+  if (status < 200 || status >= 300) return `HTTP ${status}`;
+  return null;
 }
 
 /**
@@ -307,7 +328,9 @@ export async function recordAttempts(db: Executor, made: readonly AttemptMade[])
   if (sent.length > 0) {
     const col = <T>(f: (m: AttemptMade) => T) => sent.map(f);
     const iso = (d: Date | null) => (d ? d.toISOString() : null);
-    // the outcome and the attempt's row in one statement: the row is written iff the outcome is
+    const json = (v: object | undefined) => (v ? JSON.stringify(v) : null);
+    // the outcome and the attempt's row (with what was sent and answered) in one statement: the row
+    // is written iff the outcome is
     const result = await sql<{ id: string }>`
       WITH recorded AS (
       UPDATE webhook_deliveries AS d
@@ -319,15 +342,22 @@ export async function recordAttempts(db: Executor, made: readonly AttemptMade[])
                   ${col((m) => m.row.attempts)}::int[], ${col((m) => m.result.status)}::text[],
                   ${col((m) => m.result.attempt)}::int[], ${col((m) => iso(m.sent!.last_attempt_at))}::timestamptz[],
                   ${col((m) => iso(m.result.nextAttemptAt))}::timestamptz[], ${col((m) => m.sent!.response_status)}::int[],
-                  ${col((m) => m.sent!.duration_ms)}::int[], ${col((m) => m.sent!.error)}::text[])
+                  ${col((m) => m.sent!.duration_ms)}::int[], ${col((m) => m.sent!.error)}::text[],
+                  ${col((m) => json(m.sent!.request?.headers))}::text[], ${col((m) => m.sent!.request?.body ?? null)}::text[],
+                  ${col((m) => json(m.sent!.response?.headers))}::text[], ${col((m) => m.sent!.response?.body ?? null)}::text[],
+                  ${col((m) => m.sent!.response?.bodyTruncated ?? null)}::bool[])
         AS v (id, token, prev_attempts, status, attempts, last_attempt_at, next_attempt_at, response_status,
-              duration_ms, error)
+              duration_ms, error, request_headers, request_body, response_headers, response_body, truncated)
       WHERE d.id = v.id AND d.claim_token = v.token AND d.attempts = v.prev_attempts
-      RETURNING d.id, d.tenant_id, v.attempts, v.last_attempt_at, v.response_status, v.duration_ms, v.error
+      RETURNING d.id, d.tenant_id, v.attempts, v.last_attempt_at, v.response_status, v.duration_ms, v.error,
+                v.request_headers, v.request_body, v.response_headers, v.response_body, v.truncated
       ), attempt AS (
         INSERT INTO webhook_delivery_attempts
-          (delivery_id, attempt, tenant_id, attempted_at, response_status, duration_ms, error)
-        SELECT id, attempts, tenant_id, last_attempt_at, response_status, duration_ms, error FROM recorded
+          (delivery_id, attempt, tenant_id, attempted_at, response_status, duration_ms, error, request_headers,
+           request_body, response_headers, response_body, response_body_truncated)
+        SELECT id, attempts, tenant_id, last_attempt_at, response_status, duration_ms, error, request_headers::jsonb,
+               request_body, response_headers::jsonb, response_body, truncated
+        FROM recorded
         ON CONFLICT (delivery_id, attempt) DO NOTHING
       )
       SELECT id FROM recorded`.execute(db);

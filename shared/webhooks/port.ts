@@ -10,10 +10,46 @@ export interface TransportRequest {
   addresses: string[];
 }
 
+/** How much of a receiver's answer body an attempt keeps (the delivery detail shows it). */
+export const RESPONSE_BODY_LIMIT = 4096;
+
+/** The receiver's answer, as an attempt keeps it. */
+export interface TransportAnswer {
+  status: number;
+  /** names lower-cased; repeated headers joined with `, ` */
+  headers: Record<string, string>;
+  /** the first RESPONSE_BODY_LIMIT bytes as UTF-8 text (a character cut at the limit becomes U+FFFD) */
+  body: string;
+  /** the body went on past RESPONSE_BODY_LIMIT bytes */
+  bodyTruncated: boolean;
+}
+
 export type TransportResult =
-  | { status: number }
+  | TransportAnswer
   /** no HTTP answer: timeout, connection refused, TLS failure */
   | { status: null; error: string };
+
+const utf8 = new TextDecoder();
+/**
+ * The kept part of a body read so far (at most one byte past the limit is needed to know it went on).
+ * NUL becomes U+FFFD: Postgres text cannot hold it, and a binary answer must not fail the recording.
+ */
+export function keptBody(chunks: readonly Uint8Array[]): Pick<TransportAnswer, 'body' | 'bodyTruncated'> {
+  let size = 0;
+  for (const c of chunks) size += c.byteLength;
+  const bytes = new Uint8Array(Math.min(size, RESPONSE_BODY_LIMIT));
+  let at = 0;
+  for (const c of chunks) {
+    if (at >= bytes.length) break;
+    const part = c.subarray(0, bytes.length - at);
+    bytes.set(part, at);
+    at += part.byteLength;
+  }
+  return {
+    body: utf8.decode(bytes).replaceAll('\u0000', '\uFFFD'),
+    bodyTruncated: size > RESPONSE_BODY_LIMIT,
+  };
+}
 
 export type DeliveryTransport = (request: TransportRequest) => Promise<TransportResult>;
 
@@ -48,9 +84,11 @@ export const fetchTransport: DeliveryTransport = async (request) => {
       redirect: 'manual',
       signal: controller.signal,
     });
-    // the body is not kept (the log never exposes it); drain it so the connection is released
-    await res.body?.cancel().catch(() => {});
-    return { status: res.status };
+    const headers: Record<string, string> = {};
+    res.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    return { status: res.status, headers, ...(await readKept(res.body)) };
   } catch (err) {
     if (controller.signal.aborted) return { status: null, error: `Timed out after ${request.timeoutMs} ms` };
     return { status: null, error: `Request failed: ${(err as Error).message ?? String(err)}`.slice(0, 500) };
@@ -58,6 +96,27 @@ export const fetchTransport: DeliveryTransport = async (request) => {
     clearTimeout(timer);
   }
 };
+
+/** Reads a body up to just past RESPONSE_BODY_LIMIT, then lets the rest go (the connection is released). */
+async function readKept(stream: ReadableStream<Uint8Array> | null) {
+  const chunks: Uint8Array[] = [];
+  if (!stream) return keptBody(chunks);
+  const reader = stream.getReader();
+  let size = 0;
+  try {
+    while (size <= RESPONSE_BODY_LIMIT) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // cut off mid-body (the timeout's abort included): what arrived is what the attempt keeps
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return keptBody(chunks);
+}
 
 /** DNS-over-HTTPS (Cloudflare's JSON API): the Workers resolver. A and AAAA answers only. */
 export function dohResolver(

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import type { DeliveryTransport, Signer, WebhookPort } from './port';
+import { type DeliveryTransport, keptBody, RESPONSE_BODY_LIMIT, type Signer, type WebhookPort } from './port';
 import type { HostResolver } from './ssrf';
 
 /** getaddrinfo (honours /etc/hosts like the connection itself would), bounded by a timeout. */
@@ -88,12 +88,29 @@ export const nodeTransport: DeliveryTransport = (request) =>
         lookup,
       },
       (res) => {
-        res.resume(); // the body is never kept
-        done({ status: res.statusCode ?? 0 });
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(res.headers))
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        answered = () => done({ status: res.statusCode ?? 0, headers, ...keptBody(chunks) });
+        // the first RESPONSE_BODY_LIMIT bytes (and one more to know it went on) are kept; the rest is
+        // drained so the keep-alive connection is released
+        res.on('data', (chunk: Buffer) => {
+          if (size > RESPONSE_BODY_LIMIT) return;
+          chunks.push(chunk);
+          size += chunk.byteLength;
+          if (size > RESPONSE_BODY_LIMIT) answered!();
+        });
+        res.on('end', () => answered!());
+        res.on('error', () => answered!());
       },
     );
+    /** set once the answer's head arrived: a timeout then ends the attempt with what came of the body */
+    let answered: (() => void) | null = null;
     const timer = setTimeout(() => {
-      done({ status: null, error: `Timed out after ${request.timeoutMs} ms` });
+      if (answered) answered();
+      else done({ status: null, error: `Timed out after ${request.timeoutMs} ms` });
       req.destroy();
     }, request.timeoutMs);
     req.on('error', (err) => done({ status: null, error: `Request failed: ${err.message}`.slice(0, 500) }));

@@ -29,7 +29,7 @@ describe.skipIf(postgresUnavailable())('webhook subscriptions API', () => {
     });
     expect(res.status).toBe(201);
     expect(Object.keys(res.body).sort()).toEqual(
-      ['created_at', 'events', 'id', 'is_active', 'secret', 'updated_at', 'url'].sort(),
+      ['created_at', 'description', 'events', 'id', 'is_active', 'secret', 'updated_at', 'url'].sort(),
     );
     expect(res.body).toMatchObject({
       url: 'https://localhost:9/hook',
@@ -54,7 +54,7 @@ describe.skipIf(postgresUnavailable())('webhook subscriptions API', () => {
     expect(list.status).toBe(200);
     expect(Object.keys(list.body)).toEqual(['webhooks']);
     const listed = list.body.webhooks.find((w: any) => w.id === res.body.id);
-    expect(Object.keys(listed).sort()).toEqual(['created_at', 'events', 'id', 'is_active', 'url']);
+    expect(Object.keys(listed).sort()).toEqual(['created_at', 'description', 'events', 'id', 'is_active', 'url']);
     expect(list.text).not.toContain(res.body.secret);
   });
 
@@ -229,6 +229,7 @@ describe.skipIf(postgresUnavailable())('webhook subscriptions API', () => {
     expect(res.body).toEqual({ ...listed, updated_at: created.body.updated_at });
     expect(Object.keys(res.body).sort()).toEqual([
       'created_at',
+      'description',
       'events',
       'id',
       'is_active',

@@ -14,6 +14,8 @@ export interface WebhooksTable {
   updated_at: Generated<Date>;
   /** soft delete: deliveries (and metering) outlive the subscription */
   deleted_at: NullableTimestamp;
+  /** what the endpoint is for (<= 500 characters) */
+  description: string | null;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -51,6 +53,13 @@ export interface WebhookDeliveryAttemptsTable {
   response_status: number | null;
   duration_ms: number;
   error: string | null;
+  /** schema/0013: what was sent and answered; null once cleared after WEBHOOK_ATTEMPT_RETENTION_DAYS */
+  request_headers: Json<Record<string, string>> | null;
+  request_body: string | null;
+  response_headers: Json<Record<string, string>> | null;
+  /** the first 4,096 bytes of the answer's body */
+  response_body: string | null;
+  response_body_truncated: boolean | null;
 }
 
 /** Tables of this area, merged into `Database` by ../schema.ts. */
