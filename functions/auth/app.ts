@@ -1,5 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { hashToken, mailUserToken, revokeUserSessions, tokenSessionIsLive } from '../../shared/auth/accounts';
+import { jsonOnly } from '../../shared/auth/json-only';
 import { hashPassword, verifyPassword } from '../../shared/auth/password';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { TenantUserTokenPurpose } from '../../shared/db/tables/auth';
@@ -10,12 +11,13 @@ import { accountsByEmail, setPassword, spendUserToken, whoIs } from './data';
 import * as routes from './routes';
 import { endSession, refreshSession, sessionOfRefreshToken, startSession } from './sessions';
 import {
+  clearAccountFailures,
   clearFailures,
   failureDelayMs,
   lockedSeconds,
   recordFailure,
   type ThrottleKind,
-  throttleKey,
+  throttleKeys,
 } from './throttle';
 
 /**
@@ -24,6 +26,8 @@ import {
  * mailed through the services' mailer and stored hashed. docs/auth.md has the whole picture.
  */
 export const app = new Hono<AppEnv>();
+// credential-free POSTs: JSON only (415), so a foreign page cannot send them without a preflight
+app.use('/api/v1/auth/*', jsonOnly);
 
 export const RESET_REQUESTED = 'If the address belongs to an account, a password reset link has been sent';
 const INVALID_TOKEN: Record<TenantUserTokenPurpose, string> = {
@@ -40,26 +44,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 register(app, routes.login, async (c) => {
   const body = c.req.valid('json');
   const { db } = c.get('services');
-  const accountKey = throttleKey('account', body.email);
-  const keys: [ThrottleKind, string][] = [
-    ['account', accountKey],
-    ['ip', throttleKey('ip', clientIp(c) ?? 'unknown')],
-  ];
-  const locked = await lockedSeconds(
-    db,
-    keys.map(([, key]) => key),
-  );
+  const keys = throttleKeys(body.email, clientIp(c) ?? 'unknown');
+  const locked = await lockedSeconds(db, Object.values(keys));
   if (locked > 0) throw new ApiError(429, Detail.tooManySignInAttempts, { 'Retry-After': String(locked) });
 
   const accounts = await accountsByEmail(db, body.email, body.tenant_id);
   const user = accounts.length === 1 ? accounts[0] : undefined;
   const passwordOk = await verifyPassword(body.password, user?.password_hash ?? null);
   if (!user || !passwordOk || user.disabled_at) {
-    const counts = await Promise.all(keys.map(([kind, key]) => recordFailure(db, kind, key)));
+    const kinds = Object.keys(keys) as ThrottleKind[];
+    const counts = await Promise.all(kinds.map((kind) => recordFailure(db, kind, keys[kind])));
     await sleep(failureDelayMs(Math.max(...counts)));
     throw unauthorized(Detail.invalidLogin);
   }
-  await clearFailures(db, accountKey);
+  await clearFailures(db, keys.account_ip);
   return c.json(await startSession(c, user));
 });
 
@@ -124,8 +122,13 @@ register(app, routes.acceptInvite, async (c) => {
  */
 register(app, routes.requestPasswordReset, async (c) => {
   const body = c.req.valid('json');
-  const accounts = await accountsByEmail(c.get('services').db, body.email, body.tenant_id);
-  for (const user of accounts) if (!user.disabled_at) await mailUserToken(c, user, 'password_reset');
+  const { db, defer } = c.get('services');
+  const accounts = await accountsByEmail(db, body.email, body.tenant_id);
+  // issued after the answer: a known address must not answer later than an unknown one (its
+  // token's writes would tell which addresses have accounts)
+  defer(async () => {
+    for (const user of accounts) if (!user.disabled_at) await mailUserToken(c, user, 'password_reset');
+  });
   return c.json({ detail: RESET_REQUESTED }, 202);
 });
 
@@ -137,6 +140,6 @@ register(app, routes.confirmPasswordReset, async (c) => {
   const user = await setPassword(db, used.user_id, await hashPassword(body.password));
   if (!user) throw badRequest(INVALID_TOKEN.password_reset);
   await revokeUserSessions(db, user.id, 'password_reset');
-  await clearFailures(db, throttleKey('account', user.email.toLowerCase()));
+  await clearAccountFailures(db, user.email);
   return c.json(await startSession(c, user));
 });

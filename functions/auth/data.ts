@@ -171,3 +171,9 @@ export async function countFailure(
 export async function deleteFailures(db: Db, key: string) {
   await db.deleteFrom('auth_throttle').where('key', '=', key).execute();
 }
+
+/** Deletes every count whose key starts with `prefix` (LIKE with the prefix's own wildcards escaped). */
+export async function deleteFailuresByPrefix(db: Db, prefix: string) {
+  const pattern = `${prefix.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  await db.deleteFrom('auth_throttle').where('key', 'like', pattern).execute();
+}

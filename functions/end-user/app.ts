@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { jsonOnly } from '../../shared/auth/json-only';
 import { END_USER_TOKEN_SECONDS, signEndUserToken } from '../../shared/auth/jwt';
 import { hashPassword, verifyPassword } from '../../shared/auth/password';
 import type { AppEnv } from '../../shared/context/app-env';
@@ -30,6 +31,8 @@ import * as routes from './routes';
  * creates only their own tickets (tickets.requester_id = the end user's id).
  */
 export const app = new Hono<AppEnv>();
+// credential-free POSTs: JSON only (415), so a foreign page cannot send them without a preflight
+app.use('/api/v1/app/auth/*', jsonOnly);
 
 export const MAGIC_LINK_TTL_SECONDS = 15 * 60;
 export const MAGIC_LINK_SENT = 'If the address belongs to an account, a sign-in link has been sent';

@@ -23,7 +23,8 @@ describe.skipIf(postgresUnavailable())('dashboard accounts: invites, resets, rev
         logged.push(args.map(String).join(' '));
       });
     }
-    h = await startHarness();
+    // the client address from X-Real-IP when sent (a proxy of ours would set it); else one unknown address
+    h = await startHarness({ TRUSTED_PROXY_HEADER: 'X-Real-IP' });
     admin = await signUpAdmin(h, 'owner@acme.example');
     secrets.push(admin.pair.refresh_token, PASSWORD);
   }, 120_000);
@@ -272,24 +273,32 @@ describe.skipIf(postgresUnavailable())('dashboard accounts: invites, resets, rev
     expect(again?.tenantId).toBe(b.tenantId);
   });
 
-  it('locks an account after 5 failures (429 with Retry-After, even with the right password)', async () => {
+  it('locks an account at one address after 5 failures (429, the right password included); the owner elsewhere still signs in', async () => {
     const victim = await signUpAdmin(h, 'victim@acme.example');
+    const attacker = { 'X-Real-IP': '203.0.113.7' };
     for (let i = 1; i <= 5; i++) {
-      const res = await login(h, { email: victim.email, password: `wrong guess ${i}` });
+      const res = await login(h, { email: victim.email, password: `wrong guess ${i}` }, attacker);
       expect(res.status).toBe(401);
     }
-    const locked = await login(h, { email: victim.email, password: PASSWORD });
+    const locked = await login(h, { email: victim.email, password: PASSWORD }, attacker);
     expect(locked.status).toBe(429);
     expect(locked.body).toEqual({ detail: 'Too many failed sign-in attempts; try again later' });
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800);
+    // five failures from anywhere no longer keep the owner out: their right password from their address works
+    const owner = await login(
+      h,
+      { email: victim.email, password: PASSWORD },
+      { 'X-Real-IP': '198.51.100.20' },
+    );
+    expect(owner.status).toBe(200);
     // an unknown address locks the same way (a lock says nothing about existence)
     const guesses = [1, 2, 3, 4, 5].map((i) =>
-      login(h, { email: 'nobody@acme.example', password: `guess ${i}` }),
+      login(h, { email: 'nobody@acme.example', password: `guess ${i}` }, attacker),
     );
     expect((await Promise.all(guesses)).map((r) => r.status)).toEqual([401, 401, 401, 401, 401]);
-    expect((await login(h, { email: 'nobody@acme.example', password: 'x' })).status).toBe(429);
-    // other accounts are not locked by it
-    expect((await login(h, { email: 'boss@other.example', password: PASSWORD })).status).toBe(200);
+    expect((await login(h, { email: 'nobody@acme.example', password: 'x' }, attacker)).status).toBe(429);
+    // other accounts are not locked by it, from that address either
+    expect((await login(h, { email: 'boss@other.example', password: PASSWORD }, attacker)).status).toBe(200);
   }, 60_000);
 
   it('locks a client IP after 20 failures across accounts', async () => {
