@@ -2,6 +2,7 @@
 // documents (public and internal), the schema-driven fuzz and the route-access test: one registry.
 // A static list (Workers bundle what they import), in manifest order: a new function adds its
 // functions/<name>/routes.ts here; test/unit/route-access.test.ts fails until it does.
+import { compileAccess, isScopeRule } from '../shared/auth/access';
 import type { DocSource } from '../shared/http/openapi-doc';
 import * as apiKeys from './api-keys/routes';
 import * as audit from './audit/routes';
@@ -19,6 +20,7 @@ import * as exportsRoutes from './exports/routes';
 import * as fallback from './fallback/routes';
 import * as health from './health/routes';
 import * as kb from './kb/routes';
+import { ACCESS_RULES } from './manifest';
 import * as tenants from './tenants/routes';
 import * as tickets from './tickets/routes';
 import * as usage from './usage/routes';
@@ -47,3 +49,9 @@ export const DOC_SOURCES: readonly DocSource[] = [
   { name: 'console', ...consoleApp },
   { name: 'fallback', ...fallback },
 ];
+
+/** The gate's lookups over every function's access rules, as the embedded server compiles them. */
+export const ACCESS = compileAccess(ACCESS_RULES);
+
+/** The rules of the API-key surface: the scope tests are generated from them. */
+export const SCOPE_RULES = ACCESS_RULES.filter(isScopeRule);

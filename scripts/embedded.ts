@@ -1,7 +1,7 @@
 // The embedded (Node) runtime: every function of the manifest in one Hono app, on PGlite by
 // default or on Postgres when DATABASE_URL is set. Used by `npm start` and by the test suites.
 import type { Hono, MiddlewareHandler } from 'hono';
-import { FUNCTIONS } from '../functions/manifest';
+import { ACCESS_RULES, FUNCTIONS } from '../functions/manifest';
 import { KeyCache } from '../shared/auth/key-verify';
 import type { AppEnv, FunctionApp } from '../shared/context/app-env';
 import type { Services } from '../shared/context/services';
@@ -113,6 +113,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
   };
   const app = buildRoot(await loadFunctionApps(), {
     provideServices: services,
+    access: ACCESS_RULES,
     logger,
     maxBodyBytes: config.MAX_BODY_BYTES,
     corsOrigins: config.CORS_ALLOWED_ORIGINS,

@@ -14,8 +14,9 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { type CompiledQuery, sql } from 'kysely';
+import { ACCESS_RULES } from '../../functions/manifest';
 import { ticketListQueries } from '../../functions/tickets/data';
-import { scopeRefusal } from '../../shared/auth/access';
+import { compileAccess } from '../../shared/auth/access';
 import {
   type Admission,
   authenticateKey,
@@ -49,6 +50,7 @@ const fixedCredential = (req: GateRequest): Admission => ({
 });
 const bypass = buildRoot(await loadFunctionApps(), {
   provideServices: runtime.services,
+  access: ACCESS_RULES,
   logger: runtime.services.logger,
   maxBodyBytes: config.MAX_BODY_BYTES,
   corsOrigins: config.CORS_ALLOWED_ORIGINS,
@@ -65,6 +67,7 @@ top.get('/__bench/bare', (c) => c.json({ ok: true }));
 // root's front door, before the router; (f)/(f0) is what that saves.
 const { services } = runtime;
 const REFUSED_PATH = '/api/v1/tickets';
+const { scopeRefusal } = compileAccess(ACCESS_RULES);
 top.get('/__bench/refusal-floor', (c) => {
   const started = requestClock();
   c.set('services', services);

@@ -1,12 +1,5 @@
 import { ApiError, Detail, forbidden } from '../http/errors';
-import {
-  KEY_DENIED_PREFIXES,
-  READ_METHODS,
-  SCOPE_CATALOG,
-  SCOPE_RULES,
-  type Scope,
-  type ScopeRule,
-} from './scopes';
+import { type HttpMethod, READ_METHODS, SCOPE_CATALOG, type Scope, type ScopeRule } from './scopes';
 
 /**
  * Which credential a path takes, decided before any handler runs (spec: "Access surfaces",
@@ -29,55 +22,37 @@ export type Surface =
   /** dashboard sign-in (/api/v1/auth): no credential needed, API keys get 403, a session token sent is read */
   | 'sign_in';
 
-export interface SurfaceRule {
-  prefix: string;
-  surface: Surface;
-}
-
-export const SURFACE_RULES: readonly SurfaceRule[] = [
-  { prefix: '/api/v2/health', surface: 'public' },
-  { prefix: '/api/v1/help-center', surface: 'public' },
-  { prefix: '/api/v1/openapi.json', surface: 'public' },
-  // the console's page and files (its data comes from the API with the dashboard session)
-  { prefix: '/console', surface: 'public' },
-  { prefix: '/api/v1/widget', surface: 'public' },
-  { prefix: '/api/v1/app/auth', surface: 'public' },
-  { prefix: '/api/v1/app', surface: 'end_user' },
-  { prefix: '/api/internal/webhooks/qstash', surface: 'signed' },
-  { prefix: '/api/internal', surface: 'internal' },
-  { prefix: '/api/v1/auth', surface: 'sign_in' },
-  ...KEY_DENIED_PREFIXES.filter((p) => p !== '/api/internal').map((prefix) => ({
-    prefix,
-    surface: 'dashboard' as const,
-  })),
-  ...SCOPE_RULES.map((r) => ({ prefix: r.prefix, surface: 'api' as const })),
-];
-
 /**
- * The public paths an API key may call too, with the methods they serve (spec: "every request with
- * an API key returns 403 except GET /api/v2/health"; the API document is served to anyone). Every
- * other public path is outside the key allowlist (rule 6): a key there is 403.
+ * Who may call the paths under one prefix, written once, beside the function that owns the prefix
+ * (functions/manifest.ts); the gate reads the rules through `compileAccess`. On the `api` surface:
+ * the scopes an API key needs (spec: "Enforcement rules"). On a public path: the methods an API key
+ * may call it with (spec: only GET /api/v2/health, and the API document); every other public path
+ * is outside the key allowlist (rule 6).
  */
-const KEY_TOLERANT_PUBLIC: ReadonlyMap<string, ReadonlySet<string>> = new Map([
-  ['/api/v2/health', new Set(['GET', 'HEAD'])],
-  ['/api/v1/openapi.json', new Set(['GET', 'HEAD'])],
-]);
+export type AccessRule =
+  | (ScopeRule & { surface: 'api' })
+  | { prefix: string; surface: Exclude<Surface, 'api'>; keyMethods?: readonly HttpMethod[] };
 
-/**
- * A public path's refusal of (method, key present), or null to let it through: 405 for a method the
- * path does not serve (the router alone would say 404), 403 for an API key outside the allowlist.
- */
-export function publicRefusal(method: string, path: string, withKey: boolean): ApiError | null {
-  const methods = KEY_TOLERANT_PUBLIC.get(normalizePath(path));
-  if (withKey && !methods?.has(method)) return forbidden(Detail.apiKeyNotPermitted);
-  if (methods && !methods.has(method))
-    return new ApiError(405, Detail.methodNotAllowed, { Allow: [...methods].join(', ') });
-  return null;
-}
+export const isScopeRule = (rule: AccessRule): rule is ScopeRule & { surface: 'api' } =>
+  rule.surface === 'api';
 
 /** Segment-aware prefix test: `/api/v1/tenant` matches `/api/v1/tenant/x`, not `/api/v1/tenants`. */
 export const underPrefix = (path: string, prefix: string) =>
   path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47) /* '/' */;
+
+export function normalizePath(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : path;
+}
+
+/** `/api/v1/conversations/:id/export` or `/api/v1/billing/payment-settings*` as a RegExp. */
+export function compilePathPattern(pattern: string): RegExp {
+  const wildcard = pattern.endsWith('*');
+  const body = (wildcard ? pattern.slice(0, -1) : pattern)
+    .split('/')
+    .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${body}${wildcard ? '.*' : ''}$`);
+}
 
 /**
  * Longest segment-aware prefix in a table keyed by prefix: the path itself, then each parent
@@ -104,43 +79,6 @@ function prefixTable<R extends { prefix: string }, T>(
   return table;
 }
 
-const SURFACE_BY_PREFIX = prefixTable(SURFACE_RULES, (r) => r.surface);
-
-export function normalizePath(path: string): string {
-  return path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : path;
-}
-
-export function surfaceOf(path: string): Surface {
-  const p = normalizePath(path);
-  return longestPrefix(SURFACE_BY_PREFIX, p) ?? (underPrefix(p, '/api') ? 'dashboard' : 'public');
-}
-
-/** `/api/v1/conversations/:id/export` or `/api/v1/billing/payment-settings*` as a RegExp. */
-export function compilePathPattern(pattern: string): RegExp {
-  const wildcard = pattern.endsWith('*');
-  const body = (wildcard ? pattern.slice(0, -1) : pattern)
-    .split('/')
-    .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('/');
-  return new RegExp(`^${body}${wildcard ? '.*' : ''}$`);
-}
-
-interface CompiledRule extends ScopeRule {
-  extras: { methods: ReadonlySet<string>; path: RegExp | null; scopes: readonly Scope[] }[];
-}
-
-const COMPILED_RULES = prefixTable(
-  SCOPE_RULES,
-  (rule): CompiledRule => ({
-    ...rule,
-    extras: (rule.extra ?? []).map((e) => ({
-      methods: new Set(e.methods),
-      path: e.path ? compilePathPattern(e.path) : null,
-      scopes: e.scopes,
-    })),
-  }),
-);
-
 export interface ScopeRequirement {
   /** the prefix scope: missing it is `API key missing required scope: <scope>` */
   pathScope: Scope;
@@ -148,51 +86,82 @@ export interface ScopeRequirement {
   extraScopes: Scope[];
 }
 
-/**
- * The gate's whole decision for (method, path) in one value: the surface, and on the `api` surface
- * the scopes a key needs (prefix scope first). Every route declares the same (`access` in
- * functions/<name>/routes.ts); test/unit/route-access.test.ts holds the two together.
- */
-export function accessOf(method: string, path: string): { surface: Surface; scopes?: Scope[] } {
-  const surface = surfaceOf(path);
-  const need = surface === 'api' ? scopeRequirement(method, path) : null;
-  return need ? { surface, scopes: [need.pathScope, ...need.extraScopes] } : { surface };
+/** A scope rule with its extra scopes' methods and paths made ready for matching. */
+function compileScopeRule(rule: ScopeRule) {
+  const extras = (rule.extra ?? []).map((e) => ({
+    methods: new Set<string>(e.methods),
+    path: e.path ? compilePathPattern(e.path) : null,
+    scopes: e.scopes,
+  }));
+  return { read: rule.read, write: rule.write, extras };
 }
 
-/** What an API key needs for (method, path); `null` when the path is not on the key allowlist. */
-export function scopeRequirement(method: string, path: string): ScopeRequirement | null {
-  const p = normalizePath(path);
-  const rule = longestPrefix(COMPILED_RULES, p);
-  if (!rule) return null;
+/** What an API key needs for (method, path) under a compiled rule. */
+function requirementOf(rule: ReturnType<typeof compileScopeRule>, method: string, path: string) {
   const m = method.toUpperCase();
   const pathScope = READ_METHODS.has(m) ? rule.read : rule.write;
   const extraScopes: Scope[] = [];
   for (const extra of rule.extras) {
-    if (!extra.methods.has(m) || (extra.path && !extra.path.test(p))) continue;
+    if (!extra.methods.has(m) || (extra.path && !extra.path.test(path))) continue;
     for (const s of extra.scopes) if (s !== pathScope && !extraScopes.includes(s)) extraScopes.push(s);
   }
   return { pathScope, extraScopes };
 }
 
 // The refusals' details, built once per scope: the refusal of an under-scoped key is the hot path
-// of a misconfigured integration (and of the benchmark's (f)), and it answers with a string that
-// already exists rather than one made per request.
+// of a misconfigured integration, and it answers with a string that already exists rather than one
+// made per request.
 const MISSING_SCOPE = new Map(SCOPE_CATALOG.map((s) => [s, Detail.missingScope(s)]));
 const INSUFFICIENT = new Map(SCOPE_CATALOG.map((s) => [s, Detail.insufficientPermissions(s)]));
 
-/** The spec's 403 detail when a key with `scopes` may not call (method, path); null when it may. No I/O. */
-export function scopeRefusal(method: string, path: string, scopes: ReadonlySet<string>): string | null {
-  const need = scopeRequirement(method, path);
-  if (!need) return Detail.apiKeyNotPermitted;
-  if (!scopes.has(need.pathScope))
-    return MISSING_SCOPE.get(need.pathScope) ?? Detail.missingScope(need.pathScope);
-  for (const s of need.extraScopes)
-    if (!scopes.has(s)) return INSUFFICIENT.get(s) ?? Detail.insufficientPermissions(s);
-  return null;
-}
+export type AccessTable = ReturnType<typeof compileAccess>;
 
-/** Throws the spec's 403 unless a key with `scopes` may call (method, path). No I/O. */
-export function authorizeApiKey(method: string, path: string, scopes: ReadonlySet<string>): void {
-  const refusal = scopeRefusal(method, path, scopes);
-  if (refusal) throw forbidden(refusal);
+/** The gate's lookups over a set of access rules. None does I/O. */
+export function compileAccess(rules: readonly AccessRule[]) {
+  const surfaces = prefixTable(rules, (r) => r.surface);
+  const scopeRules = prefixTable(rules.filter(isScopeRule), compileScopeRule);
+  const keyMethods = new Map<string, ReadonlySet<string>>();
+  for (const r of rules) if (!isScopeRule(r) && r.keyMethods) keyMethods.set(r.prefix, new Set(r.keyMethods));
+
+  const surfaceOf = (path: string): Surface => {
+    const p = normalizePath(path);
+    return longestPrefix(surfaces, p) ?? (underPrefix(p, '/api') ? 'dashboard' : 'public');
+  };
+  /** What an API key needs for (method, path); `null` when the path is not on the key allowlist. */
+  const scopeRequirement = (method: string, path: string): ScopeRequirement | null => {
+    const p = normalizePath(path);
+    const rule = longestPrefix(scopeRules, p);
+    return rule ? requirementOf(rule, method, p) : null;
+  };
+  return {
+    surfaceOf,
+    scopeRequirement,
+    /** The surface, and on the `api` surface the scopes a key needs (prefix scope first). */
+    accessOf(method: string, path: string): { surface: Surface; scopes?: Scope[] } {
+      const surface = surfaceOf(path);
+      const need = surface === 'api' ? scopeRequirement(method, path) : null;
+      return need ? { surface, scopes: [need.pathScope, ...need.extraScopes] } : { surface };
+    },
+    /** The spec's 403 detail when a key with `scopes` may not call (method, path); null when it may. */
+    scopeRefusal(method: string, path: string, scopes: ReadonlySet<string>): string | null {
+      const need = scopeRequirement(method, path);
+      if (!need) return Detail.apiKeyNotPermitted;
+      if (!scopes.has(need.pathScope))
+        return MISSING_SCOPE.get(need.pathScope) ?? Detail.missingScope(need.pathScope);
+      for (const s of need.extraScopes)
+        if (!scopes.has(s)) return INSUFFICIENT.get(s) ?? Detail.insufficientPermissions(s);
+      return null;
+    },
+    /**
+     * A public path's refusal of (method, key present), or null to let it through: 405 for a method
+     * a key-tolerant path does not serve, 403 for an API key outside the allowlist.
+     */
+    publicRefusal(method: string, path: string, withKey: boolean): ApiError | null {
+      const methods = keyMethods.get(normalizePath(path));
+      if (withKey && !methods?.has(method)) return forbidden(Detail.apiKeyNotPermitted);
+      if (methods && !methods.has(method))
+        return new ApiError(405, Detail.methodNotAllowed, { Allow: [...methods].join(', ') });
+      return null;
+    },
+  };
 }

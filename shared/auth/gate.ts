@@ -2,7 +2,7 @@ import type { Services } from '../context/services';
 import { timingSafeEqual } from '../crypto';
 import { Detail, forbidden, unauthorized } from '../http/errors';
 import { andThen } from '../sync-first';
-import { publicRefusal, type Surface, scopeRefusal, surfaceOf } from './access';
+import type { AccessTable, Surface } from './access';
 import { tokenSessionIsLive } from './accounts';
 import type { Credential } from './credential';
 import { verifyDashboardToken, verifyEndUserToken } from './jwt';
@@ -35,6 +35,8 @@ export interface GateRequest {
   path: string;
   headers: Headers;
   services: Services;
+  /** who may call which path: the runtime's access rules (functions/manifest.ts), compiled */
+  access: AccessTable;
 }
 
 /**
@@ -83,7 +85,7 @@ const anonymous = (): Admission => ({ auth: { kind: 'anonymous' } });
  * integrator call); the branches that must wait (key lookups, JWTs) return theirs.
  */
 export function admit(req: GateRequest): Admission | Promise<Admission> {
-  const surface = surfaceOf(req.path);
+  const surface = req.access.surfaceOf(req.path);
   if (surface === 'signed') return anonymous();
 
   const presented = readPresentedCredential(req.headers);
@@ -110,7 +112,7 @@ export function admit(req: GateRequest): Admission | Promise<Admission> {
 function admitApiKey(req: GateRequest, surface: Surface, key: VerifiedKey): Admission {
   if (surface !== 'api') throw forbidden(Detail.apiKeyNotPermitted);
   const auth: Credential = { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes };
-  const refusal = scopeRefusal(req.method, req.path, key.scopes);
+  const refusal = req.access.scopeRefusal(req.method, req.path, key.scopes);
   if (refusal) return { auth, scopeRefusal: refusal };
   if (shouldTouch(key.id)) {
     const { db, defer } = req.services;
@@ -124,7 +126,7 @@ function admitApiKey(req: GateRequest, surface: Surface, key: VerifiedKey): Admi
  * paths that tolerate one (spec rule 6). Other credentials (a widget's or end user's JWT) pass.
  */
 function publicCaller(req: GateRequest, keyToken: string | null): Admission | Promise<Admission> {
-  const refusal = publicRefusal(req.method, req.path, keyToken !== null);
+  const refusal = req.access.publicRefusal(req.method, req.path, keyToken !== null);
   if (refusal && keyToken !== null) {
     return andThen(authenticateKey(req.services, keyToken), (): never => {
       throw refusal;

@@ -1,7 +1,8 @@
 /**
- * The API-key scope catalog and the path-prefix rules that enforce it (spec: "Scope catalog",
- * "Enforcement rules", section B). This file is data; shared/auth/access.ts is the one reader
- * (`scopeRefusal`, applied by the gate), and the table-driven tests iterate over it.
+ * The API-key scope catalog and the shape of the rules that enforce it (spec: "Scope catalog",
+ * "Enforcement rules"). The rules themselves are written beside the functions that own their
+ * prefixes (functions/manifest.ts); shared/auth/access.ts compiles them for the gate, and the
+ * table-driven tests iterate over them.
  */
 export const SCOPE_CATALOG = [
   'tickets:read',
@@ -54,84 +55,10 @@ export interface ScopeRule {
   extra?: readonly ExtraScopeRule[];
 }
 
-/** The config function's prefixes (functions/manifest.ts reads this list: written once, here). */
-export const CONFIG_PREFIXES = [
-  '/api/v1/config',
-  '/api/v1/configuration',
-  '/api/v1/integrations',
-  '/api/v1/telephony',
-  '/api/v1/onboarding',
-  '/api/v1/tenant',
-] as const;
-
 /**
- * Reads that expose secrets or tenant-wide settings need the matching :write scope too
- * ("many config and billing reads also need the matching :write scope"). Listed here, nowhere else.
+ * Prefixes an API key can never reach, whatever its scopes (spec rule 5): the spec's list, which
+ * test/unit/access.test.ts holds the rules to (none of them is on the `api` surface).
  */
-export const SCOPE_RULES: readonly ScopeRule[] = [
-  { prefix: '/api/v1/tickets', read: 'tickets:read', write: 'tickets:write' },
-  { prefix: '/api/v1/calls', read: 'calls:read', write: 'calls:write' },
-  {
-    prefix: '/api/v1/voice-widget',
-    read: 'config:read',
-    write: 'config:write',
-    extra: [{ methods: ['POST'], path: '/api/v1/voice-widget/token', scopes: ['calls:write'] }],
-  },
-  { prefix: '/api/v1/usage', read: 'usage:read', write: 'usage:write' },
-  {
-    prefix: '/api/v1/billing',
-    read: 'billing:read',
-    write: 'billing:write',
-    extra: [
-      { methods: ['GET', 'HEAD'], path: '/api/v1/billing/payment-settings*', scopes: ['billing:write'] },
-    ],
-  },
-  { prefix: '/api/v1/requesters', read: 'users:read', write: 'users:write' },
-  {
-    prefix: '/api/v1/tenant/users',
-    read: 'users:read',
-    write: 'users:write',
-    // reading the team or changing anyone's role (creating, editing, removing a user) needs roles:write
-    extra: [{ methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'], scopes: ['roles:write'] }],
-  },
-  {
-    prefix: '/api/v1/conversations',
-    read: 'conversations:read',
-    write: 'conversations:write',
-    extra: [
-      {
-        methods: ['POST'],
-        path: '/api/v1/conversations/:id/export',
-        scopes: ['conversations:export', 'conversations:read'],
-      },
-    ],
-  },
-  {
-    prefix: '/api/v1/tenant/exports',
-    read: 'exports:read',
-    write: 'exports:write',
-    extra: [{ methods: ['GET', 'HEAD', 'POST'], scopes: ['config:write'] }],
-  },
-  ...CONFIG_PREFIXES.map(
-    (prefix): ScopeRule => ({
-      prefix,
-      read: 'config:read',
-      write: 'config:write',
-      extra:
-        prefix === '/api/v1/integrations' || prefix === '/api/v1/telephony'
-          ? [{ methods: ['GET', 'HEAD'], scopes: ['config:write'] }]
-          : undefined,
-    }),
-  ),
-  {
-    prefix: '/api/v1/webhooks',
-    read: 'webhooks:read',
-    write: 'webhooks:write',
-    extra: [{ methods: ['DELETE'], path: '/api/v1/webhooks/:id', scopes: ['webhooks:delete'] }],
-  },
-];
-
-/** Prefixes an API key can never reach, whatever its scopes (spec rule 5). */
 export const KEY_DENIED_PREFIXES = [
   '/api/v1/api-keys',
   '/api/v1/auth',

@@ -1,7 +1,6 @@
 import type { Redis } from '@upstash/redis';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { surfaceOf } from '../auth/access';
 import type { AppEnv } from '../context/app-env';
 import type {
   BeginResult,
@@ -177,7 +176,12 @@ function credentialOf(c: Context<AppEnv>): { tenantId: string; credential: strin
   return null;
 }
 
+/**
+ * Idempotency-Key replay for POST and PATCH on the API-key surface; `onApiSurface` is the gate's
+ * answer for a path (the runtime's access rules).
+ */
 export function idempotency(
+  onApiSurface: (path: string) => boolean,
   storeFor: (c: Context<AppEnv>) => IdempotencyStore = idempotencyStoreFor,
 ): MiddlewareHandler<AppEnv> {
   return async function idempotencyKey(c, next) {
@@ -185,7 +189,7 @@ export function idempotency(
     if (
       key === undefined ||
       (c.req.method !== 'POST' && c.req.method !== 'PATCH') ||
-      surfaceOf(c.req.path) !== 'api'
+      !onApiSurface(c.req.path)
     ) {
       return next();
     }

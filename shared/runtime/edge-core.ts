@@ -4,6 +4,7 @@
 // a Worker that needs none of them (docs: public, no database) stays small. Nothing here may import
 // a Node-only module: scripts/check-runtime-parity.ts bundles every entry and fails if one creeps in.
 import type { ExecutionContext } from 'hono';
+import type { AccessRule } from '../auth/access';
 import type { FunctionApp } from '../context/app-env';
 import type { EventKicker, Services } from '../context/services';
 import { createEdgeHandle } from '../db/adapters/neon-http';
@@ -93,8 +94,15 @@ export function edgeServices(
   };
 }
 
-/** A Worker's module export from a function app and explicit options (see edge.ts for the production ones). */
-export function edgeWorkerCore(app: FunctionApp, options: EdgeOptions = {}): ExportedHandler<EdgeBindings> {
+/**
+ * A Worker's module export from a function app, the access rules its gate reads (every function's:
+ * functions/manifest.ts) and explicit options (see edge.ts for the production ones).
+ */
+export function edgeWorkerCore(
+  app: FunctionApp,
+  access: readonly AccessRule[],
+  options: EdgeOptions = {},
+): ExportedHandler<EdgeBindings> {
   let root: ReturnType<typeof buildRoot> | null = null;
   return {
     fetch(request, env, ctx) {
@@ -105,6 +113,7 @@ export function edgeWorkerCore(app: FunctionApp, options: EdgeOptions = {}): Exp
         const logger = createConsoleLogger(level.success ? level.data : 'info');
         root = buildRoot([app], {
           provideServices: edgeServices(options, logger),
+          access,
           logger,
           maxBodyBytes: Number.isInteger(max) && max > 0 ? max : 1024 * 1024,
           corsOrigins: corsOrigins.parse(binding(env, 'CORS_ALLOWED_ORIGINS')),

@@ -1,8 +1,9 @@
 // The production Worker: the edge core (edge-core.ts) plus what the embedded runtime also runs —
 // the webhook kicker (one delivery cycle in waitUntil, retries as delayed QStash callbacks), per-plan
 // rate limits (Upstash Redis when UPSTASH_REDIS_REST_URL/TOKEN are set, fail-open; else per-isolate
-// memory) and usage metering. `export default edgeWorker(app)` in functions/<name>/index.ts.
+// memory) and usage metering. `export default edgeWorker(app, ACCESS_RULES)` in functions/<name>/index.ts.
 
+import type { AccessRule } from '../auth/access';
 import type { FunctionApp } from '../context/app-env';
 import { redisIdempotencyStore } from '../http/idempotency';
 import { createRateLimiter } from '../ratelimit/factory';
@@ -14,8 +15,8 @@ import { type EdgeOptions, edgeWorkerCore } from './edge-core';
 
 export { type EdgeBindings, type EdgeOptions, edgeServices, edgeWorkerCore } from './edge-core';
 
-export function edgeWorker(app: FunctionApp, options: EdgeOptions = {}) {
-  return edgeWorkerCore(app, {
+export function edgeWorker(app: FunctionApp, access: readonly AccessRule[], options: EdgeOptions = {}) {
+  return edgeWorkerCore(app, access, {
     kicker:
       options.kicker ??
       (({ config, services }) =>

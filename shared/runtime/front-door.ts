@@ -1,4 +1,5 @@
 import type { ExecutionContext } from 'hono';
+import type { AccessTable } from '../auth/access';
 import { type Admission, admit, type GateRequest } from '../auth/gate';
 import type { Services } from '../context/services';
 import { isBrowserPath } from '../http/cors';
@@ -49,6 +50,8 @@ export const isRefused = (entry: Entry): boolean =>
 export interface FrontDoorOptions {
   provideServices: ServicesProvider;
   maxBodyBytes: number;
+  /** who may call which path (the gate's tables) */
+  access: AccessTable;
   /** the path as the router reads it */
   pathOf(req: Request, env: unknown): string;
   /** replaces the auth gate: only the benchmark's "auth bypassed" comparison uses it */
@@ -66,6 +69,7 @@ const noRelease = () => {};
 export function frontDoor(options: FrontDoorOptions) {
   const decide = options.admit ?? admit;
   const provide = options.provideServices;
+  const { access } = options;
   const processServices: ProvidedServices | null =
     typeof provide === 'function' ? null : { services: provide, release: noRelease };
   const admitted = (entry: Entry, admission: Admission) => {
@@ -105,7 +109,7 @@ export function frontDoor(options: FrontDoorOptions) {
       return refused(entry, tooLarge());
     let decided: Admission | Promise<Admission>;
     try {
-      decided = decide({ method: req.method, path: entry.path, headers: req.headers, services });
+      decided = decide({ method: req.method, path: entry.path, headers: req.headers, services, access });
     } catch (err) {
       return refused(entry, err);
     }

@@ -1,5 +1,6 @@
 import type { ExecutionContext, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
+import { type AccessRule, compileAccess } from '../auth/access';
 import type { Admission, GateRequest } from '../auth/gate';
 import type { AppEnv, FunctionApp } from '../context/app-env';
 import { handleError } from '../http/errors';
@@ -18,6 +19,8 @@ type Bindings = AppEnv['Bindings'] | undefined;
 export interface RootOptions {
   provideServices: ServicesProvider;
   maxBodyBytes: number;
+  /** who may call which path: every function's rules (embedded), or the Worker's function's own */
+  access: readonly AccessRule[];
   /** where the access log goes: the logger the services hold */
   logger: Logger;
   /** CORS_ALLOWED_ORIGINS: who may call the browser surfaces (shared/http/cors.ts) */
@@ -43,15 +46,23 @@ export interface RootOptions {
  */
 export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): Hono<AppEnv> {
   const root = new Hono<AppEnv>();
+  const access = compileAccess(options.access);
   const entries = new WeakMap<Request, Entry>();
   root.use('*', enterRouter({ ...options, entryOf: (req) => entries.get(req) }));
   for (const mw of options.afterGate ?? []) root.use('*', mw);
-  root.use('*', idempotency());
+  root.use(
+    '*',
+    idempotency((path) => access.surfaceOf(path) === 'api'),
+  );
   for (const app of apps) root.route('/', app);
   root.notFound(unroutedAnswer(root));
   root.onError(handleError);
 
-  const enter = frontDoor({ ...options, pathOf: (req, env) => root.getPath(req, { env: env as Bindings }) });
+  const enter = frontDoor({
+    ...options,
+    access,
+    pathOf: (req, env) => root.getPath(req, { env: env as Bindings }),
+  });
   /** The pattern of the route that would have answered (the access line names a refusal by it). */
   const routeOf = (method: string, path: string) =>
     patternOfRouterMatch(root.router.match(method === 'HEAD' ? 'GET' : method, path)[0]);

@@ -2,7 +2,10 @@
 // prefixes (expectations from the same tables the gate reads), then one happy path per function.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS } from '../../functions/manifest';
-import { scopeRequirement, surfaceOf } from '../../shared/auth/access';
+import { ACCESS } from '../../functions/registry';
+
+const { scopeRequirement, surfaceOf } = ACCESS;
+
 import { Detail } from '../../shared/http/errors';
 import { call, type EdgeTenant, edgeTenant, token } from './support';
 

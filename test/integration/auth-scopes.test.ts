@@ -4,8 +4,9 @@
  * them gets the spec's exact 403 detail.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPE_RULES } from '../../functions/registry';
 import { compilePathPattern } from '../../shared/auth/access';
-import { type HttpMethod, SCOPE_RULES } from '../../shared/auth/scopes';
+import type { HttpMethod } from '../../shared/auth/scopes';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 interface Case {

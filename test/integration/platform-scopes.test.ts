@@ -5,8 +5,10 @@
  * `Insufficient permissions: requires <scope>`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scopeRequirement } from '../../shared/auth/access';
-import { SCOPE_RULES } from '../../shared/auth/scopes';
+import { ACCESS, SCOPE_RULES } from '../../functions/registry';
+
+const { scopeRequirement } = ACCESS;
+
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 const PLATFORM_PREFIXES = [

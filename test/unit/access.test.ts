@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  authorizeApiKey,
-  publicRefusal,
-  SURFACE_RULES,
-  scopeRequirement,
-  surfaceOf,
-} from '../../shared/auth/access';
-import { SCOPE_CATALOG, SCOPE_RULES } from '../../shared/auth/scopes';
+import { ACCESS_RULES as SURFACE_RULES } from '../../functions/manifest';
+import { ACCESS, SCOPE_RULES } from '../../functions/registry';
+import { KEY_DENIED_PREFIXES, SCOPE_CATALOG } from '../../shared/auth/scopes';
+
+// The rules are every function's, written beside it in functions/manifest.ts; the gate's lookups
+// are compiled from them (shared/auth/access.ts).
+const { publicRefusal, scopeRefusal, scopeRequirement, surfaceOf } = ACCESS;
 
 describe('surface table', () => {
   it.each([
@@ -56,15 +55,22 @@ describe('scope rules', () => {
   });
 
   it('checks the path scope before the extra ones', () => {
-    expect(() => authorizeApiKey('DELETE', '/api/v1/webhooks/w1', new Set(['webhooks:delete']))).toThrow(
+    expect(scopeRefusal('DELETE', '/api/v1/webhooks/w1', new Set(['webhooks:delete']))).toBe(
       'API key missing required scope: webhooks:write',
     );
-    expect(() => authorizeApiKey('DELETE', '/api/v1/webhooks/w1', new Set(['webhooks:write']))).toThrow(
+    expect(scopeRefusal('DELETE', '/api/v1/webhooks/w1', new Set(['webhooks:write']))).toBe(
       'Insufficient permissions: requires webhooks:delete',
     );
-    expect(() =>
-      authorizeApiKey('DELETE', '/api/v1/webhooks/w1', new Set(['webhooks:write', 'webhooks:delete'])),
-    ).not.toThrow();
+    expect(
+      scopeRefusal('DELETE', '/api/v1/webhooks/w1', new Set(['webhooks:write', 'webhooks:delete'])),
+    ).toBeNull();
+  });
+
+  it.each(KEY_DENIED_PREFIXES)('%s, a prefix no key may reach (spec rule 5), takes no key', (prefix) => {
+    for (const path of [prefix, `${prefix}/x`]) {
+      expect(['dashboard', 'sign_in', 'internal']).toContain(surfaceOf(path));
+      expect(scopeRequirement('GET', path)).toBeNull();
+    }
   });
 });
 

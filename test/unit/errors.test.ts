@@ -20,6 +20,7 @@ describe('an unexpected failure', () => {
   });
   // the root as every runtime builds it; /boom is outside /api, so the gate lets it through unauthenticated
   const root = buildRoot([boom], {
+    access: [],
     provideServices: { logger } as unknown as Services,
     logger,
     maxBodyBytes: 1024,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FUNCTIONS } from '../../functions/manifest';
-import { DOC_SOURCES } from '../../functions/registry';
-import { accessOf, underPrefix } from '../../shared/auth/access';
+import { ACCESS, DOC_SOURCES } from '../../functions/registry';
+import { underPrefix } from '../../shared/auth/access';
 import { toHonoPath } from '../../shared/http/route';
 
 // Each route states who may call it beside its handler (functions/<name>/routes.ts); the gate decides
@@ -23,7 +23,7 @@ describe('route access declarations', () => {
   )('%s: the surface and scopes the gate applies', (_, route) => {
     // role and session are the handler's to check, past the gate's path tables
     const { role: _role, session: _session, ...declared } = route.access ?? { surface: undefined };
-    expect(declared).toEqual(accessOf(route.method, toHonoPath(route.path)));
+    expect(declared).toEqual(ACCESS.accessOf(route.method, toHonoPath(route.path)));
   });
 
   it('roles are declared only where a dashboard session can call', () => {
