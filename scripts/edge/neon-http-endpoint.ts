@@ -162,7 +162,7 @@ export interface NeonHttpEndpoint {
   port: number;
   /** the round-trip time each request pays (settable while running) */
   delayMs: number;
-  /** requests answered (each one a round trip) */
+  /** requests answered so far (each one a round trip) */
   requests: number;
   close(): Promise<void>;
 }
@@ -201,7 +201,6 @@ export async function startNeonHttpEndpoint(
       });
       res.end(JSON.stringify(body));
     };
-    state.requests++;
     const half = state.delayMs / 2;
     await wait(half);
     let status = 200;
@@ -270,6 +269,7 @@ export async function startNeonHttpEndpoint(
       body = errorBody(err);
     }
     await wait(half);
+    state.requests++; // counted when answered: a request still in flight is not yet a round trip made
     send(status, body, echo);
   }
 

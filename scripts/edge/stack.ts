@@ -53,16 +53,20 @@ export function ensureBundles(): void {
     newestMtime(join(ROOT, 'scripts', 'edge')),
     statSync(join(ROOT, 'wrangler.toml')).mtimeMs,
   );
-  const stale = FUNCTIONS.some((fn) => {
-    const file = join(BUNDLE_DIR, fn.name, 'index.js');
-    return !existsSync(file) || statSync(file).mtimeMs < sources;
-  });
-  if (!stale && existsSync(DOCS_ASSETS_DIR)) return;
+  const stale = () =>
+    FUNCTIONS.some((fn) => {
+      const file = join(BUNDLE_DIR, fn.name, 'index.js');
+      return !existsSync(file) || statSync(file).mtimeMs < sources;
+    });
+  if (!stale() && existsSync(DOCS_ASSETS_DIR)) return;
   const built = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/build-edge.ts'], {
     cwd: ROOT,
     stdio: 'inherit',
   });
-  if (built.status !== 0) throw new Error('npm run build:edge failed: the e2e tier runs the built bundles');
+  // a bundle over the size budget still runs (build:edge reports it and CI fails on it); only a
+  // bundle that could not be built stops the stack
+  if (built.status !== 0 && stale())
+    throw new Error('npm run build:edge failed: the stack runs the built bundles');
   if (!existsSync(DOCS_ASSETS_DIR)) prepareDocsAssets();
 }
 

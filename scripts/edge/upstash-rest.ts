@@ -122,7 +122,7 @@ export interface UpstashRestAdapter {
   server: Server;
   /** answer every request this much later (timeouts; a network distance) */
   delayMs: number;
-  /** HTTP requests received: each one a round trip */
+  /** HTTP requests answered so far: each one a round trip */
   requests: number;
   /** answer 503 to everything (outage) */
   down: boolean;
@@ -141,10 +141,10 @@ export async function startUpstashRestAdapter(
 
   const server = createServer(async (req, res) => {
     const send = (status: number, body: unknown) => {
+      state.requests++;
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    state.requests++;
     try {
       if (state.delayMs > 0) await new Promise((r) => setTimeout(r, state.delayMs));
       if (state.down) return send(503, { error: 'service unavailable' });

@@ -17,8 +17,8 @@ export interface WsProxy {
   delayMs: number;
   connections(): number;
   /**
-   * Round trips so far: each upgrade, plus each flight of client messages that follows an answer
-   * from Postgres (messages the client sends without waiting count once).
+   * Round trips made so far: each upgrade, plus each flight of client messages answered by Postgres
+   * (messages the client sends without waiting count once), counted when the answer arrives.
    */
   roundTrips(): number;
   close(): Promise<void>;
@@ -39,9 +39,12 @@ export async function startWsProxy(
   const wss = new WebSocketServer({
     server,
     verifyClient: (_info, done) => {
-      trips++;
-      if (delayMs > 0) setTimeout(() => done(true), delayMs);
-      else done(true);
+      const accept = () => {
+        trips++;
+        done(true);
+      };
+      if (delayMs > 0) setTimeout(accept, delayMs);
+      else accept();
     },
   });
   let opened = 0;
@@ -61,7 +64,8 @@ export async function startWsProxy(
     socket.setNoDelay(true);
     const pending: Buffer[] = [];
     let connected = false;
-    let answered = true;
+    // a flight: client messages sent without waiting, then Postgres's answer (counted when delivered)
+    let inFlight = false;
     socket.on('connect', () => {
       connected = true;
       for (const chunk of pending.splice(0)) socket.write(chunk);
@@ -72,17 +76,17 @@ export async function startWsProxy(
         : Array.isArray(data)
           ? Buffer.concat(data)
           : Buffer.from(data as ArrayBuffer);
-      // Terminate ('X', length 4) is sent on the way out: nothing waits for an answer to it
-      if (answered && !(chunk.length === 5 && chunk[0] === 0x58)) trips++;
-      answered = false;
+      inFlight = true;
       later(() => {
         if (connected) socket.write(chunk);
         else pending.push(chunk);
       });
     });
     socket.on('data', (chunk) => {
-      answered = true;
+      const answers = inFlight;
+      inFlight = false;
       later(() => {
+        if (answers) trips++;
         if (ws.readyState === ws.OPEN) ws.send(chunk);
       });
     });
