@@ -232,7 +232,7 @@ export interface AttemptMade {
 
 /** Makes the claimed attempt (SSRF check, signing, the request) without recording it. */
 export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Promise<AttemptMade> {
-  const { db, config, port } = deps;
+  const { db, config } = deps;
   const hook =
     row.hook !== undefined
       ? row.hook
@@ -253,41 +253,7 @@ export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Pro
 
   const attempt = row.attempts + 1;
   const started = Date.now();
-  let status: number | null = null;
-  let error: string | null = null;
-  let request: { headers: Record<string, string>; body: string } | null = null;
-  let response: TransportAnswer | null = null;
-  const destination = await checkDestination(hook.url, {
-    resolve: port.resolveHost,
-    allow: config.WEBHOOK_SSRF_ALLOW,
-  });
-  if (!destination.ok) {
-    error = `Destination refused: ${destination.detail}`;
-  } else {
-    const secret = await openSecret(config.WEBHOOK_ENCRYPTION_KEY, hook.secret_encrypted);
-    const signed = await buildSignedRequest({
-      secret,
-      deliveryId: row.id,
-      eventType: row.event_type,
-      eventTimestamp: row.event_created_at.toISOString(),
-      data: row.payload,
-      sign: port.sign,
-    });
-    request = signed;
-    const result = await port.transport({
-      url: destination.url,
-      headers: signed.headers,
-      body: signed.body,
-      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-      addresses: destination.addresses,
-    });
-    status = result.status;
-    if (result.status === null) error = result.error;
-    else {
-      response = result;
-      error = answerError(result.status);
-    }
-  }
+  const { response_status, error, request, response } = await send(deps, hook, row);
   const finished = new Date();
   const ok = error === null;
   const delay = ok ? null : retryDelayMs(attempt, config.WEBHOOK_RETRY_UNIT_MS);
@@ -302,13 +268,49 @@ export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Pro
     },
     sent: {
       last_attempt_at: finished,
-      response_status: status,
+      response_status,
       duration_ms: Math.max(0, finished.getTime() - started),
       error,
       request,
       response,
     },
   };
+}
+
+type Sent = Omit<NonNullable<AttemptMade['sent']>, 'last_attempt_at' | 'duration_ms'>;
+
+/** The SSRF check, signing and the request: what was sent and answered, and why it failed (null: it did not). */
+async function send(deps: DeliveryDeps, hook: HookTarget, row: DeliveryRow): Promise<Sent> {
+  const { config, port } = deps;
+  const destination = await checkDestination(hook.url, {
+    resolve: port.resolveHost,
+    allow: config.WEBHOOK_SSRF_ALLOW,
+  });
+  if (!destination.ok)
+    return {
+      response_status: null,
+      error: `Destination refused: ${destination.detail}`,
+      request: null,
+      response: null,
+    };
+  const secret = await openSecret(config.WEBHOOK_ENCRYPTION_KEY, hook.secret_encrypted);
+  const request = await buildSignedRequest({
+    secret,
+    deliveryId: row.id,
+    eventType: row.event_type,
+    eventTimestamp: row.event_created_at.toISOString(),
+    data: row.payload,
+    sign: port.sign,
+  });
+  const result = await port.transport({
+    url: destination.url,
+    headers: request.headers,
+    body: request.body,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    addresses: destination.addresses,
+  });
+  if (result.status === null) return { response_status: null, error: result.error, request, response: null };
+  return { response_status: result.status, error: answerError(result.status), request, response: result };
 }
 
 /** Why an answer is a failed attempt; null for a 2xx. Redirects are never followed. */

@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { EventKicker } from '../context/services';
+import type { Database } from '../db/schema';
 import {
   type AttemptMade,
   type AttemptResult,
@@ -13,15 +15,22 @@ import {
   recordAttempts,
   releaseClaims,
 } from './delivery';
+import { clearExpiredAttemptContent } from './retention';
 
 /**
  * The embedded runtime's delivery scheduler: a loop that fans out the outbox and sends due attempts.
  * It wakes on `kick()` (an action just committed an event: fan out, then claim), when an attempt
  * is recorded while due attempts were left behind for want of a free slot (claim more), when a retry
- * falls due, and at least every `pollMs` (fan out what other processes committed, then claim). Outcomes of attempts that finish together are recorded
- * in one statement. The database is the schedule: claims carry a
- * lease, so several processes can run this loop on one database without sending an attempt twice,
- * and a process killed mid-schedule leaves nothing behind that a restart does not pick up.
+ * falls due, and at least every `pollMs` (fan out what other processes committed, then claim).
+ * Outcomes of attempts that finish together are recorded in one statement. The database is the
+ * schedule: claims carry a lease, so several processes can run this loop on one database without
+ * sending an attempt twice, and a process killed mid-schedule leaves nothing behind that a restart
+ * does not pick up.
+ *
+ * Its parts, each with its own state: the Alarm (the loop's sleep and what ends it early), the
+ * FanOut (outbox -> deliveries), the ClaimQueue (due attempts claimed ahead of the free slots), the
+ * OutcomeRecorder (answered attempts written in batches) and the RetentionSweep (attempts' content
+ * cleared after WEBHOOK_ATTEMPT_RETENTION_DAYS). `createDeliveryWorker` runs them in a loop.
  */
 export interface DeliveryWorker extends EventKicker {
   start(): void;
@@ -44,9 +53,9 @@ export interface WorkerOptions {
 
 /**
  * Attempts claimed ahead of the free slots, as a share of `concurrency`: a slot freed while the next
- * claim is in flight starts at once from them (without them, under a backlog, each freed slot sits
- * idle for a claim's round trip). A claimed attempt not started while its
- * lease still covers a whole attempt plus START_MARGIN_MS is given back, never sent late.
+ * claim is in flight starts at once from them instead of waiting for a claim's round trip. A claimed
+ * attempt not started while its lease still covers a whole attempt plus START_MARGIN_MS is given
+ * back, never sent late.
  */
 const CLAIM_AHEAD = 2;
 const START_MARGIN_MS = 1_000;
@@ -55,215 +64,381 @@ const START_MARGIN_MS = 1_000;
 const DISPATCH_BATCHES_PER_CYCLE = 5;
 const DISPATCH_BATCH = 100;
 
-export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions = {}): DeliveryWorker {
-  const concurrency = options.concurrency ?? 32;
-  const pollMs = options.pollMs ?? 250;
-  const lease = leaseMs(deps.config);
-  /** how long a claimed attempt may wait for a slot: its lease must still cover the attempt */
-  const startWithinMs = lease - deps.config.WEBHOOK_TIMEOUT_MS - START_MARGIN_MS;
-  const claimAhead = Math.ceil(concurrency * CLAIM_AHEAD);
-  const inflight = new Set<Promise<void>>();
-  /** claimed attempts waiting for a free slot, oldest first */
-  let ready: { row: ClaimedDelivery; claimedAt: number }[] = [];
-  /** outcomes of answered attempts not yet written */
-  const recordings = new Set<Promise<void>>();
-  let running = false;
-  let loop: Promise<void> | null = null;
-  let wake: (() => void) | null = null;
-  let woken = false;
-  /** the outbox may hold events: set by kick() and by a poll timeout, cleared by a fan-out that finds none */
-  let outboxDirty = true;
-  let lastFanOut = 0;
-  /** the last claim took every due attempt there was (fewer than the free slots) */
-  let drained = false;
+/** How often the retention sweep looks for attempts' content past its days. */
+const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
-  const poke = () => {
-    woken = true;
-    const w = wake;
-    wake = null;
-    w?.();
-  };
-  /** wakes the loop when a retry this process scheduled falls due (no query needed to know it) */
-  const wakeAt = (at: Date) => setTimeout(poke, Math.max(0, at.getTime() - Date.now()) + 1).unref();
-  const kick = () => {
-    outboxDirty = true;
-    poke();
+type Log = (msg: string, err: unknown) => void;
+
+/** The loop's sleep: `poke()` ends it early, or makes the next one return at once. */
+class Alarm {
+  private woken = false;
+  private wake: (() => void) | null = null;
+
+  readonly poke = () => {
+    this.woken = true;
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
   };
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || !running) return resolve();
+  /** pokes when a retry this process scheduled falls due (no query needed to know it) */
+  at(when: Date) {
+    setTimeout(this.poke, Math.max(0, when.getTime() - Date.now()) + 1).unref();
+  }
+
+  /** forgets earlier pokes: called as a cycle starts, which sees everything they announced */
+  reset() {
+    this.woken = false;
+  }
+
+  sleep(ms: number, running: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.woken || !running) return resolve();
       const timer = setTimeout(() => {
-        wake = null;
+        this.wake = null;
         resolve();
       }, ms);
-      wake = () => {
+      this.wake = () => {
         clearTimeout(timer);
         resolve();
       };
     });
+  }
+}
 
-  const log = (msg: string, err: unknown) =>
-    deps.logger.warn({ error: String((err as Error)?.message ?? err) }, msg);
+/**
+ * Outbox -> deliveries, a bounded number of batches at a time: under a steady stream of new events an
+ * unbounded fan-out would never get to sending.
+ */
+class FanOut {
+  /** the outbox may hold events: set by kick() and by a poll timeout, cleared by a fan-out that finds none */
+  dirty = true;
+  private lastAt = 0;
 
-  // Outcomes wait here while a recording statement is in flight; the next one takes them all.
-  let unrecorded: { made: AttemptMade; done: (r: AttemptResult | null) => void }[] = [];
-  let recording = false;
-  async function recordPending() {
-    if (recording) return;
-    recording = true;
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** other processes' events come with no kick: look at the outbox at least every pollMs */
+  lookAgainAfter(pollMs: number) {
+    if (Date.now() - this.lastAt >= pollMs) this.dirty = true;
+  }
+
+  /** Fans out when the outbox may hold events; true when more are waiting than one cycle takes. */
+  async run(running: () => boolean): Promise<boolean> {
+    if (!this.dirty) return false;
+    this.dirty = false;
+    this.lastAt = Date.now();
+    let more = false;
+    for (let i = 0; i < DISPATCH_BATCHES_PER_CYCLE; i++) {
+      if (!running()) return false;
+      const { events } = await dispatchEvents(this.db, DISPATCH_BATCH);
+      more = events === DISPATCH_BATCH;
+      if (!more) break;
+    }
+    if (more) this.dirty = true;
+    return more;
+  }
+}
+
+/** Due attempts claimed (with a lease) ahead of the free slots, oldest first. */
+class ClaimQueue {
+  private ready: { row: ClaimedDelivery; claimedAt: number }[] = [];
+  /** the last claim took every due attempt there was (fewer than it asked for) */
+  drained = false;
+
+  constructor(
+    private readonly deps: DeliveryDeps,
+    private readonly lease: number,
+    /** how long a claimed attempt may wait for a slot: its lease must still cover the attempt */
+    private readonly startWithinMs: number,
+    private readonly log: Log,
+  ) {}
+
+  get length() {
+    return this.ready.length;
+  }
+
+  /** Claims up to `wanted` due attempts; how many it got. */
+  async claim(wanted: number): Promise<number> {
+    const claimed = await claimDue(this.deps.db, wanted, this.lease);
+    this.drained = claimed.length < wanted;
+    const claimedAt = Date.now();
+    for (const row of claimed) this.ready.push({ row, claimedAt });
+    return claimed.length;
+  }
+
+  /** Up to `free` claimed attempts to start now; those that waited too long are given back instead. */
+  take(free: number): ClaimedDelivery[] {
+    const start: ClaimedDelivery[] = [];
+    const stale: ClaimedDelivery[] = [];
+    while (start.length < free && this.ready.length > 0) {
+      const { row, claimedAt } = this.ready.shift()!;
+      if (Date.now() - claimedAt > this.startWithinMs) stale.push(row);
+      else start.push(row);
+    }
+    if (stale.length > 0) this.giveBack(stale).catch((err) => this.log('webhook claims not released', err));
+    return start;
+  }
+
+  /** Gives back every claim not started (a stopping worker's). */
+  async releaseAll(): Promise<void> {
+    const unstarted = this.ready.map((r) => r.row);
+    this.ready = [];
+    await this.giveBack(unstarted).catch((err) => this.log('webhook claims not released', err));
+  }
+
+  /** Due again at once for any process; failing that, the leases run out as if the process had died. */
+  private giveBack(rows: ClaimedDelivery[]) {
+    return releaseClaims(this.deps.db, rows);
+  }
+}
+
+/**
+ * Outcomes of answered attempts, written in batches: they wait here while a recording statement is
+ * in flight, and the next statement takes them all. An outcome not recorded (the statement failed)
+ * is made again when its lease expires, as when a process dies.
+ */
+class OutcomeRecorder {
+  private waiting: { made: AttemptMade; done: (r: AttemptResult | null) => void }[] = [];
+  private writing = false;
+  /** outcomes not yet written and handed on: stop() and settle() wait for them */
+  readonly inProgress = new Set<Promise<void>>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly log: Log,
+  ) {}
+
+  /** Writes `made` with the next batch, then hands its result to `after` (when it was recorded). */
+  add(made: AttemptMade, after: (result: AttemptResult) => void) {
+    const p: Promise<void> = new Promise<AttemptResult | null>((done) => {
+      this.waiting.push({ made, done });
+      void this.flush();
+    })
+      .then((result) => {
+        if (result) after(result);
+      })
+      .catch((err) => this.log('webhook attempt failed', err))
+      .finally(() => this.inProgress.delete(p));
+    this.inProgress.add(p);
+  }
+
+  private async flush() {
+    if (this.writing) return;
+    this.writing = true;
     try {
-      while (unrecorded.length > 0) {
-        const batch = unrecorded;
-        unrecorded = [];
+      while (this.waiting.length > 0) {
+        const batch = this.waiting;
+        this.waiting = [];
         try {
           const results = await recordAttempts(
-            deps.db,
+            this.db,
             batch.map((b) => b.made),
           );
           for (const [i, b] of batch.entries()) b.done(results[i]!);
         } catch (err) {
-          // not recorded: the lease expires and the attempt is made again, as when a process dies
-          log('webhook attempt not recorded', err);
+          this.log('webhook attempt not recorded', err);
           for (const b of batch) b.done(null);
         }
       }
     } finally {
-      recording = false;
+      this.writing = false;
     }
   }
-  const record = (made: AttemptMade) =>
-    new Promise<AttemptResult | null>((done) => {
-      unrecorded.push({ made, done });
-      void recordPending();
-    });
+}
 
-  /** Gives back claims not to be used here; failing that, their leases run out as if the process had died. */
-  const giveBack = (rows: ClaimedDelivery[]) => {
-    if (rows.length > 0) releaseClaims(deps.db, rows).catch((err) => log('webhook claims not released', err));
+/** Clears attempts' content past the retention days: when the worker starts, then every SWEEP_EVERY_MS. */
+class RetentionSweep {
+  private lastAt = -Infinity;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly days: number,
+    private readonly log: Log,
+  ) {}
+
+  /** the next maybeRun sweeps whenever the last one was (a worker starting again) */
+  dueNow() {
+    this.lastAt = -Infinity;
+  }
+
+  /** Starts a sweep in the background when one is due (sending never waits for it). */
+  maybeRun(keepGoing: () => boolean) {
+    if (this.running || Date.now() - this.lastAt < SWEEP_EVERY_MS) return;
+    this.lastAt = Date.now();
+    this.running = clearExpiredAttemptContent(this.db, this.days, keepGoing)
+      .then(() => {})
+      .catch((err) => this.log('webhook attempt content not cleared', err))
+      .finally(() => {
+        this.running = null;
+      });
+  }
+
+  /** the sweep in progress, if any */
+  get current(): Promise<void> | null {
+    return this.running;
+  }
+}
+
+/** The attempts being made right now, one per slot; each answered one goes to the recorder. */
+class Slots {
+  readonly inflight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly deps: DeliveryDeps,
+    private readonly concurrency: number,
+    private readonly recorder: OutcomeRecorder,
+    private readonly log: Log,
+  ) {}
+
+  get free() {
+    return this.concurrency - this.inflight.size;
+  }
+
+  /**
+   * Makes the attempt; the slot is free once the request is answered (`freed` runs then), and its
+   * outcome is written with the next batch (the claim's lease keeps the row from being claimed
+   * again meanwhile), then handed to `recorded`.
+   */
+  start(row: ClaimedDelivery, recorded: (r: AttemptResult) => void, freed: () => void) {
+    const p: Promise<void> = makeAttempt(this.deps, row)
+      .then((made) => this.recorder.add(made, recorded))
+      .catch((err) => this.log('webhook attempt failed', err))
+      .finally(() => {
+        this.inflight.delete(p);
+        freed();
+      });
+    this.inflight.add(p);
+  }
+}
+
+/** The loop over the parts: fan out, claim, fill the slots, sleep until there is more to do. */
+class Dispatcher implements DeliveryWorker {
+  onAttempt?: (result: AttemptResult) => void;
+  private readonly pollMs: number;
+  private readonly claimAhead: number;
+  private readonly alarm = new Alarm();
+  private readonly fanOut: FanOut;
+  private readonly queue: ClaimQueue;
+  private readonly recorder: OutcomeRecorder;
+  private readonly slots: Slots;
+  private readonly sweep: RetentionSweep;
+  private readonly log: Log;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private readonly isRunning = () => this.running;
+
+  constructor(
+    private readonly deps: DeliveryDeps,
+    options: WorkerOptions,
+  ) {
+    const concurrency = options.concurrency ?? 32;
+    const lease = leaseMs(deps.config);
+    const log: Log = (msg, err) => deps.logger.warn({ error: String((err as Error)?.message ?? err) }, msg);
+    this.log = log;
+    this.pollMs = options.pollMs ?? 250;
+    this.claimAhead = Math.ceil(concurrency * CLAIM_AHEAD);
+    this.fanOut = new FanOut(deps.db);
+    this.queue = new ClaimQueue(deps, lease, lease - deps.config.WEBHOOK_TIMEOUT_MS - START_MARGIN_MS, log);
+    this.recorder = new OutcomeRecorder(deps.db, log);
+    this.slots = new Slots(deps, concurrency, this.recorder, log);
+    this.sweep = new RetentionSweep(deps.db, deps.config.WEBHOOK_ATTEMPT_RETENTION_DAYS, log);
+  }
+
+  readonly kick = () => {
+    this.fanOut.dirty = true;
+    this.alarm.poke();
   };
+
+  get inFlight() {
+    return this.slots.inflight.size;
+  }
+
+  start() {
+    if (this.running) return;
+    this.running = true;
+    this.sweep.dueNow();
+    this.loop = this.run();
+  }
+
+  async stop() {
+    this.running = false;
+    this.kick();
+    await this.loop;
+    this.loop = null;
+    await this.queue.releaseAll();
+    await this.sweep.current;
+    const { inflight } = this.slots;
+    while (inflight.size > 0 || this.recorder.inProgress.size > 0)
+      await Promise.allSettled([...inflight, ...this.recorder.inProgress]);
+  }
+
+  async settle({ timeoutMs = 30_000 } = {}) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const work = await outstandingWork(this.deps.db);
+      const local = this.slots.inflight.size + this.queue.length + this.recorder.inProgress.size;
+      if (work.events === 0 && work.pending === 0 && local === 0) return;
+      if (Date.now() > deadline)
+        throw new Error(`webhooks did not settle: ${JSON.stringify({ ...work, inFlight: this.inFlight })}`);
+      this.kick();
+      await new Promise((r) => setTimeout(r, 15));
+    }
+  }
+
+  private async run() {
+    while (this.running) {
+      this.alarm.reset();
+      this.sweep.maybeRun(this.isRunning);
+      let delay = this.pollMs;
+      try {
+        const { claimed, moreEvents } = await this.cycle();
+        if (moreEvents || (claimed > 0 && !this.queue.drained)) continue; // more may be waiting
+        delay = await this.idleDelay();
+      } catch (err) {
+        if (!this.running) break;
+        this.log('webhook dispatcher cycle failed', err);
+      }
+      await this.alarm.sleep(delay, this.running);
+      this.fanOut.lookAgainAfter(this.pollMs);
+    }
+  }
+
+  /** Fans out (when the outbox may hold events), then claims due attempts for the free slots. */
+  private async cycle(): Promise<{ claimed: number; moreEvents: boolean }> {
+    this.queue.drained = false;
+    const moreEvents = await this.fanOut.run(this.isRunning);
+    if (!this.running) return { claimed: 0, moreEvents: false };
+    const wanted = this.slots.free + this.claimAhead - this.queue.length;
+    if (wanted <= 0) return { claimed: 0, moreEvents };
+    const claimed = await this.queue.claim(wanted);
+    this.startReady();
+    return { claimed, moreEvents };
+  }
+
+  /** The idle wait: until the next attempt of any process falls due, at most pollMs. */
+  private async idleDelay(): Promise<number> {
+    if (this.slots.inflight.size > 0 || this.queue.length > 0) return this.pollMs;
+    const next = await nextDueAt(this.deps.db);
+    return next ? Math.max(5, Math.min(this.pollMs, next.getTime() - Date.now())) : this.pollMs;
+  }
 
   /** Fills the free slots from the claimed attempts; asks for a claim when they run low. */
-  function startReady() {
-    const stale: ClaimedDelivery[] = [];
-    while (inflight.size < concurrency && ready.length > 0) {
-      const { row, claimedAt } = ready.shift()!;
-      if (Date.now() - claimedAt > startWithinMs) stale.push(row);
-      else startAttempt(row);
-    }
-    giveBack(stale);
-    if (!drained && ready.length < claimAhead / 2) poke();
+  private startReady() {
+    for (const row of this.queue.take(this.slots.free)) this.slots.start(row, this.recorded, this.freed);
+    if (!this.queue.drained && this.queue.length < this.claimAhead / 2) this.alarm.poke();
   }
 
-  function startAttempt(row: ClaimedDelivery) {
-    // the slot is free once the request is answered; its outcome is written with the next batch
-    // (the claim's lease keeps the row from being claimed again meanwhile)
-    const p: Promise<void> = makeAttempt(deps, row)
-      .then((made) => {
-        const r: Promise<void> = record(made)
-          .then((result) => {
-            if (!result) return;
-            if (result.status === 'pending' && result.nextAttemptAt) wakeAt(result.nextAttemptAt);
-            worker.onAttempt?.(result);
-          })
-          .catch((err) => log('webhook attempt failed', err))
-          .finally(() => recordings.delete(r));
-        recordings.add(r);
-      })
-      .catch((err) => log('webhook attempt failed', err))
-      .finally(() => {
-        inflight.delete(p);
-        if (running) startReady();
-      });
-    inflight.add(p);
-  }
-
-  /** Fans out a bounded number of outbox batches (when the outbox may hold events), then claims due
-   * attempts: under a steady stream of new events an unbounded fan-out would never get to sending. */
-  async function cycle(): Promise<{ claimed: number; moreEvents: boolean }> {
-    drained = false;
-    let moreEvents = false;
-    if (outboxDirty) {
-      outboxDirty = false;
-      lastFanOut = Date.now();
-      for (let i = 0; i < DISPATCH_BATCHES_PER_CYCLE; i++) {
-        if (!running) return { claimed: 0, moreEvents: false };
-        const { events } = await dispatchEvents(deps.db, DISPATCH_BATCH);
-        moreEvents = events === DISPATCH_BATCH;
-        if (!moreEvents) break;
-      }
-      if (moreEvents) outboxDirty = true;
-    }
-    const wanted = concurrency + claimAhead - inflight.size - ready.length;
-    if (wanted <= 0) return { claimed: 0, moreEvents };
-    const claimed = await claimDue(deps.db, wanted, lease);
-    drained = claimed.length < wanted;
-    const claimedAt = Date.now();
-    for (const row of claimed) ready.push({ row, claimedAt });
-    startReady();
-    return { claimed: claimed.length, moreEvents };
-  }
-
-  async function run() {
-    while (running) {
-      woken = false;
-      let delay = pollMs;
-      try {
-        const { claimed, moreEvents } = await cycle();
-        if (moreEvents || (claimed > 0 && !drained)) continue; // more may be waiting
-        if (inflight.size === 0 && ready.length === 0) {
-          // idle: sleep until the next attempt of any process falls due (own retries also set wakeAt)
-          const next = await nextDueAt(deps.db);
-          if (next) delay = Math.max(5, Math.min(pollMs, next.getTime() - Date.now()));
-        }
-      } catch (err) {
-        if (!running) break;
-        log('webhook dispatcher cycle failed', err);
-      }
-      await sleep(delay);
-      // other processes' events have no kick here: look at the outbox at least every pollMs
-      if (Date.now() - lastFanOut >= pollMs) outboxDirty = true;
-    }
-  }
-
-  const worker: DeliveryWorker = {
-    kick,
-    start() {
-      if (running) return;
-      running = true;
-      loop = run();
-    },
-    async stop() {
-      running = false;
-      kick();
-      await loop;
-      loop = null;
-      const unstarted = ready.map((r) => r.row);
-      ready = [];
-      await releaseClaims(deps.db, unstarted).catch((err) => log('webhook claims not released', err));
-      while (inflight.size > 0 || recordings.size > 0) await Promise.allSettled([...inflight, ...recordings]);
-    },
-    async settle({ timeoutMs = 30_000 } = {}) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const work = await outstandingWork(deps.db);
-        if (
-          work.events === 0 &&
-          work.pending === 0 &&
-          inflight.size === 0 &&
-          ready.length === 0 &&
-          recordings.size === 0
-        )
-          return;
-        if (Date.now() > deadline)
-          throw new Error(`webhooks did not settle: ${JSON.stringify({ ...work, inFlight: inflight.size })}`);
-        kick();
-        await new Promise((r) => setTimeout(r, 15));
-      }
-    },
-    get inFlight() {
-      return inflight.size;
-    },
+  private readonly recorded = (result: AttemptResult) => {
+    if (result.status === 'pending' && result.nextAttemptAt) this.alarm.at(result.nextAttemptAt);
+    this.onAttempt?.(result);
   };
-  return worker;
+
+  private readonly freed = () => {
+    if (this.running) this.startReady();
+  };
+}
+
+export function createDeliveryWorker(deps: DeliveryDeps, options: WorkerOptions = {}): DeliveryWorker {
+  return new Dispatcher(deps, options);
 }

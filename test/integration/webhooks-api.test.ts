@@ -54,7 +54,14 @@ describe.skipIf(postgresUnavailable())('webhook subscriptions API', () => {
     expect(list.status).toBe(200);
     expect(Object.keys(list.body)).toEqual(['webhooks']);
     const listed = list.body.webhooks.find((w: any) => w.id === res.body.id);
-    expect(Object.keys(listed).sort()).toEqual(['created_at', 'description', 'events', 'id', 'is_active', 'url']);
+    expect(Object.keys(listed).sort()).toEqual([
+      'created_at',
+      'description',
+      'events',
+      'id',
+      'is_active',
+      'url',
+    ]);
     expect(list.text).not.toContain(res.body.secret);
   });
 

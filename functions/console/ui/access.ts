@@ -1,4 +1,4 @@
-import { isRole, roleAtLeast } from '../../../shared/auth/roles';
+import { isRole, roleAtLeast } from '../../../shared/context/roles';
 import { currentIdentity, onSessionChange } from './session';
 
 /**
