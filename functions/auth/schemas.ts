@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from '../../shared/auth/password-policy';
+import { requiredName } from '../../shared/http/names';
 
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH };
 
@@ -28,7 +29,15 @@ export const LogoutBody = z.strictObject({ refresh_token: Token.optional() }).op
 export const AcceptInviteBody = z.strictObject({
   token: Token,
   password: NewPassword,
-  name: z.string().trim().min(1).max(200).optional(),
+  name: requiredName(200).optional(),
+});
+export const InvitePreviewBody = z.strictObject({ token: Token });
+/** POST /api/v1/auth/invite-preview: what an unspent invite offers, for the accept page. */
+export const InvitePreview = z.object({
+  tenant: z.object({ id: z.string(), name: z.string() }),
+  email: z.string(),
+  role: z.enum(['agent', 'tenant_admin']),
+  expires_at: z.string(),
 });
 /** GET /api/v1/auth/me: who the session is, for a dashboard's header. */
 export const Me = z.object({

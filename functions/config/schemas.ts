@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ianaTimeZone } from '../../shared/http/instants';
+import { requiredName } from '../../shared/http/names';
 
 /**
  * Tenant settings, by section. Each section is a strict object of optional fields: PATCH sends
@@ -15,7 +16,7 @@ const HttpsUrl = z
 const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 
 export const GeneralSettings = z.strictObject({
-  company_name: z.string().trim().min(1).max(200).nullish(),
+  company_name: requiredName(200).nullish(),
   support_email: z.string().email().max(320).nullish(),
   timezone: ianaTimeZone.nullish(),
   locale: z.string().min(2).max(35).nullish(),
@@ -93,7 +94,7 @@ export const IntegrationSettings = z.strictObject({
   webhook_secret: z.string().min(1).max(2000).nullish(),
 });
 
-export const TenantProfileBody = z.strictObject({ name: z.string().trim().min(1).max(200) });
+export const TenantProfileBody = z.strictObject({ name: requiredName(200) });
 
 export const SectionParam = z.object({ section: z.enum(['general', 'branding', 'channels', 'onboarding']) });
 export const ProviderParam = z.object({ provider: z.enum(INTEGRATION_PROVIDERS) });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ROUTING_REASONS_FIXED } from '../../shared/events/catalog';
 import { isoDateTime } from '../../shared/http/instants';
+import { requiredName } from '../../shared/http/names';
 import { pageQuery } from '../../shared/http/pagination';
 
 /** The complete conversation status set; `open`/`waiting` are the open side, `resolved`/`closed` the closed side. */
@@ -51,7 +52,8 @@ export const UpdateConversationBody = z
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), {
     message: 'At least one of status, priority, tags, subject is required',
-  });
+  })
+  .meta({ minProperties: 1 });
 export type UpdateConversationBody = z.infer<typeof UpdateConversationBody>;
 
 export const AssignConversationBody = z
@@ -63,7 +65,8 @@ export const AssignConversationBody = z
   // present, not truthy: `{"assignee_user_id": null}` is how a caller clears the assignment
   .refine((b) => b.assignee_user_id !== undefined || b.assignee_team_id !== undefined, {
     message: 'assignee_user_id or assignee_team_id is required',
-  });
+  })
+  .meta({ anyOf: [{ required: ['assignee_user_id'] }, { required: ['assignee_team_id'] }] });
 export type AssignConversationBody = z.infer<typeof AssignConversationBody>;
 
 export const CreateMessageBody = z.strictObject({
@@ -106,19 +109,20 @@ export const WidgetMessageBody = z
     tenant_id: TenantRef,
     email: Email.optional(),
     visitor_id: z.string().trim().min(1).max(128).optional(),
-    name: z.string().trim().min(1).max(200).optional(),
+    name: requiredName(200).optional(),
     body: MessageBody,
     conversation_id: RefId.optional(),
   })
   .refine((b) => b.email !== undefined || b.visitor_id !== undefined, {
     message: 'email or visitor_id is required',
-  });
+  })
+  .meta({ anyOf: [{ required: ['email'] }, { required: ['visitor_id'] }] });
 export type WidgetMessageBody = z.infer<typeof WidgetMessageBody>;
 
 export const InboundEmailBody = z.strictObject({
   tenant_id: TenantRef,
   from: Email,
-  from_name: z.string().trim().min(1).max(200).optional(),
+  from_name: requiredName(200).optional(),
   subject: Subject.optional(),
   body: MessageBody,
   content_type: z.enum(MESSAGE_CONTENT_TYPES).default('text'),
@@ -133,7 +137,7 @@ export const InboundWhatsAppBody = z.strictObject({
     .string()
     .trim()
     .regex(/^\+?[0-9][0-9 ().-]{5,30}$/, 'must be a phone number'),
-  name: z.string().trim().min(1).max(200).optional(),
+  name: requiredName(200).optional(),
   body: MessageBody,
   conversation_id: RefId.optional(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { requiredName } from '../../shared/http/names';
 import { pageQuery } from '../../shared/http/pagination';
 
 export const DIRECTORY_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
@@ -18,11 +19,11 @@ export const IdParam = z.object({ id: z.string().min(1).max(64) });
 
 export const CreateTenantUserBody = z.strictObject({
   email: z.string().email().max(320),
-  name: z.string().trim().min(1).max(200).nullish(),
+  name: requiredName(200).nullish(),
   role: z.enum(['agent', 'tenant_admin']).default('agent'),
 });
 export const UpdateTenantUserBody = z.strictObject({
-  name: z.string().trim().min(1).max(200).nullish(),
+  name: requiredName(200).nullish(),
   role: z.enum(['agent', 'tenant_admin']).optional(),
 });
 
@@ -43,11 +44,22 @@ export const TenantUser = z.object({
   updated_at: z.string(),
 });
 
-/** POST /api/v1/tenant/users: the user and their one-time invite (shown only here, and mailed). */
-export const InvitedTenantUser = TenantUser.extend({
-  invite: z.object({
-    token: z.string().describe('POST /api/v1/auth/accept-invite {token, password}; single use, 7 days'),
-    accept_url: z.string(),
-    expires_at: z.string(),
-  }),
+/** A pending invitation: a tenant user who has not accepted yet (their id is the invitation's). */
+export const Invitation = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(['agent', 'tenant_admin']),
+  expires_at: z.string().describe('when the current invite link lapses (may be past: resend it)'),
+  created_at: z.string(),
 });
+export const InvitationsQuery = pageQuery(DIRECTORY_PAGE);
+
+/** POST /api/v1/tenant/users: the user and their one-time invite (shown only here, and mailed). */
+const InviteLink = z.object({
+  token: z.string().describe('POST /api/v1/auth/accept-invite {token, password}; single use, 7 days'),
+  accept_url: z.string(),
+  expires_at: z.string(),
+});
+export const InvitedTenantUser = TenantUser.extend({ invite: InviteLink });
+/** POST /api/v1/tenant/invitations/{id}/resend: the invitation and its new link (the old one is void). */
+export const ResentInvitation = Invitation.extend({ invite: InviteLink });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { requiredName } from '../../shared/http/names';
 import { pageQuery } from '../../shared/http/pagination';
 import { CreateTicketBody, TICKET_STATUSES } from '../../shared/tickets/schemas';
 
@@ -9,7 +10,7 @@ export const RegisterBody = z.strictObject({
   tenant_id: TenantId,
   email: Email,
   password: z.string().min(8).max(200),
-  name: z.string().trim().min(1).max(200).nullish(),
+  name: requiredName(200).nullish(),
 });
 export const LoginBody = z.strictObject({
   tenant_id: TenantId,

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { requiredName } from '../../shared/http/names';
 
 export const TENANT_PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
 export const TENANT_ENVIRONMENTS = ['production', 'staging', 'sandbox'] as const;
 
 export const CreateTenantBody = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: requiredName(200),
   plan: z.enum(TENANT_PLANS),
   environment: z.enum(TENANT_ENVIRONMENTS),
   /** the first tenant_admin: invited by mail, and the response carries the one-time invite */
