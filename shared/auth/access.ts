@@ -1,26 +1,9 @@
+import type { Surface } from '../context/surface';
 import { ApiError, Detail, forbidden } from '../http/errors';
+import { normalizePath, underPrefix } from '../http/paths';
 import { type HttpMethod, READ_METHODS, SCOPE_CATALOG, type Scope, type ScopeRule } from './scopes';
 
-/**
- * Which credential a path takes, decided before any handler runs (spec: "Access surfaces",
- * "Reachability summary"). Longest matching prefix wins; anything else under /api is
- * dashboard-session only, which is how every /api/v2 path refuses API keys.
- */
-export type Surface =
-  /** no credential (health, help-center reads, docs, widget chat, end-user login) */
-  | 'public'
-  /** verified by the handler itself (QStash-signed callbacks) */
-  | 'signed'
-  /** INTERNAL_API_TOKEN (voice agent, jobs) */
-  | 'internal'
-  /** end-user JWT */
-  | 'end_user'
-  /** API key (scope-checked) or dashboard session */
-  | 'api'
-  /** dashboard session only; API keys get 403 */
-  | 'dashboard'
-  /** dashboard sign-in (/api/v1/auth): no credential needed, API keys get 403, a session token sent is read */
-  | 'sign_in';
+export type { Surface };
 
 /**
  * Who may call the paths under one prefix, written once, beside the function that owns the prefix
@@ -35,14 +18,6 @@ export type AccessRule =
 
 export const isScopeRule = (rule: AccessRule): rule is ScopeRule & { surface: 'api' } =>
   rule.surface === 'api';
-
-/** Segment-aware prefix test: `/api/v1/tenant` matches `/api/v1/tenant/x`, not `/api/v1/tenants`. */
-export const underPrefix = (path: string, prefix: string) =>
-  path === prefix || (path.startsWith(prefix) && path.charCodeAt(prefix.length) === 47) /* '/' */;
-
-export function normalizePath(path: string): string {
-  return path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : path;
-}
 
 /** `/api/v1/conversations/:id/export` or `/api/v1/billing/payment-settings*` as a RegExp. */
 export function compilePathPattern(pattern: string): RegExp {

@@ -8,7 +8,7 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../context/app-env';
 import { Detail, forbidden } from '../http/errors';
-import type { Role } from './roles';
+import type { Role } from '../context/roles';
 
 /** The roles a tenant user can have. */
 export type TenantRole = 'agent' | 'tenant_admin';

@@ -1,8 +1,8 @@
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
 
-import { isRole, type Role } from './roles';
+import { isRole, type Role } from '../context/roles';
 
-export { ROLES, type Role, roleAtLeast } from './roles';
+export { ROLES, type Role, roleAtLeast } from '../context/roles';
 
 /** Longest session the platform accepts (spec: "valid at most 60 minutes"). */
 export const MAX_SESSION_SECONDS = 3600;

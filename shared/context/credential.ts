@@ -1,4 +1,4 @@
-import type { Role } from '../auth/roles';
+import type { Role } from './roles';
 
 /** Who is calling, as established by the gate. Handlers take the tenant from here, never from the body. */
 export type Credential =

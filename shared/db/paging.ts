@@ -1,5 +1,10 @@
 import type { SelectQueryBuilder } from 'kysely';
-import type { Page } from '../http/pagination';
+
+/** Which slice of a list a request asks for (validated by shared/http/pagination.ts). */
+export interface Page {
+  limit: number;
+  offset: number;
+}
 
 /**
  * One page of a filtered query plus the count of everything it matches, in parallel: the shape

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { underPrefix } from '../auth/access';
+import { underPrefix } from './paths';
 
 /**
  * The surfaces a browser calls from customers' sites: the chat widget, help-center reads and the

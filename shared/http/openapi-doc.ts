@@ -1,5 +1,5 @@
 import { type ZodType, z } from 'zod';
-import type { Surface } from '../auth/access';
+import type { Surface } from '../context/surface';
 import { isAuthPath } from '../ratelimit/limits';
 import { Detail } from './errors';
 import type { ComponentSet, RouteDef } from './openapi';

@@ -1,6 +1,6 @@
 import type { ZodType } from 'zod';
-import type { Surface } from '../auth/access';
-import type { Role } from '../auth/roles';
+import type { Surface } from '../context/surface';
+import type { Role } from '../context/roles';
 import type { EventType } from '../events/catalog';
 import type { Scope } from '../auth/scopes';
 

@@ -34,10 +34,9 @@ export const queryInt = (range: z.ZodNumber, fallback: number) =>
 
 export const TICKETS_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
 
-export interface Page {
-  limit: number;
-  offset: number;
-}
+import type { Page } from '../db/paging';
+
+export type { Page };
 
 /** `{<key>: rows, total, limit, offset}`: the spec's list envelope. */
 export function pageEnvelope<K extends string, T>(key: K, rows: T[], total: number, page: Page) {

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { type ValidationIssue, validationError } from '../http/errors';
+import { type ValidationIssue, validationError } from './errors';
 
 /**
  * What an id in a request body may point at: a row of the caller's own tenant (docs/input.md).

@@ -1,5 +1,5 @@
-import { underPrefix } from '../auth/access';
 import type { TenantPlan } from '../db/schema';
+import { underPrefix } from '../http/paths';
 
 /**
  * Rate limits per tenant plan and kind of endpoint (spec: Limits). Each cell has a per-minute

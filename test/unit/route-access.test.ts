@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FUNCTIONS } from '../../functions/manifest';
 import { ACCESS, DOC_SOURCES } from '../../functions/registry';
-import { underPrefix } from '../../shared/auth/access';
+import { underPrefix } from '../../shared/http/paths';
 import { toHonoPath } from '../../shared/http/route';
 
 // Each route states who may call it beside its handler (functions/<name>/routes.ts); the gate decides
