@@ -40,7 +40,11 @@ export default async function setup(project: TestProject) {
   project.provide('upstashUrl', upstash?.url ?? '');
   project.provide('upstashToken', upstash?.token ?? '');
   return async () => {
+    // the Workers' statements go over Neon's HTTP path: a run that never reached the endpoint
+    // tested the WebSocket path instead
+    const httpRequests = stack.endpoint.requests;
     await stack.close();
     await upstash?.close();
+    if (httpRequests === 0) throw new Error('no statement reached the Neon SQL-over-HTTP endpoint');
   };
 }
