@@ -1,10 +1,10 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from '../context/app-env';
-import type { Credential } from '../context/credential';
-import { Detail, forbidden, unauthorized } from '../http/errors';
-import { type Role, roleAtLeast } from './jwt';
+import { Detail, unauthorized } from '../http/errors';
 
 export type { Credential } from '../context/credential';
+// the role checks sit in http, below auth: `register` mounts them on a route's declaration
+export { requireRole, roleGuard } from '../http/role-guard';
 
 /** The tenant of an API key, dashboard session or end-user token. */
 export function tenantOf(c: Context<AppEnv>): string {
@@ -28,25 +28,4 @@ export function actorOf(c: Context<AppEnv>): string {
     default:
       return 'anonymous';
   }
-}
-
-/** Dashboard session with at least `role` (API keys never reach these paths: the gate refuses them). */
-export function requireRole(c: Context<AppEnv>, role: Role): Extract<Credential, { kind: 'dashboard' }> {
-  const auth = c.get('auth');
-  if (auth.kind === 'api_key') throw forbidden(Detail.apiKeyNotPermitted);
-  if (auth.kind !== 'dashboard') throw unauthorized(Detail.missingCredentials);
-  if (!roleAtLeast(auth.role, role)) throw forbidden(Detail.roleRequired(role));
-  return auth;
-}
-
-/**
- * Mounted by `register` (shared/http/route.ts) on a route that declares `access.role`: every caller
- * but an API key needs a dashboard session of at least `role`. API keys answer to their scopes alone
- * (and where a path refuses keys, the gate has refused them already).
- */
-export function roleGuard(role: Role): MiddlewareHandler<AppEnv> {
-  return function roleGuard(c, next) {
-    if (c.get('auth').kind !== 'api_key') requireRole(c, role);
-    return next();
-  };
 }

@@ -1,8 +1,8 @@
 import type { Handler, Hono, MiddlewareHandler } from 'hono';
 import type { ZodType, z } from 'zod';
-import { roleGuard } from '../auth/credential';
 import type { AppEnv } from '../context/app-env';
 import type { RouteDef } from './openapi';
+import { roleGuard } from './role-guard';
 import { validate } from './validation';
 
 /** Keeps the literal schema types, so `c.req.valid(...)` in the handler is typed. */
