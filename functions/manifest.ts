@@ -1,5 +1,5 @@
 import type { AccessRule } from '../shared/auth/access';
-import type { HttpMethod, Scope } from '../shared/auth/scopes';
+import type { HttpMethod, Scope } from '../shared/context/scopes';
 
 /**
  * The functions manifest: each route group, deployed as its own Worker, the path prefixes it owns,

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { recordAudit } from '../../shared/audit/audit';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
-import { isScope, SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { isScope, SCOPE_CATALOG } from '../../shared/context/scopes';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Executor } from '../../shared/db/schema';
 import { badRequest, conflict, Detail, notFound } from '../../shared/http/errors';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { SCOPE_CATALOG } from '../../shared/context/scopes';
 import { Detail as ErrorDetail } from '../../shared/http/errors';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { SCOPE_CATALOG } from '../../shared/context/scopes';
 import { requiredName } from '../../shared/http/names';
 
 /** Spec section A limits: name 1-100, description <= 500, scopes >= 1, expires_in_days 1-3650. */

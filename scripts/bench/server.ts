@@ -23,7 +23,7 @@ import {
   type GateRequest,
   readPresentedCredential,
 } from '../../shared/auth/gate';
-import { SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { SCOPE_CATALOG } from '../../shared/context/scopes';
 import type { AppEnv } from '../../shared/context/app-env';
 import { loadConfig } from '../../shared/env';
 import { jsonAnswer } from '../../shared/http/response-headers';

@@ -1,7 +1,7 @@
+import { type HttpMethod, READ_METHODS, SCOPE_CATALOG, type Scope, type ScopeRule } from '../context/scopes';
 import type { Surface } from '../context/surface';
 import { ApiError, Detail, forbidden } from '../http/errors';
 import { normalizePath, underPrefix } from '../http/paths';
-import { type HttpMethod, READ_METHODS, SCOPE_CATALOG, type Scope, type ScopeRule } from './scopes';
 
 export type { Surface };
 

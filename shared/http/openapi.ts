@@ -1,8 +1,8 @@
 import type { ZodType } from 'zod';
-import type { Surface } from '../context/surface';
 import type { Role } from '../context/roles';
+import type { Scope } from '../context/scopes';
+import type { Surface } from '../context/surface';
 import type { EventType } from '../events/catalog';
-import type { Scope } from '../auth/scopes';
 
 /**
  * Who may call a route. The gate decides by path before routing (shared/auth/access.ts, from the

@@ -6,7 +6,7 @@
 import type { Browser, BrowserContext, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
-import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/auth/scopes';
+import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/context/scopes';
 import {
   type ConsoleServer,
   chromiumMissing,

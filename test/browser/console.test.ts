@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../clients/typescript/index';
 import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
-import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/auth/scopes';
+import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/context/scopes';
 import {
   type ConsoleServer,
   chromiumMissing,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { SCOPE_CATALOG } from '../../shared/context/scopes';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 describe.skipIf(postgresUnavailable())('API-key management (section A)', () => {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPE_RULES } from '../../functions/registry';
 import { compilePathPattern } from '../../shared/auth/access';
-import type { HttpMethod } from '../../shared/auth/scopes';
+import type { HttpMethod } from '../../shared/context/scopes';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 interface Case {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDashboardToken } from '../../shared/auth/jwt';
-import { KEY_DENIED_PREFIXES } from '../../shared/auth/scopes';
+import { KEY_DENIED_PREFIXES } from '../../shared/context/scopes';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 describe.skipIf(postgresUnavailable())('credentials and surfaces', () => {

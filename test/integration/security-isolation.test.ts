@@ -11,7 +11,7 @@ import {
   startHttpsReceiver,
   trustTestCertificate,
 } from '../../scripts/lib/https-receiver';
-import { SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { SCOPE_CATALOG } from '../../shared/context/scopes';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 const MARKER = 'TENANT-A-PRIVATE-MARKER';

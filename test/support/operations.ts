@@ -9,7 +9,7 @@
  */
 import { sample } from 'openapi-sampler';
 import { openApiDocument } from '../../functions/docs/document';
-import { SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { SCOPE_CATALOG } from '../../shared/context/scopes';
 import type { Audience, OpenApiDocument } from '../../shared/http/openapi-doc';
 import { MemoryRateLimiter } from '../../shared/ratelimit/limiter';
 import type { Harness, TestTenant } from './harness';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACCESS_RULES as SURFACE_RULES } from '../../functions/manifest';
 import { ACCESS, SCOPE_RULES } from '../../functions/registry';
-import { KEY_DENIED_PREFIXES, SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { KEY_DENIED_PREFIXES, SCOPE_CATALOG } from '../../shared/context/scopes';
 
 // The rules are every function's, written beside it in functions/manifest.ts; the gate's lookups
 // are compiled from them (shared/auth/access.ts).

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildConsoleModule, GENERATED } from '../../scripts/console/build';
-import { KEY_DIALOG_SCOPE_GROUPS, SCOPE_CATALOG } from '../../shared/auth/scopes';
+import { KEY_DIALOG_SCOPE_GROUPS, SCOPE_CATALOG } from '../../shared/context/scopes';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

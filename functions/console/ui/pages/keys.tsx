@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx/dom */
 import { useState } from 'hono/jsx/dom';
-import { KEY_DIALOG_SCOPE_GROUPS } from '../../../../shared/auth/scopes';
+import { KEY_DIALOG_SCOPE_GROUPS } from '../../../../shared/context/scopes';
 import { allowed } from '../access';
 import { api, must } from '../api';
 import {
