@@ -104,6 +104,10 @@ const MANIFEST: readonly { name: string; access: readonly AccessRule[] }[] = [
       api('/api/v1/tenant/users', 'users:read', 'users:write', [
         { methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'], scopes: ['roles:write'] },
       ]),
+      // pending invitations: the same scopes as the users they become
+      api('/api/v1/tenant/invitations', 'users:read', 'users:write', [
+        { methods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'], scopes: ['roles:write'] },
+      ]),
     ],
   },
   {

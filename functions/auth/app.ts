@@ -7,7 +7,7 @@ import type { TenantUserTokenPurpose } from '../../shared/db/tables/auth';
 import { clientIp } from '../../shared/http/client-ip';
 import { ApiError, badRequest, Detail, notFound, unauthorized } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
-import { accountsByEmail, setPassword, spendUserToken, whoIs } from './data';
+import { accountsByEmail, invitePreview, setPassword, spendUserToken, whoIs } from './data';
 import * as routes from './routes';
 import { endSession, refreshSession, sessionOfRefreshToken, startSession } from './sessions';
 import {
@@ -105,6 +105,19 @@ async function consumeUserToken(c: Context<AppEnv>, purpose: TenantUserTokenPurp
   if (!used) throw badRequest(INVALID_TOKEN[purpose]);
   return used;
 }
+
+/** The invite a token stands for, so the accept page can say who invites whom; the token stays unspent. */
+register(app, routes.invitePreview, async (c) => {
+  const { db, config } = c.get('services');
+  const found = await invitePreview(db, await hashToken(config, c.req.valid('json').token));
+  if (!found) throw new ApiError(404, Detail.invitationNotFound);
+  return c.json({
+    tenant: { id: found.tenant_id, name: found.tenant_name },
+    email: found.email,
+    role: found.role,
+    expires_at: new Date(found.expires_at).toISOString(),
+  });
+});
 
 /** Sets the invited user's password (and name) and signs them in: the answer is a session pair. */
 register(app, routes.acceptInvite, async (c) => {

@@ -9,12 +9,17 @@ import type { TenantUserTokenPurpose } from '../../shared/db/tables/auth';
 
 // --- accounts
 
-/** Accounts with this address (in one tenant when named), at most 20, by tenant. */
+/**
+ * Accounts with this address (in one tenant when named), at most 20, by tenant. Only those that
+ * signed up: a pending invitation is no membership yet (another tenant inviting the address must
+ * not make its sign-in without tenant_id ambiguous).
+ */
 export function accountsByEmail(db: Db, email: string, tenantId: string | undefined) {
   let q = db
     .selectFrom('tenant_users')
     .select(['id', 'tenant_id', 'email', 'role', 'password_hash', 'disabled_at'])
-    .where(sql`lower(email)`, '=', email);
+    .where(sql`lower(email)`, '=', email)
+    .where('password_hash', 'is not', null);
   if (tenantId !== undefined) q = q.where('tenant_id', '=', tenantId);
   return q.orderBy('tenant_id').limit(20).execute();
 }
@@ -35,6 +40,22 @@ export async function whoIs(db: Db, userId: string, tenantId: string) {
       .executeTakeFirst(),
   ]);
   return { user, tenant };
+}
+
+/** What a live, unspent invite offers (read without spending it), for the console's accept page. */
+export function invitePreview(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('tenant_user_tokens as t')
+    .innerJoin('tenant_users as u', 'u.id', 't.user_id')
+    .innerJoin('tenants as n', 'n.id', 't.tenant_id')
+    .select(['n.id as tenant_id', 'n.name as tenant_name', 'u.email', 'u.role', 't.expires_at'])
+    .where('t.token_hash', '=', tokenHash)
+    .where('t.purpose', '=', 'invite')
+    .where('t.used_at', 'is', null)
+    .where('t.expires_at', '>', new Date())
+    .where('u.password_hash', 'is', null)
+    .where('u.disabled_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /** Spends a live one-time token (one conditional update: of two concurrent uses, one wins). */

@@ -3,6 +3,8 @@ import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
   AcceptInviteBody,
+  InvitePreview,
+  InvitePreviewBody,
   LoginBody,
   LogoutBody,
   Me,
@@ -23,7 +25,7 @@ const pair = {
 };
 const locked = {
   description:
-    'Too many failed sign-ins for this account (5 in 15 minutes) or from this client IP (20 in 15 minutes): locked for 15 minutes, Retry-After in seconds',
+    'Too many failed sign-ins for this account from this client address (5 in 15 minutes) or from this address (20 in 15 minutes): locked there for 15 minutes, Retry-After in seconds; other addresses are not affected',
   schema: Detail,
   example: { detail: 'Too many failed sign-in attempts; try again later' },
 };
@@ -101,6 +103,35 @@ export const acceptInvite = defineRoute({
       description: 'Unknown, used or expired',
       schema: Detail,
       example: { detail: 'Invalid or expired invite' },
+    },
+  },
+});
+
+export const invitePreview = defineRoute({
+  operationId: 'previewInvite',
+  method: 'post',
+  path: '/api/v1/auth/invite-preview',
+  access: { surface: 'sign_in' },
+  summary: 'What an invite token offers',
+  description:
+    'The tenant, address and role an unspent invite token stands for, for the page that accepts it; the token is not spent.',
+  tags,
+  body: InvitePreviewBody,
+  responses: {
+    200: {
+      description: 'The invitation',
+      schema: InvitePreview,
+      example: {
+        tenant: { id: 'ten_demo', name: 'Acme' },
+        email: 'ana@example.com',
+        role: 'agent',
+        expires_at: '2026-03-21T09:26:53.412Z',
+      },
+    },
+    404: {
+      description: 'Unknown, used or expired',
+      schema: Detail,
+      example: { detail: 'Invitation not found or expired' },
     },
   },
 });
@@ -186,15 +217,25 @@ export const me = defineRoute({
   },
 });
 
-export const routes = [login, refresh, logout, me, acceptInvite, requestPasswordReset, confirmPasswordReset];
+export const routes = [
+  login,
+  refresh,
+  logout,
+  me,
+  invitePreview,
+  acceptInvite,
+  requestPasswordReset,
+  confirmPasswordReset,
+];
 
 export const components = defineComponents({
-  output: { TokenPair, PasswordResetAccepted, Me },
+  output: { TokenPair, PasswordResetAccepted, Me, InvitePreview },
   input: {
     SignIn: LoginBody,
     SessionRefresh: RefreshBody,
     SignOut: LogoutBody,
     InviteAcceptance: AcceptInviteBody,
+    InvitePreviewRequest: InvitePreviewBody,
     PasswordResetRequest: PasswordResetBody,
     PasswordResetConfirmation: PasswordResetConfirmBody,
   },

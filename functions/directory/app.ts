@@ -9,11 +9,15 @@ import { conflict, Detail, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import {
+  deleteInvitation,
   deleteTenantUser,
   emailTaken,
+  findInvitation,
   findRequester,
   findTenantUser,
   insertTenantUser,
+  invitationView,
+  listInvitations,
   listRequesters,
   listTenantUsers,
   lockActiveAdmins,
@@ -147,6 +151,58 @@ register(app, routes.deleteTenantUser, async (c) => {
       'user.removed',
       { type: 'user', id },
       { email: removed.email, role: removed.role },
+    );
+  });
+  return c.body(null, 204);
+});
+
+/* ---------------------------------------------------------------- invitations */
+
+register(app, routes.listInvitations, async (c) => {
+  const q = c.req.valid('query');
+  const { rows, total } = await listInvitations(c.get('services').db, tenantOf(c), q);
+  return c.json(pageEnvelope('invitations', rows.map(invitationView), total, q));
+});
+
+/** A new link (issuing it lapses the earlier one), mailed and shown once, as at creation. */
+register(app, routes.resendInvitation, async (c) => {
+  const { id } = c.req.valid('param');
+  const tenantId = tenantOf(c);
+  const { db } = c.get('services');
+  const invitation = await findInvitation(db, tenantId, id);
+  if (!invitation) throw notFound('Invitation');
+  requireGrant(c, invitation.role);
+  const invite = await mailUserToken(c, invitation, 'invite');
+  await recordAudit(
+    db,
+    c,
+    'user.invited',
+    { type: 'user', id },
+    { email: invitation.email, role: invitation.role, resent: true },
+  );
+  return c.json({
+    ...invitationView({ ...invitation, expires_at: invite.expires_at }),
+    invite: inviteView(invite),
+  });
+});
+
+/** The invitee goes, and with them every link they were sent. */
+register(app, routes.revokeInvitation, async (c) => {
+  const { id } = c.req.valid('param');
+  const tenantId = tenantOf(c);
+  const { db } = c.get('services');
+  await db.transaction().execute(async (trx) => {
+    const invitation = await findInvitation(trx, tenantId, id);
+    if (!invitation) throw notFound('Invitation');
+    requireGrant(c, invitation.role);
+    const removed = await deleteInvitation(trx, tenantId, id);
+    if (!removed) throw notFound('Invitation');
+    await recordAudit(
+      trx,
+      c,
+      'user.removed',
+      { type: 'user', id },
+      { email: removed.email, role: removed.role, invitation: true },
     );
   });
   return c.body(null, 204);

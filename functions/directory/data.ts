@@ -132,6 +132,74 @@ export async function updateTenantUser(db: Executor, tenantId: string, id: strin
     .executeTakeFirst();
 }
 
+/* ---------------------------------------------------------------- invitations */
+
+/**
+ * A pending invitation is a tenant user who has not set a password yet (nor been disabled): the
+ * invitation's id is theirs. Its expiry is that of the newest invite link issued to them.
+ */
+const pendingInvitations = (db: Executor, tenantId: string) =>
+  db
+    .selectFrom('tenant_users as u')
+    .where('u.tenant_id', '=', tenantId)
+    .where('u.password_hash', 'is', null)
+    .where('u.disabled_at', 'is', null);
+
+/** The newest invite link's expiry, as a column of the `u` row. */
+const inviteExpiry =
+  sql<Date | null>`(SELECT max(t.expires_at) FROM tenant_user_tokens t WHERE t.user_id = u.id AND t.purpose = 'invite')`.as(
+    'expires_at',
+  );
+
+export interface InvitationRow {
+  id: string;
+  tenant_id: string;
+  email: string;
+  role: 'agent' | 'tenant_admin';
+  created_at: Date | string;
+  expires_at: Date | string | null;
+}
+
+export const invitationView = (r: InvitationRow) => ({
+  id: r.id,
+  email: r.email,
+  role: r.role,
+  expires_at: r.expires_at === null ? iso(r.created_at) : iso(r.expires_at),
+  created_at: iso(r.created_at),
+});
+
+/** A page of the tenant's pending invitations, newest first, and the total. */
+export async function listInvitations(db: Executor, tenantId: string, q: Page) {
+  const base = pendingInvitations(db, tenantId);
+  return pageWithTotal(base, q, (page) =>
+    page
+      .select(['u.id', 'u.tenant_id', 'u.email', 'u.role', 'u.created_at'])
+      .select(inviteExpiry)
+      .orderBy('u.created_at', 'desc')
+      .orderBy('u.id', 'desc'),
+  );
+}
+
+/** One pending invitation of the tenant, or undefined. */
+export function findInvitation(db: Executor, tenantId: string, id: string) {
+  return pendingInvitations(db, tenantId)
+    .select(['u.id', 'u.tenant_id', 'u.email', 'u.role', 'u.created_at'])
+    .select(inviteExpiry)
+    .where('u.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Removes a pending invitee (their unused links go with them, ON DELETE CASCADE); undefined when none. */
+export function deleteInvitation(db: Executor, tenantId: string, id: string) {
+  return db
+    .deleteFrom('tenant_users')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .where('password_hash', 'is', null)
+    .returning(['id', 'email', 'role'])
+    .executeTakeFirst();
+}
+
 /**
  * The tenant's active tenant_admins (signed up, not disabled), locked until the transaction ends:
  * of two admins demoting each other at once, the second waits and then sees the first's change.

@@ -4,9 +4,12 @@ import { defineRoute } from '../../shared/http/route';
 import {
   CreateTenantUserBody,
   IdParam,
+  Invitation,
+  InvitationsQuery,
   InvitedTenantUser,
   Requester,
   RequestersQuery,
+  ResentInvitation,
   TenantUser,
   TenantUsersQuery,
   UpdateTenantUserBody,
@@ -116,6 +119,49 @@ export const deleteTenantUser = defineRoute({
   responses: { 204: { description: 'Removed' }, 404: { description: 'User not found' } },
 });
 
+// invitations: the tenant users who have not accepted yet; the same roles and scopes as tenant users
+export const listInvitations = defineRoute({
+  operationId: 'listInvitations',
+  method: 'get',
+  path: '/api/v1/tenant/invitations',
+  access: { surface: 'api', scopes: ['users:read', 'roles:write'] },
+  summary: 'List pending invitations',
+  description:
+    'Invited tenant users who have not accepted yet, newest first (an `expires_at` in the past: resend it). Needs users:read and roles:write.',
+  tags: ['Tenant users'],
+  query: InvitationsQuery,
+  responses: { 200: { description: 'A page of invitations', schema: page('invitations', Invitation) } },
+});
+
+export const resendInvitation = defineRoute({
+  operationId: 'resendInvitation',
+  method: 'post',
+  path: '/api/v1/tenant/invitations/{id}/resend',
+  access: { surface: 'api', scopes: ['users:write', 'roles:write'], role: 'tenant_admin' },
+  summary: 'Resend an invitation',
+  description:
+    'Issues a new invite link (the earlier one stops working), mails it, and shows it once in `invite`. Needs users:write and roles:write; an invitation to tenant_admin needs a tenant_admin session.',
+  tags: ['Tenant users'],
+  params: IdParam,
+  responses: {
+    200: { description: 'The invitation and its new link', schema: ResentInvitation },
+    404: { description: 'Invitation not found' },
+  },
+});
+
+export const revokeInvitation = defineRoute({
+  operationId: 'revokeInvitation',
+  method: 'delete',
+  path: '/api/v1/tenant/invitations/{id}',
+  access: { surface: 'api', scopes: ['users:write', 'roles:write'], role: 'tenant_admin' },
+  summary: 'Revoke an invitation',
+  description:
+    'The invitee is removed and their link stops working. Needs users:write and roles:write; an invitation to tenant_admin needs a tenant_admin session.',
+  tags: ['Tenant users'],
+  params: IdParam,
+  responses: { 204: { description: 'Revoked' }, 404: { description: 'Invitation not found' } },
+});
+
 /** In reading order, for the reference. */
 export const routes = [
   listRequesters,
@@ -125,9 +171,12 @@ export const routes = [
   getTenantUser,
   updateTenantUser,
   deleteTenantUser,
+  listInvitations,
+  resendInvitation,
+  revokeInvitation,
 ];
 
 export const components = defineComponents({
-  output: { Requester, TenantUser, InvitedTenantUser },
+  output: { Requester, TenantUser, InvitedTenantUser, Invitation, ResentInvitation },
   input: { TenantUserCreate: CreateTenantUserBody, TenantUserUpdate: UpdateTenantUserBody },
 });

@@ -17,6 +17,8 @@ interface Action {
   touches: TenantRole[];
   /** the role of the existing user it acts on, if any */
   target?: TenantRole;
+  /** the user it acts on has been invited and not accepted yet */
+  pending?: boolean;
   run(h: Harness, cred: Cred, targetId: string): Promise<{ status: number; body: any }>;
   /** what the database shows when the action was refused */
   unchanged(h: Harness, tenantId: string, targetId: string): Promise<boolean>;
@@ -65,6 +67,25 @@ function actions(): Action[] {
         (await h.db.selectFrom('tenant_users').select('name').where('id', '=', id).executeTakeFirst())
           ?.name !== 'Renamed',
     });
+    for (const [verb, method, suffix] of [
+      ['resend', 'POST', '/resend'],
+      ['revoke', 'DELETE', ''],
+    ] as const)
+      out.push({
+        name: `${verb} an invitation to ${role}`,
+        touches: [role],
+        target: role,
+        pending: true,
+        run: (h, cred, id) => h.request(method, `/api/v1/tenant/invitations/${id}${suffix}`, cred),
+        unchanged: async (h, _t, id) =>
+          (
+            await h.db
+              .selectFrom('tenant_user_tokens')
+              .select('token_hash')
+              .where('user_id', '=', id)
+              .execute()
+          ).length === 1,
+      });
     for (const to of ROLES)
       if (to !== role)
         out.push({
@@ -87,6 +108,15 @@ describe.skipIf(postgresUnavailable())('what each credential may grant, table-dr
   let t: TestTenant;
   const creds = {} as Record<Grantor, Cred>;
 
+  /** a user invited by a tenant_admin session, who has not accepted yet */
+  const pendingUser = async (role: TenantRole) => {
+    const res = await h.request('POST', '/api/v1/tenant/users', {
+      bearer: t.adminToken,
+      body: { email: `pending${++seq}@grants.example`, role },
+    });
+    if (res.status !== 201) throw new Error(`invite: ${res.status} ${res.text}`);
+    return res.body.id as string;
+  };
   /** an active (signed-up) user of the tenant */
   const activeUser = async (role: TenantRole) => {
     const id = newId('tenantUser');
@@ -129,7 +159,9 @@ describe.skipIf(postgresUnavailable())('what each credential may grant, table-dr
     for (const action of ACTIONS) {
       const allowed = action.touches.every((r) => GRANTS[grantor].includes(r));
       it(`${grantor}: ${action.name} -> ${allowed ? 'allowed' : '403'}`, async () => {
-        const targetId = action.target ? await activeUser(action.target) : '';
+        const targetId = action.target
+          ? await (action.pending ? pendingUser : activeUser)(action.target)
+          : '';
         // a fresh tenant-wide view for the invite count
         await h.db
           .deleteFrom('tenant_users')
