@@ -55,7 +55,7 @@ export const requestMagicLink = defineRoute({
   access: { surface: 'public' },
   summary: 'Request a one-time sign-in link',
   description:
-    'Valid 15 minutes, single use. The answer is the same whether or not the address has an account. Production e-mails the link; with APP_ENV development or test it is returned in the response (magic_link, token).',
+    'Valid 15 minutes, single use. The answer is the same whether or not the address has an account; the link goes only by mail (development prints the mail on stdout), never in the answer.',
   tags,
   body: MagicLinkBody,
   responses: { 202: { description: 'Accepted', schema: MagicLinkResponse } },

@@ -26,11 +26,10 @@ export const TokenResponse = z.object({
   expires_in: z.number(),
   user: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
 });
+/** The same for every address: the link goes only by mail. */
 export const MagicLinkResponse = z.object({
   detail: z.string(),
   expires_in: z.number(),
-  magic_link: z.string().optional(),
-  token: z.string().optional(),
 });
 
 export const AppTicketsQuery = pageQuery({ defaultLimit: 20, maxLimit: 100 }).extend({
