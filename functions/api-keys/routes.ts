@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SCOPE_CATALOG } from '../../shared/context/scopes';
+import { ErrorBody, notFoundResponse } from '../../shared/http/error-body';
 import { Detail as ErrorDetail } from '../../shared/http/errors';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
@@ -30,12 +31,7 @@ const ApiKeyWithSecret = z.object({
   expires_at: z.string().nullable(),
   api_key: z.string().describe('the full key: shown only in this response'),
 });
-const Detail = z.object({ detail: z.string() });
-const notFound = {
-  description: 'Unknown key, or a key of another tenant',
-  schema: Detail,
-  example: { detail: 'API key not found' },
-};
+const keyNotFound = notFoundResponse('API key', 'Unknown key, or a key of another tenant');
 const secretExample = {
   id: 'key_0mha4j8s2Xv5CnT7wRq1Dk',
   name: 'Warehouse sync',
@@ -65,7 +61,7 @@ export const createApiKey = defineRoute({
     },
     400: {
       description: 'Unknown scope',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: ErrorDetail.unknownScopes(['tickets:admin'], SCOPE_CATALOG) },
     },
   },
@@ -99,10 +95,10 @@ export const rotateApiKey = defineRoute({
   params: KeyIdParam,
   responses: {
     200: { description: 'The new key, with its secret', schema: ApiKeyWithSecret, example: secretExample },
-    404: notFound,
+    404: keyNotFound,
     409: {
       description: 'The key is already revoked',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'API key is revoked and cannot be rotated' },
     },
   },
@@ -117,7 +113,7 @@ export const revokeApiKey = defineRoute({
   description: `${adminOnly} Idempotent; takes effect on the next request.`,
   tags: ['API keys'],
   params: KeyIdParam,
-  responses: { 204: { description: 'Revoked' }, 404: notFound },
+  responses: { 204: { description: 'Revoked' }, 404: keyNotFound },
 });
 
 export const deleteApiKey = defineRoute({
@@ -129,7 +125,7 @@ export const deleteApiKey = defineRoute({
   description: adminOnly,
   tags: ['API keys'],
   params: KeyIdParam,
-  responses: { 204: { description: 'Deleted' }, 404: notFound },
+  responses: { 204: { description: 'Deleted' }, 404: keyNotFound },
 });
 
 /** In reading order, for the reference. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { ErrorBody } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -16,7 +16,6 @@ import {
 } from './schemas';
 
 const tags = ['Dashboard sign-in'];
-const Detail = z.object({ detail: z.string() });
 const pair = {
   access_token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…',
   token_type: 'Bearer',
@@ -26,7 +25,7 @@ const pair = {
 const locked = {
   description:
     'Too many failed sign-ins for this account from this client address (5 in 15 minutes) or from this address (20 in 15 minutes): locked there for 15 minutes, Retry-After in seconds; other addresses are not affected',
-  schema: Detail,
+  schema: ErrorBody,
   example: { detail: 'Too many failed sign-in attempts; try again later' },
 };
 
@@ -42,7 +41,7 @@ export const login = defineRoute({
   body: LoginBody,
   responses: {
     200: { description: 'A session', schema: TokenPair, example: pair },
-    401: { description: 'Any failure', schema: Detail, example: { detail: 'Invalid email or password' } },
+    401: { description: 'Any failure', schema: ErrorBody, example: { detail: 'Invalid email or password' } },
     429: locked,
   },
 });
@@ -61,7 +60,7 @@ export const refresh = defineRoute({
     200: { description: 'A new pair', schema: TokenPair, example: pair },
     401: {
       description: 'Unknown, spent, expired or revoked',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'Invalid or expired refresh token' },
     },
   },
@@ -81,7 +80,7 @@ export const logout = defineRoute({
     204: { description: 'Signed out' },
     401: {
       description: 'Neither a session token nor a refresh token',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'Missing authentication credentials' },
     },
   },
@@ -101,7 +100,7 @@ export const acceptInvite = defineRoute({
     200: { description: 'A session for the new user', schema: TokenPair, example: pair },
     400: {
       description: 'Unknown, used or expired',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'Invalid or expired invite' },
     },
   },
@@ -130,7 +129,7 @@ export const invitePreview = defineRoute({
     },
     404: {
       description: 'Unknown, used or expired',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'Invitation not found or expired' },
     },
   },
@@ -168,7 +167,7 @@ export const confirmPasswordReset = defineRoute({
     200: { description: 'A new session', schema: TokenPair, example: pair },
     400: {
       description: 'Unknown, used or expired',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'Invalid or expired password reset token' },
     },
   },
@@ -206,12 +205,12 @@ export const me = defineRoute({
     },
     401: {
       description: 'No dashboard session token, or its session ended',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'Missing authentication credentials' },
     },
     404: {
       description: 'The token names a tenant that does not exist',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'Tenant not found' },
     },
   },

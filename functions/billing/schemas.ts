@@ -24,6 +24,10 @@ export function luhnValid(digits: string): boolean {
 
 const CardNumber = z
   .string()
+  .meta({
+    description: '12-19 digits (Luhn-checked); spaces and dashes between them are ignored',
+    pattern: '^(?:[0-9][ -]*){11,18}[0-9]$',
+  })
   .transform((s) => s.replace(/[\s-]/g, ''))
   .pipe(
     z

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { ErrorBody, notFoundResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -15,17 +15,8 @@ import {
   VoiceWidgetTokenBody,
 } from './schemas';
 
-const Detail = z.object({ detail: z.string() });
-const callNotFound = {
-  description: 'Unknown call, or a call of another tenant',
-  schema: Detail,
-  example: { detail: 'Call not found' },
-};
-const tenantNotFound = {
-  description: 'Unknown tenant_id (internal routes)',
-  schema: Detail,
-  example: { detail: 'Tenant not found' },
-};
+const callNotFound = notFoundResponse('Call', 'Unknown call, or a call of another tenant');
+const tenantNotFound = notFoundResponse('Tenant', 'Unknown tenant_id (internal routes)');
 
 export const listCalls = defineRoute({
   operationId: 'listCalls',
@@ -81,7 +72,7 @@ export const reportCall = defineRoute({
     201: { description: 'Call recorded, call.started emitted', schema: Call },
     200: { description: 'Already recorded (retry)', schema: Call },
     404: tenantNotFound,
-    409: { description: 'The id belongs to another call', schema: Detail },
+    409: { description: 'The id belongs to another call', schema: ErrorBody },
   },
 });
 
@@ -101,7 +92,7 @@ export const reportEscalation = defineRoute({
     201: { description: 'Attempt recorded', schema: Escalation },
     200: { description: 'Same escalation_id reported again', schema: Escalation },
     404: callNotFound,
-    409: { description: 'Call already completed', schema: Detail },
+    409: { description: 'Call already completed', schema: ErrorBody },
   },
 });
 
@@ -119,7 +110,7 @@ export const completeCall = defineRoute({
   body: CompleteCallBody,
   responses: {
     200: { description: 'The completed call', schema: Call },
-    404: { description: 'Unknown tenant, call or ticket', schema: Detail },
+    404: { description: 'Unknown tenant, call or ticket', schema: ErrorBody },
   },
 });
 

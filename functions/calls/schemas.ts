@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CALL_OUTCOMES, ESCALATION_REASONS, ESCALATION_ROUTES } from '../../shared/events/catalog';
+import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
 import { pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
 import { TICKET_PRIORITIES, TICKET_TYPES } from '../../shared/tickets/schemas';
@@ -103,13 +104,6 @@ export const CompleteCallBody = z.strictObject({
 export type CompleteCallInput = z.output<typeof CompleteCallBody>;
 
 export const CallIdParam = z.object({ call_id: z.string().min(1).max(128) });
-
-const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
-  z
-    .string()
-    .max(200)
-    .transform((v) => v.split(',').map((s) => s.trim()))
-    .pipe(z.array(z.enum(values)).min(1));
 
 export const ListCallsQuery = pageQuery(TICKETS_PAGE).extend({
   outcome: enumList(CALL_OUTCOMES).optional(),

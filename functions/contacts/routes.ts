@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorBody, notFoundResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -21,7 +22,6 @@ import {
   UpdateContactBody,
 } from './schemas';
 
-const Detail = z.object({ detail: z.string() });
 const page = <K extends string>(key: K, item: z.ZodType) =>
   z.object({
     [key]: z.array(item),
@@ -32,11 +32,6 @@ const page = <K extends string>(key: K, item: z.ZodType) =>
 const contacts = ['Contacts'];
 const companies = ['Companies'];
 const sync = ['Contact sync'];
-const notFound = (what: string) => ({
-  description: `Unknown id, deleted, or another tenant's`,
-  schema: Detail,
-  example: { detail: `${what} not found` },
-});
 
 export const createContact = defineRoute({
   operationId: 'createContact',
@@ -53,7 +48,7 @@ export const createContact = defineRoute({
     201: { description: 'The contact', schema: ContactRecord },
     409: {
       description: 'Email or external_id already used by a live contact',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'A contact with this email already exists' },
     },
   },
@@ -81,7 +76,7 @@ export const getContact = defineRoute({
   summary: 'Get a contact',
   tags: contacts,
   params: ContactIdParam,
-  responses: { 200: { description: 'The contact', schema: ContactRecord }, 404: notFound('Contact') },
+  responses: { 200: { description: 'The contact', schema: ContactRecord }, 404: notFoundResponse('Contact') },
 });
 
 export const updateContact = defineRoute({
@@ -98,8 +93,8 @@ export const updateContact = defineRoute({
   body: UpdateContactBody,
   responses: {
     200: { description: 'The contact', schema: ContactRecord },
-    404: notFound('Contact'),
-    409: { description: 'Email or external_id already used by another live contact', schema: Detail },
+    404: notFoundResponse('Contact'),
+    409: { description: 'Email or external_id already used by another live contact', schema: ErrorBody },
   },
 });
 
@@ -114,7 +109,7 @@ export const deleteContact = defineRoute({
     'Sets deleted_at, hides the contact from gets and lists, frees its email and external_id, updates its company contact_count, emits `contact.deleted` once.',
   tags: contacts,
   params: ContactIdParam,
-  responses: { 204: { description: 'Deleted' }, 404: notFound('Contact') },
+  responses: { 204: { description: 'Deleted' }, 404: notFoundResponse('Contact') },
 });
 
 export const restoreContact = defineRoute({
@@ -130,10 +125,10 @@ export const restoreContact = defineRoute({
   params: ContactIdParam,
   responses: {
     200: { description: 'The full contact record', schema: ContactRecord },
-    404: notFound('Contact'),
+    404: notFoundResponse('Contact'),
     409: {
       description: 'Its email (or external_id) now belongs to a live contact; nothing changed',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'Cannot restore: another contact now uses this email' },
     },
   },
@@ -173,7 +168,7 @@ export const getCompany = defineRoute({
   summary: 'Get a company',
   tags: companies,
   params: CompanyIdParam,
-  responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFound('Company') },
+  responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFoundResponse('Company') },
 });
 
 export const updateCompany = defineRoute({
@@ -186,7 +181,7 @@ export const updateCompany = defineRoute({
   tags: companies,
   params: CompanyIdParam,
   body: UpdateCompanyBody,
-  responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFound('Company') },
+  responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFoundResponse('Company') },
 });
 
 export const deleteCompany = defineRoute({
@@ -198,7 +193,7 @@ export const deleteCompany = defineRoute({
   description: 'Its contacts keep company_id (a restore brings the link back).',
   tags: companies,
   params: CompanyIdParam,
-  responses: { 204: { description: 'Deleted' }, 404: notFound('Company') },
+  responses: { 204: { description: 'Deleted' }, 404: notFoundResponse('Company') },
 });
 
 export const restoreCompany = defineRoute({
@@ -212,7 +207,7 @@ export const restoreCompany = defineRoute({
   params: CompanyIdParam,
   responses: {
     200: { description: 'The full company record', schema: CompanyRecord },
-    404: notFound('Company'),
+    404: notFoundResponse('Company'),
   },
 });
 
@@ -254,7 +249,7 @@ export const deleteConnection = defineRoute({
   summary: 'Remove a helpdesk connection',
   tags: sync,
   params: ProviderParam,
-  responses: { 204: { description: 'Removed' }, 404: notFound('Sync connection') },
+  responses: { 204: { description: 'Removed' }, 404: notFoundResponse('Sync connection') },
 });
 
 export const triggerRun = defineRoute({
@@ -272,7 +267,7 @@ export const triggerRun = defineRoute({
     201: { description: 'The finished run (succeeded or failed)', schema: SyncRunRecord },
     400: {
       description: 'No connection for the provider',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'No sync connection configured for helpdesk_a' },
     },
   },
@@ -300,7 +295,7 @@ export const getRun = defineRoute({
   summary: 'Get a sync run',
   tags: sync,
   params: SyncRunIdParam,
-  responses: { 200: { description: 'The run', schema: SyncRunRecord }, 404: notFound('Sync run') },
+  responses: { 200: { description: 'The run', schema: SyncRunRecord }, 404: notFoundResponse('Sync run') },
 });
 
 /** In reading order, for the reference: contacts, companies, sync. */

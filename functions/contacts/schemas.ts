@@ -62,6 +62,8 @@ export const CreateContactBody = z.strictObject(contactFields).superRefine((v, c
       message: 'At least one of email, phone, external_id, first_name or last_name is required',
       path: [],
     });
+}).meta({
+  anyOf: ['email', 'phone', 'external_id', 'first_name', 'last_name'].map((f) => ({ required: [f] })),
 });
 export type CreateContactBody = z.infer<typeof CreateContactBody>;
 

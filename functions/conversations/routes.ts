@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notFoundResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute, type RouteDef } from '../../shared/http/route';
 import {
@@ -23,11 +24,6 @@ import {
 const page = <K extends string>(key: K, item: z.ZodType) =>
   z.object({ [key]: z.array(item), total: z.number(), limit: z.number(), offset: z.number() });
 
-const notFound = (what: string) => ({
-  description: `${what} not found`,
-  example: { detail: `${what} not found` },
-});
-
 /** What v1 and v2 say alike of an operation: its prose and responses (the route states the rest). */
 type Prose = Pick<RouteDef, 'summary' | 'description' | 'responses'>;
 
@@ -47,7 +43,7 @@ const getConversation: Prose = {
   summary: 'Get a conversation',
   responses: {
     200: { description: 'The conversation', schema: ConversationSchema },
-    404: notFound('Conversation'),
+    404: notFoundResponse('Conversation'),
   },
 };
 const updateConversation: Prose = {
@@ -56,7 +52,7 @@ const updateConversation: Prose = {
     'Only a status change across the open/closed boundary emits: open|waiting -> resolved|closed emits `conversation.resolved`, resolved|closed -> open|waiting emits `conversation.reopened` (both with top-level previous_status). Same status, open<->waiting, resolved<->closed, priority, tag and subject edits emit nothing.',
   responses: {
     200: { description: 'The conversation', schema: ConversationSchema },
-    404: notFound('Conversation'),
+    404: notFoundResponse('Conversation'),
   },
 };
 const assignConversation: Prose = {
@@ -65,20 +61,23 @@ const assignConversation: Prose = {
     'Emits `conversation.assigned` with top-level routing_reason (default manual_assignment, or manual_reassignment when it already had an assignee). An omitted field keeps its value, null clears it. Re-assigning to the current assignees changes nothing and emits nothing.',
   responses: {
     200: { description: 'The conversation', schema: ConversationSchema },
-    404: notFound('Conversation'),
+    404: notFoundResponse('Conversation'),
   },
 };
 const createMessage: Prose = {
   summary: 'Post an agent reply or an internal note',
   description:
     'is_internal=true: an internal note, emits exactly one `conversation.note_added` and no `message.sent`. Otherwise an agent reply: emits `message.sent` in the same transaction, before the outbound channel send (which runs after the response; its outcome is delivery_status sent|failed).',
-  responses: { 201: { description: 'Created', schema: MessageSchema }, 404: notFound('Conversation') },
+  responses: {
+    201: { description: 'Created', schema: MessageSchema },
+    404: notFoundResponse('Conversation'),
+  },
 };
 const listMessages: Prose = {
   summary: 'List messages, oldest first',
   responses: {
     200: { description: 'A page', schema: page('messages', MessageSchema) },
-    404: notFound('Conversation'),
+    404: notFoundResponse('Conversation'),
   },
 };
 const createExport: Prose = {
@@ -87,17 +86,23 @@ const createExport: Prose = {
     'Exports a conversation or a call: `{id}` is a conversation id or a call id. API keys need conversations:export, conversations:write and conversations:read. Produces a JSON or plain-text transcript. For a conversation: its messages, oldest first; internal notes are left out unless include_internal is true (then flagged). For a call: the call record with its summary and escalation attempts, as `GET /api/v1/calls/{id}` returns it (`message_count` 0). The record names what was exported in `conversation_id` or `call_id`.',
   responses: {
     201: { description: 'The export record', schema: ExportSchema },
-    404: { ...notFound('Conversation'), description: 'No conversation or call of the tenant has this id' },
+    404: {
+      ...notFoundResponse('Conversation'),
+      description: 'No conversation or call of the tenant has this id',
+    },
   },
 };
 const getExport: Prose = {
   summary: 'Get an export record',
-  responses: { 200: { description: 'The export record', schema: ExportSchema }, 404: notFound('Export') },
+  responses: {
+    200: { description: 'The export record', schema: ExportSchema },
+    404: notFoundResponse('Export'),
+  },
 };
 const downloadExport: Prose = {
   summary: 'Download a transcript',
   description: 'application/json or text/plain, with Content-Disposition: attachment.',
-  responses: { 200: { description: 'The transcript file' }, 404: notFound('Export') },
+  responses: { 200: { description: 'The transcript file' }, 404: notFoundResponse('Export') },
 };
 
 // ---- v1: API key or dashboard session ----
@@ -352,7 +357,7 @@ export const widgetMessage = defineRoute({
     'Public (no credential). The tenant is named by `tenant_id` (unknown: 404 `Tenant not found`), the visitor by email and/or visitor_id. Finds or creates the contact and its open widget conversation (`conversation.created` when new), stores the message (`message.received`, sender_type contact, source widget), then asks the answerer for an AI auto-reply (`message.sent`, sender_type ai) unless a human agent is assigned.',
   tags: inbound,
   body: WidgetMessageBody,
-  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFound('Tenant') },
+  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFoundResponse('Tenant') },
 });
 
 export const inboundEmail = defineRoute({
@@ -366,7 +371,7 @@ export const inboundEmail = defineRoute({
     'Internal token. Same behaviour as the widget with source email and no AI auto-reply. conversation_id threads the email into an existing conversation of the same contact; a resolved/closed one is reopened (`conversation.reopened`).',
   tags: inbound,
   body: InboundEmailBody,
-  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFound('Tenant') },
+  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFoundResponse('Tenant') },
 });
 
 export const inboundWhatsApp = defineRoute({
@@ -380,7 +385,7 @@ export const inboundWhatsApp = defineRoute({
     'Internal token. Contact by phone number (normalised to + and digits); AI auto-reply as for the widget.',
   tags: inbound,
   body: InboundWhatsAppBody,
-  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFound('Tenant') },
+  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFoundResponse('Tenant') },
 });
 
 /** In reading order, for the reference: v1, then v2, then the inbound channels. */

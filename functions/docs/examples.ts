@@ -55,6 +55,8 @@ export const EXAMPLE_VALUES: ExampleValues = {
     Invoice: ID.invoice,
     TenantUser: ID.tenantUser,
     InvitedTenantUser: ID.tenantUser,
+    Invitation: ID.tenantUser,
+    ResentInvitation: ID.tenantUser,
     ApiKey: ID.apiKey,
     ApiKeyCreated: ID.apiKey,
     Tenant: ID.tenant,

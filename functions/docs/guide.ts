@@ -292,6 +292,7 @@ const PARAMS: Record<string, string> = {
   'requesters.id': 'The requester id (`req_…`)',
   'exports.id': 'The export id (`exp_…`)',
   'users.id': 'The tenant user id (`tus_…`)',
+  'invitations.id': 'The invitation id: the invited tenant user (`tus_…`)',
 };
 
 export const REFERENCE_GUIDE: ReferenceGuide = {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorBody } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -13,7 +14,6 @@ import {
   UpdateArticleBody,
 } from './schemas';
 
-const Detail = z.object({ detail: z.string() });
 const page = (item: z.ZodType) =>
   z.object({
     articles: z.array(item),
@@ -39,7 +39,7 @@ export const createArticle = defineRoute({
     201: { description: 'The article with one publication result per destination', schema: ArticleRecord },
     400: {
       description: 'itsm requested but ITSM_KB_URL is not configured',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'Destination itsm is not configured' },
     },
   },
@@ -69,7 +69,7 @@ export const getArticle = defineRoute({
   params: ArticleIdParam,
   responses: {
     200: { description: 'The article', schema: ArticleRecord },
-    404: { description: 'Unknown or another tenant', schema: Detail },
+    404: { description: 'Unknown or another tenant', schema: ErrorBody },
   },
 });
 
@@ -89,7 +89,7 @@ export const updateArticle = defineRoute({
     200: { description: 'The article', schema: ArticleRecord },
     404: {
       description: 'Unknown or another tenant',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'Article not found' },
     },
   },
@@ -108,7 +108,7 @@ export const listHelpCenterArticles = defineRoute({
   query: HelpCenterQuery,
   responses: {
     200: { description: 'A page of articles', schema: page(HelpCenterArticle) },
-    404: { description: 'Unknown tenant', schema: Detail, example: { detail: 'Help center not found' } },
+    404: { description: 'Unknown tenant', schema: ErrorBody, example: { detail: 'Help center not found' } },
   },
 });
 
@@ -123,7 +123,7 @@ export const getHelpCenterArticle = defineRoute({
   params: HelpCenterArticleParam,
   responses: {
     200: { description: 'The article', schema: HelpCenterArticle },
-    404: { description: 'Not published here', schema: Detail, example: { detail: 'Article not found' } },
+    404: { description: 'Not published here', schema: ErrorBody, example: { detail: 'Article not found' } },
   },
 });
 

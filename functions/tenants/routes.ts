@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { ErrorBody } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import { CreatedTenant, CreateTenantBody, Tenant, TenantIdParam } from './schemas';
@@ -12,7 +12,6 @@ const example = {
   created_at: '2026-03-14T09:26:53.412Z',
   updated_at: '2026-03-14T09:26:53.412Z',
 };
-const Detail = z.object({ detail: z.string() });
 
 export const createTenant = defineRoute({
   operationId: 'createTenant',
@@ -40,7 +39,7 @@ export const getTenant = defineRoute({
     200: { description: 'The tenant', schema: Tenant, example },
     404: {
       description: 'Unknown tenant, or not yours',
-      schema: Detail,
+      schema: ErrorBody,
       example: { detail: 'Tenant not found' },
     },
   },

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { ErrorBody } from '../../shared/http/error-body';
 import { Detail } from '../../shared/http/errors';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
@@ -15,7 +15,6 @@ import {
   UpdateTicketBody,
 } from './schemas';
 
-const ErrorBody = z.object({ detail: z.string() });
 const notFound = {
   description: 'Unknown ticket, or a ticket of another tenant',
   schema: ErrorBody,

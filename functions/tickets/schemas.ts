@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
 import { pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
 import {
@@ -48,14 +49,6 @@ export const CreateReplyBody = z.strictObject({
   body: z.string().trim().min(1).max(LIMITS.replyBody),
   is_public: z.boolean().optional(),
 });
-
-/** `status=open,pending`: one value or a comma list, each from the set. */
-const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
-  z
-    .string()
-    .max(200)
-    .transform((v) => v.split(',').map((s) => s.trim()))
-    .pipe(z.array(z.enum(values)).min(1));
 
 export const TICKET_SORTS = ['-created_at', 'updated_at'] as const;
 

@@ -1,3 +1,5 @@
+import { errorResponse } from '../../shared/http/error-body';
+import { Detail } from '../../shared/http/errors';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -32,7 +34,10 @@ export const getUsageDetails = defineRoute({
     'Without group_by: the individual usage events (newest first) under `events`. With group_by (day, endpoint, api_key, kind, status): `groups` of {key, kind, count, quantity}. Range: period (YYYY-MM) or from/to; kind filters one metric. limit default 50, max 200.',
   tags: ['Usage'],
   query: DetailsQuery,
-  responses: { 200: { description: 'A page of usage events or groups', schema: DetailsResponse } },
+  responses: {
+    200: { description: 'A page of usage events or groups', schema: DetailsResponse },
+    400: errorResponse('`from` is not earlier than `to`', Detail.usageRangeBackwards),
+  },
 });
 
 export const reportUsage = defineRoute({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorBody } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -23,7 +24,6 @@ import {
   WebhookRecord,
 } from './schemas';
 
-const Detail = z.object({ detail: z.string() });
 const QStashCallbackResult = z.object({
   delivery_id: z.string(),
   attempt: z.number().int(),
@@ -47,7 +47,7 @@ export const createWebhook = defineRoute({
     400: {
       description:
         'Non-https URL (`Webhook URL must start with https://`), unknown event (`Invalid event type: <name>. Valid events: ...`), host that does not resolve (`Webhook URL host could not be resolved`) or resolves to a private/reserved address (`Webhook URL host resolves to a private or reserved address`)',
-      schema: Detail,
+      schema: ErrorBody,
     },
   },
 });
@@ -75,7 +75,7 @@ export const getWebhook = defineRoute({
   params: WebhookIdParam,
   responses: {
     200: { description: 'The subscription', schema: WebhookRecord },
-    404: { description: '`Webhook not found`', schema: Detail },
+    404: { description: '`Webhook not found`', schema: ErrorBody },
   },
 });
 
@@ -91,7 +91,7 @@ export const deleteWebhook = defineRoute({
   params: WebhookIdParam,
   responses: {
     204: { description: 'Deleted' },
-    404: { description: '`Webhook not found`', schema: Detail },
+    404: { description: '`Webhook not found`', schema: ErrorBody },
   },
 });
 
@@ -108,7 +108,7 @@ export const listDeliveries = defineRoute({
   query: DeliveriesQuery,
   responses: {
     200: { description: 'Deliveries', schema: DeliveryList },
-    404: { description: '`Webhook not found`', schema: Detail },
+    404: { description: '`Webhook not found`', schema: ErrorBody },
   },
 });
 
@@ -124,7 +124,7 @@ export const getDelivery = defineRoute({
   params: DeliveryIdParam,
   responses: {
     200: { description: 'The delivery and its attempts', schema: DeliveryDetail },
-    404: { description: '`Webhook not found` or `Delivery not found`', schema: Detail },
+    404: { description: '`Webhook not found` or `Delivery not found`', schema: ErrorBody },
   },
 });
 
@@ -140,8 +140,8 @@ export const redeliver = defineRoute({
   params: DeliveryIdParam,
   responses: {
     202: { description: 'The new delivery, pending', schema: DeliveryLogEntry },
-    404: { description: '`Webhook not found` or `Delivery not found`', schema: Detail },
-    409: { description: '`Delivery is still pending` or `Webhook is inactive`', schema: Detail },
+    404: { description: '`Webhook not found` or `Delivery not found`', schema: ErrorBody },
+    409: { description: '`Delivery is still pending` or `Webhook is inactive`', schema: ErrorBody },
   },
 });
 
@@ -158,8 +158,8 @@ export const recover = defineRoute({
   body: RecoverBody,
   responses: {
     202: { description: 'The new deliveries, pending', schema: DeliveryList },
-    404: { description: '`Webhook not found`', schema: Detail },
-    409: { description: '`Webhook is inactive`', schema: Detail },
+    404: { description: '`Webhook not found`', schema: ErrorBody },
+    409: { description: '`Webhook is inactive`', schema: ErrorBody },
   },
 });
 
@@ -176,8 +176,8 @@ export const updateWebhook = defineRoute({
   body: UpdateWebhookBody,
   responses: {
     200: { description: 'The updated subscription (no secret)', schema: WebhookRecord },
-    400: { description: 'Same URL and event errors as creation', schema: Detail },
-    404: { description: '`Webhook not found`', schema: Detail },
+    400: { description: 'Same URL and event errors as creation', schema: ErrorBody },
+    404: { description: '`Webhook not found`', schema: ErrorBody },
   },
 });
 
@@ -194,8 +194,8 @@ export const sendTestEvent = defineRoute({
   body: TestEventBody,
   responses: {
     202: { description: 'The test delivery, queued', schema: TestEventQueued },
-    404: { description: '`Webhook not found`', schema: Detail },
-    409: { description: '`Webhook is inactive`', schema: Detail },
+    404: { description: '`Webhook not found`', schema: ErrorBody },
+    409: { description: '`Webhook is inactive`', schema: ErrorBody },
   },
 });
 
@@ -211,7 +211,7 @@ export const rotateSecret = defineRoute({
   params: WebhookIdParam,
   responses: {
     200: { description: 'The new secret', schema: SecretRotated },
-    404: { description: '`Webhook not found`', schema: Detail },
+    404: { description: '`Webhook not found`', schema: ErrorBody },
   },
 });
 
@@ -243,8 +243,8 @@ export const qstashCallback = defineRoute({
       description: 'The attempt was made (`status`), or skipped (`skipped`: done, held, not_found)',
       schema: QStashCallbackResult,
     },
-    401: { description: '`Invalid QStash signature`', schema: Detail },
-    503: { description: 'Not due yet; QStash retries', schema: Detail },
+    401: { description: '`Invalid QStash signature`', schema: ErrorBody },
+    503: { description: 'Not due yet; QStash retries', schema: ErrorBody },
   },
 });
 

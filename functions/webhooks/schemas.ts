@@ -13,7 +13,10 @@ export const CreateWebhookBody = z.object({
     .string()
     .min(1)
     .max(2048)
-    .describe('Must start with https://; the host must resolve to public addresses only'),
+    .meta({
+      description: 'Must start with https://; the host must resolve to public addresses only',
+      pattern: '^https://',
+    }),
   events: z
     .array(z.string().min(1).max(100))
     .min(1)
@@ -43,7 +46,8 @@ export const UpdateWebhookBody = z
       b.events !== undefined ||
       b.description !== undefined,
     { message: 'At least one of is_active, url, events, description is required' },
-  );
+  )
+  .meta({ minProperties: 1 });
 export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>;
 
 export const WebhookIdParam = z.object({ id: z.string().min(1).max(64) });

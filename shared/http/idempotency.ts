@@ -219,10 +219,7 @@ export function idempotency(
       });
     });
     if (begun.kind === 'mismatch') {
-      throw new ApiError(
-        422,
-        'Idempotency-Key was already used with a different request; use a new key for a new request',
-      );
+      throw new ApiError(422, Detail.idempotencyKeyReused);
     }
     if (begun.kind === 'in_progress') throw conflict(Detail.idempotencyInProgress);
     if (begun.kind === 'replay') {

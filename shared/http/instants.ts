@@ -16,8 +16,23 @@ const storable = (iso: string): boolean => {
   return ms >= EARLIEST_MS && ms <= LATEST_MS;
 };
 
+/**
+ * Postgres reads a UTC offset up to 15:59 either way and refuses a larger one (22009) at query time,
+ * where the failure could no longer name the parameter: so a larger one is refused here, where it enters.
+ */
+const MAX_OFFSET_MINUTES = 15 * 60 + 59;
+const OFFSET = /([+-])(\d{2}):?(\d{2})$/;
+const readableOffset = (iso: string): boolean => {
+  const m = OFFSET.exec(iso);
+  return !m || Number(m[2]) * 60 + Number(m[3]) <= MAX_OFFSET_MINUTES;
+};
+const BAD_OFFSET = 'UTC offset must be between -15:59 and +15:59';
+
 /** An ISO 8601 date-time with an explicit offset (`Z` or `+02:00`), in range; kept as the string sent. */
-export const isoDateTime = z.iso.datetime({ offset: true }).refine(storable, OUT_OF_RANGE);
+export const isoDateTime = z.iso
+  .datetime({ offset: true })
+  .refine(readableOffset, BAD_OFFSET)
+  .refine(storable, OUT_OF_RANGE);
 
 /** The same, parsed to a Date. */
 export const isoInstant = isoDateTime.transform((v) => new Date(v));
@@ -25,6 +40,7 @@ export const isoInstant = isoDateTime.transform((v) => new Date(v));
 /** A date-time as above, or a calendar date (`2026-11-01`: its midnight, UTC). */
 export const isoDateTimeOrDate = z
   .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .refine(readableOffset, BAD_OFFSET)
   .refine(storable, OUT_OF_RANGE);
 
 const knownTimeZone = (tz: string) => {

@@ -184,7 +184,8 @@ export function exampleOf(schema: Json, ctx: ExampleContext, owner = '', field =
   // `Component.field` first (a company's `name` is not a person's), then the field alone
   for (const key of [`${owner}.${field}`, field])
     if (key in values && fits(schema, values[key])) return values[key];
-  const variants = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  // an object's `anyOf` of `required` lists ("one of these fields") constrains it, it is no variant
+  const variants = (schema.properties ? undefined : (schema.anyOf ?? schema.oneOf)) as Json[] | undefined;
   if (variants) {
     const nonNull = variants.filter((v) => v.type !== 'null');
     return nonNull.length > 0 ? exampleOf(nonNull[0] as Json, ctx, owner, field) : null;

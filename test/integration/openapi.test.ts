@@ -488,6 +488,36 @@ describe.skipIf(postgresUnavailable())('served by the docs function', () => {
     matches('ApiKeyCreated', key.body);
   });
 
+  it('answers what the document says: query errors name the parameter, the 400 and the string 422', async () => {
+    const tenant = await h.tenant();
+    const apiKey = await tenant.key(['tickets:read', 'tickets:write', 'usage:read']);
+    // an offset Postgres cannot read: refused where it enters, naming the parameter, on both lists
+    const since = encodeURIComponent('5966-05-14T18:01:03+17:41');
+    const contacts = await h.request('GET', `/api/v2/contacts?updated_since=${since}`, {
+      bearer: tenant.adminToken,
+    });
+    const tickets = await h.request('GET', `/api/v1/tickets?updated_since=${since}`, { apiKey });
+    for (const res of [contacts, tickets]) {
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0].loc).toEqual(['query', 'updated_since']);
+    }
+    const backwards = await h.request('GET', '/api/v1/usage/details?from=2026-03-02&to=2026-03-01', {
+      apiKey,
+    });
+    expect(backwards.status).toBe(400);
+    expect(
+      publicDoc.paths['/api/v1/usage/details'].get.responses['400'].content['application/json'].example,
+    ).toEqual(backwards.body);
+    const headers = { 'Idempotency-Key': 'reused-key-1' };
+    const first = await h.request('POST', '/api/v1/tickets', { apiKey, headers, body: { subject: 'One' } });
+    expect(first.status).toBe(201);
+    const reused = await h.request('POST', '/api/v1/tickets', { apiKey, headers, body: { subject: 'Two' } });
+    expect(reused.status).toBe(422);
+    expect(typeof reused.body.detail).toBe('string');
+    const documented = publicDoc.components.responses.ValidationOrKeyReused.content['application/json'];
+    expect(documented.examples.keyReused.value).toEqual(reused.body);
+  });
+
   it('GET /docs renders Swagger UI from local assets', async () => {
     const page = await h.request('GET', '/docs');
     expect(page.status).toBe(200);
