@@ -1,6 +1,7 @@
-import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../../shared/context/app-env';
 import { Detail } from '../../shared/http/errors';
+import { contentSecurityPolicy, htmlSecurity } from '../../shared/http/html-security';
 import { register } from '../../shared/http/route';
 import { CONSOLE_CSS, CONSOLE_JS, CONSOLE_VERSION } from './assets.gen';
 import { CONSOLE_FILE_TYPES, type ConsoleFile } from './files';
@@ -19,32 +20,16 @@ export const app = new Hono<AppEnv>();
  * can neither run script nor send data elsewhere, which is what keeps the session's tokens (memory
  * and sessionStorage) out of reach.
  */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const SECURITY_HEADERS = {
-  'Content-Security-Policy': CONSOLE_CSP,
-  'X-Frame-Options': 'DENY',
-  'X-Content-Type-Options': 'nosniff',
-  // invitation and reset links carry a token in the address: never send it onwards
-  'Referrer-Policy': 'no-referrer',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-};
+export const CONSOLE_CSP = contentSecurityPolicy({
+  'style-src': "'self'",
+  'img-src': "'self' data:",
+  'connect-src': "'self'",
+});
 
 const BODIES: Record<ConsoleFile, string> = { 'console.js': CONSOLE_JS, 'console.css': CONSOLE_CSS };
 
-const consoleSecurityHeaders: MiddlewareHandler<AppEnv> = async function consoleSecurityHeaders(c, next) {
-  await next();
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
-};
+// invitation and reset links carry a token in the address: no Referer carries it onwards
+const consoleSecurityHeaders = htmlSecurity(CONSOLE_CSP);
 app.use('/console', consoleSecurityHeaders);
 app.use('/console/*', consoleSecurityHeaders);
 

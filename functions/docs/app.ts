@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../shared/context/app-env';
 import { Detail } from '../../shared/http/errors';
+import { contentSecurityPolicy, htmlSecurity } from '../../shared/http/html-security';
 import { register } from '../../shared/http/route';
 import { DOCS_ASSETS, readNodeAsset } from './assets';
 import { openApiDocument } from './document';
-import { DOCS_PAGE } from './page';
+import { DOCS_INIT_SCRIPT, DOCS_PAGE } from './page';
 import * as routes from './routes';
 
 export { openApiDocument };
@@ -14,6 +15,20 @@ interface AssetsBinding {
 }
 
 export const app = new Hono<AppEnv>();
+
+/**
+ * Swagger UI runs from same-origin files only; it styles its own elements inline (style-src
+ * 'unsafe-inline': style, not script) and draws its icons from data: URIs.
+ */
+export const DOCS_CSP = contentSecurityPolicy({
+  'style-src': "'self' 'unsafe-inline'",
+  'img-src': "'self' data:",
+  'font-src': "'self' data:",
+  'connect-src': "'self'",
+});
+const docsSecurityHeaders = htmlSecurity(DOCS_CSP);
+app.use('/docs', docsSecurityHeaders);
+app.use('/docs/*', docsSecurityHeaders);
 
 /** Where a newcomer lands first (`/`): what to read, as a small JSON pointer (curl-friendly). */
 export const ROOT_POINTER = {
@@ -56,6 +71,11 @@ register(app, routes.redirectDocsSlash, (c) => c.redirect('/docs', 308));
  */
 app.get('/docs/assets/:file', async (c) => {
   const file = c.req.param('file');
+  if (file === 'docs-init.js')
+    return c.body(DOCS_INIT_SCRIPT, 200, {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=300',
+    });
   // own keys only: `toString` or `__proto__` would find Object.prototype's and read a missing file (500)
   const type = Object.hasOwn(DOCS_ASSETS, file) ? DOCS_ASSETS[file] : undefined;
   if (!type) return c.json({ detail: Detail.notFound }, 404);
