@@ -9,7 +9,12 @@ export const CreateApiKeyBody = z.strictObject({
   // the catalog is checked by the handler (an unknown scope is the spec's 400, not a 422); the
   // document lists it as the items' enum so a client knows the names
   scopes: z
-    .array(z.string().max(100).meta({ enum: [...SCOPE_CATALOG] }))
+    .array(
+      z
+        .string()
+        .max(100)
+        .meta({ enum: [...SCOPE_CATALOG] }),
+    )
     .min(1)
     .max(100),
   expires_in_days: z.number().int().min(1).max(3650).nullish(),

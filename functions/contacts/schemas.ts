@@ -55,16 +55,19 @@ const contactFields = {
   last_seen_at: isoDateTime.nullish(),
 };
 
-export const CreateContactBody = z.strictObject(contactFields).superRefine((v, ctx) => {
-  if (!v.email && !v.phone && !v.external_id && !v.first_name && !v.last_name)
-    ctx.addIssue({
-      code: 'custom',
-      message: 'At least one of email, phone, external_id, first_name or last_name is required',
-      path: [],
-    });
-}).meta({
-  anyOf: ['email', 'phone', 'external_id', 'first_name', 'last_name'].map((f) => ({ required: [f] })),
-});
+export const CreateContactBody = z
+  .strictObject(contactFields)
+  .superRefine((v, ctx) => {
+    if (!v.email && !v.phone && !v.external_id && !v.first_name && !v.last_name)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'At least one of email, phone, external_id, first_name or last_name is required',
+        path: [],
+      });
+  })
+  .meta({
+    anyOf: ['email', 'phone', 'external_id', 'first_name', 'last_name'].map((f) => ({ required: [f] })),
+  });
 export type CreateContactBody = z.infer<typeof CreateContactBody>;
 
 export const UpdateContactBody = z.strictObject(contactFields);

@@ -9,14 +9,10 @@ import { queryInt } from '../../shared/http/pagination';
  * is ignored"). Event names are checked by the handler so the answer is the spec's 400 string.
  */
 export const CreateWebhookBody = z.object({
-  url: z
-    .string()
-    .min(1)
-    .max(2048)
-    .meta({
-      description: 'Must start with https://; the host must resolve to public addresses only',
-      pattern: '^https://',
-    }),
+  url: z.string().min(1).max(2048).meta({
+    description: 'Must start with https://; the host must resolve to public addresses only',
+    pattern: '^https://',
+  }),
   events: z
     .array(z.string().min(1).max(100))
     .min(1)

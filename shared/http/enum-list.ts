@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * A query filter of one value or a comma list, each from `values` (`status=open,pending`); 422
@@ -8,15 +8,17 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * knows it before sending.
  */
 export const enumList = <T extends readonly [string, ...string[]]>(values: T) => {
-  const one = `\\s*(${values.map(escape).join('|')})\\s*`;
-  return z
-    .string()
-    .max(200)
-    // one value from the list (what SDK generators turn into a union type), or a comma list of them
-    .meta({
-      anyOf: [{ enum: [...values] }, { pattern: `^${one}(,${one})*$` }],
-      examples: [values.slice(0, 2).join(',')],
-    })
-    .transform((v) => v.split(',').map((s) => s.trim()))
-    .pipe(z.array(z.enum(values)).min(1));
+  const one = `\\s*(${values.map(escapeRegExp).join('|')})\\s*`;
+  return (
+    z
+      .string()
+      .max(200)
+      // one value from the list (what SDK generators turn into a union type), or a comma list of them
+      .meta({
+        anyOf: [{ enum: [...values] }, { pattern: `^${one}(,${one})*$` }],
+        examples: [values.slice(0, 2).join(',')],
+      })
+      .transform((v) => v.split(',').map((s) => s.trim()))
+      .pipe(z.array(z.enum(values)).min(1))
+  );
 };

@@ -370,7 +370,10 @@ describe('a reference that teaches', () => {
     const bare = new Set<string>();
     const visit = (node: any, owner: string) => {
       if (!node || typeof node !== 'object') return;
-      if (Array.isArray(node)) return node.forEach((n) => visit(n, owner));
+      if (Array.isArray(node)) {
+        for (const n of node) visit(n, owner);
+        return;
+      }
       for (const [field, prop] of Object.entries<any>(node.properties ?? {})) {
         if (!prop.description?.trim()) bare.add(`${owner}.${field}`);
         visit(prop, owner);
