@@ -65,11 +65,15 @@ server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) => {
     // -s: without it, TOKEN=$(npm run token …) would capture npm's own banner too
     `Admin token:  npm run -s token -- --tenant ${demo.id} --role tenant_admin`,
   ];
-  if (demoAdmin)
+  // a password on stdout ends up in log collectors: only development's well-known one is printed
+  const shown = config.APP_ENV === 'development' ? demoAdmin?.password : undefined;
+  if (demoAdmin && shown)
     lines.push(
-      `Console:      ${url}/console/  (sign in as ${demoAdmin.email} / ${demoAdmin.password})`,
-      `Sign in:      curl -s -X POST ${url}/api/v1/auth/login -H 'Content-Type: application/json' -d '{"email": "${demoAdmin.email}", "password": "${demoAdmin.password}"}'`,
+      `Console:      ${url}/console/  (sign in as ${demoAdmin.email} / ${shown})`,
+      `Sign in:      curl -s -X POST ${url}/api/v1/auth/login -H 'Content-Type: application/json' -d '{"email": "${demoAdmin.email}", "password": "${shown}"}'`,
     );
+  else if (demoAdmin)
+    lines.push(`Console:      ${url}/console/  (sign in as ${demoAdmin.email} with DEMO_ADMIN_PASSWORD)`);
   const defaulted = defaultedSecrets(process.env);
   if (defaulted.length > 0)
     lines.push(`Using development defaults for: ${defaulted.join(', ')} (set them outside development)`);

@@ -80,6 +80,32 @@ describe('npm start in production without PUBLIC_BASE_URL', () => {
   });
 });
 
+describe('secrets are not printed outside development', () => {
+  let server: ServerProcess | undefined;
+  afterAll(() => server?.kill());
+
+  it('production with DEMO_ADMIN_PASSWORD: the banner names the variable, never its value', async () => {
+    const password = 'production-demo-admin-secret';
+    server = await startServer(await freePort(), {
+      APP_ENV: 'production',
+      VOICE_WIDGET_SECRET: 'voice-widget-secret-for-tests',
+      PUBLIC_BASE_URL: 'https://support.example.com',
+      DEMO_ADMIN_PASSWORD: password,
+      DATA_DIR: join(dir, 'production-demo'),
+      DATABASE_URL: '',
+    });
+    // the admin exists, with that password
+    const signedIn = await fetch(`${server.base}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@demo.example', password }),
+    });
+    expect(signedIn.status).toBe(200);
+    expect(server.output()).toContain('(sign in as admin@demo.example with DEMO_ADMIN_PASSWORD)');
+    expect(server.output()).not.toContain(password);
+  });
+});
+
 describe('two npm start on one DATA_DIR (PGlite)', () => {
   let first: ServerProcess | undefined;
   afterAll(() => first?.kill());
