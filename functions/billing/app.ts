@@ -34,7 +34,7 @@ import type { PaymentSettingsBody } from './schemas';
 /**
  * Billing: the plan (changing it changes quotas and rate limits at once), invoices computed from
  * metered usage, and payment settings (card kept as brand + last 4 only). billing:read for reads,
- * billing:write for writes and for reading payment settings (shared/auth/scopes.ts); every route
+ * billing:write for writes and for reading payment settings (functions/manifest.ts); every route
  * needs the tenant_admin role of a dashboard session (declared in routes.ts).
  */
 export const app = new Hono<AppEnv>();

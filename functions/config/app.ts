@@ -20,7 +20,7 @@ import { GENERAL_SECTIONS, type GeneralSection } from './sections';
 
 /**
  * Tenant configuration. Reads need config:read (integrations and telephony also config:write:
- * they describe credentials); writes need config:write (shared/auth/scopes.ts). Dashboard sessions:
+ * they describe credentials); writes need config:write (functions/manifest.ts). Dashboard sessions:
  * an agent may read, only a tenant_admin may change (each write route's `access.role`). Every
  * effective change emits one `config.updated`. `/api/v1/configuration` is an alias of `/api/v1/config`.
  */
