@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
 import { encryptSecret } from '../../shared/crypto';
 import { loadConfig } from '../../shared/env';
 import { newId } from '../../shared/ids';
@@ -97,7 +98,54 @@ if (values.child) {
   await main();
 }
 
+type Handle = Awaited<ReturnType<typeof openDatabase>>;
+type Db = Handle['db'];
+type Receiver = Awaited<ReturnType<typeof startHttpsReceiver>>;
+type Worker = ReturnType<typeof createDeliveryWorker>;
+
+/** What every part of the run shares: the receiver, the database, the in-process worker, the tenant. */
+interface Bench {
+  rx: Receiver;
+  handle: Handle;
+  db: Db;
+  worker: Worker;
+  tenantId: string;
+  /** statements the in-process worker has sent so far */
+  statements(): number;
+}
+
 async function main() {
+  const bench = await setUp();
+  const { rx, db, handle, worker, tenantId } = bench;
+  worker.start();
+  console.log(
+    `webhooks benchmark, ${new Date().toISOString()}, on ${databaseUrl ? 'Postgres' : 'PGlite (in memory)'}; ${SUBS} subscriptions; worker concurrency ${CONCURRENCY}; receiver https://localhost:${rx.port}`,
+  );
+  const events = Math.ceil(DELIVERIES / SUBS);
+  // the first fan-out opens the connections; the second is measured as a steady server sees it
+  await run(bench, `fan-out (cold connections): 1 event -> ${SUBS} subs`, 1, true);
+  await run(bench, `fan-out: 1 event -> ${SUBS} subscriptions`, 1, true);
+  const sizeBefore = await attemptsTableBytes(db);
+  const rate = await run(bench, `throughput: ${events} events x ${SUBS} subscriptions`, events, true);
+  reportGrowth(sizeBefore, await attemptsTableBytes(db), events * SUBS);
+  const ceiling = await rawCeiling(rx, events * SUBS);
+  console.log(
+    `throughput / raw ceiling = ${(rate / ceiling).toFixed(2)}  target >= 0.60  ${verdict(rate / ceiling >= 0.6)}`,
+  );
+  await worker.stop();
+  if (databaseUrl) await scalingRuns(bench, events);
+  await rx.close();
+  // leave a shared database as found: drop this run's rows
+  if (databaseUrl) await db.deleteFrom('tenants').where('id', '=', tenantId).execute();
+  await handle.close();
+}
+
+function verdict(met: boolean) {
+  return met ? 'MET' : 'MISSED';
+}
+
+/** The receiver, the database, a worker counting its statements, a tenant with SUBS subscriptions to `*`. */
+async function setUp(): Promise<Bench> {
   const rx = await startHttpsReceiver({ slowMs: RECEIVER_MS });
   const handle = await openDatabase(config, true);
   const db = handle.db;
@@ -115,7 +163,6 @@ async function main() {
     { db: counted, config, port: nodeWebhookPort(), logger: standaloneLogger },
     { concurrency: CONCURRENCY },
   );
-
   const tenantId = newId('tenant');
   await db
     .insertInto('tenants')
@@ -123,232 +170,219 @@ async function main() {
     .execute();
   const sealed = await encryptSecret(config.WEBHOOK_ENCRYPTION_KEY, 'whsec_bench_secret');
   const created = new Date(Date.now() - 60_000);
-  await db
-    .insertInto('webhooks')
-    .values(
-      Array.from({ length: SUBS }, (_, i) => ({
-        id: newId('webhook'),
-        tenant_id: tenantId,
-        url: rx.url(`/bench/${i}`),
-        events: ['*'],
-        secret_encrypted: sealed,
-        created_at: created,
-      })),
-    )
-    .execute();
+  const hooks = Array.from({ length: SUBS }, (_, i) => ({
+    id: newId('webhook'),
+    tenant_id: tenantId,
+    url: rx.url(`/bench/${i}`),
+    events: ['*'],
+    secret_encrypted: sealed,
+    created_at: created,
+  }));
+  await db.insertInto('webhooks').values(hooks).execute();
+  return { rx, handle, db, worker, tenantId, statements: () => statements };
+}
 
-  const pct = (sorted: number[], p: number) =>
-    sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+/** Writes `count` ticket.created events to the outbox (and kicks the in-process worker when asked). */
+async function emit(bench: Bench, count: number, kick: boolean) {
+  const rows = Array.from({ length: count }, (_, i) => ({
+    id: newId('event'),
+    tenant_id: bench.tenantId,
+    event_type: 'ticket.created',
+    payload: JSON.stringify({
+      ticket: { id: `tkt_${i}`, subject: 'bench', status: 'open', priority: 'low' },
+    }),
+  }));
+  for (let i = 0; i < rows.length; i += 500)
+    await bench.db
+      .insertInto('events')
+      .values(rows.slice(i, i + 500))
+      .execute();
+  if (kick) bench.worker.kick();
+}
 
-  async function emit(count: number, kick: boolean) {
-    const rows = Array.from({ length: count }, (_, i) => ({
-      id: newId('event'),
-      tenant_id: tenantId,
-      event_type: 'ticket.created',
-      payload: JSON.stringify({
-        ticket: { id: `tkt_${i}`, subject: 'bench', status: 'open', priority: 'low' },
-      }),
-    }));
-    for (let i = 0; i < rows.length; i += 500)
-      await db
-        .insertInto('events')
-        .values(rows.slice(i, i + 500))
-        .execute();
-    if (kick) worker.kick();
-  }
-
-  /** Waits until the receiver has `expected` more requests and nothing is outstanding in the database. */
-  async function arrived(before: number, expected: number) {
-    const deadline = Date.now() + 600_000;
-    while (Date.now() < deadline) {
-      if (rx.requests.length - before >= expected) {
-        const work = await outstandingWork(db);
-        if (work.events === 0 && work.pending === 0) return;
-      }
-      await new Promise((r) => setTimeout(r, 20));
+/** Waits until the receiver has `expected` more requests and nothing is outstanding in the database. */
+async function arrived(bench: Bench, before: number, expected: number) {
+  const deadline = Date.now() + 600_000;
+  while (Date.now() < deadline) {
+    if (bench.rx.requests.length - before >= expected) {
+      const work = await outstandingWork(bench.db);
+      if (work.events === 0 && work.pending === 0) return;
     }
-    throw new Error('deliveries did not arrive');
+    await new Promise((r) => setTimeout(r, 20));
   }
+  throw new Error('deliveries did not arrive');
+}
 
-  const line = (label: string, count: number, perSecond: number, rest: string) =>
-    console.log(
-      `${label.padEnd(48)} ${String(count).padStart(6)} deliveries  ${perSecond.toFixed(0).padStart(6)}/s  ${rest}`,
-    );
+function pct(sorted: number[], p: number) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
 
-  /** Emits `events` events and reports their deliveries; `inProcess`: this process's worker sends them. */
-  async function run(label: string, events: number, inProcess: boolean): Promise<number> {
-    const before = rx.requests.length;
-    const statementsBefore = statements;
-    const ticksBefore = machineTicks();
-    const started = Date.now();
-    await emit(events, inProcess);
-    if (inProcess) await worker.settle({ timeoutMs: 600_000 });
-    else await arrived(before, events * SUBS);
-    const ticksAfter = machineTicks();
-    const got = rx.requests.slice(before);
-    const arrivals = got.map((r) => r.receivedAt);
-    // child processes find the events by polling: their rate is timed from the first arrival
-    const from = inProcess ? started : Math.min(...arrivals);
-    const seconds = (Math.max(...arrivals) - from) / 1000;
-    const latencies = got
-      .map((r) => r.receivedAt - Date.parse(JSON.parse(r.body).timestamp))
-      .sort((a, b) => a - b);
-    const failed = await db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('tenant_id', '=', tenantId)
-      .where('status', '!=', 'delivered')
-      .executeTakeFirstOrThrow();
-    const rate = got.length / seconds;
-    // deliveries the receiver got more than once, from one process or two (every answer a timely 200: none)
-    const repeated =
-      got.length - new Set(got.map((r) => r.headers[WebhookHeader.deliveryId.toLowerCase()])).size;
-    line(
-      label,
-      got.length,
-      rate,
-      `p50 ${pct(latencies, 50)} ms  p99 ${pct(latencies, 99)} ms  max ${latencies.at(-1)} ms  not delivered: ${failed.n}  sent twice: ${repeated}` +
-        (inProcess
-          ? `  statements/delivery ${((statements - statementsBefore) / got.length).toFixed(3)}`
-          : '') +
-        coresBusy(ticksBefore, ticksAfter),
-    );
-    return rate;
-  }
-
-  /** The ceiling: `count` signed HTTPS POSTs, `CONCURRENCY` in flight, nothing else. */
-  async function rawCeiling(count: number): Promise<number> {
-    const agent = new https.Agent({ keepAlive: true, maxSockets: 256, ca: readFileSync(TLS_CERT_PATH) });
-    const url = new URL(rx.url('/raw'));
-    const before = rx.requests.length;
-    let next = 0;
-    const post = () =>
-      new Promise<void>((resolve, reject) => {
-        const timestamp = new Date().toISOString();
-        const body = JSON.stringify({
-          event_type: 'ticket.created',
-          timestamp,
-          data: { ticket: { id: `tkt_${next}`, subject: 'bench', status: 'open', priority: 'low' } },
-        });
-        const signature = createHmac('sha256', 'whsec_bench_secret')
-          .update(`${timestamp}.${body}`)
-          .digest('hex');
-        const req = https.request(
-          url,
-          {
-            method: 'POST',
-            agent,
-            headers: {
-              'Content-Type': 'application/json',
-              'Content-Length': String(Buffer.byteLength(body)),
-              [WebhookHeader.event]: 'ticket.created',
-              [WebhookHeader.timestamp]: timestamp,
-              [WebhookHeader.signature]: signature,
-              [WebhookHeader.deliveryId]: `dlv_raw_${next}`,
-            },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', resolve);
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      });
-    const ticksBefore = machineTicks();
-    const started = Date.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < count) {
-          next++;
-          await post();
-        }
-      }),
-    );
-    const seconds = (Date.now() - started) / 1000;
-    agent.destroy();
-    const got = rx.requests.length - before;
-    line(
-      `ceiling: raw signed HTTPS POSTs, ${CONCURRENCY} in flight`,
-      got,
-      got / seconds,
-      coresBusy(ticksBefore, machineTicks()).trimStart(),
-    );
-    return got / seconds;
-  }
-
-  async function children(n: number): Promise<ChildProcess[]> {
-    const procs = Array.from({ length: n }, () =>
-      spawn(
-        process.execPath,
-        ['--import', 'tsx', 'scripts/bench/webhooks.ts', '--child', '--concurrency', String(CONCURRENCY)],
-        {
-          env: { ...process.env, DATABASE_URL: databaseUrl },
-          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        },
-      ),
-    );
-    await Promise.all(procs.map((p) => new Promise((r) => p.once('message', r))));
-    return procs;
-  }
-  const stopAll = (procs: ChildProcess[]) =>
-    Promise.all(
-      procs.map(
-        (p) =>
-          new Promise((r) => {
-            p.once('exit', r);
-            p.kill('SIGTERM');
-          }),
-      ),
-    );
-
-  worker.start();
+function line(label: string, count: number, perSecond: number, rest: string) {
   console.log(
-    `webhooks benchmark, ${new Date().toISOString()}, on ${databaseUrl ? 'Postgres' : 'PGlite (in memory)'}; ${SUBS} subscriptions; worker concurrency ${CONCURRENCY}; receiver https://localhost:${rx.port}`,
+    `${label.padEnd(48)} ${String(count).padStart(6)} deliveries  ${perSecond.toFixed(0).padStart(6)}/s  ${rest}`,
   );
-  const events = Math.ceil(DELIVERIES / SUBS);
-  // the first fan-out opens the connections; the second is measured as a steady server sees it
-  await run(`fan-out (cold connections): 1 event -> ${SUBS} subs`, 1, true);
-  await run(`fan-out: 1 event -> ${SUBS} subscriptions`, 1, true);
-  const rate = await run(`throughput: ${events} events x ${SUBS} subscriptions`, events, true);
-  const ceiling = await rawCeiling(events * SUBS);
-  const verdict = (met: boolean) => (met ? 'MET' : 'MISSED');
-  console.log(
-    `throughput / raw ceiling = ${(rate / ceiling).toFixed(2)}  target >= 0.60  ${verdict(rate / ceiling >= 0.6)}`,
-  );
-  await worker.stop();
+}
 
-  if (databaseUrl) {
-    /** The throughput run with the dispatcher in 1, then 2 child processes: their ratio. */
-    const scaling = async (label: string) => {
-      const rates: number[] = [];
-      for (const n of [1, 2]) {
-        const procs = await children(n);
-        try {
-          rates.push(await run(`${label}, ${n} worker process(es)`, events, false));
-        } finally {
-          await stopAll(procs);
-        }
-      }
-      return rates[1]! / rates[0]!;
+/** Emits `events` events and reports their deliveries; `inProcess`: this process's worker sends them. */
+async function run(bench: Bench, label: string, events: number, inProcess: boolean): Promise<number> {
+  const before = bench.rx.requests.length;
+  const statementsBefore = bench.statements();
+  const ticksBefore = machineTicks();
+  const started = Date.now();
+  await emit(bench, events, inProcess);
+  if (inProcess) await bench.worker.settle({ timeoutMs: 600_000 });
+  else await arrived(bench, before, events * SUBS);
+  const ticksAfter = machineTicks();
+  const got = bench.rx.requests.slice(before);
+  const arrivals = got.map((r) => r.receivedAt);
+  // child processes find the events by polling: their rate is timed from the first arrival
+  const from = inProcess ? started : Math.min(...arrivals);
+  const rate = got.length / ((Math.max(...arrivals) - from) / 1000);
+  const latencies = got
+    .map((r) => r.receivedAt - Date.parse(JSON.parse(r.body).timestamp))
+    .sort((a, b) => a - b);
+  // deliveries the receiver got more than once, from one process or two (every answer a timely 200: none)
+  const repeated =
+    got.length - new Set(got.map((r) => r.headers[WebhookHeader.deliveryId.toLowerCase()])).size;
+  const perDelivery = (bench.statements() - statementsBefore) / got.length;
+  line(
+    label,
+    got.length,
+    rate,
+    `p50 ${pct(latencies, 50)} ms  p99 ${pct(latencies, 99)} ms  max ${latencies.at(-1)} ms  not delivered: ${await notDelivered(bench)}  sent twice: ${repeated}` +
+      (inProcess ? `  statements/delivery ${perDelivery.toFixed(3)}` : '') +
+      coresBusy(ticksBefore, ticksAfter),
+  );
+  return rate;
+}
+
+async function notDelivered(bench: Bench): Promise<string> {
+  const row = await bench.db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('tenant_id', '=', bench.tenantId)
+    .where('status', '!=', 'delivered')
+    .executeTakeFirstOrThrow();
+  return String(row.n);
+}
+
+/** The attempts table with its indexes and TOAST, in bytes: what keeping each attempt's content costs. */
+async function attemptsTableBytes(db: Db): Promise<number> {
+  const { rows } = await sql<{ bytes: string | number }>`
+    SELECT pg_total_relation_size('webhook_delivery_attempts') AS bytes`.execute(db);
+  return Number(rows[0]!.bytes);
+}
+
+function reportGrowth(before: number, after: number, deliveries: number) {
+  const per10k = ((after - before) / deliveries) * 10_000;
+  console.log(
+    `attempts table growth: ${((after - before) / 1024 / 1024).toFixed(1)} MiB for ${deliveries} deliveries = ${(per10k / 1024 / 1024).toFixed(1)} MiB per 10,000 (${Math.round((after - before) / deliveries)} bytes each)`,
+  );
+}
+
+/** One signed HTTPS POST of the envelope, as a delivery sends it, without the dispatcher. */
+function signedPost(agent: https.Agent, url: URL, n: number) {
+  return new Promise<void>((resolve, reject) => {
+    const timestamp = new Date().toISOString();
+    const body = JSON.stringify({
+      event_type: 'ticket.created',
+      timestamp,
+      data: { ticket: { id: `tkt_${n}`, subject: 'bench', status: 'open', priority: 'low' } },
+    });
+    const signature = createHmac('sha256', 'whsec_bench_secret').update(`${timestamp}.${body}`).digest('hex');
+    const headers = {
+      'Content-Type': 'application/json',
+      'Content-Length': String(Buffer.byteLength(body)),
+      [WebhookHeader.event]: 'ticket.created',
+      [WebhookHeader.timestamp]: timestamp,
+      [WebhookHeader.signature]: signature,
+      [WebhookHeader.deliveryId]: `dlv_raw_${n}`,
     };
-    // As fast as the receiver answers: bound by the machine's cores, which one process already
-    // mostly fills on a small machine.
-    const cpuBound = await scaling('throughput');
-    console.log(`2 processes / 1 process = ${cpuBound.toFixed(2)}`);
-    // Receivers that take RECEIVER_MS to answer, as real ones do: a process's rate is then bound
-    // by its slots (concurrency / latency), not by the cores, so this shows whether the lease
-    // design lets a second process add its slots without the two getting in each other's way.
-    for (let i = 0; i < SUBS; i++) rx.plan(`/bench/${i}`, [], 'slow');
-    const slotBound = await scaling(`receiver taking ${RECEIVER_MS} ms`);
-    console.log(
-      `2 processes / 1 process, receiver taking ${RECEIVER_MS} ms = ${slotBound.toFixed(2)}  target close to 2 (>= 1.80)  ${verdict(slotBound >= 1.8)}`,
-    );
+    const req = https.request(url, { method: 'POST', agent, headers }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The ceiling: `count` signed HTTPS POSTs, `CONCURRENCY` in flight, nothing else. */
+async function rawCeiling(rx: Receiver, count: number): Promise<number> {
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 256, ca: readFileSync(TLS_CERT_PATH) });
+  const url = new URL(rx.url('/raw'));
+  const before = rx.requests.length;
+  let next = 0;
+  const ticksBefore = machineTicks();
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) await signedPost(agent, url, next++);
+    }),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  agent.destroy();
+  const got = rx.requests.length - before;
+  line(
+    `ceiling: raw signed HTTPS POSTs, ${CONCURRENCY} in flight`,
+    got,
+    got / seconds,
+    coresBusy(ticksBefore, machineTicks()).trimStart(),
+  );
+  return got / seconds;
+}
+
+/** `n` child processes, each a delivery worker on the same database, ready. */
+async function children(n: number): Promise<ChildProcess[]> {
+  const procs = Array.from({ length: n }, () =>
+    spawn(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/bench/webhooks.ts', '--child', '--concurrency', String(CONCURRENCY)],
+      { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    ),
+  );
+  await Promise.all(procs.map((p) => new Promise((r) => p.once('message', r))));
+  return procs;
+}
+
+function stopAll(procs: ChildProcess[]) {
+  return Promise.all(
+    procs.map(
+      (p) =>
+        new Promise((r) => {
+          p.once('exit', r);
+          p.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+/** The throughput run with the dispatcher in 1, then 2 child processes: their ratio. */
+async function scaling(bench: Bench, label: string, events: number): Promise<number> {
+  const rates: number[] = [];
+  for (const n of [1, 2]) {
+    const procs = await children(n);
+    try {
+      rates.push(await run(bench, `${label}, ${n} worker process(es)`, events, false));
+    } finally {
+      await stopAll(procs);
+    }
   }
-  await rx.close();
-  if (databaseUrl) {
-    // leave the shared database as found: drop this run's rows
-    await db.deleteFrom('tenants').where('id', '=', tenantId).execute();
-  }
-  await handle.close();
+  return rates[1]! / rates[0]!;
+}
+
+/** Postgres only: does a second worker process add what the first leaves? */
+async function scalingRuns(bench: Bench, events: number) {
+  // As fast as the receiver answers: bound by the machine's cores, which one process already
+  // mostly fills on a small machine.
+  const cpuBound = await scaling(bench, 'throughput', events);
+  console.log(`2 processes / 1 process = ${cpuBound.toFixed(2)}`);
+  // Receivers that take RECEIVER_MS to answer, as real ones do: a process's rate is then bound
+  // by its slots (concurrency / latency), not by the cores, so this shows whether the lease
+  // design lets a second process add its slots without the two getting in each other's way.
+  for (let i = 0; i < SUBS; i++) bench.rx.plan(`/bench/${i}`, [], 'slow');
+  const slotBound = await scaling(bench, `receiver taking ${RECEIVER_MS} ms`, events);
+  console.log(
+    `2 processes / 1 process, receiver taking ${RECEIVER_MS} ms = ${slotBound.toFixed(2)}  target close to 2 (>= 1.80)  ${verdict(slotBound >= 1.8)}`,
+  );
 }

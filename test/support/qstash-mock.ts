@@ -1,6 +1,6 @@
 /**
  * A local stand-in for the QStash API: records every publish the product makes to its API
- * makes (point QSTASH_URL here) and answers like QStash does. Also signs callbacks the way QStash
+ * (point QSTASH_URL here) and answers like QStash does. Also signs callbacks the way QStash
  * does (HS256 JWT: iss Upstash, sub = callback URL, body = base64url(sha256(raw body))), so the
  * product's Receiver check is exercised with real tokens.
  */
