@@ -72,9 +72,8 @@ for (const [file, targets] of graph) {
 // the layer order of shared/, less the imports not yet moved below (each with its reason)
 const KNOWN = new Set<string>([
   // the services name their ports by the implementations' types: to become interfaces declared in
-  // context (as the idempotency store's and the rate limiter's already are), which the
-  // implementations then satisfy
-  'upward import in shared (context below auth): shared/context/services.ts -> shared/auth/key-verify.ts',
+  // context (as the idempotency store's, the rate limiter's and the key cache's already are),
+  // which the implementations then satisfy
   'upward import in shared (context below webhooks): shared/context/services.ts -> shared/webhooks/port.ts',
   // the OpenAPI document describes each route's rate limit: to be handed the limits by the docs
   // function, which assembles it

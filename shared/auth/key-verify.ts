@@ -1,17 +1,11 @@
+import type { VerifiedKey, VerifiedKeyCache } from '../context/key-cache';
 import { timingSafeEqual } from '../crypto';
 import type { Db } from '../db/schema';
 import { Detail, unauthorized } from '../http/errors';
 import { hashApiKey, isWellFormedApiKey } from './key-format';
 
-/** What a request needs to know about its key: enough to authorise without another query. */
-export interface VerifiedKey {
-  id: string;
-  tenantId: string;
-  scopes: ReadonlySet<string>;
-  expiresAt: number | null;
-  revoked: boolean;
-  keyHash: string;
-}
+// the cache's port is declared in context, below the services that hold one
+export type { VerifiedKey, VerifiedKeyCache } from '../context/key-cache';
 
 /**
  * In-process cache of verified keys (embedded runtime; Workers pass none and do one indexed
@@ -20,7 +14,7 @@ export interface VerifiedKey {
  * logged or persisted. Revoke, rotate and delete call `evict`, so they bite on the very next
  * request; the TTL only bounds staleness if several processes share one database.
  */
-export class KeyCache {
+export class KeyCache implements VerifiedKeyCache {
   #byToken = new Map<string, { key: VerifiedKey | null; until: number }>();
   #tokenById = new Map<string, string>();
   /**
@@ -80,7 +74,7 @@ export class KeyCache {
 export interface KeyVerifier {
   db: Db;
   hashSecret: string;
-  cache: KeyCache | null;
+  cache: VerifiedKeyCache | null;
   /** counts lookups (tests assert a broken checksum costs none) */
   onLookup?: () => void;
 }

@@ -1,4 +1,3 @@
-import type { KeyCache } from '../auth/key-verify';
 import type { RowCache } from '../db/row-cache';
 import type { Db } from '../db/schema';
 import type { AppConfig } from '../env';
@@ -6,6 +5,7 @@ import type { Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
 import type { WebhookPort } from '../webhooks/port';
 import type { IdempotencyStore } from './idempotency-store';
+import type { VerifiedKeyCache } from './key-cache';
 import type { RateLimiter } from './rate-limiter';
 
 /**
@@ -23,7 +23,7 @@ export interface Services {
   config: AppConfig;
   db: Db;
   /** in-process verified-key cache (embedded runtime); null on the edge */
-  keyCache: KeyCache | null;
+  keyCache: VerifiedKeyCache | null;
   events: EventKicker;
   /** the one logger (shared/log): pino on Node, JSON console lines on Workers; LOG_LEVEL */
   logger: Logger;

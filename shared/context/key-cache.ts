@@ -1,0 +1,25 @@
+/** What a request needs to know about its key: enough to authorise without another query. */
+export interface VerifiedKey {
+  id: string;
+  tenantId: string;
+  scopes: ReadonlySet<string>;
+  expiresAt: number | null;
+  revoked: boolean;
+  keyHash: string;
+}
+
+/**
+ * The verified-key cache the services hold (embedded runtime; none on Workers), declared here,
+ * below both: shared/auth/key-verify.ts implements it (KeyCache) and reads it.
+ */
+export interface VerifiedKeyCache {
+  get(token: string): VerifiedKey | null | undefined;
+  /** read before a lookup starts; pass it to `set` */
+  readonly generation: number;
+  set(token: string, key: VerifiedKey | null, generation?: number): void;
+  /** revoke, rotate and delete call it, so they bite on the very next request */
+  evict(keyId: string): void;
+  clear(): void;
+  /** lookups the cache could not spare (each one costs a query): tests read it */
+  misses: number;
+}
