@@ -4,7 +4,7 @@ import { Detail } from '../../shared/http/errors';
 import { contentSecurityPolicy, htmlSecurity } from '../../shared/http/html-security';
 import { register } from '../../shared/http/route';
 import { DOCS_ASSETS, readNodeAsset } from './assets';
-import { openApiDocument } from './document';
+import { openApiDocument, servedDocument } from './document';
 import { DOCS_INIT_SCRIPT, DOCS_PAGE } from './page';
 import * as routes from './routes';
 
@@ -47,13 +47,13 @@ register(app, routes.redirectToOpenApi, (c) => c.redirect(ROOT_POINTER.openapi, 
 register(app, routes.getOpenApi, (c) => {
   c.header('Cache-Control', 'public, max-age=300');
   c.header('Access-Control-Allow-Origin', '*');
-  return c.json(openApiDocument('public'));
+  return c.json(servedDocument('public', c.req.url));
 });
 
 /** GET /api/internal/openapi.json: the internal routes, to the internal token only (the gate). */
 register(app, routes.getInternalOpenApi, (c) => {
   c.header('Cache-Control', 'private, max-age=300');
-  return c.json(openApiDocument('internal'));
+  return c.json(servedDocument('internal', c.req.url));
 });
 
 /** GET /docs: the API reference page. */

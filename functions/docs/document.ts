@@ -12,3 +12,14 @@ export const openApiDocument = (audience: Audience = 'public'): OpenApiDocument 
   built[audience] ??= buildOpenApiDocument(DOC_SOURCES, { audience, guide: REFERENCE_GUIDE });
   return built[audience];
 };
+
+/**
+ * The document as served: its server is the absolute origin it was fetched from (what Swagger UI's
+ * "Try it out" and generated clients call), not a relative `/` the linters rightly flag.
+ */
+export const servedDocument = (audience: Audience, url: string): OpenApiDocument => ({
+  ...openApiDocument(audience),
+  servers: [
+    { url: new URL(url).origin, description: 'This deployment (where the document was served from)' },
+  ],
+});

@@ -98,6 +98,13 @@ const SECURITY_SCHEMES = {
     bearerFormat: 'JWT',
     description: 'End-user JWT from /api/v1/app/auth/*. /api/v1/app/* only.',
   },
+  WebhookSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Webhook-Signature',
+    description:
+      'How a subscriber knows a delivery is ours: lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body`.',
+  },
   QStashSignature: {
     type: 'apiKey',
     in: 'header',
@@ -511,7 +518,7 @@ export interface DocumentOptions {
 }
 
 const SECURITY_BY_AUDIENCE: Record<Audience, readonly (keyof typeof SECURITY_SCHEMES)[]> = {
-  public: ['ApiKeyHeader', 'BearerAuth', 'EndUserToken'],
+  public: ['ApiKeyHeader', 'BearerAuth', 'EndUserToken', 'WebhookSignature'],
   internal: ['InternalToken', 'QStashSignature'],
 };
 
@@ -642,7 +649,8 @@ function infoOf(audience: Audience, options: DocumentOptions) {
       audience === 'public'
         ? (options.guide?.description ?? MINIMAL_DESCRIPTION)
         : 'Routes for the platform’s own services (voice agent, inbound channels, jobs) and the QStash delivery callback. Not for integrators; served to the internal token at /api/internal/openapi.json.',
-    contact: { name: 'Support Platform API team', url: 'https://github.com/support-platform/api/issues' },
+    // placeholders an operator replaces with the deployment's own (docs/reference.md)
+    contact: { name: 'Support Platform API team', email: 'api@support-platform.example' },
     license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
   };
 }
@@ -721,6 +729,7 @@ function webhooksOf(events: readonly WebhookEventDoc[], catalog: SchemaCatalog):
         summary: event.type,
         description: `${event.description}\n\nSent to every active subscription of the tenant that lists \`${event.type}\` or \`*\`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.`,
         tags: [`Events: ${event.group}`],
+        security: [{ WebhookSignature: [] }],
         parameters: WEBHOOK_HEADERS(event.type),
         requestBody: {
           required: true,
@@ -783,7 +792,7 @@ function collectPaths(sources: readonly DocSource[], audience: Audience, build: 
   const tags = new Set<string>();
   for (const source of sources) {
     for (const route of source.routes) {
-      if (AUDIENCE_OF[route.access.surface] !== audience) continue;
+      if (AUDIENCE_OF[route.access.surface] !== audience || route.undocumented) continue;
       paths[route.path] ??= {};
       const item = paths[route.path] as Record<string, Json>;
       if (item[route.method])

@@ -64,9 +64,15 @@ describe('OpenAPI document', () => {
             .map((r) => `${r.method.toUpperCase()} ${toOpenApiPath(r.path)}`),
         ),
       ];
+      // a route may stay out of the document only by saying why (`undocumented`)
+      const leftOut = new Set(
+        DOC_SOURCES.flatMap((s) => s.routes)
+          .filter((r) => r.undocumented)
+          .map((r) => `${r.method.toUpperCase()} ${r.path}`),
+      );
       const missing = served.filter((entry) => {
         const [method, path] = entry.split(' ') as [string, string];
-        return !doc.paths[path]?.[method.toLowerCase()];
+        return !doc.paths[path]?.[method.toLowerCase()] && !leftOut.has(entry);
       });
       expect(missing, `undocumented routes of ${name}`).toEqual([]);
     });
@@ -187,6 +193,7 @@ describe('a reference that teaches', () => {
     const problems: string[] = [];
     for (const source of DOC_SOURCES)
       for (const route of source.routes) {
+        if (route.undocumented) continue;
         const op = doc.paths[route.path][route.method];
         if (route.body) {
           const parsed = route.body.safeParse(op.requestBody.content['application/json'].example);
@@ -286,6 +293,7 @@ describe('a reference that teaches', () => {
       'ApiKeyHeader',
       'BearerAuth',
       'EndUserToken',
+      'WebhookSignature',
     ]);
     expect(Object.keys(internalDoc.components.securitySchemes).sort()).toEqual([
       'InternalToken',
