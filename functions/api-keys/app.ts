@@ -1,8 +1,9 @@
 import { Hono } from 'hono';
 import { recordAudit } from '../../shared/audit/audit';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
-import { isScope, SCOPE_CATALOG } from '../../shared/context/scopes';
+import { forgetKey } from '../../shared/auth/key-verify';
 import type { AppEnv } from '../../shared/context/app-env';
+import { isScope, SCOPE_CATALOG } from '../../shared/context/scopes';
 import type { Executor } from '../../shared/db/schema';
 import { badRequest, conflict, Detail, notFound } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
@@ -75,7 +76,8 @@ register(app, routes.listApiKeys, async (c) => {
 
 register(app, routes.rotateApiKey, async (c) => {
   const { key_id } = c.req.valid('param');
-  const { db, config, keyCache } = c.get('services');
+  const services = c.get('services');
+  const { db, config } = services;
   const tenantId = tenantOf(c);
   const result = await db.transaction().execute(async (trx) => {
     const old = await keyOf(trx, tenantId, key_id);
@@ -98,15 +100,16 @@ register(app, routes.rotateApiKey, async (c) => {
       { type: 'api_key', id: old.id },
       { replaced_by: created.row.id },
     );
-    return created;
+    return { ...created, old };
   });
-  keyCache?.evict(key_id);
+  await forgetKey(services, result.old);
   return c.json(secretView(result.row, result.apiKey), 200);
 });
 
 register(app, routes.revokeApiKey, async (c) => {
   const { key_id } = c.req.valid('param');
-  const { db, keyCache } = c.get('services');
+  const services = c.get('services');
+  const { db } = services;
   const key = await keyOf(db, tenantOf(c), key_id);
   if (key.revoked_at === null) {
     await db.transaction().execute(async (trx) => {
@@ -115,18 +118,19 @@ register(app, routes.revokeApiKey, async (c) => {
         await recordAudit(trx, c, 'api_key.revoked', { type: 'api_key', id: key.id });
     });
   }
-  keyCache?.evict(key.id);
+  await forgetKey(services, key);
   return c.body(null, 204);
 });
 
 register(app, routes.deleteApiKey, async (c) => {
   const { key_id } = c.req.valid('param');
-  const { db, keyCache } = c.get('services');
-  await db.transaction().execute(async (trx) => {
-    const deleted = await deleteKey(trx, tenantOf(c), key_id);
-    if (!deleted) throw notFound('API key');
-    await recordAudit(trx, c, 'api_key.deleted', { type: 'api_key', id: deleted.id }, { name: deleted.name });
+  const services = c.get('services');
+  const deleted = await services.db.transaction().execute(async (trx) => {
+    const row = await deleteKey(trx, tenantOf(c), key_id);
+    if (!row) throw notFound('API key');
+    await recordAudit(trx, c, 'api_key.deleted', { type: 'api_key', id: row.id }, { name: row.name });
+    return row;
   });
-  keyCache?.evict(key_id);
+  await forgetKey(services, deleted);
   return c.body(null, 204);
 });

@@ -111,6 +111,6 @@ export function deleteKey(db: Executor, tenantId: string, keyId: string) {
     .deleteFrom('api_keys')
     .where('tenant_id', '=', tenantId)
     .where('id', '=', keyId)
-    .returning(['id', 'name'])
+    .returning(['id', 'name', 'key_hash'])
     .executeTakeFirst();
 }

@@ -50,10 +50,24 @@ export interface Admission {
   scopeRefusal?: string;
 }
 
-/** The presented key, verified with the request's services. A cached key is answered without a promise. */
-export function authenticateKey(services: Services, token: string) {
+/**
+ * The presented key, verified with the request's services. A cached key is answered without a promise.
+ * With `request` (an API call), the shared key cache is read in the rate limit's round trip.
+ */
+export function authenticateKey(
+  services: Services,
+  token: string,
+  request?: { method: string; path: string },
+) {
   return verifyApiKey(
-    { db: services.db, hashSecret: services.config.API_KEY_HASH_SECRET, cache: services.keyCache },
+    {
+      db: services.db,
+      hashSecret: services.config.API_KEY_HASH_SECRET,
+      cache: services.keyCache,
+      shared: services.rateLimiter?.keyRecords,
+      request,
+      defer: services.defer,
+    },
     token,
   );
 }
@@ -100,7 +114,7 @@ export function admit(req: GateRequest): Admission | Promise<Admission> {
   if (surface === 'internal') return internalCaller(req, presented, keyToken);
   if (surface === 'sign_in') return signIn(req, keyToken, presented.token);
   if (keyToken !== null) {
-    const key = authenticateKey(req.services, keyToken);
+    const key = authenticateKey(req.services, keyToken, surface === 'api' ? req : undefined);
     // (a warm key, the hot path, without a closure)
     return key instanceof Promise
       ? key.then((k) => admitApiKey(req, surface, k))
@@ -112,6 +126,8 @@ export function admit(req: GateRequest): Admission | Promise<Admission> {
 function admitApiKey(req: GateRequest, surface: Surface, key: VerifiedKey): Admission {
   if (surface !== 'api') throw forbidden(Detail.apiKeyNotPermitted);
   const auth: Credential = { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes };
+  // counted already, in the shared key cache's round trip: the rate limit reads it from here
+  if (key.rate) auth.rate = key.rate;
   const refusal = req.access.scopeRefusal(req.method, req.path, key.scopes);
   if (refusal) return { auth, scopeRefusal: refusal };
   if (shouldTouch(key.id)) {

@@ -1,4 +1,5 @@
 import type { VerifiedKey, VerifiedKeyCache } from '../context/key-cache';
+import type { KeyRecord, KeyRecordCache } from '../context/rate-limiter';
 import { timingSafeEqual } from '../crypto';
 import type { Db } from '../db/schema';
 import { Detail, unauthorized } from '../http/errors';
@@ -75,16 +76,32 @@ export interface KeyVerifier {
   db: Db;
   hashSecret: string;
   cache: VerifiedKeyCache | null;
+  /** the cache every instance shares (Redis, read with the rate limit); absent = none */
+  shared?: KeyRecordCache;
+  /** the request, for the rate limit counted with the shared cache's read */
+  request?: { method: string; path: string };
+  /** runs the shared cache's fill after the response */
+  defer?: (task: () => Promise<unknown>) => void;
   /** counts lookups (tests assert a broken checksum costs none) */
   onLookup?: () => void;
 }
 
 async function loadKey(deps: KeyVerifier, hash: string): Promise<VerifiedKey | null> {
   deps.onLookup?.();
+  // the tenant's plan in the same statement: the shared cache keeps it for the rate limit
   const row = await deps.db
     .selectFrom('api_keys')
-    .select(['id', 'tenant_id', 'scopes', 'expires_at', 'revoked_at', 'key_hash'])
-    .where('key_hash', '=', hash)
+    .leftJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+    .select([
+      'api_keys.id',
+      'api_keys.tenant_id',
+      'api_keys.scopes',
+      'api_keys.expires_at',
+      'api_keys.revoked_at',
+      'api_keys.key_hash',
+      'tenants.plan',
+    ])
+    .where('api_keys.key_hash', '=', hash)
     .executeTakeFirst();
   if (!row) return null;
   return {
@@ -94,8 +111,34 @@ async function loadKey(deps: KeyVerifier, hash: string): Promise<VerifiedKey | n
     expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
     revoked: row.revoked_at !== null,
     keyHash: row.key_hash,
+    plan: row.plan ?? 'free',
   };
 }
+
+const recordOf = (key: VerifiedKey): KeyRecord => ({
+  id: key.id,
+  tenantId: key.tenantId,
+  plan: key.plan ?? 'free',
+  scopes: [...key.scopes],
+  expiresAt: key.expiresAt,
+  revoked: key.revoked,
+});
+
+const fromRecord = (r: KeyRecord, hash: string): VerifiedKey => ({
+  id: r.id,
+  tenantId: r.tenantId,
+  scopes: new Set(r.scopes),
+  expiresAt: r.expiresAt,
+  revoked: r.revoked,
+  keyHash: hash,
+  plan: r.plan,
+});
+
+/**
+ * A lookup that took longer than this is not written to the shared cache: a revoke's mark outlives
+ * it by far, so a fill that read the row before a revoke committed can never replace the mark.
+ */
+const FILL_WINDOW_MS = 10_000;
 
 /**
  * Verifies a presented key or throws 401 `Invalid API key` (with WWW-Authenticate: Bearer).
@@ -105,7 +148,64 @@ async function loadKey(deps: KeyVerifier, hash: string): Promise<VerifiedKey | n
 export function verifyApiKey(deps: KeyVerifier, presented: string): VerifiedKey | Promise<VerifiedKey> {
   // only well-formed tokens are ever cached, so a hit needs no format or checksum check
   const cached = deps.cache?.get(presented);
-  return cached === undefined ? verifyUncached(deps, presented) : usable(cached);
+  if (cached !== undefined) return usable(cached);
+  return deps.shared && deps.request
+    ? verifyShared(deps, deps.shared, deps.request, presented)
+    : verifyUncached(deps, presented);
+}
+
+/**
+ * Through the shared cache: one Redis round trip reads the record and counts the rate limit; only
+ * a miss asks the database, and the record found is cached after the response. Expiry is checked
+ * on every read; revocation, rotation and deletion overwrite the entry before they answer
+ * (`forgetKey`), so the next request, on any instance, is refused.
+ */
+async function verifyShared(
+  deps: KeyVerifier,
+  shared: KeyRecordCache,
+  request: { method: string; path: string },
+  presented: string,
+): Promise<VerifiedKey> {
+  if (!isWellFormedApiKey(presented)) throw unauthorized(Detail.invalidApiKey);
+  const hash = await hashApiKey(deps.hashSecret, presented);
+  const hit = await shared.read(hash, request.method, request.path);
+  if (hit) {
+    const key = usable(hit.record && fromRecord(hit.record, hash));
+    return hit.counted ? { ...key, rate: hit.counted } : key;
+  }
+  const started = Date.now();
+  let key = await loadKey(deps, hash);
+  if (key && !timingSafeEqual(key.keyHash, hash)) key = null;
+  const record = key && recordOf(key);
+  const fill = async () => {
+    if (Date.now() - started < FILL_WINDOW_MS) await shared.fill(hash, record);
+  };
+  if (deps.defer) deps.defer(fill);
+  else await fill();
+  return usable(key);
+}
+
+/**
+ * Makes a revoke, rotation or deletion bite on the very next request: the process's cache evicts
+ * the key, the shared cache marks its hash unusable (overwriting a live record, and outliving any
+ * fill begun before the change). Called after the change committed, before the response.
+ */
+export async function forgetKey(
+  caches: {
+    keyCache: VerifiedKeyCache | null;
+    rateLimiter?: { keyRecords?: KeyRecordCache };
+    logger: { error(fields: object, msg: string): void };
+  },
+  key: { id: string; key_hash: string },
+): Promise<void> {
+  caches.keyCache?.evict(key.id);
+  // the change is committed: a Redis outage must not turn it into an error answer; the live
+  // record then lapses within its TTL (KEY_RECORD_TTL_MS)
+  await caches.rateLimiter?.keyRecords
+    ?.forget(key.key_hash)
+    .catch((err: unknown) =>
+      caches.logger.error({ key_id: key.id, error: String(err) }, 'shared key cache: revoke not recorded'),
+    );
 }
 
 async function verifyUncached(deps: KeyVerifier, presented: string): Promise<VerifiedKey> {

@@ -1,3 +1,5 @@
+import type { RateDecision } from './rate-limiter';
+
 /** What a request needs to know about its key: enough to authorise without another query. */
 export interface VerifiedKey {
   id: string;
@@ -6,6 +8,10 @@ export interface VerifiedKey {
   expiresAt: number | null;
   revoked: boolean;
   keyHash: string;
+  /** the tenant's plan, when the lookup read it (the shared cache keeps it for the rate limit) */
+  plan?: string;
+  /** this request's rate-limit decision, when the shared cache counted it in the same round trip */
+  rate?: RateDecision;
 }
 
 /**

@@ -39,4 +39,39 @@ export interface RateDecision {
 export interface RateLimiter {
   /** counts one request against every window of the rule; the in-memory limiter answers at once */
   check(key: string, rule: RateRule): RateDecision | Promise<RateDecision>;
+  /** the shared verified-key cache read in the rate limit's round trip (Redis only; absent in memory) */
+  keyRecords?: KeyRecordCache;
+}
+
+/**
+ * What a shared cache keeps of a verified API key, keyed by the key's hash: never the secret.
+ * `plan` is the tenant's, so the rate limit is decided without another query.
+ */
+export interface KeyRecord {
+  id: string;
+  tenantId: string;
+  plan: string;
+  scopes: string[];
+  expiresAt: number | null;
+  revoked: boolean;
+}
+
+/**
+ * A verified-key cache every instance shares (Workers' isolates share no memory, and a revoke is
+ * answered by another Worker than the one the key is used on). `read` is the rate limit's round
+ * trip too: it returns the record stored for the hash and, when the record is usable, the request
+ * counted against its tenant's limits for the request's kind (`counted`). `undefined` = not cached
+ * (or the cache failed: the caller asks the database, and the rate limit is checked as usual).
+ * `null` record = a hash known to have no usable key (unknown, revoked, deleted).
+ */
+export interface KeyRecordCache {
+  read(
+    hash: string,
+    method: string,
+    path: string,
+  ): Promise<{ record: KeyRecord | null; counted?: RateDecision } | undefined>;
+  /** stores what a database lookup found, unless the hash has an entry already (a revoke's) */
+  fill(hash: string, record: KeyRecord | null): Promise<void>;
+  /** marks the hash unusable now, in the request that revokes, rotates or deletes the key */
+  forget(hash: string): Promise<void>;
 }

@@ -14,11 +14,12 @@ const limiters = new Map<string, RateLimiter>();
 export function createRateLimiter(config: AppConfig, logger: Logger): RateLimiter {
   const redis = upstashRedis(config, 'rateLimit');
   if (!redis) return new MemoryRateLimiter();
-  const id = `${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}|${config.RATE_LIMIT_TIMEOUT_MS}`;
+  const id = `${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}|${config.RATE_LIMIT_TIMEOUT_MS}|${config.RATE_LIMIT_SCALE}`;
   let limiter = limiters.get(id);
   if (!limiter) {
     limiter = new UpstashRateLimiter(redis, {
       timeoutMs: config.RATE_LIMIT_TIMEOUT_MS,
+      scale: config.RATE_LIMIT_SCALE,
       onFallback: (err) => logger.warn({ error: errorField(err) }, 'rate limiter fell back to memory'),
     });
     limiters.set(id, limiter);

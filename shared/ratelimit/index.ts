@@ -1,4 +1,5 @@
 export * from './factory';
+export * from './key-records';
 export * from './limiter';
 export * from './limits';
 export * from './middleware';

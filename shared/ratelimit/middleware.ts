@@ -72,6 +72,9 @@ function admit(c: Context<AppEnv>, next: Next, decision: RateDecision) {
  */
 function limit(c: Context<AppEnv>, next: Next) {
   const limiter = c.get('services').rateLimiter;
+  const auth = c.get('auth');
+  // a key read from the shared cache was counted in that same round trip
+  if (auth.kind === 'api_key' && auth.rate) return admit(c, next, auth.rate);
   const subject = limiter ? subjectOf(c) : null;
   if (!limiter || !subject) return next();
   return andThen(subject, (s) =>

@@ -1,5 +1,6 @@
 import type { Redis } from '@upstash/redis';
 import { errorField, standaloneLogger } from '../log/logger';
+import { UpstashKeyRecords } from './key-records';
 import {
   type Clock,
   decide,
@@ -45,6 +46,8 @@ export interface UpstashLimiterOptions {
   now?: Clock;
   /** called when Redis failed or was slow (logging; tests count it) */
   onFallback?: (err: unknown) => void;
+  /** RATE_LIMIT_SCALE: the plan table's multiplier, for the rules the key cache's script applies */
+  scale?: number;
 }
 
 /**
@@ -58,6 +61,7 @@ export class UpstashRateLimiter implements RateLimiter {
   private readonly timeoutMs: number;
   private readonly prefix: string;
   private readonly onFallback: (err: unknown) => void;
+  readonly keyRecords: UpstashKeyRecords;
   now: Clock;
 
   constructor(redis: Redis, options: UpstashLimiterOptions = {}) {
@@ -69,6 +73,13 @@ export class UpstashRateLimiter implements RateLimiter {
     this.onFallback =
       options.onFallback ??
       ((err) => standaloneLogger.warn({ error: errorField(err) }, 'rate limiter fell back to memory'));
+    this.keyRecords = new UpstashKeyRecords(redis, {
+      prefix: this.prefix,
+      scale: options.scale ?? 1,
+      timeoutMs: this.timeoutMs,
+      now: () => this.now(),
+      onFallback: this.onFallback,
+    });
   }
 
   async check(key: string, rule: RateRule): Promise<RateDecision> {

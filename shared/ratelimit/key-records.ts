@@ -1,0 +1,150 @@
+import type { Redis } from '@upstash/redis';
+import type { KeyRecord, KeyRecordCache, RateDecision } from '../context/rate-limiter';
+import type { TenantPlan } from '../db/schema';
+import { type Clock, decide, type RateRule, ruleOf, windowStart } from './limiter';
+import { limitFor, PLANS, type RateKind, rateKindOf } from './limits';
+
+/**
+ * The verified-key cache in Redis, read in the same script that counts the rate limit: a warm keyed
+ * request is one Redis round trip for both. The entry `kc:<key hash>` is one string,
+ * `<tenant>\t<plan>\t<expires-at ms or empty>\t<record as JSON>`; the script needs only the first
+ * three fields to count, the JSON goes back to the caller. An unusable hash (unknown, revoked,
+ * rotated away, deleted) is stored with an empty tenant: the script then counts nothing and the gate
+ * answers 401. The counters are the limiter's own (`rl:t:<tenant>:<kind>:<window>:<start>`), so a
+ * request counted here and one counted by `check` share one budget. The script derives those counter
+ * keys from the entry (the tenant is not known before it is read): Upstash runs scripts under its
+ * global lock by default, which allows keys not passed in KEYS (its `allow-key-locking` flag would
+ * not); single-node Redis allows them too.
+ *
+ * KEYS[1] the entry; ARGV: now, prefix, kind, n (windows), n window suffixes `:<ms>:<start>`, n TTLs,
+ * then per plan its name and n limits. Reply: {0} not cached; {1, entry} found, nothing counted;
+ * {2, entry, allowed, count...} counted (only when every window admits it, as the limiter's script).
+ */
+export const KEY_AND_LIMIT_SCRIPT = `
+local v = redis.call('GET', KEYS[1])
+if not v then return {0} end
+local tenant, plan, expires = string.match(v, '^([^\\t]*)\\t([^\\t]*)\\t([^\\t]*)\\t')
+if not tenant or tenant == '' then return {1, v} end
+local now = tonumber(ARGV[1])
+if expires ~= '' and tonumber(expires) <= now then return {1, v} end
+local n = tonumber(ARGV[4])
+local base = 4 + 2 * n
+local limits = nil
+local i = base + 1
+while i <= #ARGV do
+  if ARGV[i] == plan then limits = i break end
+  i = i + 1 + n
+end
+if not limits then limits = base + 1 end
+local keys = {}
+local counts = {}
+local allowed = 1
+for w = 1, n do
+  keys[w] = ARGV[2] .. 't:' .. tenant .. ':' .. ARGV[3] .. ARGV[4 + w]
+  counts[w] = tonumber(redis.call('GET', keys[w]) or '0')
+  if counts[w] >= tonumber(ARGV[limits + w]) then allowed = 0 end
+end
+if allowed == 1 then
+  for w = 1, n do
+    counts[w] = redis.call('INCR', keys[w])
+    if counts[w] == 1 then redis.call('PEXPIRE', keys[w], ARGV[4 + n + w]) end
+  end
+end
+local out = {2, v, allowed}
+for w = 1, n do out[3 + w] = counts[w] end
+return out
+`;
+
+/**
+ * How long a usable record is served: the tenant's plan rides in it, so this bounds how long a plan
+ * change takes to reach the rate limit (as the in-memory plan cache's TTL does).
+ */
+export const KEY_RECORD_TTL_MS = 30_000;
+/** A hash with no usable key: short for unknown hashes (a flood of forged keys stays cheap)... */
+const UNKNOWN_TTL_MS = 5_000;
+/** ...long for a revoked/deleted one, so that no fill that began before the revoke can replace it. */
+const FORGOTTEN_TTL_MS = 3_600_000;
+
+const encode = (r: KeyRecord | null) =>
+  r ? `${r.tenantId}\t${r.plan}\t${r.expiresAt ?? ''}\t${JSON.stringify(r)}` : '\t\t\tnull';
+
+/** The record from an entry's last field (JSON holds no raw tab); anything unreadable is "no usable key". */
+function decodeRecord(entry: unknown): KeyRecord | null {
+  if (typeof entry !== 'string') return null;
+  const json = entry.split('\t')[3];
+  return json ? (JSON.parse(json) as KeyRecord | null) : null;
+}
+
+export interface KeyRecordOptions {
+  prefix: string;
+  scale: number;
+  timeoutMs: number;
+  now: Clock;
+  onFallback: (err: unknown) => void;
+}
+
+export class UpstashKeyRecords implements KeyRecordCache {
+  private readonly script;
+  /** the rules of every plan for a kind, built once */
+  private readonly rules = new Map<RateKind, { plan: TenantPlan; rule: RateRule }[]>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: KeyRecordOptions,
+  ) {
+    this.script = redis.createScript<[number, string?, ...number[]]>(KEY_AND_LIMIT_SCRIPT);
+  }
+
+  private rulesOf(kind: RateKind) {
+    let rules = this.rules.get(kind);
+    if (!rules) {
+      rules = PLANS.map((plan) => ({ plan, rule: ruleOf(limitFor(plan, kind, this.options.scale)) }));
+      this.rules.set(kind, rules);
+    }
+    return rules;
+  }
+
+  async read(hash: string, method: string, path: string) {
+    const { now: clock, prefix, timeoutMs } = this.options;
+    const now = clock();
+    const kind = rateKindOf(method, path);
+    const rules = this.rulesOf(kind);
+    const windows = rules[0]!.rule.windows;
+    const args = [String(now), prefix, kind, String(windows.length)];
+    for (const w of windows) args.push(`:${w.windowMs}:${windowStart(now, w.windowMs)}`);
+    for (const w of windows) args.push(String(windowStart(now, w.windowMs) + w.windowMs - now + 1000));
+    for (const { plan, rule } of rules) args.push(plan, ...rule.windows.map((w) => String(w.limit)));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const reply = await Promise.race([
+        this.script.exec([`kc:${hash}`], args),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`key cache timeout after ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      if (!Array.isArray(reply) || reply[0] === 0) return undefined;
+      const record = decodeRecord(reply[1]);
+      if (reply[0] !== 2 || !record) return { record };
+      const [allowed, ...counts] = reply.slice(2).map(Number);
+      const rule = (rules.find((r) => r.plan === record.plan) ?? rules[0]!).rule;
+      const counted: RateDecision = decide(rule, now, counts, allowed === 1);
+      return { record, counted };
+    } catch (err) {
+      this.options.onFallback(err);
+      return undefined;
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  async fill(hash: string, record: KeyRecord | null): Promise<void> {
+    const ttl = !record ? UNKNOWN_TTL_MS : record.revoked ? FORGOTTEN_TTL_MS : KEY_RECORD_TTL_MS;
+    await this.redis.set(`kc:${hash}`, encode(record?.revoked ? null : record), { nx: true, px: ttl });
+  }
+
+  async forget(hash: string): Promise<void> {
+    // overwrites whatever is there (a live record), and outlives any fill still in flight
+    const write = () => this.redis.set(`kc:${hash}`, encode(null), { px: FORGOTTEN_TTL_MS });
+    await write().catch(write);
+  }
+}
