@@ -13,6 +13,7 @@ import {
   performAttempt,
 } from './delivery';
 import { edgeWebhookPort, type RetryScheduler, type WebhookPort } from './port';
+import { clearExpiredAttemptContent, SWEEP_EVERY_MS } from './retention';
 
 /**
  * Production retry schedule: each retry is a delayed QStash publish to the webhooks function's
@@ -134,7 +135,29 @@ export async function runEdgeCycle(deps: DeliveryDeps, scheduler: RetryScheduler
   const claimed = await claimDue(deps.db, sweepLimit, leaseMs(deps.config));
   const results = await Promise.all(claimed.map((row) => performAttempt(deps, row)));
   await Promise.all(results.map((r) => scheduleNext(scheduler, r, deps.logger)));
+  await sweepOnEdge(deps);
   return results;
+}
+
+/** When this isolate last cleared attempts' content, per database (an isolate keeps module state between requests). */
+const lastSweepAt = new WeakMap<object, number>();
+/** Sweep statements one edge cycle may spend: a backlog is cleared over several cycles. */
+const EDGE_SWEEP_BATCHES = 5;
+
+/** The edge's retention sweep: at most every SWEEP_EVERY_MS per isolate, a few statements at a time. */
+async function sweepOnEdge(deps: DeliveryDeps) {
+  if (Date.now() - (lastSweepAt.get(deps.db) ?? -Infinity) < SWEEP_EVERY_MS) return;
+  lastSweepAt.set(deps.db, Date.now());
+  let batches = 0;
+  try {
+    await clearExpiredAttemptContent(
+      deps.db,
+      deps.config.WEBHOOK_ATTEMPT_RETENTION_DAYS,
+      () => ++batches < EDGE_SWEEP_BATCHES,
+    );
+  } catch (err) {
+    deps.logger.warn({ error: String(err) }, 'webhook attempt content not cleared');
+  }
 }
 
 /**

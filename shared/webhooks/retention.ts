@@ -1,6 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema';
 
+/** How often a sweep runs: the embedded worker's loop, and each edge isolate's cycles. */
+export const SWEEP_EVERY_MS = 60 * 60 * 1000;
+
 /** Attempts whose content one sweep statement clears: a backlog is cleared in short statements. */
 const SWEEP_BATCH = 1000;
 

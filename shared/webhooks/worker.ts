@@ -15,7 +15,7 @@ import {
   recordAttempts,
   releaseClaims,
 } from './delivery';
-import { clearExpiredAttemptContent } from './retention';
+import { clearExpiredAttemptContent, SWEEP_EVERY_MS } from './retention';
 
 /**
  * The embedded runtime's delivery scheduler: a loop that fans out the outbox and sends due attempts.
@@ -63,9 +63,6 @@ const START_MARGIN_MS = 1_000;
 /** Outbox batches (of DISPATCH_BATCH events) fanned out before the worker turns to sending again. */
 const DISPATCH_BATCHES_PER_CYCLE = 5;
 const DISPATCH_BATCH = 100;
-
-/** How often the retention sweep looks for attempts' content past its days. */
-const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
 type Log = (msg: string, err: unknown) => void;
 

@@ -7,9 +7,13 @@ import {
 } from '../../scripts/lib/https-receiver';
 import { emitEvent } from '../../shared/events/emit';
 import { EVENT_EXAMPLES } from '../../shared/events/examples';
+import { runEdgeCycle } from '../../shared/webhooks/qstash';
+import { nodeWebhookPort } from '../../shared/webhooks/transport.node';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 trustTestCertificate();
+
+const ticket = { ticket: { id: 'tkt_tools', subject: 'Tools', status: 'open', priority: 'low' } };
 
 // independent of the product's signer
 const signature = (secret: string, ts: string, body: string) =>
@@ -34,6 +38,11 @@ describe.skipIf(postgresUnavailable())(
       });
       t = await h.tenant();
       key = await t.key(['webhooks:read', 'webhooks:write', 'webhooks:delete']);
+      // one delivery first, so no test's first attempt pays for a cold TLS connection under a timeout
+      await subscribe(['ticket.created']);
+      await emitEvent(h.db, t.id, 'ticket.created', ticket);
+      h.runtime.services.events.kick();
+      await h.runtime.webhooks.settle();
     }, 120_000);
     afterAll(async () => {
       await h?.close();
@@ -59,7 +68,6 @@ describe.skipIf(postgresUnavailable())(
     const logOf = async (hookId: string) =>
       (await h.request('GET', `/api/v1/webhooks/${hookId}/deliveries`, { apiKey: key })).body
         .deliveries as any[];
-    const ticket = { ticket: { id: 'tkt_tools', subject: 'Tools', status: 'open', priority: 'low' } };
 
     it("keeps each attempt's request exactly as sent and the receiver's answer", async () => {
       const sub = await subscribe(['ticket.created']);
@@ -105,7 +113,7 @@ describe.skipIf(postgresUnavailable())(
         );
       }
       const [first, second, third] = d.history;
-      expect(first.response).toEqual({
+      expect(first.response, JSON.stringify(first.error)).toEqual({
         status: 503,
         headers: expect.objectContaining({
           'retry-after': '1',
@@ -187,6 +195,23 @@ describe.skipIf(postgresUnavailable())(
         )
         .execute();
       expect(still).toHaveLength(kept.length);
+    });
+
+    it('the edge cycle clears expired content too (once per isolate and hour)', async () => {
+      const sub = await subscribe(['ticket.created']);
+      await emitEvent(h.db, t.id, 'ticket.created', ticket);
+      h.runtime.services.events.kick();
+      await h.runtime.webhooks.settle();
+      const [entry] = await logOf(sub.id);
+      await h.db
+        .updateTable('webhook_delivery_attempts')
+        .set({ attempted_at: new Date(Date.now() - 40 * 86_400_000) })
+        .where('delivery_id', '=', entry.id)
+        .execute();
+      expect((await detail(sub.id, entry.id)).history[0].request).not.toBeNull();
+      const { config, logger } = h.runtime.services;
+      await runEdgeCycle({ db: h.db, config, port: nodeWebhookPort(), logger }, null);
+      expect((await detail(sub.id, entry.id)).history[0]).toMatchObject({ request: null, response: null });
     });
 
     it("sends a catalog event's documented example to this endpoint only, signed, creating nothing", async () => {
