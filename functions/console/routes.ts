@@ -11,7 +11,7 @@ export const getConsolePage = defineRoute({
   description:
     'No credential. The HTML page of the console; it signs in through /api/v1/auth and calls the public endpoints with the dashboard session. Every /console/* path answers with the same page (client-side routes).',
   tags: ['Console'],
-  responses: { 200: { description: 'HTML page' } },
+  responses: { 200: { description: 'HTML page', mediaTypes: ['text/html'] } },
 });
 
 export const getConsoleAsset = defineRoute({
@@ -23,7 +23,10 @@ export const getConsoleAsset = defineRoute({
   description: `No credential. One of: ${Object.keys(CONSOLE_FILE_TYPES).join(', ')}.`,
   tags: ['Console'],
   params: z.object({ file: z.enum(Object.keys(CONSOLE_FILE_TYPES) as [string, ...string[]]) }),
-  responses: { 200: { description: 'The file' }, 404: { description: 'No such file' } },
+  responses: {
+    200: { description: 'The file', mediaTypes: ['text/javascript', 'text/css'] },
+    404: { description: 'No such file' },
+  },
 });
 
 /** In reading order, for the reference. */

@@ -102,7 +102,10 @@ const getExport: Prose = {
 const downloadExport: Prose = {
   summary: 'Download a transcript',
   description: 'application/json or text/plain, with Content-Disposition: attachment.',
-  responses: { 200: { description: 'The transcript file' }, 404: notFoundResponse('Export') },
+  responses: {
+    200: { description: 'The transcript file', mediaTypes: ['application/json', 'text/plain'] },
+    404: notFoundResponse('Export'),
+  },
 };
 
 // ---- v1: API key or dashboard session ----

@@ -56,6 +56,7 @@ export const EXAMPLE_VALUES: ExampleValues = {
     TenantUser: ID.tenantUser,
     InvitedTenantUser: ID.tenantUser,
     Invitation: ID.tenantUser,
+    EndUserProfile: ID.endUser,
     ResentInvitation: ID.tenantUser,
     ApiKey: ID.apiKey,
     ApiKeyCreated: ID.apiKey,

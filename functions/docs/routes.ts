@@ -81,7 +81,7 @@ export const getDocsPage = defineRoute({
   description:
     'No credential. An HTML page rendering /api/v1/openapi.json; its scripts and styles are served from /docs/assets/*.',
   tags: ['Documentation'],
-  responses: { 200: { description: 'HTML page' } },
+  responses: { 200: { description: 'HTML page', mediaTypes: ['text/html'] } },
 });
 
 export const redirectDocsSlash = defineRoute({
@@ -105,7 +105,10 @@ export const getDocsAsset = defineRoute({
   description: `No credential. One of: ${Object.keys(DOCS_ASSETS).join(', ')}.`,
   tags: ['Documentation'],
   params: z.object({ file: z.enum(Object.keys(DOCS_ASSETS) as [string, ...string[]]) }),
-  responses: { 200: { description: 'The file' }, 404: { description: 'No such file' } },
+  responses: {
+    200: { description: 'The file', mediaTypes: ['text/javascript', 'text/css', 'image/png'] },
+    404: { description: 'No such file' },
+  },
 });
 
 /** In reading order, for the reference. */

@@ -26,6 +26,14 @@ export const TokenResponse = z.object({
   expires_in: z.number(),
   user: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }),
 });
+/** GET /api/v1/app/me */
+export const EndUserProfile = z.object({
+  id: z.string().describe('The end user (`usr_…`)'),
+  email: z.string().describe('Their email address'),
+  name: z.string().nullable().describe('Their name'),
+  created_at: z.string().describe('When the account was made (ISO 8601 UTC)'),
+  tenant_id: z.string().describe('The tenant whose help center it belongs to'),
+});
 /** The same for every address: the link goes only by mail. */
 export const MagicLinkResponse = z.object({
   detail: z.string(),

@@ -65,7 +65,10 @@ export const downloadExport = defineRoute({
   description: 'text/csv or application/json, as an attachment. 404 while the job is not completed.',
   tags,
   params: ExportIdParam,
-  responses: { 200: { description: 'The file' }, 404: { description: 'Export or file not found' } },
+  responses: {
+    200: { description: 'The file', mediaTypes: ['text/csv', 'application/json'] },
+    404: { description: 'Export or file not found' },
+  },
 });
 
 /** In reading order, for the reference. */

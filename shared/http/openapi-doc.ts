@@ -442,9 +442,19 @@ function responsesOf(route: RouteDef, build: Build): Record<string, Json> {
   const responses: Record<string, Json> = {};
   for (const [status, r] of Object.entries(route.responses)) {
     const entry: Json = { description: r.description };
-    if (r.schema || r.example !== undefined) {
+    if (r.mediaTypes)
+      // a file: text, or JSON whose shape is the file's own (no schema to hold it to)
+      entry.content = Object.fromEntries(
+        r.mediaTypes.map((t) => [
+          t,
+          { schema: t === 'application/json' ? { description: 'The file' } : { type: 'string' } },
+        ]),
+      );
+    else if (r.schema || r.example !== undefined || Number(status) >= 400) {
       const media: Json = {};
       if (r.schema) media.schema = build.catalog.convert(r.schema, 'output');
+      // every refusal carries the spec's error body, declared or not
+      else if (Number(status) >= 400) media.schema = { $ref: `${COMPONENT_REF}Error` };
       if (r.example !== undefined) media.example = r.example;
       entry.content = { 'application/json': media };
     }

@@ -65,7 +65,16 @@ export interface RouteDef {
   /** parameter name -> description, for parameters particular to this route (common ones: the docs table) */
   paramText?: Record<string, string>;
   /** success (and route-specific error) responses by status */
-  responses: Record<number, { description: string; schema?: ZodType; example?: unknown }>;
+  responses: Record<
+    number,
+    {
+      description: string;
+      schema?: ZodType;
+      example?: unknown;
+      /** a body that is not JSON (a page, a file): its media types */
+      mediaTypes?: readonly string[];
+    }
+  >;
 }
 
 /**

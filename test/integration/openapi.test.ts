@@ -268,8 +268,9 @@ describe('a reference that teaches', () => {
   });
 
   it('names every JSON success schema and request body (generated clients get named types)', () => {
+    // a free-form JSON file (an export's download) has no shape to name
     const inline = media(doc)
-      .filter(({ m }) => !m.schema.$ref)
+      .filter(({ m }) => !m.schema.$ref && Object.keys(m.schema).some((k) => k !== 'description'))
       .map(({ where }) => where);
     expect(inline).toEqual([]);
     for (const name of [

@@ -75,6 +75,21 @@ function schemaErrors(operation: Operation, status: number, body: unknown): stri
   return validate(body) ? null : ajv.errorsText(validate.errors);
 }
 
+/**
+ * The converse of "every documented example works": whatever the server answers, its status and its
+ * body are ones the document allows: the status is documented, and a body comes only where the
+ * document declares one, matching its schema.
+ */
+function undocumentedAnswer(operation: Operation, sent: Sent): string | null {
+  const documented = documentedResponse(operation, sent.status);
+  if (!(operation.op.responses as Json)[String(sent.status)]) return 'status not documented';
+  const declared = documented?.content as Json | undefined;
+  if (!declared) return sent.text.trim() === '' ? null : 'a body where the document declares none';
+  if (!declared['application/json']) return null; // HTML, files: not JSON the document describes
+  const bad = schemaErrors(operation, sent.status, sent.body);
+  return bad ? `body fails the documented schema: ${bad}` : null;
+}
+
 function errorShapeProblem(sent: Sent): string | null {
   const detail = sent.body?.detail;
   if (typeof detail === 'string') return null;
@@ -442,8 +457,8 @@ describe.skipIf(postgresUnavailable())('schema-driven fuzz of every documented o
     if (!success || !documented.has(String(ok.status)))
       problems.push(`valid request -> ${ok.status} ${ok.text.slice(0, 300)}`);
     else {
-      const bad = schemaErrors(operation, ok.status, ok.body);
-      if (bad) problems.push(`valid request -> ${ok.status}: body fails the documented schema: ${bad}`);
+      const undocumented = undocumentedAnswer(operation, ok);
+      if (undocumented) problems.push(`valid request -> ${ok.status}: ${undocumented}`);
     }
     // what a success deferred (a message delivery...) lands before the next probe counts rows;
     // a GET defers only metering and last_used_at, which change no count that is compared
@@ -470,6 +485,10 @@ describe.skipIf(postgresUnavailable())('schema-driven fuzz of every documented o
         problems.push(
           `${what}: status not documented (${[...documented].join(',')}) ${sent.text.slice(0, 200)}`,
         );
+      else {
+        const undocumented = undocumentedAnswer(operation, sent);
+        if (undocumented) problems.push(`${what}: ${undocumented} ${sent.text.slice(0, 200)}`);
+      }
       const after = await rowCounts();
       if (sent.status >= 400) {
         // the spec's shapes, and the one this status documents (a 422 is the list of issues)
