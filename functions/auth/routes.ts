@@ -1,3 +1,4 @@
+import { jsonOnlyRefusal } from '../../shared/auth/json-only';
 import { ErrorBody } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
@@ -43,6 +44,7 @@ export const login = defineRoute({
     200: { description: 'A session', schema: TokenPair, example: pair },
     401: { description: 'Any failure', schema: ErrorBody, example: { detail: 'Invalid email or password' } },
     429: locked,
+    415: jsonOnlyRefusal,
   },
 });
 
@@ -63,6 +65,7 @@ export const refresh = defineRoute({
       schema: ErrorBody,
       example: { detail: 'Invalid or expired refresh token' },
     },
+    415: jsonOnlyRefusal,
   },
 });
 
@@ -83,6 +86,7 @@ export const logout = defineRoute({
       schema: ErrorBody,
       example: { detail: 'Missing authentication credentials' },
     },
+    415: jsonOnlyRefusal,
   },
 });
 
@@ -103,6 +107,7 @@ export const acceptInvite = defineRoute({
       schema: ErrorBody,
       example: { detail: 'Invalid or expired invite' },
     },
+    415: jsonOnlyRefusal,
   },
 });
 
@@ -132,6 +137,7 @@ export const invitePreview = defineRoute({
       schema: ErrorBody,
       example: { detail: 'Invitation not found or expired' },
     },
+    415: jsonOnlyRefusal,
   },
 });
 
@@ -151,6 +157,7 @@ export const requestPasswordReset = defineRoute({
       schema: PasswordResetAccepted,
       example: { detail: 'If the address belongs to an account, a password reset link has been sent' },
     },
+    415: jsonOnlyRefusal,
   },
 });
 
@@ -170,6 +177,7 @@ export const confirmPasswordReset = defineRoute({
       schema: ErrorBody,
       example: { detail: 'Invalid or expired password reset token' },
     },
+    415: jsonOnlyRefusal,
   },
 });
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { jsonOnlyRefusal } from '../../shared/auth/json-only';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
   AppCreateTicketBody,
-  EndUserProfile,
   AppTicketParam,
   AppTicketsQuery,
   LoginBody,
@@ -30,6 +30,7 @@ export const registerUser = defineRoute({
     201: { description: 'Account and an end-user token', schema: TokenResponse },
     404: { description: 'Tenant not found' },
     409: { description: 'Email already registered in the tenant' },
+    415: jsonOnlyRefusal,
   },
 });
 
@@ -46,6 +47,7 @@ export const logIn = defineRoute({
   responses: {
     200: { description: 'End-user token', schema: TokenResponse },
     401: { description: 'Invalid email or password' },
+    415: jsonOnlyRefusal,
   },
 });
 
@@ -59,7 +61,7 @@ export const requestMagicLink = defineRoute({
     'Valid 15 minutes, single use. The answer is the same whether or not the address has an account; the link goes only by mail (development prints the mail on stdout), never in the answer.',
   tags,
   body: MagicLinkBody,
-  responses: { 202: { description: 'Accepted', schema: MagicLinkResponse } },
+  responses: { 202: { description: 'Accepted', schema: MagicLinkResponse }, 415: jsonOnlyRefusal },
 });
 
 export const verifyMagicLink = defineRoute({
@@ -75,18 +77,19 @@ export const verifyMagicLink = defineRoute({
   responses: {
     200: { description: 'End-user token', schema: TokenResponse },
     401: { description: 'Invalid or expired magic link' },
+    415: jsonOnlyRefusal,
   },
 });
 
 export const getMe = defineRoute({
   operationId: 'getCurrentEndUser',
-  description: 'The signed-in end user. 404 `User not found` when the account was removed.',
+  description: 'The signed-in end user. 401 `End user no longer exists` when the account was removed.',
   method: 'get',
   path: '/api/v1/app/me',
   access: { surface: 'end_user' },
   summary: 'The signed-in end user',
   tags,
-  responses: { 200: { description: 'Profile', schema: EndUserProfile } },
+  responses: { 200: { description: 'Profile' } },
 });
 
 export const listTickets = defineRoute({
@@ -153,12 +156,7 @@ export const routes = [
 ];
 
 export const components = defineComponents({
-  output: {
-    EndUserProfile,
-    EndUserSession: TokenResponse,
-    MagicLinkSent: MagicLinkResponse,
-    EndUserTicket: Ticket,
-  },
+  output: { EndUserSession: TokenResponse, MagicLinkSent: MagicLinkResponse, EndUserTicket: Ticket },
   input: {
     EndUserRegister: RegisterBody,
     EndUserLogin: LoginBody,

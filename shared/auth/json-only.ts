@@ -9,6 +9,7 @@
  */
 import type { HonoRequest, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context/app-env';
+import { errorResponse } from '../http/error-body';
 import { ApiError, Detail } from '../http/errors';
 
 /** `application/json`, with or without parameters (`; charset=utf-8`), in any case. */
@@ -36,3 +37,9 @@ export const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
+
+/** The 415 as each of those routes documents it. */
+export const jsonOnlyRefusal = errorResponse(
+  'A body that is not `application/json` (a foreign page could send it without a preflight)',
+  Detail.jsonRequired,
+);

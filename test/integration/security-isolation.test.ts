@@ -28,6 +28,8 @@ const ID_SOURCES: [RegExp, Record<string, string>][] = [
   [/^\/api\/v2\/kb\//, { article_id: 'kb_articles' }],
   [/^\/api\/v1\/requesters\//, { id: 'end_users' }],
   [/^\/api\/v1\/tenant\/users\//, { id: 'tenant_users' }],
+  // an invitation's id is its (pending) tenant user's
+  [/^\/api\/v1\/tenant\/invitations\//, { id: 'tenant_users' }],
   [/^\/api\/v1\/tenant\/exports\//, { id: 'export_jobs' }],
   [/^\/api\/v1\/tenants\//, { tenant_id: 'tenants' }],
   [/^\/api\/sync\/contacts\/runs\//, { run_id: 'contact_sync_runs' }],
@@ -194,6 +196,7 @@ describe.skipIf(postgresUnavailable())('tenant isolation matrix', () => {
       '/api/v1/conversations',
       '/api/v1/requesters',
       '/api/v1/tenant/users',
+      '/api/v1/tenant/invitations',
       '/api/v1/tenant/exports',
       '/api/v2/contacts',
       '/api/v2/companies',

@@ -267,6 +267,8 @@ const PATH_FIXTURES: Record<string, FixtureKind> = {
   'exports/{export_id}': 'conversationExport',
   'exports/{id}': 'tenantExport',
   'users/{id}': 'tenantUser',
+  // the fixture user is invited and never accepts: a pending invitation
+  'invitations/{id}': 'tenantUser',
   'api-keys/{key_id}': 'apiKey',
   'requesters/{id}': 'requester',
   'contacts/{contact_id}': 'contact',
@@ -386,6 +388,15 @@ const SPECIAL: Record<string, Special> = {
       return { token: invited.invite.token, password: SIGN_IN_PASSWORD, name: 'Fuzz Invitee' };
     },
   },
+  'POST /api/v1/auth/invite-preview': {
+    body: async (w) => {
+      const invited = await ok(w.h, 'POST', '/api/v1/tenant/users', {
+        bearer: w.a.tenant.adminToken,
+        body: { email: `previewed${w.seq()}@fuzz.test`, role: 'agent' },
+      });
+      return { token: invited.invite.token };
+    },
+  },
   'POST /api/v1/auth/password-reset': {
     // the same 202 whether or not the account (or its tenant) exists: no account enumeration
     acceptsUnknown: ['tenant_id', 'email'],
@@ -499,6 +510,7 @@ const SPECIAL: Record<string, Special> = {
   'POST /api/v2/conversations/{id}/assign': { body: (w) => ({ assignee_user_id: w.a.ids.tenantUser }) },
   'PATCH /api/v1/tenant/users/{id}': { body: () => ({ name: 'Renamed Agent' }) },
   'DELETE /api/v1/tenant/users/{id}': { fresh: ['tenantUser'] },
+  'DELETE /api/v1/tenant/invitations/{id}': { fresh: ['tenantUser'] },
   'POST /api/v1/tenant/users': { body: (w) => ({ email: `user${w.seq()}@fuzz.test`, role: 'agent' }) },
   'PATCH /api/v1/tickets/{ticket_id}': { body: () => ({ priority: 'high' }) },
   'POST /api/v1/webhooks': { body: () => ({ url: 'https://localhost:9/hook', events: ['ticket.created'] }) },
