@@ -6,6 +6,7 @@ import {
   AppCreateTicketBody,
   AppTicketParam,
   AppTicketsQuery,
+  EndUserProfile,
   LoginBody,
   MagicLinkBody,
   MagicLinkResponse,
@@ -83,13 +84,13 @@ export const verifyMagicLink = defineRoute({
 
 export const getMe = defineRoute({
   operationId: 'getCurrentEndUser',
-  description: 'The signed-in end user. 401 `End user no longer exists` when the account was removed.',
+  description: 'The signed-in end user. 404 `User not found` when the account was removed.',
   method: 'get',
   path: '/api/v1/app/me',
   access: { surface: 'end_user' },
   summary: 'The signed-in end user',
   tags,
-  responses: { 200: { description: 'Profile' } },
+  responses: { 200: { description: 'Profile', schema: EndUserProfile } },
 });
 
 export const listTickets = defineRoute({
@@ -156,7 +157,12 @@ export const routes = [
 ];
 
 export const components = defineComponents({
-  output: { EndUserSession: TokenResponse, MagicLinkSent: MagicLinkResponse, EndUserTicket: Ticket },
+  output: {
+    EndUserProfile,
+    EndUserSession: TokenResponse,
+    MagicLinkSent: MagicLinkResponse,
+    EndUserTicket: Ticket,
+  },
   input: {
     EndUserRegister: RegisterBody,
     EndUserLogin: LoginBody,
