@@ -183,6 +183,7 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
 
   it('revokes a key after confirmation, and the key stops working', async () => {
     const row = page.locator('tr', { hasText: 'Browser test key' });
+    await row.locator('summary').click();
     await row.getByRole('button', { name: 'Revoke' }).click();
     const confirm = page.getByRole('dialog', { name: 'Revoke key' });
     await confirm.getByRole('button', { name: 'Revoke' }).click();
@@ -213,6 +214,10 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
 
   it('sees the delivery in the log, retried after a failure, with its timeline', async () => {
     await page.getByRole('button', { name: 'Send test event' }).click();
+    const test = page.getByRole('dialog', { name: 'Send test event' });
+    await expect.poll(() => test.getByLabel('Event type').inputValue()).toBe('ticket.created');
+    await shot('webhook-test-event');
+    await test.getByRole('button', { name: 'Send test event' }).click();
     const delivered = page.locator('tr[data-status=delivered]');
     await delivered.first().waitFor({ timeout: 30_000 });
     const row = delivered.first();
@@ -241,6 +246,13 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
     expect(steps[2]).toContain('Attempt 2 delivered');
     expect(steps[2]).toContain('HTTP 200');
     expect(await timeline.locator('li time').count()).toBe(3); // queued, attempt 1, attempt 2
+    // what attempt 1 sent and what the receiver answered
+    const exchange = timeline.locator('details.exchange[data-attempt="1"]');
+    await exchange.locator('summary').click();
+    expect(await exchange.locator('code.signature').textContent()).toBe(
+      got[0]?.headers['x-webhook-signature'],
+    );
+    expect(await exchange.locator('[data-part=response] h3').textContent()).toContain('HTTP 500');
     await shot('webhook-deliveries');
   });
 
@@ -291,7 +303,10 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
     await shot('team-invite');
     await dialog.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByRole('status').getByText(`Invitation sent to ${email}`).waitFor();
-    await page.locator(`tr[data-user-email="${email}"]`).waitFor();
+    await page
+      .locator(`tr[data-invitation-email="${email}"], tr[data-user-email="${email}"]`)
+      .first()
+      .waitFor();
     await shot('team');
 
     const link = await server.inviteLink(email);

@@ -53,6 +53,10 @@ export const LIST_ENDPOINTS = {
     "paging": "offset",
     "items": "exports"
   },
+  "/api/v1/tenant/invitations": {
+    "paging": "offset",
+    "items": "invitations"
+  },
   "/api/v1/tenant/users": {
     "paging": "offset",
     "items": "users"

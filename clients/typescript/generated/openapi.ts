@@ -14,7 +14,7 @@ export interface paths {
          *
          *     **Access:** No credential.
          */
-        get: operations["get"];
+        get: operations["getRoot"];
         put?: never;
         post?: never;
         delete?: never;
@@ -36,9 +36,11 @@ export interface paths {
          * Create and publish a knowledge-base article
          * @description Agent or higher. Publishes to each destination (`native` help center, upstream `itsm`) and emits one `kb.article.published` per successful destination write (provider_id `native` with url null, or `itsm` with the upstream url). A failed destination emits nothing and is reported in `publications` with its error; the answer is still 201. `status: "draft"` publishes nowhere and emits nothing.
          *
+         *     **Emits:** `kb.article.published` (see Webhooks).
+         *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        post: operations["postApiKbCreateV2"];
+        post: operations["createArticle"];
         delete?: never;
         options?: never;
         head?: never;
@@ -54,9 +56,11 @@ export interface paths {
         };
         /**
          * List helpdesk connections
-         * @description **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         * @description The helpdesk connections the contact sync reads from; API tokens are never returned (`has_token` says whether one is stored).
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiSyncContactsConnections"];
+        get: operations["listSyncConnections"];
         put?: never;
         post?: never;
         delete?: never;
@@ -79,13 +83,15 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiSyncContactsConnectionsBy_provider"];
+        put: operations["putSyncConnection"];
         post?: never;
         /**
          * Remove a helpdesk connection
-         * @description **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         * @description Removes the connection of a provider; contacts synced from it stay. 404 when none is configured.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        delete: operations["deleteApiSyncContactsConnectionsBy_provider"];
+        delete: operations["deleteSyncConnection"];
         options?: never;
         head?: never;
         patch?: never;
@@ -100,17 +106,21 @@ export interface paths {
         };
         /**
          * List sync runs
-         * @description **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         * @description The contact sync runs, newest first, with their counts (fetched, created, updated, deactivated).
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiSyncContactsRuns"];
+        get: operations["listSyncRuns"];
         put?: never;
         /**
          * Run a contact sync
          * @description Runs to completion inside the request. Every page is fetched first; changes are applied in one transaction only when all pages arrived, so a failed run (status `failed`, `error`) changed nothing and emitted nothing. `full` also deactivates contacts of that provider no longer upstream (one contact.updated each, once); `incremental` asks upstream only for rows changed since the last successful run.
          *
+         *     **Emits:** `contact.created`, `contact.updated` (see Webhooks).
+         *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        post: operations["postApiSyncContactsRuns"];
+        post: operations["startSyncRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -126,9 +136,11 @@ export interface paths {
         };
         /**
          * Get a sync run
-         * @description **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         * @description One sync run and its counts. 404 for an unknown run.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiSyncContactsRunsBy_run_id"];
+        get: operations["getSyncRun"];
         put?: never;
         post?: never;
         delete?: never;
@@ -150,7 +162,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiV1ApiKeys"];
+        get: operations["listApiKeys"];
         put?: never;
         /**
          * Create an API key
@@ -158,7 +170,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        post: operations["postApiV1ApiKeys"];
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -181,7 +193,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        delete: operations["deleteApiV1ApiKeysBy_key_id"];
+        delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -202,7 +214,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        post: operations["postApiV1ApiKeysBy_key_idRevoke"];
+        post: operations["revokeApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -224,7 +236,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        post: operations["postApiV1ApiKeysBy_key_idRotate"];
+        post: operations["rotateApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -246,7 +258,7 @@ export interface paths {
          *
          *     **Access:** No credential.
          */
-        post: operations["postApiV1AppAuthLogin"];
+        post: operations["logInEndUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -264,11 +276,11 @@ export interface paths {
         put?: never;
         /**
          * Request a one-time sign-in link
-         * @description Valid 15 minutes, single use. The answer is the same whether or not the address has an account. Production e-mails the link; with APP_ENV development or test it is returned in the response (magic_link, token).
+         * @description Valid 15 minutes, single use. The answer is the same whether or not the address has an account; the link goes only by mail (development prints the mail on stdout), never in the answer.
          *
          *     **Access:** No credential.
          */
-        post: operations["postApiV1AppAuthMagicLink"];
+        post: operations["requestMagicLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -286,9 +298,11 @@ export interface paths {
         put?: never;
         /**
          * Exchange a magic-link token for an end-user token
-         * @description **Access:** No credential.
+         * @description Exchanges a magic-link token for an end-user session. A used, expired or unknown token is 401 `Invalid or expired magic link`.
+         *
+         *     **Access:** No credential.
          */
-        post: operations["postApiV1AppAuthMagicLinkVerify"];
+        post: operations["verifyMagicLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -306,9 +320,11 @@ export interface paths {
         put?: never;
         /**
          * Register an end user (password)
-         * @description **Access:** No credential.
+         * @description Creates an end-user account for a tenant’s help center and signs it in. An email already registered is 409 `An account with this email already exists`.
+         *
+         *     **Access:** No credential.
          */
-        post: operations["postApiV1AppAuthRegister"];
+        post: operations["registerEndUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -324,9 +340,11 @@ export interface paths {
         };
         /**
          * The signed-in end user
-         * @description **Access:** End-user JWT.
+         * @description The signed-in end user. 401 `End user no longer exists` when the account was removed.
+         *
+         *     **Access:** End-user JWT.
          */
-        get: operations["getApiV1AppMe"];
+        get: operations["getCurrentEndUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -344,17 +362,21 @@ export interface paths {
         };
         /**
          * The end user's own tickets
-         * @description **Access:** End-user JWT.
+         * @description The signed-in end user’s own tickets, newest first; never anyone else’s.
+         *
+         *     **Access:** End-user JWT.
          */
-        get: operations["getApiV1AppTickets"];
+        get: operations["listMyTickets"];
         put?: never;
         /**
          * Raise a ticket
          * @description The requester is the signed-in end user; status, assignee and source are set by the platform. Emits ticket.created.
          *
+         *     **Emits:** `ticket.created` (see Webhooks).
+         *
          *     **Access:** End-user JWT.
          */
-        post: operations["postApiV1AppTickets"];
+        post: operations["createMyTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -370,9 +392,11 @@ export interface paths {
         };
         /**
          * One of their tickets
-         * @description **Access:** End-user JWT.
+         * @description One of the signed-in end user’s tickets; another person’s ticket is 404 like an unknown one.
+         *
+         *     **Access:** End-user JWT.
          */
-        get: operations["getApiV1AppTicketsBy_id"];
+        get: operations["getMyTicket"];
         put?: never;
         post?: never;
         delete?: never;
@@ -396,7 +420,29 @@ export interface paths {
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
-        post: operations["postApiV1AuthAcceptInvite"];
+        post: operations["acceptInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/invite-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What an invite token offers
+         * @description The tenant, address and role an unspent invite token stands for, for the page that accepts it; the token is not spent.
+         *
+         *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
+         */
+        post: operations["previewInvite"];
         delete?: never;
         options?: never;
         head?: never;
@@ -418,7 +464,7 @@ export interface paths {
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
-        post: operations["postApiV1AuthLogin"];
+        post: operations["logIn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -440,7 +486,7 @@ export interface paths {
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
-        post: operations["postApiV1AuthLogout"];
+        post: operations["logOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -460,7 +506,7 @@ export interface paths {
          *
          *     **Access:** A dashboard session token (`Authorization: Bearer`) is required.
          */
-        get: operations["getApiV1AuthMe"];
+        get: operations["getCurrentUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -484,7 +530,7 @@ export interface paths {
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
-        post: operations["postApiV1AuthPasswordReset"];
+        post: operations["requestPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -506,7 +552,7 @@ export interface paths {
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
-        post: operations["postApiV1AuthPasswordResetConfirm"];
+        post: operations["confirmPasswordReset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -528,7 +574,7 @@ export interface paths {
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
-        post: operations["postApiV1AuthRefresh"];
+        post: operations["refreshSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -548,7 +594,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiV1BillingInvoices"];
+        get: operations["listInvoices"];
         put?: never;
         post?: never;
         delete?: never;
@@ -566,9 +612,11 @@ export interface paths {
         };
         /**
          * One invoice
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`. Dashboard sessions need the `tenant_admin` role or above.
+         * @description One invoice with its line items. 404 for an unknown invoice or another tenant’s.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiV1BillingInvoicesBy_invoice_id"];
+        get: operations["getInvoice"];
         put?: never;
         post?: never;
         delete?: never;
@@ -590,14 +638,14 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`, `billing:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiV1BillingPaymentSettings"];
+        get: operations["getPaymentSettings"];
         /**
          * Replace payment settings
          * @description The card number is checked (Luhn, not expired) and only its brand and last 4 digits are kept; the CVC is never stored. PUT replaces every field, PATCH changes only the fields given (null clears one).
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1BillingPaymentSettings"];
+        put: operations["replacePaymentSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -608,7 +656,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1BillingPaymentSettings"];
+        patch: operations["updatePaymentSettings"];
         trace?: never;
     };
     "/api/v1/billing/plan": {
@@ -624,14 +672,16 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiV1BillingPlan"];
+        get: operations["getPlan"];
         /**
          * Change the plan
          * @description Switches the tenant to another plan: quotas and rate limits change with it (on the next request). Emits config.updated (section billing.plan) when the plan actually changes.
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1BillingPlan"];
+        put: operations["replacePlan"];
         post?: never;
         delete?: never;
         options?: never;
@@ -640,9 +690,11 @@ export interface paths {
          * Change the plan
          * @description Switches the tenant to another plan: quotas and rate limits change with it (on the next request). Emits config.updated (section billing.plan) when the plan actually changes.
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1BillingPlan"];
+        patch: operations["changePlan"];
         trace?: never;
     };
     "/api/v1/billing/plans": {
@@ -654,9 +706,11 @@ export interface paths {
         };
         /**
          * Plan catalog
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`. Dashboard sessions need the `tenant_admin` role or above.
+         * @description Every plan: price, quotas, overage prices and rate limits. Same for every tenant.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `billing:read`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiV1BillingPlans"];
+        get: operations["listPlans"];
         put?: never;
         post?: never;
         delete?: never;
@@ -678,7 +732,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `calls:read`.
          */
-        get: operations["getApiV1Calls"];
+        get: operations["listCalls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -696,9 +750,11 @@ export interface paths {
         };
         /**
          * Get a call with its escalation attempts
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `calls:read`.
+         * @description One call with its transcript summary, recording path and escalations. Another tenant’s call id is 404 `Call not found`.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `calls:read`.
          */
-        get: operations["getApiV1CallsBy_call_id"];
+        get: operations["getCall"];
         put?: never;
         post?: never;
         delete?: never;
@@ -720,7 +776,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1Config"];
+        get: operations["getConfig"];
         put?: never;
         post?: never;
         delete?: never;
@@ -738,16 +794,20 @@ export interface paths {
         };
         /**
          * Read branding settings
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
+         * @description The branding settings: logo, primary color, widget greeting, help-center title.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1ConfigBranding"];
+        get: operations["getConfigBranding"];
         /**
          * Replace branding settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1ConfigBranding"];
+        put: operations["replaceConfigBranding"];
         post?: never;
         delete?: never;
         options?: never;
@@ -756,9 +816,11 @@ export interface paths {
          * Update branding settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1ConfigBranding"];
+        patch: operations["updateConfigBranding"];
         trace?: never;
     };
     "/api/v1/config/channels": {
@@ -770,16 +832,20 @@ export interface paths {
         };
         /**
          * Read channels settings
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
+         * @description Which channels are on (email, chat, phone, WhatsApp) and the default one.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1ConfigChannels"];
+        get: operations["getConfigChannels"];
         /**
          * Replace channels settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1ConfigChannels"];
+        put: operations["replaceConfigChannels"];
         post?: never;
         delete?: never;
         options?: never;
@@ -788,9 +854,11 @@ export interface paths {
          * Update channels settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1ConfigChannels"];
+        patch: operations["updateConfigChannels"];
         trace?: never;
     };
     "/api/v1/config/general": {
@@ -802,16 +870,20 @@ export interface paths {
         };
         /**
          * Read general settings
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
+         * @description The general settings: company name, support email, locale, time zone, business hours, defaults.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1ConfigGeneral"];
+        get: operations["getConfigGeneral"];
         /**
          * Replace general settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1ConfigGeneral"];
+        put: operations["replaceConfigGeneral"];
         post?: never;
         delete?: never;
         options?: never;
@@ -820,9 +892,11 @@ export interface paths {
          * Update general settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1ConfigGeneral"];
+        patch: operations["updateConfigGeneral"];
         trace?: never;
     };
     "/api/v1/config/onboarding": {
@@ -834,16 +908,20 @@ export interface paths {
         };
         /**
          * Read onboarding settings
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
+         * @description The onboarding checklist as a configuration section.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1ConfigOnboarding"];
+        get: operations["getConfigOnboarding"];
         /**
          * Replace onboarding settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1ConfigOnboarding"];
+        put: operations["replaceConfigOnboarding"];
         post?: never;
         delete?: never;
         options?: never;
@@ -852,9 +930,11 @@ export interface paths {
          * Update onboarding settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1ConfigOnboarding"];
+        patch: operations["updateConfigOnboarding"];
         trace?: never;
     };
     "/api/v1/configuration": {
@@ -870,7 +950,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1Configuration"];
+        get: operations["getConfiguration"];
         put?: never;
         post?: never;
         delete?: never;
@@ -888,16 +968,20 @@ export interface paths {
         };
         /**
          * Read branding settings
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
+         * @description The branding settings (same as GET /api/v1/config/branding).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1ConfigurationBranding"];
+        get: operations["getConfigurationBranding"];
         /**
          * Replace branding settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1ConfigurationBranding"];
+        put: operations["replaceConfigurationBranding"];
         post?: never;
         delete?: never;
         options?: never;
@@ -906,9 +990,11 @@ export interface paths {
          * Update branding settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1ConfigurationBranding"];
+        patch: operations["updateConfigurationBranding"];
         trace?: never;
     };
     "/api/v1/configuration/channels": {
@@ -920,16 +1006,20 @@ export interface paths {
         };
         /**
          * Read channels settings
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
+         * @description The channel settings (same as GET /api/v1/config/channels).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1ConfigurationChannels"];
+        get: operations["getConfigurationChannels"];
         /**
          * Replace channels settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1ConfigurationChannels"];
+        put: operations["replaceConfigurationChannels"];
         post?: never;
         delete?: never;
         options?: never;
@@ -938,9 +1028,11 @@ export interface paths {
          * Update channels settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1ConfigurationChannels"];
+        patch: operations["updateConfigurationChannels"];
         trace?: never;
     };
     "/api/v1/configuration/general": {
@@ -952,16 +1044,20 @@ export interface paths {
         };
         /**
          * Read general settings
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
+         * @description The general settings (same as GET /api/v1/config/general, under the `configuration` prefix).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1ConfigurationGeneral"];
+        get: operations["getConfigurationGeneral"];
         /**
          * Replace general settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1ConfigurationGeneral"];
+        put: operations["replaceConfigurationGeneral"];
         post?: never;
         delete?: never;
         options?: never;
@@ -970,9 +1066,11 @@ export interface paths {
          * Update general settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1ConfigurationGeneral"];
+        patch: operations["updateConfigurationGeneral"];
         trace?: never;
     };
     "/api/v1/configuration/onboarding": {
@@ -984,16 +1082,20 @@ export interface paths {
         };
         /**
          * Read onboarding settings
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
+         * @description The onboarding section (same as GET /api/v1/config/onboarding).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1ConfigurationOnboarding"];
+        get: operations["getConfigurationOnboarding"];
         /**
          * Replace onboarding settings
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1ConfigurationOnboarding"];
+        put: operations["replaceConfigurationOnboarding"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1002,9 +1104,11 @@ export interface paths {
          * Update onboarding settings
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1ConfigurationOnboarding"];
+        patch: operations["updateConfigurationOnboarding"];
         trace?: never;
     };
     "/api/v1/conversations": {
@@ -1020,15 +1124,17 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
          */
-        get: operations["getApiV1Conversations"];
+        get: operations["listConversationsV1"];
         put?: never;
         /**
          * Create a conversation
          * @description Emits `conversation.created`. A `contact_id` must be a live contact of the tenant (else 422 at body.contact_id, `Contact not found`); the contact's and its company's conversation_count go up by one.
          *
+         *     **Emits:** `conversation.created` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`.
          */
-        post: operations["postApiV1Conversations"];
+        post: operations["createConversationV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1044,9 +1150,11 @@ export interface paths {
         };
         /**
          * Get a conversation
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
+         * @description One conversation of your tenant. Unknown ids and other tenants’ ids are 404 `Conversation not found`.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
          */
-        get: operations["getApiV1ConversationsBy_id"];
+        get: operations["getConversationV1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1056,9 +1164,11 @@ export interface paths {
          * Update status, priority, tags or subject
          * @description Only a status change across the open/closed boundary emits: open|waiting -> resolved|closed emits `conversation.resolved`, resolved|closed -> open|waiting emits `conversation.reopened` (both with top-level previous_status). Same status, open<->waiting, resolved<->closed, priority, tag and subject edits emit nothing.
          *
+         *     **Emits:** `conversation.resolved`, `conversation.reopened` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`.
          */
-        patch: operations["patchApiV1ConversationsBy_id"];
+        patch: operations["updateConversationV1"];
         trace?: never;
     };
     "/api/v1/conversations/{id}/assign": {
@@ -1074,9 +1184,11 @@ export interface paths {
          * Assign to a user and/or team
          * @description Emits `conversation.assigned` with top-level routing_reason (default manual_assignment, or manual_reassignment when it already had an assignee). An omitted field keeps its value, null clears it. Re-assigning to the current assignees changes nothing and emits nothing.
          *
+         *     **Emits:** `conversation.assigned` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`.
          */
-        post: operations["postApiV1ConversationsBy_idAssign"];
+        post: operations["assignConversationV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1098,7 +1210,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`, `conversations:export`, `conversations:read`.
          */
-        post: operations["postApiV1ConversationsBy_idExport"];
+        post: operations["createConversationExportV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1114,9 +1226,11 @@ export interface paths {
         };
         /**
          * Get an export record
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
+         * @description The state of an export of a conversation (or a call): `pending`, then `completed` with its download address, or `failed`. 404 for an unknown export.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
          */
-        get: operations["getApiV1ConversationsBy_idExportsBy_export_id"];
+        get: operations["getConversationExportV1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1138,7 +1252,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
          */
-        get: operations["getApiV1ConversationsBy_idExportsBy_export_idDownload"];
+        get: operations["downloadConversationExportV1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1156,17 +1270,21 @@ export interface paths {
         };
         /**
          * List messages, oldest first
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
+         * @description The messages of a conversation, oldest first, internal notes included. 404 for an unknown conversation.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
          */
-        get: operations["getApiV1ConversationsBy_idMessages"];
+        get: operations["listMessagesV1"];
         put?: never;
         /**
          * Post an agent reply or an internal note
          * @description is_internal=true: an internal note, emits exactly one `conversation.note_added` and no `message.sent`. Otherwise an agent reply: emits `message.sent` in the same transaction, before the outbound channel send (which runs after the response; its outcome is delivery_status sent|failed).
          *
+         *     **Emits:** `message.sent`, `conversation.note_added` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`.
          */
-        post: operations["postApiV1ConversationsBy_idMessages"];
+        post: operations["createMessageV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1186,7 +1304,7 @@ export interface paths {
          *
          *     **Access:** No credential.
          */
-        get: operations["getApiV1HelpCenterBy_tenant_idArticles"];
+        get: operations["listHelpCenterArticles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1208,7 +1326,7 @@ export interface paths {
          *
          *     **Access:** No credential.
          */
-        get: operations["getApiV1HelpCenterBy_tenant_idArticlesBy_article_id"];
+        get: operations["getHelpCenterArticle"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1230,7 +1348,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`, `config:write`.
          */
-        get: operations["getApiV1Integrations"];
+        get: operations["listIntegrations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1248,33 +1366,41 @@ export interface paths {
         };
         /**
          * One integration
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`, `config:write`.
+         * @description One integration’s settings, secrets masked, and whether it is configured. An unknown provider is 422.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`, `config:write`.
          */
-        get: operations["getApiV1IntegrationsBy_provider"];
+        get: operations["getIntegration"];
         /**
          * Replace an integration
          * @description Secrets are write-only: stored encrypted, read back masked. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1IntegrationsBy_provider"];
+        put: operations["replaceIntegration"];
         post?: never;
         /**
          * Disconnect an integration
          * @description Every field back to its default, secrets erased. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        delete: operations["deleteApiV1IntegrationsBy_provider"];
+        delete: operations["disconnectIntegration"];
         options?: never;
         head?: never;
         /**
          * Update an integration
          * @description Secrets are write-only: stored encrypted, read back masked. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1IntegrationsBy_provider"];
+        patch: operations["updateIntegration"];
         trace?: never;
     };
     "/api/v1/onboarding": {
@@ -1286,9 +1412,11 @@ export interface paths {
         };
         /**
          * Onboarding checklist
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
+         * @description The onboarding checklist: which steps are done, how many in all.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1Onboarding"];
+        get: operations["getOnboarding"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1298,9 +1426,11 @@ export interface paths {
          * Tick onboarding steps
          * @description Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1Onboarding"];
+        patch: operations["updateOnboarding"];
         trace?: never;
     };
     "/api/v1/openapi.json": {
@@ -1316,7 +1446,7 @@ export interface paths {
          *
          *     **Access:** No credential.
          */
-        get: operations["getApiV1OpenapiJson"];
+        get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1338,7 +1468,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:read`.
          */
-        get: operations["getApiV1Requesters"];
+        get: operations["listRequesters"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1356,9 +1486,11 @@ export interface paths {
         };
         /**
          * One requester
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:read`.
+         * @description One requester (the people tickets are raised for) with their ticket count. 404 for an unknown id.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:read`.
          */
-        get: operations["getApiV1RequestersBy_id"];
+        get: operations["getRequester"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1380,14 +1512,16 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`, `config:write`.
          */
-        get: operations["getApiV1Telephony"];
+        get: operations["getTelephony"];
         /**
          * Replace telephony settings
          * @description Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        put: operations["putApiV1Telephony"];
+        put: operations["replaceTelephony"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1396,9 +1530,11 @@ export interface paths {
          * Update telephony settings
          * @description Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1Telephony"];
+        patch: operations["updateTelephony"];
         trace?: never;
     };
     "/api/v1/tenant": {
@@ -1410,9 +1546,11 @@ export interface paths {
         };
         /**
          * The tenant's profile
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
+         * @description The signed-in tenant’s profile: name, plan, environment.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
          */
-        get: operations["getApiV1Tenant"];
+        get: operations["getCurrentTenant"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1422,9 +1560,11 @@ export interface paths {
          * Rename the tenant
          * @description Emits config.updated (section tenant) when the name changes. The plan changes through /api/v1/billing/plan.
          *
+         *     **Emits:** `config.updated` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1Tenant"];
+        patch: operations["renameCurrentTenant"];
         trace?: never;
     };
     "/api/v1/tenant/exports": {
@@ -1440,7 +1580,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:read`, `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiV1TenantExports"];
+        get: operations["listTenantExports"];
         put?: never;
         /**
          * Create an export
@@ -1448,7 +1588,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:write`, `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        post: operations["postApiV1TenantExports"];
+        post: operations["createTenantExport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1464,9 +1604,11 @@ export interface paths {
         };
         /**
          * One export
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:read`, `config:write`. Dashboard sessions need the `tenant_admin` role or above.
+         * @description The state of a tenant data export: `pending`, `completed` (with its download address) or `failed`.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:read`, `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiV1TenantExportsBy_id"];
+        get: operations["getTenantExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1488,9 +1630,75 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `exports:read`, `config:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiV1TenantExportsBy_idDownload"];
+        get: operations["downloadTenantExport"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenant/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List pending invitations
+         * @description Invited tenant users who have not accepted yet, newest first (an `expires_at` in the past: resend it). Needs users:read and roles:write.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:read`, `roles:write`.
+         */
+        get: operations["listInvitations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenant/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an invitation
+         * @description The invitee is removed and their link stops working. Needs users:write and roles:write; an invitation to tenant_admin needs a tenant_admin session.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenant/invitations/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an invitation
+         * @description Issues a new invite link (the earlier one stops working), mails it, and shows it once in `invite`. Needs users:write and roles:write; an invitation to tenant_admin needs a tenant_admin session.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        post: operations["resendInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1510,7 +1718,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:read`, `roles:write`.
          */
-        get: operations["getApiV1TenantUsers"];
+        get: operations["listTenantUsers"];
         put?: never;
         /**
          * Add a tenant user
@@ -1518,7 +1726,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        post: operations["postApiV1TenantUsers"];
+        post: operations["createTenantUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1534,9 +1742,11 @@ export interface paths {
         };
         /**
          * One tenant user
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:read`, `roles:write`.
+         * @description One dashboard user of your tenant. 404 for an unknown id.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:read`, `roles:write`.
          */
-        get: operations["getApiV1TenantUsersBy_id"];
+        get: operations["getTenantUser"];
         put?: never;
         post?: never;
         /**
@@ -1545,7 +1755,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        delete: operations["deleteApiV1TenantUsersBy_id"];
+        delete: operations["deleteTenantUser"];
         options?: never;
         head?: never;
         /**
@@ -1554,7 +1764,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV1TenantUsersBy_id"];
+        patch: operations["updateTenantUser"];
         trace?: never;
     };
     "/api/v1/tenants": {
@@ -1572,7 +1782,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `super_admin` role or above.
          */
-        post: operations["postApiV1Tenants"];
+        post: operations["createTenant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1592,7 +1802,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiV1TenantsBy_tenant_id"];
+        get: operations["getTenant"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1614,15 +1824,17 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
          */
-        get: operations["getApiV1Tickets"];
+        get: operations["listTickets"];
         put?: never;
         /**
          * Create a ticket
          * @description Emits ticket.created. Initial status `open` unless `status` says `new`, `pending` or `on_hold`; priority defaults to `medium`, type to `question`, source to `api` (an API key) or `dashboard` (a session). `call_id` must be a call of your tenant.
          *
+         *     **Emits:** `ticket.created` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:write`.
          */
-        post: operations["postApiV1Tickets"];
+        post: operations["createTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1638,9 +1850,11 @@ export interface paths {
         };
         /**
          * Get a ticket
-         * @description **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
+         * @description One ticket of your tenant, with its requester, assignee, tags and SLA times. An id of another tenant is 404 `Ticket not found`, like an unknown one.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
          */
-        get: operations["getApiV1TicketsBy_ticket_id"];
+        get: operations["getTicket"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1650,9 +1864,11 @@ export interface paths {
          * Update a ticket
          * @description Emits ticket.updated with {field: {from, to}} changes, plus ticket.resolved when the status crosses into resolved/closed. A PATCH that changes nothing emits nothing. Status moves follow the transition table (409 otherwise).
          *
+         *     **Emits:** `ticket.updated`, `ticket.resolved` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:write`.
          */
-        patch: operations["patchApiV1TicketsBy_ticket_id"];
+        patch: operations["updateTicket"];
         trace?: never;
     };
     "/api/v1/tickets/{ticket_id}/replies": {
@@ -1668,15 +1884,17 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
          */
-        get: operations["getApiV1TicketsBy_ticket_idReplies"];
+        get: operations["listTicketReplies"];
         put?: never;
         /**
          * Reply to a ticket
          * @description Emits ticket.replied. Closed tickets take no replies (409).
          *
+         *     **Emits:** `ticket.replied` (see Webhooks).
+         *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:write`.
          */
-        post: operations["postApiV1TicketsBy_ticket_idReplies"];
+        post: operations["createTicketReply"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1696,7 +1914,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `usage:read`.
          */
-        get: operations["getApiV1UsageDetails"];
+        get: operations["getUsageDetails"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1718,7 +1936,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `usage:read`.
          */
-        get: operations["getApiV1UsageSummary"];
+        get: operations["getUsageSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1742,7 +1960,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:write`, `calls:write`.
          */
-        post: operations["postApiV1VoiceWidgetToken"];
+        post: operations["createVoiceWidgetToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1762,15 +1980,15 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:read`.
          */
-        get: operations["getApiV1Webhooks"];
+        get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook subscription
-         * @description Only `url` and `events` are read (a supplied `secret` is ignored). The URL must start with https:// and its host must resolve to public addresses only. The signing secret is generated and returned only in this response. See docs/webhooks.md.
+         * @description Only `url`, `events` and an optional `description` are read (a supplied `secret` is ignored). The URL must start with https:// and its host must resolve to public addresses only. The signing secret is generated and returned only in this response. See docs/webhooks.md.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        post: operations["postApiV1Webhooks"];
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1790,7 +2008,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:read`.
          */
-        get: operations["getApiV1WebhooksBy_id"];
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
@@ -1799,7 +2017,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`, `webhooks:delete`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        delete: operations["deleteApiV1WebhooksBy_id"];
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1818,7 +2036,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:read`.
          */
-        get: operations["getApiV1WebhooksBy_idDeliveries"];
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1836,11 +2054,11 @@ export interface paths {
         };
         /**
          * A delivery with every attempt
-         * @description The delivery log's entry plus `history`: each attempt made, oldest first, with when it ended, the receiver's status, how long it took and why it failed. A redelivery is a new delivery with its own history.
+         * @description The delivery log's entry plus `history`: each attempt made, oldest first, with when it ended, the receiver's status, how long it took, why it failed, the `request` exactly as sent (headers and body) and the `response` (status, headers, the first 4,096 bytes of the body, `body_truncated`; null when no answer came). Request and response are kept WEBHOOK_ATTEMPT_RETENTION_DAYS days (default 30), then null. A redelivery is a new delivery with its own history.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:read`.
          */
-        get: operations["getApiV1WebhooksBy_idDeliveriesBy_delivery_id"];
+        get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1864,7 +2082,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        post: operations["postApiV1WebhooksBy_idDeliveriesBy_delivery_idRedeliver"];
+        post: operations["redeliverWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1886,7 +2104,7 @@ export interface paths {
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
-        post: operations["postApiV1WebhooksBy_idRecover"];
+        post: operations["recoverWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1906,9 +2124,11 @@ export interface paths {
          * Widget chat: a visitor message
          * @description Public (no credential). The tenant is named by `tenant_id` (unknown: 404 `Tenant not found`), the visitor by email and/or visitor_id. Finds or creates the contact and its open widget conversation (`conversation.created` when new), stores the message (`message.received`, sender_type contact, source widget), then asks the answerer for an AI auto-reply (`message.sent`, sender_type ai) unless a human agent is assigned.
          *
+         *     **Emits:** `conversation.created`, `conversation.reopened`, `message.received`, `message.sent` (see Webhooks).
+         *
          *     **Access:** No credential.
          */
-        post: operations["postApiV1WidgetMessages"];
+        post: operations["createWidgetMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1928,7 +2148,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        get: operations["getApiV2AuditLog"];
+        get: operations["listAuditLogEntries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1950,13 +2170,15 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2Companies"];
+        get: operations["listCompanies"];
         put?: never;
         /**
          * Create a company
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description Creates a company. A blank name is 422. Contacts link to it through `company_id`.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        post: operations["postApiV2Companies"];
+        post: operations["createCompany"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1972,9 +2194,11 @@ export interface paths {
         };
         /**
          * Get a company
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description One company. A soft-deleted one is 404 `Company not found` until it is restored.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2CompaniesBy_company_id"];
+        get: operations["getCompany"];
         put?: never;
         post?: never;
         /**
@@ -1983,7 +2207,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        delete: operations["deleteApiV2CompaniesBy_company_id"];
+        delete: operations["deleteCompany"];
         options?: never;
         head?: never;
         /**
@@ -1992,7 +2216,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        patch: operations["patchApiV2CompaniesBy_company_id"];
+        patch: operations["updateCompany"];
         trace?: never;
     };
     "/api/v2/companies/{company_id}/restore": {
@@ -2010,7 +2234,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        post: operations["postApiV2CompaniesBy_company_idRestore"];
+        post: operations["restoreCompany"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2030,15 +2254,17 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2Contacts"];
+        get: operations["listContacts"];
         put?: never;
         /**
          * Create a contact
          * @description Agent or higher. At least one of email, phone, external_id, first_name, last_name. Email is stored lower-cased and is unique among live contacts (soft-deleted ones do not count). Emits `contact.created` once.
          *
+         *     **Emits:** `contact.created` (see Webhooks).
+         *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        post: operations["postApiV2Contacts"];
+        post: operations["createContact"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2054,27 +2280,33 @@ export interface paths {
         };
         /**
          * Get a contact
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description One contact. A soft-deleted one is 404 `Contact not found` until it is restored.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2ContactsBy_contact_id"];
+        get: operations["getContact"];
         put?: never;
         post?: never;
         /**
          * Soft-delete a contact
          * @description Sets deleted_at, hides the contact from gets and lists, frees its email and external_id, updates its company contact_count, emits `contact.deleted` once.
          *
+         *     **Emits:** `contact.deleted` (see Webhooks).
+         *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        delete: operations["deleteApiV2ContactsBy_contact_id"];
+        delete: operations["deleteContact"];
         options?: never;
         head?: never;
         /**
          * Update a contact
          * @description Only the fields sent change; null clears a field. Emits exactly one `contact.updated` when something changed; a PATCH that changes nothing answers 200 with no event and keeps updated_at.
          *
+         *     **Emits:** `contact.updated` (see Webhooks).
+         *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        patch: operations["patchApiV2ContactsBy_contact_id"];
+        patch: operations["updateContact"];
         trace?: never;
     };
     "/api/v2/contacts/{contact_id}/restore": {
@@ -2090,9 +2322,11 @@ export interface paths {
          * Restore a soft-deleted contact
          * @description No body. A deleted contact is un-deleted and `contact.updated` is emitted once. A contact that is not deleted is returned unchanged, without event.
          *
+         *     **Emits:** `contact.updated` (see Webhooks).
+         *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        post: operations["postApiV2ContactsBy_contact_idRestore"];
+        post: operations["restoreContact"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2112,15 +2346,17 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2Conversations"];
+        get: operations["listConversationsV2"];
         put?: never;
         /**
          * Create a conversation
          * @description Emits `conversation.created`. A `contact_id` must be a live contact of the tenant (else 422 at body.contact_id, `Contact not found`); the contact's and its company's conversation_count go up by one.
          *
+         *     **Emits:** `conversation.created` (see Webhooks).
+         *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        post: operations["postApiV2Conversations"];
+        post: operations["createConversationV2"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2136,9 +2372,11 @@ export interface paths {
         };
         /**
          * Get a conversation
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description One conversation of your tenant (the v2 twin of getConversationV1, same shape). Unknown ids and other tenants’ ids are 404 `Conversation not found`.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2ConversationsBy_id"];
+        get: operations["getConversationV2"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2148,9 +2386,11 @@ export interface paths {
          * Update status, priority, tags or subject
          * @description Only a status change across the open/closed boundary emits: open|waiting -> resolved|closed emits `conversation.resolved`, resolved|closed -> open|waiting emits `conversation.reopened` (both with top-level previous_status). Same status, open<->waiting, resolved<->closed, priority, tag and subject edits emit nothing.
          *
+         *     **Emits:** `conversation.resolved`, `conversation.reopened` (see Webhooks).
+         *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        patch: operations["patchApiV2ConversationsBy_id"];
+        patch: operations["updateConversationV2"];
         trace?: never;
     };
     "/api/v2/conversations/{id}/assign": {
@@ -2166,9 +2406,11 @@ export interface paths {
          * Assign to a user and/or team
          * @description Emits `conversation.assigned` with top-level routing_reason (default manual_assignment, or manual_reassignment when it already had an assignee). An omitted field keeps its value, null clears it. Re-assigning to the current assignees changes nothing and emits nothing.
          *
+         *     **Emits:** `conversation.assigned` (see Webhooks).
+         *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        post: operations["postApiV2ConversationsBy_idAssign"];
+        post: operations["assignConversationV2"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2190,7 +2432,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        post: operations["postApiV2ConversationsBy_idExport"];
+        post: operations["createConversationExportV2"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2206,9 +2448,11 @@ export interface paths {
         };
         /**
          * Get an export record
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description The state of an export of a conversation or call (v2 twin). 404 for an unknown export.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2ConversationsBy_idExportsBy_export_id"];
+        get: operations["getConversationExportV2"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2230,7 +2474,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2ConversationsBy_idExportsBy_export_idDownload"];
+        get: operations["downloadConversationExportV2"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2248,17 +2492,21 @@ export interface paths {
         };
         /**
          * List messages, oldest first
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description The messages of a conversation, oldest first, internal notes included (v2 twin). 404 for an unknown conversation.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2ConversationsBy_idMessages"];
+        get: operations["listMessagesV2"];
         put?: never;
         /**
          * Post an agent reply or an internal note
          * @description is_internal=true: an internal note, emits exactly one `conversation.note_added` and no `message.sent`. Otherwise an agent reply: emits `message.sent` in the same transaction, before the outbound channel send (which runs after the response; its outcome is delivery_status sent|failed).
          *
+         *     **Emits:** `message.sent`, `conversation.note_added` (see Webhooks).
+         *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        post: operations["postApiV2ConversationsBy_idMessages"];
+        post: operations["createMessageV2"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2278,7 +2526,7 @@ export interface paths {
          *
          *     **Access:** No credential.
          */
-        get: operations["getApiV2Health"];
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2300,7 +2548,7 @@ export interface paths {
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2KbArticles"];
+        get: operations["listArticles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2318,9 +2566,11 @@ export interface paths {
         };
         /**
          * Get an article
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description One knowledge-base article with its publications per destination. 404 for an unknown article.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2KbArticlesBy_article_id"];
+        get: operations["getArticle"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2330,9 +2580,11 @@ export interface paths {
          * Edit an article
          * @description Emits `kb.article.updated` once when the article is a published help-center (native) article and the edit changed something (also when it archives or unpublishes it). No change: 200, no event. `status: "published"` on an unpublished article publishes it to its destinations like create-v2 (`kb.article.published` per successful destination).
          *
+         *     **Emits:** `kb.article.updated` (see Webhooks).
+         *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        patch: operations["patchApiV2KbArticlesBy_article_id"];
+        patch: operations["updateArticle"];
         trace?: never;
     };
     "/api/v2/webhooks/{id}": {
@@ -2350,11 +2602,55 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook (dashboard)
-         * @description is_active, url and/or events; the same validation as creation. Dashboard session, tenant_admin or higher.
+         * @description is_active, url, events and/or description; the same validation as creation. Dashboard session, tenant_admin or higher.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
-        patch: operations["patchApiV2WebhooksBy_id"];
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v2/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook's signing secret (dashboard)
+         * @description Replaces the signing secret at once and returns the new one, shown only here; every attempt from now on is signed with it (there is no overlap: see docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event (dashboard)
+         * @description Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v2/webhooks/event-types": {
@@ -2366,9 +2662,11 @@ export interface paths {
         };
         /**
          * The webhook event catalog (dashboard)
-         * @description **Access:** Dashboard session only: API keys are refused with 403.
+         * @description The event catalog, grouped as the spec lists it, and the wildcard `*`: the names a subscription may list (any other name is refused with 400).
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
          */
-        get: operations["getApiV2WebhooksEventTypes"];
+        get: operations["listWebhookEventTypes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2390,7 +2688,7 @@ export interface paths {
          *
          *     **Access:** No credential.
          */
-        get: operations["getConsole"];
+        get: operations["getConsolePage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2412,7 +2710,7 @@ export interface paths {
          *
          *     **Access:** No credential.
          */
-        get: operations["getConsoleAssetsBy_file"];
+        get: operations["getConsoleAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2434,29 +2732,7 @@ export interface paths {
          *
          *     **Access:** No credential.
          */
-        get: operations["getDocs"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docs/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Redirect to /docs
-         * @description No credential. 308 to the reference page, for the address typed with a trailing slash.
-         *
-         *     **Access:** No credential.
-         */
-        get: operations["getDocsSlash"];
+        get: operations["getDocsPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2478,29 +2754,7 @@ export interface paths {
          *
          *     **Access:** No credential.
          */
-        get: operations["getDocsAssetsBy_file"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/openapi.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Redirect to /api/v1/openapi.json
-         * @description No credential. 308 to the document, for tools that look for it at the root.
-         *
-         *     **Access:** No credential.
-         */
-        get: operations["getOpenapiJson"];
+        get: operations["getDocsAsset"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2510,7 +2764,470 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "conversation.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.created
+         * @description A conversation was started (agent inbox, widget, WhatsApp or email).
+         *
+         *     Sent to every active subscription of the tenant that lists `conversation.created` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onConversationCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.assigned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.assigned
+         * @description A conversation was assigned or reassigned to an agent or team.
+         *
+         *     Sent to every active subscription of the tenant that lists `conversation.assigned` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onConversationAssigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.resolved
+         * @description A conversation crossed from open to closed (resolved or closed).
+         *
+         *     Sent to every active subscription of the tenant that lists `conversation.resolved` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onConversationResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.reopened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.reopened
+         * @description A closed conversation was opened again.
+         *
+         *     Sent to every active subscription of the tenant that lists `conversation.reopened` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onConversationReopened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "conversation.note_added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * conversation.note_added
+         * @description An agent added an internal note (no message.sent for it).
+         *
+         *     Sent to every active subscription of the tenant that lists `conversation.note_added` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onConversationNoteAdded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.sent
+         * @description An outbound message (agent reply or AI auto-reply) was stored, before any channel send.
+         *
+         *     Sent to every active subscription of the tenant that lists `message.sent` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onMessageSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.received
+         * @description An inbound message from the contact was stored (widget, WhatsApp or email).
+         *
+         *     Sent to every active subscription of the tenant that lists `message.received` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onMessageReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.created
+         * @description A contact was created through the dashboard contacts API or a helpdesk sync.
+         *
+         *     Sent to every active subscription of the tenant that lists `contact.created` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onContactCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.updated
+         * @description A contact changed, was restored, or was deactivated by a full sync.
+         *
+         *     Sent to every active subscription of the tenant that lists `contact.updated` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onContactUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.deleted
+         * @description A contact was deleted.
+         *
+         *     Sent to every active subscription of the tenant that lists `contact.deleted` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onContactDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.created
+         * @description A ticket was created (Tickets API, end-user app, or a call with outcome ticket_created).
+         *
+         *     Sent to every active subscription of the tenant that lists `ticket.created` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onTicketCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.updated
+         * @description A ticket changed (PATCH /api/v1/tickets/{ticket_id}); `changes` lists each field.
+         *
+         *     Sent to every active subscription of the tenant that lists `ticket.updated` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onTicketUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.replied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.replied
+         * @description A reply was added to a ticket.
+         *
+         *     Sent to every active subscription of the tenant that lists `ticket.replied` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onTicketReplied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.resolved
+         * @description A ticket moved to resolved or closed.
+         *
+         *     Sent to every active subscription of the tenant that lists `ticket.resolved` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onTicketResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call.started
+         * @description A call record was stored (once per call).
+         *
+         *     Sent to every active subscription of the tenant that lists `call.started` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onCallStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call.completed
+         * @description A call finished and was processed (once per call, escalated ones too).
+         *
+         *     Sent to every active subscription of the tenant that lists `call.completed` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onCallCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "call.escalated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * call.escalated
+         * @description A call was transferred to a human (failed escalations emit nothing).
+         *
+         *     Sent to every active subscription of the tenant that lists `call.escalated` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onCallEscalated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kb.article.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * kb.article.published
+         * @description An article was published to a provider (one per successful destination).
+         *
+         *     Sent to every active subscription of the tenant that lists `kb.article.published` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onKbArticlePublished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "kb.article.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * kb.article.updated
+         * @description A help-center article was changed.
+         *
+         *     Sent to every active subscription of the tenant that lists `kb.article.updated` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onKbArticleUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "usage.reported": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * usage.reported
+         * @description A billing period closed: the tenant’s usage for it (once per period).
+         *
+         *     Sent to every active subscription of the tenant that lists `usage.reported` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onUsageReported"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "config.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * config.updated
+         * @description A configuration section, the tenant profile or the plan changed.
+         *
+         *     Sent to every active subscription of the tenant that lists `config.updated` or `*`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.
+         */
+        post: operations["onConfigUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -2534,55 +3251,90 @@ export interface components {
         };
         /** @description The 422 answer to invalid input (body, query, path or header). */
         ValidationError: {
+            /** @description One entry per invalid input */
             detail: components["schemas"]["ValidationIssue"][];
         };
         Health: {
-            /** @enum {string} */
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
             status: "ok" | "degraded";
             /**
              * @description where the answering function runs
              * @enum {string}
              */
             runtime: "node" | "edge";
+            /** @description The database’s health */
             database: {
-                /** @enum {string} */
+                /**
+                 * @description Current status (the values the schema lists)
+                 * @enum {string}
+                 */
                 status: "ok" | "unavailable";
+                /** @description How long the database took to answer, in ms */
                 latency_ms?: number;
+                /** @description What went wrong, or null */
                 error?: string;
             };
+            /** @description Server time (ISO 8601 UTC) */
             time: string;
         };
         CreatedTenant: {
+            /** @description The id of this item */
             id: string;
+            /** @description Name */
             name: string;
-            /** @enum {string} */
+            /**
+             * @description The plan: free, starter, pro or enterprise
+             * @enum {string}
+             */
             plan: "free" | "starter" | "pro" | "enterprise";
-            /** @enum {string} */
+            /**
+             * @description live or test (a sandbox tenant)
+             * @enum {string}
+             */
             environment: "production" | "staging" | "sandbox";
             /**
              * @description keys issued for this tenant start with this
              * @enum {string}
              */
             api_key_prefix: "itsm_sk_live_" | "itsm_sk_test_";
+            /** @description When it was created (ISO 8601 UTC) */
             created_at: string;
+            /** @description When it last changed (ISO 8601 UTC) */
             updated_at: string;
+            /** @description The invitation (its link is mailed) */
             invite?: {
+                /** @description The user (`tus_…`) */
                 user_id: string;
+                /** @description Email address */
                 email: string;
                 /** @description POST /api/v1/auth/accept-invite {token, password}; single use */
                 token: string;
                 /** @description the console page that accepts it */
                 accept_url: string;
+                /** @description When it expires (ISO 8601 UTC) */
                 expires_at: string;
             };
         };
         TenantCreate: {
+            /** @description Name */
             name: string;
-            /** @enum {string} */
+            /**
+             * @description The plan: free, starter, pro or enterprise
+             * @enum {string}
+             */
             plan: "free" | "starter" | "pro" | "enterprise";
-            /** @enum {string} */
+            /**
+             * @description live or test (a sandbox tenant)
+             * @enum {string}
+             */
             environment: "production" | "staging" | "sandbox";
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email of the tenant’s first admin
+             */
             admin_email?: string;
         };
         /** @description A customer of the platform: its data, keys and limits are separate from every other tenant. */
@@ -2614,7 +3366,10 @@ export interface components {
         TokenPair: {
             /** @description dashboard session JWT (HS256; claims sub, tenant_id, role, sid, iat, exp) */
             access_token: string;
-            /** @constant */
+            /**
+             * @description Always `Bearer`
+             * @constant
+             */
             token_type: "Bearer";
             /** @description seconds the access token lives */
             expires_in: number;
@@ -2622,48 +3377,100 @@ export interface components {
             refresh_token: string;
         };
         SignIn: {
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address
+             */
             email: string;
+            /** @description Password (at least the policy’s length) */
             password: string;
+            /** @description The tenant (`ten_…`) */
             tenant_id?: string;
         };
         SessionRefresh: {
+            /** @description The refresh token */
             refresh_token: string;
         };
         SignOut: {
+            /** @description The refresh token */
             refresh_token?: string;
         };
         Me: {
+            /** @description The signed-in user */
             user: {
+                /** @description The id of this item */
                 id: string;
+                /** @description Email address */
                 email: string | null;
+                /** @description Name */
                 name: string | null;
-                /** @enum {string} */
+                /**
+                 * @description The user’s role: agent, tenant_admin or super_admin
+                 * @enum {string}
+                 */
                 role: "agent" | "tenant_admin" | "super_admin";
             };
+            /** @description The tenant */
             tenant: {
+                /** @description The id of this item */
                 id: string;
+                /** @description Name */
                 name: string;
+                /** @description The plan: free, starter, pro or enterprise */
                 plan: string;
+                /** @description live or test (a sandbox tenant) */
                 environment: string;
+                /** @description When it was created (ISO 8601 UTC) */
                 created_at: string;
             };
         };
-        InviteAcceptance: {
+        InvitePreview: {
+            /** @description The tenant */
+            tenant: {
+                /** @description The id of this item */
+                id: string;
+                /** @description Name */
+                name: string;
+            };
+            /** @description Email address */
+            email: string;
+            /**
+             * @description Role
+             * @enum {string}
+             */
+            role: "agent" | "tenant_admin";
+            /** @description When it expires (ISO 8601 UTC) */
+            expires_at: string;
+        };
+        InvitePreviewRequest: {
+            /** @description The token */
             token: string;
+        };
+        InviteAcceptance: {
+            /** @description The token */
+            token: string;
+            /** @description Password (at least the policy’s length) */
             password: string;
+            /** @description Name */
             name?: string;
         };
         PasswordResetAccepted: {
+            /** @description What happened, in words */
             detail: string;
         };
         PasswordResetRequest: {
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address
+             */
             email: string;
+            /** @description The tenant (`ten_…`) */
             tenant_id?: string;
         };
         PasswordResetConfirmation: {
+            /** @description The token */
             token: string;
+            /** @description Password (at least the policy’s length) */
             password: string;
         };
         /** @description The new key: `api_key` is shown only in this response. */
@@ -2686,9 +3493,13 @@ export interface components {
             api_key: string;
         };
         ApiKeyCreate: {
+            /** @description Name */
             name: string;
+            /** @description Description */
             description?: string | null;
-            scopes: string[];
+            /** @description What the key may do (see the scope catalog) */
+            scopes: ("tickets:read" | "tickets:write" | "calls:read" | "calls:write" | "usage:read" | "usage:write" | "billing:read" | "billing:write" | "webhooks:read" | "webhooks:write" | "webhooks:delete" | "kb:read" | "kb:write" | "kb:media" | "users:read" | "users:write" | "roles:write" | "conversations:read" | "conversations:write" | "conversations:export" | "config:read" | "config:write" | "exports:read" | "exports:write" | "contacts:read" | "contacts:write")[];
+            /** @description Days until the key expires (none: never) */
             expires_in_days?: number | null;
         };
         /** @description An API key as listed: never the secret itself. */
@@ -2719,6 +3530,7 @@ export interface components {
             is_active: boolean;
         };
         ApiKeyList: {
+            /** @description The API keys */
             api_keys: components["schemas"]["ApiKey"][];
         };
         /** @description A page of tickets, with the total matching the filters. */
@@ -2792,37 +3604,74 @@ export interface components {
             closed_at: string | null;
         };
         TicketCreate: {
+            /** @description Subject line */
             subject: string;
+            /** @description Description */
             description?: string;
-            /** @enum {string} */
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
             status?: "new" | "open" | "pending" | "on_hold";
-            /** @enum {string} */
+            /**
+             * @description Priority: low, medium, high or urgent
+             * @enum {string}
+             */
             priority?: "low" | "medium" | "high" | "urgent";
-            /** @enum {string} */
+            /**
+             * @description Ticket type: question, incident, problem or task
+             * @enum {string}
+             */
             type?: "question" | "incident" | "problem" | "service_request" | "change";
-            /** @enum {string} */
+            /**
+             * @description Where it came from
+             * @enum {string}
+             */
             source?: "api" | "dashboard" | "email" | "phone" | "web" | "chat" | "end_user";
+            /** @description The requester (`req_…`) */
             requester_id?: string | null;
+            /** @description Requester’s name (creates or finds the requester) */
             requester_name?: string | null;
+            /** @description Requester’s email (creates or finds the requester) */
             requester_email?: string | null;
+            /** @description The agent it is assigned to (`tus_…`) */
             assignee_id?: string | null;
+            /** @description Tags (free-form labels) */
             tags?: string[];
+            /** @description The call (`call_…`) */
             call_id?: string | null;
         };
         TicketUpdate: {
+            /** @description Subject line */
             subject?: string;
+            /** @description Description */
             description?: string;
-            /** @enum {string} */
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
             status?: "new" | "open" | "pending" | "on_hold" | "resolved" | "closed";
-            /** @enum {string} */
+            /**
+             * @description Priority: low, medium, high or urgent
+             * @enum {string}
+             */
             priority?: "low" | "medium" | "high" | "urgent";
-            /** @enum {string} */
+            /**
+             * @description Ticket type: question, incident, problem or task
+             * @enum {string}
+             */
             type?: "question" | "incident" | "problem" | "service_request" | "change";
+            /** @description The requester (`req_…`) */
             requester_id?: string | null;
+            /** @description Requester’s name (creates or finds the requester) */
             requester_name?: string | null;
+            /** @description Requester’s email (creates or finds the requester) */
             requester_email?: string | null;
+            /** @description The agent it is assigned to (`tus_…`) */
             assignee_id?: string | null;
+            /** @description Tags (free-form labels) */
             tags?: string[];
+            /** @description The call (`call_…`) */
             call_id?: string | null;
         };
         /** @description A reply on a ticket: public (the requester sees it) or an internal note. */
@@ -2849,7 +3698,9 @@ export interface components {
             created_at: string;
         };
         TicketReplyCreate: {
+            /** @description The text */
             body: string;
+            /** @description Visible to the requester (false: internal) */
             is_public?: boolean;
         };
         /** @description A page of replies, oldest first. */
@@ -2864,9 +3715,13 @@ export interface components {
             offset: number;
         };
         CallList: {
+            /** @description The calls of the page */
             calls: components["schemas"]["Call"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         /** @description A voice call handled by the AI voice agent, from first ring to outcome. */
@@ -2925,61 +3780,119 @@ export interface components {
             updated_at: string;
         };
         CallDetail: {
+            /** @description The id of this item */
             id: string;
+            /** @description The tenant (`ten_…`) */
             tenant_id: string;
-            /** @enum {string} */
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
             status: "in_progress" | "completed";
+            /** @description Channel, e.g. `email`, `phone`, `widget` */
             channel: string;
+            /** @description inbound or outbound */
             direction: string;
+            /** @description The caller’s number */
             caller_phone: string | null;
+            /** @description The carrier’s call id */
             telephony_call_sid: string | null;
+            /** @description The media room of a browser call */
             media_room_id: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it started (ISO 8601 UTC)
+             */
             started_at: string;
+            /** @description When it ended */
             ended_at: string | null;
+            /** @description Length in seconds */
             duration_seconds: number | null;
+            /** @description How the call ended */
             outcome: ("ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error") | null;
+            /** @description Storage path of the recording */
             recording_url: string | null;
+            /** @description The ticket (`tkt_…`) */
             ticket_id: string | null;
+            /** @description Locale tag of the caller’s language */
             detected_language: string | null;
+            /** @description Summary of the call */
             summary: string | null;
+            /** @description When the call was handed to a human */
             escalated_at: string | null;
+            /** @description When it finished (ISO 8601 UTC) */
             completed_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601 UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601 UTC)
+             */
             updated_at: string;
+            /** @description The call’s escalations */
             escalations: components["schemas"]["Escalation"][];
         };
         /** @description A hand-off of a call to a human (transferred or failed). */
         Escalation: {
+            /** @description The id of this item */
             id: string;
+            /** @description The call (`call_…`) */
             call_id: string;
-            /** @enum {string} */
+            /**
+             * @description The result
+             * @enum {string}
+             */
             result: "transferred" | "failed";
+            /** @description Why */
             reason: string;
+            /** @description How the call was transferred: telephony_number or sip_trunk */
             route: string | null;
+            /** @description Masked transfer target */
             destination: string | null;
+            /** @description Why the escalation failed, or null */
             failure: string | null;
+            /** @description True when call.escalated was sent */
             emitted: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the call was handed to a human
+             */
             escalated_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601 UTC)
+             */
             created_at: string;
         };
         VoiceWidgetToken: {
+            /** @description The token */
             token: string;
-            /** @constant */
+            /**
+             * @description Always `Bearer`
+             * @constant
+             */
             token_type: "Bearer";
+            /** @description The voice session (`vws_…`) */
             session_id: string;
+            /** @description The tenant (`ten_…`) */
             tenant_id: string;
+            /** @description Seconds until it expires */
             expires_in: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it expires (ISO 8601 UTC)
+             */
             expires_at: string;
         };
         VoiceWidgetTokenRequest: {
+            /** @description How long the token lives, in seconds */
             ttl_seconds?: number;
+            /** @description Locale tag, e.g. `en-US` */
             locale?: string;
+            /** @description The widget visitor’s own id (stable per browser) */
             visitor_id?: string;
         };
         /** @description The new subscription, with its signing secret: store it now, it is shown only here. */
@@ -2988,6 +3901,8 @@ export interface components {
             id: string;
             /** @description HTTPS endpoint that receives the deliveries */
             url: string;
+            /** @description What the endpoint is for (at most 500 characters); null when not given */
+            description: string | null;
             /** @description Event names it receives (`*` for all) */
             events: string[];
             /** @description `true`: deliveries start with the next event */
@@ -3004,8 +3919,11 @@ export interface components {
             url: string;
             /** @description Catalog event names, or "*" for every event */
             events: string[];
+            /** @description What the endpoint is for (at most 500 characters) */
+            description?: string | null;
         };
         WebhookList: {
+            /** @description The subscriptions */
             webhooks: components["schemas"]["Webhook"][];
         };
         /** @description A subscription: where to POST which events. The secret is never shown again after creation. */
@@ -3014,6 +3932,8 @@ export interface components {
             id: string;
             /** @description HTTPS endpoint that receives the deliveries */
             url: string;
+            /** @description What the endpoint is for (at most 500 characters); null when not given */
+            description: string | null;
             /** @description Event names it receives (`*` for all) */
             events: string[];
             /** @description `false`: nothing is delivered (PATCH /api/v2/webhooks/{id} to resume) */
@@ -3022,9 +3942,15 @@ export interface components {
             created_at: string;
         };
         WebhookDetail: {
+            /** @description The id of this item */
             id: string;
+            /** @description The HTTPS address deliveries are POSTed to */
             url: string;
+            /** @description Description */
+            description: string | null;
+            /** @description Event types (`*` for all), or the usage events */
             events: string[];
+            /** @description Deliveries are sent only while true */
             is_active: boolean;
             /** @description ISO 8601 UTC */
             created_at: string;
@@ -3032,6 +3958,7 @@ export interface components {
             updated_at: string;
         };
         WebhookDeliveryList: {
+            /** @description The deliveries of the page */
             deliveries: components["schemas"]["WebhookDelivery"][];
         };
         /** @description One event sent (or being sent) to one subscription, with its attempts. */
@@ -3064,15 +3991,24 @@ export interface components {
         WebhookDeliveryDetail: {
             /** @description Also sent as X-Webhook-Delivery-Id on every attempt of this delivery */
             id: string;
+            /** @description The event type */
             event_type: string;
-            /** @enum {string} */
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
             status: "pending" | "delivered" | "failed";
+            /** @description Attempts so far */
             attempts: number;
+            /** @description When it was last tried */
             last_attempt_at: string | null;
+            /** @description When the next attempt is due, or null */
             next_attempt_at: string | null;
             /** @description HTTP status returned by the subscriber */
             response_status: number | null;
+            /** @description How long the attempt took, in ms */
             duration_ms: number | null;
+            /** @description What went wrong, or null */
             error: string | null;
             /** @description ISO 8601 UTC */
             created_at: string;
@@ -3091,6 +4027,28 @@ export interface components {
             duration_ms: number;
             /** @description Why it failed: `HTTP 500`, a timeout, a refused destination; null when delivered */
             error: string | null;
+            /** @description What was sent: headers and the exact body; null when nothing was sent or once cleared */
+            request: {
+                /** @description Exactly the headers sent, X-Webhook-Signature included */
+                headers: {
+                    [key: string]: string;
+                };
+                /** @description Exactly the body sent (the signed bytes) */
+                body: string;
+            } | null;
+            /** @description The receiver's answer: status, headers, first 4,096 bytes of the body; null when none came */
+            response: {
+                /** @description Current status (the values the schema lists) */
+                status: number;
+                /** @description Header names lower-cased */
+                headers: {
+                    [key: string]: string;
+                };
+                /** @description The first 4,096 bytes of the body, as UTF-8 text */
+                body: string;
+                /** @description The body went on past 4,096 bytes */
+                body_truncated: boolean;
+            } | null;
         };
         WebhookRecover: {
             /**
@@ -3100,18 +4058,41 @@ export interface components {
             since: string;
         };
         WebhookUpdate: {
+            /** @description Deliveries are sent only while true */
             is_active?: boolean;
             /** @description Must start with https://; the host must resolve to public addresses only */
             url?: string;
             /** @description Catalog event names, or "*" for every event */
             events?: string[];
+            /** @description What the endpoint is for; null clears it */
+            description?: string | null;
+        };
+        WebhookTestEventQueued: {
+            /** @description The test delivery's id: it appears in this endpoint's delivery log */
+            delivery_id: string;
+        };
+        WebhookTestEvent: {
+            /**
+             * @description A catalog event name (not `*`)
+             * @enum {string}
+             */
+            event_type: "conversation.created" | "conversation.assigned" | "conversation.resolved" | "conversation.reopened" | "conversation.note_added" | "message.sent" | "message.received" | "contact.created" | "contact.updated" | "contact.deleted" | "ticket.created" | "ticket.updated" | "ticket.replied" | "ticket.resolved" | "call.started" | "call.completed" | "call.escalated" | "kb.article.published" | "kb.article.updated" | "usage.reported" | "config.updated";
+        };
+        WebhookSecretRotated: {
+            /** @description The new signing secret (`whsec_…`): shown only in this response */
+            secret: string;
         };
         WebhookEventTypes: {
+            /** @description Every event type */
             event_types: ("conversation.created" | "conversation.assigned" | "conversation.resolved" | "conversation.reopened" | "conversation.note_added" | "message.sent" | "message.received" | "contact.created" | "contact.updated" | "contact.deleted" | "ticket.created" | "ticket.updated" | "ticket.replied" | "ticket.resolved" | "call.started" | "call.completed" | "call.escalated" | "kb.article.published" | "kb.article.updated" | "usage.reported" | "config.updated")[];
+            /** @description Grouped entries */
             groups: {
                 [key: string]: string[];
             };
-            /** @constant */
+            /**
+             * @description The name that subscribes to every event: `*`
+             * @constant
+             */
             wildcard: "*";
         };
         /** @description A messaging thread with one contact on one channel. */
@@ -3151,41 +4132,65 @@ export interface components {
             updated_at: string;
         };
         ConversationCreate: {
+            /** @description The contact (`ctc_…`) */
             contact_id?: string | null;
+            /** @description Subject line */
             subject?: string | null;
             /**
+             * @description Channel, e.g. `email`, `phone`, `widget`
              * @default api
              * @enum {string}
              */
             channel: "email" | "widget" | "whatsapp" | "phone" | "api";
             /**
+             * @description Priority: low, medium, high or urgent
              * @default medium
              * @enum {string}
              */
             priority: "low" | "medium" | "high" | "urgent";
-            /** @default [] */
+            /**
+             * @description Tags (free-form labels)
+             * @default []
+             */
             tags: string[];
         };
         ConversationList: {
+            /** @description Conversations */
             conversations: components["schemas"]["Conversation"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         ConversationUpdate: {
-            /** @enum {string} */
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
             status?: "open" | "waiting" | "resolved" | "closed";
-            /** @enum {string} */
+            /**
+             * @description Priority: low, medium, high or urgent
+             * @enum {string}
+             */
             priority?: "low" | "medium" | "high" | "urgent";
+            /** @description Tags (free-form labels) */
             tags?: string[];
+            /** @description Subject line */
             subject?: string | null;
         };
         ConversationAssign: {
+            /** @description The agent to assign it to */
             assignee_user_id?: string | null;
+            /** @description The team to assign it to */
             assignee_team_id?: string | null;
-            /** @enum {string} */
+            /**
+             * @description Why it is assigned: manual_assignment, manual_reassignment, …
+             * @enum {string}
+             */
             routing_reason?: "manual_assignment" | "manual_reassignment" | "auto_assignment" | "auto_reassignment" | "balanced" | "round_robin" | "least_busy" | "load_balanced" | "skill_based";
-        };
+        } | unknown | unknown;
         /** @description One message of a conversation: from the contact, an agent, or the AI; or an internal note. */
         Message: {
             /** @description Message id (`msg_…`) */
@@ -3219,19 +4224,28 @@ export interface components {
             created_at: string;
         };
         MessageCreate: {
+            /** @description The text */
             body: string;
-            /** @default false */
+            /**
+             * @description An internal note (never sent to the contact)
+             * @default false
+             */
             is_internal: boolean;
             /**
+             * @description Content type, e.g. `text`
              * @default text
              * @enum {string}
              */
             content_type: "text" | "html" | "markdown";
         };
         MessageList: {
+            /** @description The messages of the page */
             messages: components["schemas"]["Message"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         /** @description A stored transcript of a conversation or of a call, and where to download it. */
@@ -3263,28 +4277,44 @@ export interface components {
         };
         ConversationExportCreate: {
             /**
+             * @description File format
              * @default json
              * @enum {string}
              */
             format: "json" | "text";
-            /** @default false */
+            /**
+             * @description Include internal notes
+             * @default false
+             */
             include_internal: boolean;
         };
         InboundResult: {
+            /** @description The conversation (`cnv_…`) */
             conversation_id: string;
+            /** @description True when a new conversation was opened */
             conversation_created: boolean;
+            /** @description The message */
             message: components["schemas"]["Message"];
+            /** @description The automatic reply, if one was sent */
             reply: components["schemas"]["Message"] | null;
         };
         WidgetMessage: {
+            /** @description The tenant (`ten_…`) */
             tenant_id: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address
+             */
             email?: string;
+            /** @description The widget visitor’s own id (stable per browser) */
             visitor_id?: string;
+            /** @description Name */
             name?: string;
+            /** @description The text */
             body: string;
+            /** @description The conversation (`cnv_…`) */
             conversation_id?: string;
-        };
+        } | unknown | unknown;
         /** @description A person conversations are with, created here or imported by a contact sync. */
         Contact: {
             /** @description Contact id (`ctc_…`) */
@@ -3339,43 +4369,73 @@ export interface components {
             active: boolean;
         };
         ContactCreate: {
+            /** @description The id in your own system (unique per tenant) */
             external_id?: string | null;
+            /** @description First name */
             first_name?: string | null;
+            /** @description Last name */
             last_name?: string | null;
+            /** @description Email address */
             email?: string | null;
+            /** @description Phone number (E.164) */
             phone?: string | null;
+            /** @description Job title or role at the company */
             role?: string | null;
+            /** @description Locale tag, e.g. `en-US` */
             locale?: string | null;
+            /** @description IANA time zone, e.g. `Europe/Berlin` */
             timezone?: string | null;
+            /** @description The company (`cmp_…`) */
             company_id?: string | null;
+            /** @description Custom attributes: your own key/value pairs */
             custom_attrs?: {
                 [key: string]: unknown;
             };
+            /** @description Tags (free-form labels) */
             tags?: string[];
+            /** @description True when the contact opted out of emails */
             unsubscribed_from_emails?: boolean;
+            /** @description When the contact was last active */
             last_seen_at?: string | null;
-        };
+        } | unknown | unknown | unknown | unknown | unknown;
         ContactList: {
+            /** @description The contacts of the page */
             contacts: components["schemas"]["Contact"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         ContactUpdate: {
+            /** @description The id in your own system (unique per tenant) */
             external_id?: string | null;
+            /** @description First name */
             first_name?: string | null;
+            /** @description Last name */
             last_name?: string | null;
+            /** @description Email address */
             email?: string | null;
+            /** @description Phone number (E.164) */
             phone?: string | null;
+            /** @description Job title or role at the company */
             role?: string | null;
+            /** @description Locale tag, e.g. `en-US` */
             locale?: string | null;
+            /** @description IANA time zone, e.g. `Europe/Berlin` */
             timezone?: string | null;
+            /** @description The company (`cmp_…`) */
             company_id?: string | null;
+            /** @description Custom attributes: your own key/value pairs */
             custom_attrs?: {
                 [key: string]: unknown;
             };
+            /** @description Tags (free-form labels) */
             tags?: string[];
+            /** @description True when the contact opted out of emails */
             unsubscribed_from_emails?: boolean;
+            /** @description When the contact was last active */
             last_seen_at?: string | null;
         };
         /** @description An organisation contacts belong to. */
@@ -3426,170 +4486,314 @@ export interface components {
             deleted_at: string | null;
         };
         CompanyCreate: {
+            /** @description Name */
             name: string;
+            /** @description Web domain of the company */
             domain?: string | null;
+            /** @description Industry */
             industry?: string | null;
+            /** @description Address of the logo image */
             logo_url?: string | null;
+            /** @description Free-form notes */
             notes?: string | null;
+            /** @description The plan: free, starter, pro or enterprise */
             plan?: string | null;
+            /** @description Company size band */
             size?: string | null;
+            /** @description Service level of the company */
             sla_tier?: string | null;
+            /** @description Web site address */
             website?: string | null;
+            /** @description Monthly spend (your own figure) */
             monthly_spend?: number | null;
+            /** @description Custom attributes: your own key/value pairs */
             custom_attrs?: {
                 [key: string]: unknown;
             };
+            /** @description Tags (free-form labels) */
             tags?: string[];
         };
         CompanyList: {
+            /** @description The companies of the page */
             companies: components["schemas"]["Company"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         CompanyUpdate: {
+            /** @description Name */
             name?: string;
+            /** @description Web domain of the company */
             domain?: string | null;
+            /** @description Industry */
             industry?: string | null;
+            /** @description Address of the logo image */
             logo_url?: string | null;
+            /** @description Free-form notes */
             notes?: string | null;
+            /** @description The plan: free, starter, pro or enterprise */
             plan?: string | null;
+            /** @description Company size band */
             size?: string | null;
+            /** @description Service level of the company */
             sla_tier?: string | null;
+            /** @description Web site address */
             website?: string | null;
+            /** @description Monthly spend (your own figure) */
             monthly_spend?: number | null;
+            /** @description Custom attributes: your own key/value pairs */
             custom_attrs?: {
                 [key: string]: unknown;
             };
+            /** @description Tags (free-form labels) */
             tags?: string[];
         };
         SyncConnection: {
-            /** @enum {string} */
+            /**
+             * @description The provider
+             * @enum {string}
+             */
             provider: "helpdesk_a" | "helpdesk_b";
+            /** @description Base address of the provider’s API */
             base_url: string;
-            /** @constant */
+            /**
+             * @description True when an API token is stored
+             * @constant
+             */
             has_token: true;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601 UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601 UTC)
+             */
             updated_at: string;
         };
         SyncConnectionPut: {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Base address of the provider’s API
+             */
             base_url: string;
+            /** @description The provider API token (write only; never read back) */
             api_token: string;
         };
         SyncConnectionList: {
+            /** @description The sync connections */
             connections: components["schemas"]["SyncConnection"][];
         };
         SyncRun: {
+            /** @description The id of this item */
             id: string;
-            /** @enum {string} */
+            /**
+             * @description The provider
+             * @enum {string}
+             */
             provider: "helpdesk_a" | "helpdesk_b";
-            /** @enum {string} */
+            /**
+             * @description `full` (reconciles deletions) or `incremental`
+             * @enum {string}
+             */
             mode: "full" | "incremental";
-            /** @enum {string} */
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
             status: "running" | "succeeded" | "failed";
+            /** @description How many pages were fetched */
             pages: number;
+            /** @description How many were fetched */
             fetched: number;
+            /** @description How many were created */
             created: number;
+            /** @description How many were updated */
             updated: number;
+            /** @description How many were unchanged */
             unchanged: number;
+            /** @description How many were deactivated */
             deactivated: number;
+            /** @description How many were skipped */
             skipped: number;
+            /** @description What went wrong, or null */
             error: string | null;
+            /** @description Who started it */
             triggered_by: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it started (ISO 8601 UTC)
+             */
             started_at: string;
+            /** @description When it finished */
             finished_at: string | null;
         };
         SyncRunCreate: {
-            /** @enum {string} */
+            /**
+             * @description The provider
+             * @enum {string}
+             */
             provider: "helpdesk_a" | "helpdesk_b";
             /**
+             * @description `full` (reconciles deletions) or `incremental`
              * @default incremental
              * @enum {string}
              */
             mode: "full" | "incremental";
         };
         SyncRunList: {
+            /** @description The sync runs of the page */
             runs: components["schemas"]["SyncRun"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         Article: {
+            /** @description The id of this item */
             id: string;
+            /** @description Title */
             title: string;
+            /** @description The text */
             body: string;
-            /** @enum {string} */
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
             status: "draft" | "published" | "archived";
-            /** @enum {string} */
+            /**
+             * @description Where the article lives: `itsm` or `native`
+             * @enum {string}
+             */
             provider_id: "native" | "itsm";
+            /** @description Address (URL) */
             url: string | null;
+            /** @description Tags (free-form labels) */
             tags: string[];
+            /** @description Category */
             category: string | null;
+            /** @description Language tag, e.g. `en` */
             language: string;
+            /** @description Where the article is published: `native`, `itsm` */
             destinations: ("native" | "itsm")[];
+            /** @description Each destination it was published to */
             publications: {
-                /** @enum {string} */
+                /**
+                 * @description Where the article lives: `itsm` or `native`
+                 * @enum {string}
+                 */
                 provider_id: "native" | "itsm";
-                /** @enum {string} */
+                /**
+                 * @description Current status (the values the schema lists)
+                 * @enum {string}
+                 */
                 status: "published" | "failed";
+                /** @description Address (URL) */
                 url: string | null;
+                /** @description What went wrong, or null */
                 error: string | null;
             }[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601 UTC)
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601 UTC)
+             */
             updated_at: string;
+            /** @description When it was published */
             published_at: string | null;
         };
         ArticleCreate: {
+            /** @description Title */
             title: string;
-            /** @default  */
+            /**
+             * @description The text
+             * @default
+             */
             body: string;
+            /** @description Tags (free-form labels) */
             tags?: string[];
+            /** @description Category */
             category?: string | null;
-            /** @default en */
+            /**
+             * @description Language tag, e.g. `en`
+             * @default en
+             */
             language: string;
+            /** @description Where the article is published: `native`, `itsm` */
             destinations: ("native" | "itsm")[];
             /**
+             * @description Current status (the values the schema lists)
              * @default published
              * @enum {string}
              */
             status: "draft" | "published";
         };
         ArticleList: {
+            /** @description The articles of the page */
             articles: components["schemas"]["Article"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         ArticleUpdate: {
+            /** @description Title */
             title?: string;
+            /** @description The text */
             body?: string;
+            /** @description Tags (free-form labels) */
             tags?: string[];
+            /** @description Category */
             category?: string | null;
+            /** @description Language tag, e.g. `en` */
             language?: string;
-            /** @enum {string} */
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
             status?: "draft" | "published" | "archived";
         };
         HelpCenterArticle: {
+            /** @description The id of this item */
             id: string;
+            /** @description Title */
             title: string;
+            /** @description The text */
             body: string;
+            /** @description Address (URL) */
             url: null;
+            /** @description Tags (free-form labels) */
             tags: string[];
+            /** @description Category */
             category: string | null;
+            /** @description Language tag, e.g. `en` */
             language: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed (ISO 8601 UTC)
+             */
             updated_at: string;
         };
         HelpCenterArticleList: {
+            /** @description The articles of the page */
             articles: components["schemas"]["HelpCenterArticle"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         /** @description The tenant's consumption this period against its plan's quotas. */
@@ -3606,486 +4810,1760 @@ export interface components {
             period_end: string;
             /** @description Consumed so far, by metric */
             totals: {
+                /** @description API requests */
                 api_requests: number;
+                /** @description Call minutes */
                 call_minutes: number;
+                /** @description Conversations this period */
                 conversations: number;
+                /** @description Webhook deliveries */
                 webhook_deliveries: number;
             };
             /** @description The plan's allowance, by metric */
             quotas: {
+                /** @description API requests */
                 api_requests: number;
+                /** @description Call minutes */
                 call_minutes: number;
+                /** @description Conversations this period */
                 conversations: number;
+                /** @description Webhook deliveries */
                 webhook_deliveries: number;
             };
             /** @description Allowance left (never below 0) */
             remaining: {
+                /** @description API requests */
                 api_requests: number;
+                /** @description Call minutes */
                 call_minutes: number;
+                /** @description Conversations this period */
                 conversations: number;
+                /** @description Webhook deliveries */
                 webhook_deliveries: number;
             };
             /** @description totals / quotas × 100, two decimals */
             percent_used: {
+                /** @description API requests */
                 api_requests: number;
+                /** @description Call minutes */
                 call_minutes: number;
+                /** @description Conversations this period */
                 conversations: number;
+                /** @description Webhook deliveries */
                 webhook_deliveries: number;
             };
         };
         UsageDetails: {
+            /** @description What the usage is grouped by, or null */
             group_by: string | null;
+            /** @description Start of the range (inclusive) */
             from: string;
+            /** @description End of the range (exclusive) */
             to: string;
+            /** @description The usage events of the page, newest first */
             events?: {
+                /** @description The id of this item */
                 id: string;
-                /** @enum {string} */
+                /**
+                 * @description Kind of usage: api_requests, call_minutes, conversations, webhook_deliveries
+                 * @enum {string}
+                 */
                 kind: "api_requests" | "call_minutes" | "conversations" | "webhook_deliveries";
+                /** @description How many units */
                 quantity: number;
+                /** @description HTTP method */
                 method: string | null;
+                /** @description Route pattern, e.g. `/api/v1/tickets/:id` */
                 endpoint: string | null;
+                /** @description Current status (the values the schema lists) */
                 status: number | null;
+                /** @description The API key that made the request */
                 api_key_id: string | null;
+                /** @description Who did it */
                 actor: string | null;
+                /** @description What the usage refers to (a call, conversation, …) */
                 reference: string | null;
+                /** @description When it happened */
                 occurred_at: string;
             }[];
+            /** @description Grouped entries */
             groups?: {
+                /** @description The group’s value */
                 key: string | null;
-                /** @enum {string} */
+                /**
+                 * @description Kind of usage: api_requests, call_minutes, conversations, webhook_deliveries
+                 * @enum {string}
+                 */
                 kind: "api_requests" | "call_minutes" | "conversations" | "webhook_deliveries";
+                /** @description How many */
                 count: number;
+                /** @description How many units */
                 quantity: number;
             }[];
+            /** @description How many items match, across all pages */
             total: number | null;
+            /** @description The page size used */
             limit: number | null;
+            /** @description How many matching items were skipped */
             offset: number | null;
         };
         Plan: {
-            /** @enum {string} */
+            /**
+             * @description The plan: free, starter, pro or enterprise
+             * @enum {string}
+             */
             plan: "free" | "starter" | "pro" | "enterprise";
+            /** @description Name */
             name: string;
+            /** @description Monthly price in cents */
             price_cents: number;
-            /** @constant */
+            /**
+             * @description ISO 4217 currency code, e.g. `USD`
+             * @constant
+             */
             currency: "usd";
-            /** @constant */
+            /**
+             * @description Billing interval
+             * @constant
+             */
             interval: "month";
+            /** @description Monthly quotas by kind */
             quotas: {
                 [key: string]: number;
             };
+            /** @description Price per unit beyond the quota, in cents */
             overage_cents: {
                 [key: string]: number;
             };
+            /** @description Requests allowed per window */
             rate_limits: {
                 [key: string]: {
+                    /** @description Requests per minute */
                     per_minute: number;
+                    /** @description Requests per 10 seconds */
                     per_10_seconds: number;
                 };
             };
+            /** @description The current billing period */
             current_period: {
+                /** @description Billing period `YYYY-MM` */
                 period: string;
+                /** @description Start of the current billing period */
                 start: string;
+                /** @description End of the current billing period */
                 end: string;
             };
         };
         PlanList: {
+            /** @description Every plan */
             plans: components["schemas"]["Plan"][];
         };
         PlanChange: {
-            /** @enum {string} */
+            /**
+             * @description The plan: free, starter, pro or enterprise
+             * @enum {string}
+             */
             plan: "free" | "starter" | "pro" | "enterprise";
         };
         Invoice: {
+            /** @description The id of this item */
             id: string;
+            /** @description Billing period `YYYY-MM` */
             period: string;
+            /** @description Start of the period */
             period_start: string;
+            /** @description End of the period */
             period_end: string;
-            /** @enum {string} */
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
             status: "upcoming" | "issued";
+            /** @description The plan: free, starter, pro or enterprise */
             plan: string;
-            /** @constant */
+            /**
+             * @description ISO 4217 currency code, e.g. `USD`
+             * @constant
+             */
             currency: "usd";
+            /** @description The invoice lines */
             line_items: {
+                /** @description Description */
                 description: string;
+                /** @description What is counted */
                 metric: string | null;
+                /** @description How many units */
                 quantity: number;
+                /** @description Units included in the plan */
                 included: number;
+                /** @description Units billed beyond the quota */
                 billable: number;
+                /** @description Price of one unit in cents */
                 unit_amount_cents: number;
+                /** @description Amount in cents */
                 amount_cents: number;
             }[];
+            /** @description Subtotal before tax, in cents */
             subtotal_cents: number;
+            /** @description Total in cents */
             total_cents: number;
         };
         InvoiceList: {
+            /** @description The invoices of the page */
             invoices: components["schemas"]["Invoice"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         PaymentSettings: {
+            /** @description Where invoices are sent */
             billing_email: string | null;
+            /** @description How the tenant pays */
             payment_method: {
-                /** @constant */
+                /**
+                 * @description Payment method type
+                 * @constant
+                 */
                 type: "card";
+                /** @description Card brand */
                 brand: string;
+                /** @description Last 4 digits of the card */
                 last4: string;
+                /** @description Card expiry month (1-12) */
                 exp_month: number;
+                /** @description Card expiry year */
                 exp_year: number;
             } | null;
+            /** @description Billing address */
             billing_address: {
                 [key: string]: string | null;
             } | null;
+            /** @description Tax or VAT number */
             tax_id: string | null;
+            /** @description When it last changed (ISO 8601 UTC) */
             updated_at: string | null;
         };
         PaymentSettingsUpdate: {
+            /** @description Where invoices are sent */
             billing_email?: string | null;
+            /** @description How the tenant pays */
             payment_method?: {
+                /** @description 12-19 digits (Luhn-checked); spaces and dashes between them are ignored */
                 card_number: string;
+                /** @description Card expiry month (1-12) */
                 exp_month: number;
+                /** @description Card expiry year */
                 exp_year: number;
+                /** @description Card security code (checked, never stored) */
                 cvc?: string;
             } | null;
+            /** @description Billing address */
             billing_address?: {
+                /** @description Address line 1 */
                 line1: string;
+                /** @description Address line 2 */
                 line2?: string | null;
+                /** @description City */
                 city: string;
+                /** @description State or region */
                 state?: string | null;
+                /** @description Postal code */
                 postal_code: string;
+                /** @description ISO 3166 country code */
                 country: string;
             } | null;
+            /** @description Tax or VAT number */
             tax_id?: string | null;
         };
         Requester: {
+            /** @description The id of this item */
             id: string;
+            /** @description Email address */
             email: string;
+            /** @description Name */
             name: string | null;
+            /** @description True when the requester can sign in with a password */
             has_password: boolean;
+            /** @description How many tickets the requester has */
             ticket_count: number;
+            /** @description When it was created (ISO 8601 UTC) */
             created_at: string;
         };
         RequesterList: {
+            /** @description The requesters of the page */
             requesters: components["schemas"]["Requester"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         TenantUser: {
+            /** @description The id of this item */
             id: string;
+            /** @description Email address */
             email: string;
+            /** @description Name */
             name: string | null;
-            /** @enum {string} */
+            /**
+             * @description The user’s role: agent or tenant_admin
+             * @enum {string}
+             */
             role: "agent" | "tenant_admin";
+            /** @description When it was created (ISO 8601 UTC) */
             created_at: string;
+            /** @description When it last changed (ISO 8601 UTC) */
             updated_at: string;
         };
         TenantUserList: {
+            /** @description The users of the page */
             users: components["schemas"]["TenantUser"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         InvitedTenantUser: {
+            /** @description The id of this item */
             id: string;
+            /** @description Email address */
             email: string;
+            /** @description Name */
             name: string | null;
-            /** @enum {string} */
+            /**
+             * @description The role the invitee gets
+             * @enum {string}
+             */
             role: "agent" | "tenant_admin";
+            /** @description When it was created (ISO 8601 UTC) */
             created_at: string;
+            /** @description When it last changed (ISO 8601 UTC) */
             updated_at: string;
+            /** @description The invitation (its link is mailed) */
             invite: {
                 /** @description POST /api/v1/auth/accept-invite {token, password}; single use, 7 days */
                 token: string;
+                /** @description The link that accepts the invitation */
                 accept_url: string;
+                /** @description When it expires (ISO 8601 UTC) */
                 expires_at: string;
             };
         };
         TenantUserCreate: {
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address
+             */
             email: string;
+            /** @description Name */
             name?: string | null;
             /**
+             * @description The role to give
              * @default agent
              * @enum {string}
              */
             role: "agent" | "tenant_admin";
         };
         TenantUserUpdate: {
+            /** @description Name */
             name?: string | null;
-            /** @enum {string} */
+            /**
+             * @description Role
+             * @enum {string}
+             */
             role?: "agent" | "tenant_admin";
         };
-        Export: {
+        Invitation: {
+            /** @description The id of this item */
             id: string;
-            /** @enum {string} */
+            /** @description Email address */
+            email: string;
+            /**
+             * @description Role
+             * @enum {string}
+             */
+            role: "agent" | "tenant_admin";
+            /** @description when the current invite link lapses (may be past: resend it) */
+            expires_at: string;
+            /** @description When it was created (ISO 8601 UTC) */
+            created_at: string;
+        };
+        InvitationList: {
+            /** @description The open invitations */
+            invitations: components["schemas"]["Invitation"][];
+            /** @description How many items match, across all pages */
+            total: number;
+            /** @description The page size used */
+            limit: number;
+            /** @description How many matching items were skipped */
+            offset: number;
+        };
+        ResentInvitation: {
+            /** @description The id of this item */
+            id: string;
+            /** @description Email address */
+            email: string;
+            /**
+             * @description Role
+             * @enum {string}
+             */
+            role: "agent" | "tenant_admin";
+            /** @description when the current invite link lapses (may be past: resend it) */
+            expires_at: string;
+            /** @description When it was created (ISO 8601 UTC) */
+            created_at: string;
+            /** @description The invitation (its link is mailed) */
+            invite: {
+                /** @description POST /api/v1/auth/accept-invite {token, password}; single use, 7 days */
+                token: string;
+                /** @description The link that accepts the invitation */
+                accept_url: string;
+                /** @description When it expires (ISO 8601 UTC) */
+                expires_at: string;
+            };
+        };
+        Export: {
+            /** @description The id of this item */
+            id: string;
+            /**
+             * @description What is exported
+             * @enum {string}
+             */
             resource: "tickets" | "calls" | "contacts" | "conversations" | "usage";
-            /** @enum {string} */
+            /**
+             * @description File format
+             * @enum {string}
+             */
             format: "csv" | "json";
+            /** @description The filters the export was made with */
             filters: {
                 [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
             status: "pending" | "running" | "completed" | "failed";
+            /** @description How many rows the export holds */
             row_count: number | null;
+            /** @description What went wrong, or null */
             error: string | null;
+            /** @description Who asked for it */
             created_by: string;
+            /** @description When it was created (ISO 8601 UTC) */
             created_at: string;
+            /** @description When it finished (ISO 8601 UTC) */
             completed_at: string | null;
+            /** @description Where to download the file, once ready */
             download_url: string | null;
         };
         ExportCreate: {
-            /** @enum {string} */
+            /**
+             * @description What is exported
+             * @enum {string}
+             */
             resource: "tickets" | "calls" | "contacts" | "conversations" | "usage";
             /**
+             * @description File format
              * @default csv
              * @enum {string}
              */
             format: "csv" | "json";
-            /** @default {} */
+            /**
+             * @description The filters the export was made with
+             * @default {}
+             */
             filters: {
+                /** @description Only rows created at or after this time */
                 created_from?: string;
+                /** @description Only rows created before this time */
                 created_to?: string;
             };
         };
         ExportList: {
+            /** @description The exports of the page */
             exports: components["schemas"]["Export"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         ConfigSections: {
+            /** @description Every configuration section */
             sections: {
                 [key: string]: components["schemas"]["ConfigSection"];
             };
         };
         ConfigSection: {
+            /** @description The configuration section */
             section: string;
+            /** @description The section’s settings (secrets masked) */
             settings: {
                 [key: string]: unknown;
             };
+            /** @description When it last changed (ISO 8601 UTC) */
             updated_at: string | null;
         };
         ConfigSectionChange: {
+            /** @description The configuration section */
             section: string;
+            /** @description The section’s settings (secrets masked) */
             settings: {
                 [key: string]: unknown;
             };
+            /** @description When it last changed (ISO 8601 UTC) */
             updated_at: string | null;
+            /** @description Each changed field: its value before and after */
             changes: {
                 [key: string]: {
+                    /** @description The value before, or the start of the range */
                     from: unknown;
+                    /** @description The value after, or the end of the range */
                     to: unknown;
                 };
             };
         };
         GeneralSettings: {
+            /** @description Company name */
             company_name?: string | null;
+            /** @description The support address customers write to */
             support_email?: string | null;
+            /** @description IANA time zone, e.g. `Europe/Berlin` */
             timezone?: string | null;
+            /** @description Locale tag, e.g. `en-US` */
             locale?: string | null;
+            /** @description Priority of a new ticket when none is given */
             default_ticket_priority?: ("low" | "medium" | "high" | "urgent") | null;
+            /** @description Days after which resolved tickets close */
             auto_close_after_days?: number | null;
+            /** @description Opening hours */
             business_hours?: {
+                /** @description Opening time `HH:MM` */
                 start: string;
+                /** @description Closing time `HH:MM` */
                 end: string;
+                /** @description Opening days */
                 days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
             } | null;
         };
         BrandingSettings: {
+            /** @description Brand color `#RRGGBB` */
             primary_color?: string | null;
+            /** @description Address of the logo image */
             logo_url?: string | null;
+            /** @description Title of the help center */
             help_center_title?: string | null;
+            /** @description The chat widget’s greeting */
             widget_greeting?: string | null;
         };
         ChannelsSettings: {
+            /** @description Email channel on */
             email_enabled?: boolean | null;
+            /** @description Chat widget on */
             chat_enabled?: boolean | null;
+            /** @description WhatsApp channel on */
             whatsapp_enabled?: boolean | null;
+            /** @description Phone channel on */
             phone_enabled?: boolean | null;
+            /** @description Channel used when none is given */
             default_channel?: ("email" | "chat" | "whatsapp" | "phone") | null;
         };
         OnboardingSettings: {
+            /** @description Onboarding step: the profile is filled in */
             profile_completed?: boolean | null;
+            /** @description Onboarding step: a channel is connected */
             channel_connected?: boolean | null;
+            /** @description Onboarding step: a teammate was invited */
             team_invited?: boolean | null;
+            /** @description Onboarding step: a first ticket exists */
             first_ticket?: boolean | null;
+            /** @description The checklist was dismissed */
             dismissed?: boolean | null;
         };
         IntegrationList: {
+            /** @description Every integration */
             integrations: components["schemas"]["Integration"][];
         };
         Integration: {
+            /** @description The configuration section */
             section: string;
+            /** @description The section’s settings (secrets masked) */
             settings: {
                 [key: string]: unknown;
             };
+            /** @description When it last changed (ISO 8601 UTC) */
             updated_at: string | null;
+            /** @description The provider */
             provider: string;
+            /** @description True when the integration has its settings */
             configured?: boolean;
         };
         IntegrationChange: {
+            /** @description The configuration section */
             section: string;
+            /** @description The section’s settings (secrets masked) */
             settings: {
                 [key: string]: unknown;
             };
+            /** @description When it last changed (ISO 8601 UTC) */
             updated_at: string | null;
+            /** @description The provider */
             provider: string;
+            /** @description True when the integration has its settings */
             configured?: boolean;
+            /** @description Each changed field: its value before and after */
             changes: {
                 [key: string]: {
+                    /** @description The value before, or the start of the range */
                     from: unknown;
+                    /** @description The value after, or the end of the range */
                     to: unknown;
                 };
             };
         };
         IntegrationSettings: {
+            /** @description On or off */
             enabled?: boolean | null;
+            /** @description Base address of the provider’s API */
             base_url?: string | null;
+            /** @description Account id at the provider */
             account_id?: string | null;
+            /** @description Channel, e.g. `email`, `phone`, `widget` */
             channel?: string | null;
+            /** @description The provider API token (write only; never read back) */
             api_token?: string | null;
+            /** @description Secret the provider signs its callbacks with (write only) */
             webhook_secret?: string | null;
         };
         TelephonySettings: {
+            /** @description The provider */
             provider?: ("twilio" | "vonage" | "telnyx" | "sip") | null;
+            /** @description The tenant’s phone numbers (E.164) */
             phone_numbers?: string[] | null;
+            /** @description Call recording on */
             recording_enabled?: boolean | null;
+            /** @description Call transcription on */
             transcription_enabled?: boolean | null;
+            /** @description Voicemail on */
             voicemail_enabled?: boolean | null;
+            /** @description The carrier account id */
             account_sid?: string | null;
+            /** @description The carrier’s auth token (write only) */
             auth_token?: string | null;
+            /** @description SIP address for escalations */
             sip_uri?: string | null;
         };
         Onboarding: {
+            /** @description The configuration section */
             section: string;
+            /** @description The section’s settings (secrets masked) */
             settings: {
                 [key: string]: unknown;
             };
+            /** @description When it last changed (ISO 8601 UTC) */
             updated_at: string | null;
+            /** @description How many are done */
             completed_steps: number;
+            /** @description How many onboarding steps there are */
             total_steps: number;
+            /** @description True when every step is done */
             completed: boolean;
         };
         OnboardingChange: {
+            /** @description The configuration section */
             section: string;
+            /** @description The section’s settings (secrets masked) */
             settings: {
                 [key: string]: unknown;
             };
+            /** @description When it last changed (ISO 8601 UTC) */
             updated_at: string | null;
+            /** @description How many are done */
             completed_steps: number;
+            /** @description How many onboarding steps there are */
             total_steps: number;
+            /** @description True when every step is done */
             completed: boolean;
+            /** @description Each changed field: its value before and after */
             changes: {
                 [key: string]: {
+                    /** @description The value before, or the start of the range */
                     from: unknown;
+                    /** @description The value after, or the end of the range */
                     to: unknown;
                 };
             };
         };
         TenantProfile: {
+            /** @description The id of this item */
             id: string;
+            /** @description Name */
             name: string;
+            /** @description The plan: free, starter, pro or enterprise */
             plan: string;
+            /** @description live or test (a sandbox tenant) */
             environment: string;
+            /** @description When it was created (ISO 8601 UTC) */
             created_at: string;
+            /** @description When it last changed (ISO 8601 UTC) */
             updated_at: string;
         };
         TenantProfileUpdate: {
+            /** @description Name */
             name: string;
         };
         EndUserSession: {
+            /** @description The end-user JWT */
             access_token: string;
-            /** @constant */
+            /**
+             * @description Always `Bearer`
+             * @constant
+             */
             token_type: "bearer";
+            /** @description Seconds until it expires */
             expires_in: number;
+            /** @description The signed-in user */
             user: {
+                /** @description The id of this item */
                 id: string;
+                /** @description Email address */
                 email: string;
+                /** @description Name */
                 name: string | null;
             };
         };
         EndUserRegister: {
+            /** @description The tenant (`ten_…`) */
             tenant_id: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address
+             */
             email: string;
+            /** @description Password (at least the policy’s length) */
             password: string;
+            /** @description Name */
             name?: string | null;
         };
         EndUserLogin: {
+            /** @description The tenant (`ten_…`) */
             tenant_id: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address
+             */
             email: string;
+            /** @description Password (at least the policy’s length) */
             password: string;
         };
         MagicLinkSent: {
+            /** @description What happened, in words */
             detail: string;
+            /** @description Seconds until it expires */
             expires_in: number;
-            magic_link?: string;
-            token?: string;
         };
         MagicLinkRequest: {
+            /** @description The tenant (`ten_…`) */
             tenant_id: string;
-            /** Format: email */
+            /**
+             * Format: email
+             * @description Email address
+             */
             email: string;
         };
         MagicLinkVerify: {
+            /** @description The token */
             token: string;
         };
         EndUserTicket: {
             [key: string]: unknown;
         };
         EndUserTicketList: {
+            /** @description The tickets of the page */
             tickets: components["schemas"]["EndUserTicket"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         EndUserTicketCreate: {
+            /** @description Subject line */
             subject: string;
+            /** @description Description */
             description?: string;
-            /** @enum {string} */
+            /**
+             * @description Priority: low, medium, high or urgent
+             * @enum {string}
+             */
             priority?: "low" | "medium" | "high" | "urgent";
-            /** @enum {string} */
+            /**
+             * @description Ticket type: question, incident, problem or task
+             * @enum {string}
+             */
             type?: "question" | "incident" | "problem" | "service_request" | "change";
+            /** @description Tags (free-form labels) */
             tags?: string[];
         };
         AuditEntry: {
+            /** @description The id of this item */
             id: string;
+            /** @description Who did it */
             actor: string;
-            /** @enum {string} */
-            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "user.invited" | "user.updated" | "user.removed";
-            /** @enum {string} */
+            /**
+             * @description What was done, e.g. `api_key.created`
+             * @enum {string}
+             */
+            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.invited" | "user.updated" | "user.removed";
+            /**
+             * @description Kind of resource acted on
+             * @enum {string}
+             */
             target_type: "api_key" | "webhook" | "user";
+            /** @description The resource acted on */
             target_id: string;
+            /** @description Address the request came from */
             source_ip: string | null;
+            /** @description More about the action */
             metadata: {
                 [key: string]: unknown;
             };
+            /** @description When it was created (ISO 8601 UTC) */
             created_at: string;
         };
         AuditEntryList: {
+            /** @description The audit entries of the page */
             entries: components["schemas"]["AuditEntry"][];
+            /** @description How many items match, across all pages */
             total: number;
+            /** @description The page size used */
             limit: number;
+            /** @description How many matching items were skipped */
             offset: number;
         };
         RootLinks: {
+            /** @description Name */
             name: string;
+            /** @description Address of the reference page */
             docs: string;
+            /** @description Address of the OpenAPI document, or its version */
             openapi: string;
+            /** @description Address of the health check */
             health: string;
         };
         OpenApiDocument: {
+            /** @description Address of the OpenAPI document, or its version */
             openapi: string;
+            /** @description Title and version */
             info: {
+                /** @description Title */
                 title: string;
+                /** @description Version */
                 version: string;
             } & {
                 [key: string]: unknown;
             };
         } & {
             [key: string]: unknown;
+        };
+        ConversationCreatedEventData: {
+            /** @description The conversation */
+            conversation: {
+                /** @description The conversation id (`cnv_…`) */
+                id: string;
+                /** @description The tenant id */
+                tenant_id?: string;
+                /** @description Status: open, pending, snoozed, resolved or closed */
+                status?: string;
+                /** @description Channel, e.g. `email`, `widget`, `whatsapp` */
+                channel?: string;
+                /** @description The contact the conversation is with */
+                contact_id?: string | null;
+                /** @description Subject line */
+                subject?: string | null;
+                /** @description Priority, e.g. `medium` */
+                priority?: string;
+                /** @description The agent it is assigned to */
+                assignee_user_id?: string | null;
+                /** @description The team it is assigned to */
+                assignee_team_id?: string | null;
+            };
+        };
+        /** @description The body of a `conversation.created` delivery: A conversation was started (agent inbox, widget, WhatsApp or email). */
+        ConversationCreatedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "conversation.created";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["ConversationCreatedEventData"];
+        };
+        ConversationAssignedEventData: {
+            /** @description The conversation */
+            conversation: {
+                /** @description The conversation id (`cnv_…`) */
+                id: string;
+                /** @description The tenant id */
+                tenant_id?: string;
+                /** @description Status: open, pending, snoozed, resolved or closed */
+                status?: string;
+                /** @description Channel, e.g. `email`, `widget`, `whatsapp` */
+                channel?: string;
+                /** @description The contact the conversation is with */
+                contact_id?: string | null;
+                /** @description Subject line */
+                subject?: string | null;
+                /** @description Priority, e.g. `medium` */
+                priority?: string;
+                /** @description The agent it is assigned to */
+                assignee_user_id?: string | null;
+                /** @description The team it is assigned to */
+                assignee_team_id?: string | null;
+            };
+            /** @description manual_assignment, manual_reassignment, auto_assignment, auto_reassignment, or a team algorithm */
+            routing_reason: string;
+        };
+        /** @description The body of a `conversation.assigned` delivery: A conversation was assigned or reassigned to an agent or team. */
+        ConversationAssignedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "conversation.assigned";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["ConversationAssignedEventData"];
+        };
+        ConversationResolvedEventData: {
+            /** @description The conversation, with its new status */
+            conversation: {
+                /** @description The conversation id (`cnv_…`) */
+                id: string;
+                /** @description The tenant id */
+                tenant_id?: string;
+                /** @description Status after the change */
+                status: string;
+                /** @description Channel, e.g. `email`, `widget`, `whatsapp` */
+                channel?: string;
+                /** @description The contact the conversation is with */
+                contact_id?: string | null;
+                /** @description Subject line */
+                subject?: string | null;
+                /** @description Priority, e.g. `medium` */
+                priority?: string;
+                /** @description The agent it is assigned to */
+                assignee_user_id?: string | null;
+                /** @description The team it is assigned to */
+                assignee_team_id?: string | null;
+            };
+            /** @description The status before */
+            previous_status: string;
+        };
+        /** @description The body of a `conversation.resolved` delivery: A conversation crossed from open to closed (resolved or closed). */
+        ConversationResolvedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "conversation.resolved";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["ConversationResolvedEventData"];
+        };
+        ConversationReopenedEventData: {
+            /** @description The conversation, with its new status */
+            conversation: {
+                /** @description The conversation id (`cnv_…`) */
+                id: string;
+                /** @description The tenant id */
+                tenant_id?: string;
+                /** @description Status after the change */
+                status: string;
+                /** @description Channel, e.g. `email`, `widget`, `whatsapp` */
+                channel?: string;
+                /** @description The contact the conversation is with */
+                contact_id?: string | null;
+                /** @description Subject line */
+                subject?: string | null;
+                /** @description Priority, e.g. `medium` */
+                priority?: string;
+                /** @description The agent it is assigned to */
+                assignee_user_id?: string | null;
+                /** @description The team it is assigned to */
+                assignee_team_id?: string | null;
+            };
+            /** @description The status before */
+            previous_status: string;
+        };
+        /** @description The body of a `conversation.reopened` delivery: A closed conversation was opened again. */
+        ConversationReopenedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "conversation.reopened";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["ConversationReopenedEventData"];
+        };
+        ConversationNoteAddedEventData: {
+            /** @description The conversation */
+            conversation: {
+                /** @description The conversation id (`cnv_…`) */
+                id: string;
+                /** @description The tenant id */
+                tenant_id?: string;
+                /** @description Status: open, pending, snoozed, resolved or closed */
+                status?: string;
+                /** @description Channel, e.g. `email`, `widget`, `whatsapp` */
+                channel?: string;
+                /** @description The contact the conversation is with */
+                contact_id?: string | null;
+                /** @description Subject line */
+                subject?: string | null;
+                /** @description Priority, e.g. `medium` */
+                priority?: string;
+                /** @description The agent it is assigned to */
+                assignee_user_id?: string | null;
+                /** @description The team it is assigned to */
+                assignee_team_id?: string | null;
+            };
+            /** @description The internal note */
+            note: {
+                /** @description The note id (a message id) */
+                id: string;
+                /** @description The note */
+                body?: string;
+                /** @description The agent who wrote it */
+                sender_id?: string | null;
+                /** @description When it was written (ISO 8601 UTC) */
+                created_at?: string;
+            };
+        };
+        /** @description The body of a `conversation.note_added` delivery: An agent added an internal note (no message.sent for it). */
+        ConversationNoteAddedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "conversation.note_added";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["ConversationNoteAddedEventData"];
+        };
+        MessageSentEventData: {
+            /** @description The message */
+            message: {
+                /** @description The message id (`msg_…`) */
+                id: string;
+                /** @description The conversation it belongs to */
+                conversation_id: string;
+                /** @description The text */
+                body?: string;
+                /**
+                 * @description Who wrote it
+                 * @enum {string}
+                 */
+                sender_type?: "contact" | "agent" | "ai";
+                /** @description The contact, agent or AI that wrote it */
+                sender_id?: string | null;
+                /** @description Content type, e.g. `text` */
+                content_type?: string;
+                /**
+                 * @description Where it came from
+                 * @enum {string}
+                 */
+                source?: "dashboard" | "widget" | "whatsapp" | "email";
+                /** @description An internal note (never sent to the contact) */
+                is_internal?: boolean;
+                /** @description When it was written (ISO 8601 UTC) */
+                created_at?: string;
+            };
+            /** @description The conversation */
+            conversation: {
+                /** @description The conversation id (`cnv_…`) */
+                id: string;
+                /** @description The tenant id */
+                tenant_id?: string;
+                /** @description Status: open, pending, snoozed, resolved or closed */
+                status?: string;
+                /** @description Channel, e.g. `email`, `widget`, `whatsapp` */
+                channel?: string;
+                /** @description The contact the conversation is with */
+                contact_id?: string | null;
+                /** @description Subject line */
+                subject?: string | null;
+                /** @description Priority, e.g. `medium` */
+                priority?: string;
+                /** @description The agent it is assigned to */
+                assignee_user_id?: string | null;
+                /** @description The team it is assigned to */
+                assignee_team_id?: string | null;
+            };
+        };
+        /** @description The body of a `message.sent` delivery: An outbound message (agent reply or AI auto-reply) was stored, before any channel send. */
+        MessageSentEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "message.sent";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["MessageSentEventData"];
+        };
+        MessageReceivedEventData: {
+            /** @description The message */
+            message: {
+                /** @description The message id (`msg_…`) */
+                id: string;
+                /** @description The conversation it belongs to */
+                conversation_id: string;
+                /** @description The text */
+                body?: string;
+                /**
+                 * @description Always `contact`
+                 * @constant
+                 */
+                sender_type: "contact";
+                /** @description The contact, agent or AI that wrote it */
+                sender_id?: string | null;
+                /** @description Content type, e.g. `text` */
+                content_type?: string;
+                /**
+                 * @description Where it came from
+                 * @enum {string}
+                 */
+                source?: "dashboard" | "widget" | "whatsapp" | "email";
+                /** @description An internal note (never sent to the contact) */
+                is_internal?: boolean;
+                /** @description When it was written (ISO 8601 UTC) */
+                created_at?: string;
+            };
+            /** @description The conversation */
+            conversation: {
+                /** @description The conversation id (`cnv_…`) */
+                id: string;
+                /** @description The tenant id */
+                tenant_id?: string;
+                /** @description Status: open, pending, snoozed, resolved or closed */
+                status?: string;
+                /** @description Channel, e.g. `email`, `widget`, `whatsapp` */
+                channel?: string;
+                /** @description The contact the conversation is with */
+                contact_id?: string | null;
+                /** @description Subject line */
+                subject?: string | null;
+                /** @description Priority, e.g. `medium` */
+                priority?: string;
+                /** @description The agent it is assigned to */
+                assignee_user_id?: string | null;
+                /** @description The team it is assigned to */
+                assignee_team_id?: string | null;
+            };
+        };
+        /** @description The body of a `message.received` delivery: An inbound message from the contact was stored (widget, WhatsApp or email). */
+        MessageReceivedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "message.received";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["MessageReceivedEventData"];
+        };
+        ContactCreatedEventData: {
+            /** @description The contact; every field but id may be absent */
+            contact: {
+                /** @description The contact id (`ctc_…`) */
+                id: string;
+                /** @description Id in an external system */
+                external_id?: string | null;
+                /** @description First name */
+                first_name?: string | null;
+                /** @description Last name */
+                last_name?: string | null;
+                /** @description Full name */
+                name?: string | null;
+                /** @description Email address */
+                email?: string | null;
+                /** @description Phone number */
+                phone?: string | null;
+                /** @description The company (`cmp_…`) */
+                company_id?: string | null;
+                /** @description Company name */
+                company_name?: string | null;
+                /** @description Sync only: the helpdesk the contact came from */
+                provider_type?: string;
+                /**
+                 * @description Sync only: which sync wrote it (absent: dashboard API)
+                 * @enum {string}
+                 */
+                source?: "helpdesk_a_sync" | "helpdesk_b_sync";
+                /** @description Sync only: mobile number */
+                mobile?: string | null;
+                /** @description Sync only: false once deactivated upstream */
+                active?: boolean;
+            };
+        };
+        /** @description The body of a `contact.created` delivery: A contact was created through the dashboard contacts API or a helpdesk sync. */
+        ContactCreatedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "contact.created";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["ContactCreatedEventData"];
+        };
+        ContactUpdatedEventData: {
+            /** @description The contact; every field but id may be absent */
+            contact: {
+                /** @description The contact id (`ctc_…`) */
+                id: string;
+                /** @description Id in an external system */
+                external_id?: string | null;
+                /** @description First name */
+                first_name?: string | null;
+                /** @description Last name */
+                last_name?: string | null;
+                /** @description Full name */
+                name?: string | null;
+                /** @description Email address */
+                email?: string | null;
+                /** @description Phone number */
+                phone?: string | null;
+                /** @description The company (`cmp_…`) */
+                company_id?: string | null;
+                /** @description Company name */
+                company_name?: string | null;
+                /** @description Sync only: the helpdesk the contact came from */
+                provider_type?: string;
+                /**
+                 * @description Sync only: which sync wrote it (absent: dashboard API)
+                 * @enum {string}
+                 */
+                source?: "helpdesk_a_sync" | "helpdesk_b_sync";
+                /** @description Sync only: mobile number */
+                mobile?: string | null;
+                /** @description Sync only: false once deactivated upstream */
+                active?: boolean;
+            };
+        };
+        /** @description The body of a `contact.updated` delivery: A contact changed, was restored, or was deactivated by a full sync. */
+        ContactUpdatedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "contact.updated";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["ContactUpdatedEventData"];
+        };
+        ContactDeletedEventData: {
+            /** @description The contact; every field but id may be absent */
+            contact: {
+                /** @description The contact id (`ctc_…`) */
+                id: string;
+                /** @description Id in an external system */
+                external_id?: string | null;
+                /** @description First name */
+                first_name?: string | null;
+                /** @description Last name */
+                last_name?: string | null;
+                /** @description Full name */
+                name?: string | null;
+                /** @description Email address */
+                email?: string | null;
+                /** @description Phone number */
+                phone?: string | null;
+                /** @description The company (`cmp_…`) */
+                company_id?: string | null;
+                /** @description Company name */
+                company_name?: string | null;
+                /** @description Sync only: the helpdesk the contact came from */
+                provider_type?: string;
+                /**
+                 * @description Sync only: which sync wrote it (absent: dashboard API)
+                 * @enum {string}
+                 */
+                source?: "helpdesk_a_sync" | "helpdesk_b_sync";
+                /** @description Sync only: mobile number */
+                mobile?: string | null;
+                /** @description Sync only: false once deactivated upstream */
+                active?: boolean;
+            };
+        };
+        /** @description The body of a `contact.deleted` delivery: A contact was deleted. */
+        ContactDeletedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "contact.deleted";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["ContactDeletedEventData"];
+        };
+        TicketCreatedEventData: {
+            /** @description The ticket: id, subject, status and priority, and possibly more of its fields */
+            ticket: {
+                /** @description The ticket id (`tkt_…`) */
+                id: string;
+                /** @description The ticket subject */
+                subject: string;
+                /** @description Status: new, open, pending, on_hold, resolved or closed */
+                status: string;
+                /** @description Priority: low, medium, high or urgent */
+                priority: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The body of a `ticket.created` delivery: A ticket was created (Tickets API, end-user app, or a call with outcome ticket_created). */
+        TicketCreatedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "ticket.created";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["TicketCreatedEventData"];
+        };
+        TicketUpdatedEventData: {
+            /** @description The ticket: id, subject, status and priority, and possibly more of its fields */
+            ticket: {
+                /** @description The ticket id (`tkt_…`) */
+                id: string;
+                /** @description The ticket subject */
+                subject: string;
+                /** @description Status: new, open, pending, on_hold, resolved or closed */
+                status: string;
+                /** @description Priority: low, medium, high or urgent */
+                priority: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description Each changed field: its value before and after */
+            changes: {
+                [key: string]: {
+                    /** @description The value before */
+                    from: unknown;
+                    /** @description The value after */
+                    to: unknown;
+                };
+            };
+        };
+        /** @description The body of a `ticket.updated` delivery: A ticket changed (PATCH /api/v1/tickets/{ticket_id}); `changes` lists each field. */
+        TicketUpdatedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "ticket.updated";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["TicketUpdatedEventData"];
+        };
+        TicketRepliedEventData: {
+            /** @description The ticket: id, subject, status and priority, and possibly more of its fields */
+            ticket: {
+                /** @description The ticket id (`tkt_…`) */
+                id: string;
+                /** @description The ticket subject */
+                subject: string;
+                /** @description Status: new, open, pending, on_hold, resolved or closed */
+                status: string;
+                /** @description Priority: low, medium, high or urgent */
+                priority: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The reply */
+            reply: {
+                /** @description The reply id (`trp_…`) */
+                id: string;
+                /** @description The text */
+                body: string;
+                /** @description Who wrote it: `agent`, `requester` or `system` */
+                author_type: string;
+                /** @description The author */
+                author_id: string | null;
+                /** @description Visible to the requester */
+                is_public: boolean;
+                /** @description When it was written (ISO 8601 UTC) */
+                created_at: string;
+            };
+        };
+        /** @description The body of a `ticket.replied` delivery: A reply was added to a ticket. */
+        TicketRepliedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "ticket.replied";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["TicketRepliedEventData"];
+        };
+        TicketResolvedEventData: {
+            /** @description The ticket: id, subject, status and priority, and possibly more of its fields */
+            ticket: {
+                /** @description The ticket id (`tkt_…`) */
+                id: string;
+                /** @description The ticket subject */
+                subject: string;
+                /** @description Status: new, open, pending, on_hold, resolved or closed */
+                status: string;
+                /** @description Priority: low, medium, high or urgent */
+                priority: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description The status before */
+            previous_status: string;
+        };
+        /** @description The body of a `ticket.resolved` delivery: A ticket moved to resolved or closed. */
+        TicketResolvedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "ticket.resolved";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["TicketResolvedEventData"];
+        };
+        CallStartedEventData: {
+            /** @description The call */
+            call: {
+                /** @description The call id (`call_…`) */
+                id: string;
+                /** @description The tenant id */
+                tenant_id: string;
+                /** @description When the call started (ISO 8601 UTC) */
+                started_at: string;
+                /** @description Direction, e.g. `inbound` */
+                direction: string;
+                /** @description Channel, e.g. `phone` */
+                channel: string;
+                /** @description The caller’s number */
+                caller_phone?: string | null;
+                /** @description The carrier’s call id */
+                telephony_call_sid?: string | null;
+                /** @description The media room of a browser call */
+                media_room_id?: string | null;
+            };
+        };
+        /** @description The body of a `call.started` delivery: A call record was stored (once per call). */
+        CallStartedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "call.started";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["CallStartedEventData"];
+        };
+        CallCompletedEventData: {
+            /** @description The call */
+            call: {
+                /** @description The call id (`call_…`) */
+                id: string;
+                /** @description The tenant id */
+                tenant_id: string;
+                /** @description When the call started (ISO 8601 UTC) */
+                started_at: string;
+                /** @description When it ended (ISO 8601 UTC) */
+                ended_at: string;
+                /** @description Length in seconds */
+                duration_seconds: number;
+                /**
+                 * @description How it ended
+                 * @enum {string}
+                 */
+                outcome: "ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error";
+                /** @description Storage path of the recording */
+                recording_url?: string | null;
+                /** @description The ticket it created or updated */
+                ticket_id?: string | null;
+                /** @description Locale tag of the caller’s language */
+                detected_language?: string | null;
+                /** @description The caller’s number */
+                caller_phone?: string | null;
+                /** @description The carrier’s call id */
+                telephony_call_sid?: string | null;
+            };
+        };
+        /** @description The body of a `call.completed` delivery: A call finished and was processed (once per call, escalated ones too). */
+        CallCompletedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "call.completed";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["CallCompletedEventData"];
+        };
+        CallEscalatedEventData: {
+            /** @description The escalated call */
+            call: {
+                /** @description The call id (`call_…`) */
+                id: string;
+                /** @description The tenant id */
+                tenant_id: string;
+                /** @description When it was handed to a human (ISO 8601 UTC) */
+                escalated_at: string;
+                /**
+                 * @description Why
+                 * @enum {string}
+                 */
+                reason: "user_requested" | "low_confidence" | "repeated_failure" | "system_error" | "out_of_scope" | "auth_failure";
+                /** @description The escalation id (`esc_…`) */
+                escalation_id: string;
+                /**
+                 * @description Always `bridged`
+                 * @constant
+                 */
+                status: "bridged";
+                /**
+                 * @description How it was transferred
+                 * @enum {string}
+                 */
+                route: "telephony_number" | "sip_trunk";
+                /** @description Masked: last 4 digits of a number, `sip:[REDACTED]` for a SIP URI */
+                destination: string;
+            };
+        };
+        /** @description The body of a `call.escalated` delivery: A call was transferred to a human (failed escalations emit nothing). */
+        CallEscalatedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "call.escalated";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["CallEscalatedEventData"];
+        };
+        KbArticlePublishedEventData: {
+            /** @description The article */
+            article: {
+                /** @description The article id (`art_…`) */
+                id: string;
+                /** @description Title */
+                title: string;
+                /** @description Status, e.g. `published` */
+                status: string;
+                /** @description Public address; null for native help-center articles */
+                url: string | null;
+                /**
+                 * @description Where it lives: `itsm` (upstream provider) or `native`
+                 * @enum {string}
+                 */
+                provider_id: "itsm" | "native";
+                /** @description Tags */
+                tags: string[];
+                /** @description Category */
+                category: string | null;
+                /** @description Language tag, e.g. `en` */
+                language: string;
+                /** @description Last change (ISO 8601 UTC) */
+                updated_at: string;
+            };
+        };
+        /** @description The body of a `kb.article.published` delivery: An article was published to a provider (one per successful destination). */
+        KbArticlePublishedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "kb.article.published";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["KbArticlePublishedEventData"];
+        };
+        KbArticleUpdatedEventData: {
+            /** @description The article */
+            article: {
+                /** @description The article id (`art_…`) */
+                id: string;
+                /** @description Title */
+                title: string;
+                /** @description Status, e.g. `published` */
+                status: string;
+                /** @description Public address; null for native help-center articles */
+                url: string | null;
+                /**
+                 * @description Where it lives: `itsm` (upstream provider) or `native`
+                 * @enum {string}
+                 */
+                provider_id: "itsm" | "native";
+                /** @description Tags */
+                tags: string[];
+                /** @description Category */
+                category: string | null;
+                /** @description Language tag, e.g. `en` */
+                language: string;
+                /** @description Last change (ISO 8601 UTC) */
+                updated_at: string;
+            };
+        };
+        /** @description The body of a `kb.article.updated` delivery: A help-center article was changed. */
+        KbArticleUpdatedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "kb.article.updated";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["KbArticleUpdatedEventData"];
+        };
+        UsageReportedEventData: {
+            /** @description The period’s usage summary: tenant_id, period, period_start, period_end, plan, totals, quotas */
+            usage: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The body of a `usage.reported` delivery: A billing period closed: the tenant’s usage for it (once per period). */
+        UsageReportedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "usage.reported";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["UsageReportedEventData"];
+        };
+        ConfigUpdatedEventData: {
+            /** @description What changed */
+            config: {
+                /** @description The configuration section, e.g. `general`, `tenant` */
+                section: string;
+                /** @description Each changed field: its value before and after */
+                changes: {
+                    [key: string]: {
+                        /** @description The value before */
+                        from: unknown;
+                        /** @description The value after */
+                        to: unknown;
+                    };
+                };
+            };
+        };
+        /** @description The body of a `config.updated` delivery: A configuration section, the tenant profile or the plan changed. */
+        ConfigUpdatedEvent: {
+            /**
+             * @description The event type
+             * @constant
+             */
+            event_type: "config.updated";
+            /**
+             * Format: date-time
+             * @description When the event happened (ISO 8601 UTC)
+             */
+            timestamp: string;
+            /** @description The resource under its named key */
+            data: components["schemas"]["ConfigUpdatedEventData"];
         };
     };
     responses: {
@@ -4111,6 +6589,16 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["ValidationError"];
+            };
+        };
+        /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
+        ValidationOrKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
             };
         };
         /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -4169,7 +6657,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    get: {
+    getRoot: {
         parameters: {
             query?: never;
             header?: never;
@@ -4235,7 +6723,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    postApiKbCreateV2: {
+    createArticle: {
         parameters: {
             query?: never;
             header?: never;
@@ -4393,7 +6881,7 @@ export interface operations {
             };
         };
     };
-    getApiSyncContactsConnections: {
+    listSyncConnections: {
         parameters: {
             query?: never;
             header?: never;
@@ -4477,12 +6965,15 @@ export interface operations {
             };
         };
     };
-    putApiSyncContactsConnectionsBy_provider: {
+    putSyncConnection: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The provider */
+                /**
+                 * @description The provider
+                 * @example helpdesk_a
+                 */
                 provider: "helpdesk_a" | "helpdesk_b";
             };
             cookie?: never;
@@ -4607,12 +7098,15 @@ export interface operations {
             };
         };
     };
-    deleteApiSyncContactsConnectionsBy_provider: {
+    deleteSyncConnection: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The provider */
+                /**
+                 * @description The provider
+                 * @example helpdesk_a
+                 */
                 provider: "helpdesk_a" | "helpdesk_b";
             };
             cookie?: never;
@@ -4657,7 +7151,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown id, deleted, or another tenant's */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4716,14 +7210,23 @@ export interface operations {
             };
         };
     };
-    getApiSyncContactsRuns: {
+    listSyncRuns: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description The provider */
+                /**
+                 * @description The provider
+                 * @example helpdesk_a
+                 */
                 provider?: "helpdesk_a" | "helpdesk_b";
             };
             header?: never;
@@ -4821,7 +7324,7 @@ export interface operations {
             };
         };
     };
-    postApiSyncContactsRuns: {
+    startSyncRun: {
         parameters: {
             query?: never;
             header?: never;
@@ -4958,12 +7461,15 @@ export interface operations {
             };
         };
     };
-    getApiSyncContactsRunsBy_run_id: {
+    getSyncRun: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The sync run id (`syn_…`) */
+                /**
+                 * @description The sync run id (`syn_…`)
+                 * @example syn_0mhb1k5p2Rd7WxM4tQe9Ga
+                 */
                 run_id: string;
             };
             cookie?: never;
@@ -5029,7 +7535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown id, deleted, or another tenant's */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5070,7 +7576,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ApiKeys: {
+    listApiKeys: {
         parameters: {
             query?: never;
             header?: never;
@@ -5164,7 +7670,7 @@ export interface operations {
             };
         };
     };
-    postApiV1ApiKeys: {
+    createApiKey: {
         parameters: {
             query?: never;
             header?: never;
@@ -5302,12 +7808,15 @@ export interface operations {
             };
         };
     };
-    deleteApiV1ApiKeysBy_key_id: {
+    deleteApiKey: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The API key id (`key_…`) */
+                /**
+                 * @description The API key id (`key_…`)
+                 * @example key_0mha4j8s2Xv5CnT7wRq1Dk
+                 */
                 key_id: string;
             };
             cookie?: never;
@@ -5411,12 +7920,15 @@ export interface operations {
             };
         };
     };
-    postApiV1ApiKeysBy_key_idRevoke: {
+    revokeApiKey: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The API key id (`key_…`) */
+                /**
+                 * @description The API key id (`key_…`)
+                 * @example key_0mha4j8s2Xv5CnT7wRq1Dk
+                 */
                 key_id: string;
             };
             cookie?: never;
@@ -5520,12 +8032,15 @@ export interface operations {
             };
         };
     };
-    postApiV1ApiKeysBy_key_idRotate: {
+    rotateApiKey: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The API key id (`key_…`) */
+                /**
+                 * @description The API key id (`key_…`)
+                 * @example key_0mha4j8s2Xv5CnT7wRq1Dk
+                 */
                 key_id: string;
             };
             cookie?: never;
@@ -5664,7 +8179,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AppAuthLogin: {
+    logInEndUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -5779,7 +8294,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AppAuthMagicLink: {
+    requestMagicLink: {
         parameters: {
             query?: never;
             header?: never;
@@ -5811,9 +8326,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "If the address belongs to an account, a sign-in link has been sent",
-                     *       "expires_in": 3600,
-                     *       "magic_link": "https://help.acme.example/login/magic?token=ml_8Hq2Lp9Xw3",
-                     *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ2d3NfMG1oYnE3YzRkSHMzS3BROXlaZTFOdCJ9.q3Vt1x8mYlR0sZ2p"
+                     *       "expires_in": 3600
                      *     }
                      */
                     "application/json": components["schemas"]["MagicLinkSent"];
@@ -5896,7 +8409,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AppAuthMagicLinkVerify: {
+    verifyMagicLink: {
         parameters: {
             query?: never;
             header?: never;
@@ -6009,7 +8522,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AppAuthRegister: {
+    registerEndUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -6154,7 +8667,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AppMe: {
+    getCurrentEndUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -6223,14 +8736,23 @@ export interface operations {
             };
         };
     };
-    getApiV1AppTickets: {
+    listMyTickets: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Only items in this status (one value, or a comma-separated list where the schema says so) */
+                /**
+                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @example open
+                 */
                 status?: "new" | "open" | "pending" | "on_hold" | "resolved" | "closed";
             };
             header?: never;
@@ -6312,7 +8834,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AppTickets: {
+    createMyTicket: {
         parameters: {
             query?: never;
             header?: never;
@@ -6419,12 +8941,15 @@ export interface operations {
             };
         };
     };
-    getApiV1AppTicketsBy_id: {
+    getMyTicket: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The ticket id (`tkt_…`) */
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 id: string;
             };
             cookie?: never;
@@ -6506,7 +9031,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthAcceptInvite: {
+    acceptInvite: {
         parameters: {
             query?: never;
             header?: never;
@@ -6630,7 +9155,132 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthLogin: {
+    previewInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ2d3NfMG1oYnE3YzRkSHMzS3BROXlaZTFOdCJ9.q3Vt1x8mYlR0sZ2p"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvitePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenant": {
+                     *         "id": "ten_demo",
+                     *         "name": "Acme"
+                     *       },
+                     *       "email": "ana@example.com",
+                     *       "role": "agent",
+                     *       "expires_at": "2026-03-21T09:26:53.412Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvitePreview"];
+                };
+            };
+            /** @description An API key that is not valid was sent */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API keys may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API keys are not permitted for this endpoint"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown, used or expired */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invitation not found or expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    logIn: {
         parameters: {
             query?: never;
             header?: never;
@@ -6717,7 +9367,7 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationError"];
-            /** @description Too many failed sign-ins for this account (5 in 15 minutes) or from this client IP (20 in 15 minutes): locked for 15 minutes, Retry-After in seconds */
+            /** @description Too many failed sign-ins for this account from this client address (5 in 15 minutes) or from this address (20 in 15 minutes): locked there for 15 minutes, Retry-After in seconds; other addresses are not affected */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6753,14 +9403,14 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthLogout: {
+    logOut: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -6850,7 +9500,7 @@ export interface operations {
             };
         };
     };
-    getApiV1AuthMe: {
+    getCurrentUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -6935,7 +9585,7 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    postApiV1AuthPasswordReset: {
+    requestPasswordReset: {
         parameters: {
             query?: never;
             header?: never;
@@ -7049,7 +9699,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthPasswordResetConfirm: {
+    confirmPasswordReset: {
         parameters: {
             query?: never;
             header?: never;
@@ -7184,7 +9834,7 @@ export interface operations {
             };
         };
     };
-    postApiV1AuthRefresh: {
+    refreshSession: {
         parameters: {
             query?: never;
             header?: never;
@@ -7291,12 +9941,18 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingInvoices: {
+    listInvoices: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
             };
             header?: never;
@@ -7399,12 +10055,15 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingInvoicesBy_invoice_id: {
+    getInvoice: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The invoice id (`inv_…`) */
+                /**
+                 * @description The invoice id (`inv_…`)
+                 * @example inv_0mh3a1b2cEq7MsW4yKd8Tn
+                 */
                 invoice_id: string;
             };
             cookie?: never;
@@ -7509,7 +10168,7 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingPaymentSettings: {
+    getPaymentSettings: {
         parameters: {
             query?: never;
             header?: never;
@@ -7595,7 +10254,7 @@ export interface operations {
             };
         };
     };
-    putApiV1BillingPaymentSettings: {
+    replacePaymentSettings: {
         parameters: {
             query?: never;
             header?: never;
@@ -7724,11 +10383,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1BillingPaymentSettings: {
+    updatePaymentSettings: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7851,7 +10513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -7874,7 +10536,7 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingPlan: {
+    getPlan: {
         parameters: {
             query?: never;
             header?: never;
@@ -7962,7 +10624,7 @@ export interface operations {
             };
         };
     };
-    putApiV1BillingPlan: {
+    replacePlan: {
         parameters: {
             query?: never;
             header?: never;
@@ -8078,11 +10740,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1BillingPlan: {
+    changePlan: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8192,7 +10857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -8215,7 +10880,7 @@ export interface operations {
             };
         };
     };
-    getApiV1BillingPlans: {
+    listPlans: {
         parameters: {
             query?: never;
             header?: never;
@@ -8307,32 +10972,68 @@ export interface operations {
             };
         };
     };
-    getApiV1Calls: {
+    listCalls: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Only calls with this outcome */
-                outcome?: string;
-                /** @description Only calls of this direction */
+                /**
+                 * @description Only calls with this outcome
+                 * @example ticket_created
+                 */
+                outcome?: string | ("ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error") | unknown;
+                /**
+                 * @description Only calls of this direction
+                 * @example inbound
+                 */
                 direction?: "inbound" | "outbound";
-                /** @description Only items of this channel */
+                /**
+                 * @description Only items of this channel
+                 * @example phone
+                 */
                 channel?: "phone" | "sip" | "web" | "app";
-                /** @description Only items in this status (one value, or a comma-separated list where the schema says so) */
+                /**
+                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @example in_progress
+                 */
                 status?: "in_progress" | "completed";
-                /** @description Only calls from this phone number (E.164, e.g. +14155550123) */
+                /**
+                 * @description Only calls from this phone number (E.164, e.g. +14155550123)
+                 * @example +14155550123
+                 */
                 caller_phone?: string;
-                /** @description The ticket id (`tkt_…`) */
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 ticket_id?: string;
-                /** @description Only calls started at or after this ISO 8601 time (inclusive) */
+                /**
+                 * @description Only calls started at or after this ISO 8601 time (inclusive)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
                 started_after?: string;
-                /** @description Only calls started before this ISO 8601 time (exclusive) */
+                /**
+                 * @description Only calls started before this ISO 8601 time (exclusive)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
                 started_before?: string;
-                /** @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror */
+                /**
+                 * @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
                 updated_since?: string;
-                /** @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring) */
+                /**
+                 * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
+                 * @example -started_at
+                 */
                 sort?: "-started_at" | "updated_at";
             };
             header?: never;
@@ -8435,12 +11136,15 @@ export interface operations {
             };
         };
     };
-    getApiV1CallsBy_call_id: {
+    getCall: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The call id (`call_…`) */
+                /**
+                 * @description The call id (`call_…`)
+                 * @example call_0mhbpz7t1Vq9bN3xRk2sYe
+                 */
                 call_id: string;
             };
             cookie?: never;
@@ -8566,7 +11270,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Config: {
+    getConfig: {
         parameters: {
             query?: never;
             header?: never;
@@ -8642,7 +11346,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ConfigBranding: {
+    getConfigBranding: {
         parameters: {
             query?: never;
             header?: never;
@@ -8725,7 +11429,7 @@ export interface operations {
             };
         };
     };
-    putApiV1ConfigBranding: {
+    replaceConfigBranding: {
         parameters: {
             query?: never;
             header?: never;
@@ -8845,11 +11549,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1ConfigBranding: {
+    updateConfigBranding: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -8960,7 +11667,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -8983,7 +11690,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ConfigChannels: {
+    getConfigChannels: {
         parameters: {
             query?: never;
             header?: never;
@@ -9067,7 +11774,7 @@ export interface operations {
             };
         };
     };
-    putApiV1ConfigChannels: {
+    replaceConfigChannels: {
         parameters: {
             query?: never;
             header?: never;
@@ -9189,11 +11896,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1ConfigChannels: {
+    updateConfigChannels: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9305,7 +12015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -9328,7 +12038,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ConfigGeneral: {
+    getConfigGeneral: {
         parameters: {
             query?: never;
             header?: never;
@@ -9414,7 +12124,7 @@ export interface operations {
             };
         };
     };
-    putApiV1ConfigGeneral: {
+    replaceConfigGeneral: {
         parameters: {
             query?: never;
             header?: never;
@@ -9540,11 +12250,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1ConfigGeneral: {
+    updateConfigGeneral: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9658,7 +12371,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -9681,7 +12394,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ConfigOnboarding: {
+    getConfigOnboarding: {
         parameters: {
             query?: never;
             header?: never;
@@ -9765,7 +12478,7 @@ export interface operations {
             };
         };
     };
-    putApiV1ConfigOnboarding: {
+    replaceConfigOnboarding: {
         parameters: {
             query?: never;
             header?: never;
@@ -9887,11 +12600,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1ConfigOnboarding: {
+    updateConfigOnboarding: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -10003,7 +12719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -10026,7 +12742,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Configuration: {
+    getConfiguration: {
         parameters: {
             query?: never;
             header?: never;
@@ -10102,7 +12818,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ConfigurationBranding: {
+    getConfigurationBranding: {
         parameters: {
             query?: never;
             header?: never;
@@ -10185,7 +12901,7 @@ export interface operations {
             };
         };
     };
-    putApiV1ConfigurationBranding: {
+    replaceConfigurationBranding: {
         parameters: {
             query?: never;
             header?: never;
@@ -10305,11 +13021,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1ConfigurationBranding: {
+    updateConfigurationBranding: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -10420,7 +13139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -10443,7 +13162,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ConfigurationChannels: {
+    getConfigurationChannels: {
         parameters: {
             query?: never;
             header?: never;
@@ -10527,7 +13246,7 @@ export interface operations {
             };
         };
     };
-    putApiV1ConfigurationChannels: {
+    replaceConfigurationChannels: {
         parameters: {
             query?: never;
             header?: never;
@@ -10649,11 +13368,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1ConfigurationChannels: {
+    updateConfigurationChannels: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -10765,7 +13487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -10788,7 +13510,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ConfigurationGeneral: {
+    getConfigurationGeneral: {
         parameters: {
             query?: never;
             header?: never;
@@ -10874,7 +13596,7 @@ export interface operations {
             };
         };
     };
-    putApiV1ConfigurationGeneral: {
+    replaceConfigurationGeneral: {
         parameters: {
             query?: never;
             header?: never;
@@ -11000,11 +13722,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1ConfigurationGeneral: {
+    updateConfigurationGeneral: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11118,7 +13843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -11141,7 +13866,7 @@ export interface operations {
             };
         };
     };
-    getApiV1ConfigurationOnboarding: {
+    getConfigurationOnboarding: {
         parameters: {
             query?: never;
             header?: never;
@@ -11225,7 +13950,7 @@ export interface operations {
             };
         };
     };
-    putApiV1ConfigurationOnboarding: {
+    replaceConfigurationOnboarding: {
         parameters: {
             query?: never;
             header?: never;
@@ -11347,11 +14072,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1ConfigurationOnboarding: {
+    updateConfigurationOnboarding: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11463,7 +14191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -11486,26 +14214,53 @@ export interface operations {
             };
         };
     };
-    getApiV1Conversations: {
+    listConversationsV1: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Only items in this status (one value, or a comma-separated list where the schema says so) */
+                /**
+                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @example open
+                 */
                 status?: "open" | "waiting" | "resolved" | "closed";
-                /** @description Only items of this channel */
+                /**
+                 * @description Only items of this channel
+                 * @example phone
+                 */
                 channel?: "email" | "widget" | "whatsapp" | "phone" | "api";
-                /** @description The contact id (`ctc_…`) */
+                /**
+                 * @description The contact id (`ctc_…`)
+                 * @example ctc_0mh9z8x1kLr5FtY2mWq7Hd
+                 */
                 contact_id?: string;
-                /** @description Only conversations assigned to this agent */
+                /**
+                 * @description Only conversations assigned to this agent
+                 * @example tus_0mh2v9w8xPr6JzL3qNb5Gc
+                 */
                 assignee_user_id?: string;
-                /** @description Only conversations assigned to this team */
+                /**
+                 * @description Only conversations assigned to this team
+                 * @example team_billing
+                 */
                 assignee_team_id?: string;
-                /** @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror */
+                /**
+                 * @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
                 updated_since?: string;
-                /** @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring) */
+                /**
+                 * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
+                 * @example -created_at
+                 */
                 sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at";
             };
             header?: never;
@@ -11603,11 +14358,14 @@ export interface operations {
             };
         };
     };
-    postApiV1Conversations: {
+    createConversationV1: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11726,7 +14484,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -11749,12 +14507,15 @@ export interface operations {
             };
         };
     };
-    getApiV1ConversationsBy_id: {
+    getConversationV1: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
@@ -11820,7 +14581,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11835,7 +14596,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             422: components["responses"]["ValidationError"];
@@ -11861,15 +14622,21 @@ export interface operations {
             };
         };
     };
-    patchApiV1ConversationsBy_id: {
+    updateConversationV1: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
@@ -11950,7 +14717,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11965,7 +14732,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -12004,7 +14771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -12027,15 +14794,21 @@ export interface operations {
             };
         };
     };
-    postApiV1ConversationsBy_idAssign: {
+    assignConversationV1: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
@@ -12112,7 +14885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12127,7 +14900,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -12166,7 +14939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -12189,20 +14962,26 @@ export interface operations {
             };
         };
     };
-    postApiV1ConversationsBy_idExport: {
+    createConversationExportV1: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -12282,7 +15061,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -12321,7 +15100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -12344,14 +15123,20 @@ export interface operations {
             };
         };
     };
-    getApiV1ConversationsBy_idExportsBy_export_id: {
+    getConversationExportV1: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
-                /** @description The export id (`exp_…`) */
+                /**
+                 * @description The export id (`exp_…`)
+                 * @example exp_0mhbs2f8gKa6PzV1nDr4Ly
+                 */
                 export_id: string;
             };
             cookie?: never;
@@ -12411,7 +15196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Export not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12426,7 +15211,7 @@ export interface operations {
                      *       "detail": "Export not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             422: components["responses"]["ValidationError"];
@@ -12452,14 +15237,20 @@ export interface operations {
             };
         };
     };
-    getApiV1ConversationsBy_idExportsBy_export_idDownload: {
+    downloadConversationExportV1: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
-                /** @description The export id (`exp_…`) */
+                /**
+                 * @description The export id (`exp_…`)
+                 * @example exp_0mhbs2f8gKa6PzV1nDr4Ly
+                 */
                 export_id: string;
             };
             cookie?: never;
@@ -12504,7 +15295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Export not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12519,7 +15310,7 @@ export interface operations {
                      *       "detail": "Export not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             422: components["responses"]["ValidationError"];
@@ -12545,17 +15336,26 @@ export interface operations {
             };
         };
     };
-    getApiV1ConversationsBy_idMessages: {
+    listMessagesV1: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
             };
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
@@ -12623,7 +15423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12638,7 +15438,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             422: components["responses"]["ValidationError"];
@@ -12664,15 +15464,21 @@ export interface operations {
             };
         };
     };
-    postApiV1ConversationsBy_idMessages: {
+    createMessageV1: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
@@ -12744,7 +15550,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12759,7 +15565,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -12798,7 +15604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -12821,21 +15627,36 @@ export interface operations {
             };
         };
     };
-    getApiV1HelpCenterBy_tenant_idArticles: {
+    listHelpCenterArticles: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Free-text search (case-insensitive substring) */
+                /**
+                 * @description Free-text search (case-insensitive substring)
+                 * @example printer
+                 */
                 q?: string;
-                /** @description Only articles in this category */
+                /**
+                 * @description Only articles in this category
+                 * @example Account
+                 */
                 category?: string;
             };
             header?: never;
             path: {
-                /** @description The tenant id (`ten_…`) */
+                /**
+                 * @description The tenant id (`ten_…`)
+                 * @example ten_demo
+                 */
                 tenant_id: string;
             };
             cookie?: never;
@@ -12947,14 +15768,20 @@ export interface operations {
             };
         };
     };
-    getApiV1HelpCenterBy_tenant_idArticlesBy_article_id: {
+    getHelpCenterArticle: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant id (`ten_…`) */
+                /**
+                 * @description The tenant id (`ten_…`)
+                 * @example ten_demo
+                 */
                 tenant_id: string;
-                /** @description The article id (`art_…`) */
+                /**
+                 * @description The article id (`art_…`)
+                 * @example art_0mh8w6y3bNf2HqT9vLc5Zs
+                 */
                 article_id: string;
             };
             cookie?: never;
@@ -13059,7 +15886,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Integrations: {
+    listIntegrations: {
         parameters: {
             query?: never;
             header?: never;
@@ -13143,12 +15970,15 @@ export interface operations {
             };
         };
     };
-    getApiV1IntegrationsBy_provider: {
+    getIntegration: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The provider */
+                /**
+                 * @description The provider
+                 * @example zendesk
+                 */
                 provider: "slack" | "jira" | "salesforce" | "hubspot" | "zendesk" | "servicenow";
             };
             cookie?: never;
@@ -13245,12 +16075,15 @@ export interface operations {
             };
         };
     };
-    putApiV1IntegrationsBy_provider: {
+    replaceIntegration: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The provider */
+                /**
+                 * @description The provider
+                 * @example zendesk
+                 */
                 provider: "slack" | "jira" | "salesforce" | "hubspot" | "zendesk" | "servicenow";
             };
             cookie?: never;
@@ -13380,12 +16213,15 @@ export interface operations {
             };
         };
     };
-    deleteApiV1IntegrationsBy_provider: {
+    disconnectIntegration: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The provider */
+                /**
+                 * @description The provider
+                 * @example zendesk
+                 */
                 provider: "slack" | "jira" | "salesforce" | "hubspot" | "zendesk" | "servicenow";
             };
             cookie?: never;
@@ -13489,15 +16325,21 @@ export interface operations {
             };
         };
     };
-    patchApiV1IntegrationsBy_provider: {
+    updateIntegration: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The provider */
+                /**
+                 * @description The provider
+                 * @example zendesk
+                 */
                 provider: "slack" | "jira" | "salesforce" | "hubspot" | "zendesk" | "servicenow";
             };
             cookie?: never;
@@ -13622,7 +16464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -13645,7 +16487,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Onboarding: {
+    getOnboarding: {
         parameters: {
             query?: never;
             header?: never;
@@ -13726,11 +16568,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1Onboarding: {
+    updateOnboarding: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -13838,7 +16683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -13861,7 +16706,7 @@ export interface operations {
             };
         };
     };
-    getApiV1OpenapiJson: {
+    getOpenApiDocument: {
         parameters: {
             query?: never;
             header?: never;
@@ -13928,16 +16773,28 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getApiV1Requesters: {
+    listRequesters: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Exact email address */
+                /**
+                 * @description Exact email address
+                 * @example ana@example.com
+                 */
                 email?: string;
-                /** @description Case-insensitive substring of the name or email */
+                /**
+                 * @description Case-insensitive substring of the name or email
+                 * @example ada
+                 */
                 search?: string;
             };
             header?: never;
@@ -14026,12 +16883,15 @@ export interface operations {
             };
         };
     };
-    getApiV1RequestersBy_id: {
+    getRequester: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The requester id (`req_…`) */
+                /**
+                 * @description The requester id (`req_…`)
+                 * @example req_0mh9y4t6cWn3LbQ8rFs1Mz
+                 */
                 id: string;
             };
             cookie?: never;
@@ -14122,7 +16982,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Telephony: {
+    getTelephony: {
         parameters: {
             query?: never;
             header?: never;
@@ -14200,7 +17060,7 @@ export interface operations {
             };
         };
     };
-    putApiV1Telephony: {
+    replaceTelephony: {
         parameters: {
             query?: never;
             header?: never;
@@ -14316,11 +17176,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1Telephony: {
+    updateTelephony: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -14430,7 +17293,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -14453,7 +17316,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Tenant: {
+    getCurrentTenant: {
         parameters: {
             query?: never;
             header?: never;
@@ -14534,11 +17397,14 @@ export interface operations {
             };
         };
     };
-    patchApiV1Tenant: {
+    renameCurrentTenant: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -14641,7 +17507,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -14664,16 +17530,28 @@ export interface operations {
             };
         };
     };
-    getApiV1TenantExports: {
+    listTenantExports: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Only exports of this resource */
+                /**
+                 * @description Only exports of this resource
+                 * @example tickets
+                 */
                 resource?: "tickets" | "calls" | "contacts" | "conversations" | "usage";
-                /** @description Only items in this status (one value, or a comma-separated list where the schema says so) */
+                /**
+                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @example pending
+                 */
                 status?: "pending" | "running" | "completed" | "failed";
             };
             header?: never;
@@ -14767,11 +17645,14 @@ export interface operations {
             };
         };
     };
-    postApiV1TenantExports: {
+    createTenantExport: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -14881,7 +17762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -14904,12 +17785,15 @@ export interface operations {
             };
         };
     };
-    getApiV1TenantExportsBy_id: {
+    getTenantExport: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The export id (`exp_…`) */
+                /**
+                 * @description The export id (`exp_…`)
+                 * @example exp_0mhbs2f8gKa6PzV1nDr4Ly
+                 */
                 id: string;
             };
             cookie?: never;
@@ -15005,12 +17889,15 @@ export interface operations {
             };
         };
     };
-    getApiV1TenantExportsBy_idDownload: {
+    downloadTenantExport: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The export id (`exp_…`) */
+                /**
+                 * @description The export id (`exp_…`)
+                 * @example exp_0mhbs2f8gKa6PzV1nDr4Ly
+                 */
                 id: string;
             };
             cookie?: never;
@@ -15089,16 +17976,377 @@ export interface operations {
             };
         };
     };
-    getApiV1TenantUsers: {
+    listInvitations: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Only users with this role */
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invitations */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invitations": [
+                     *         {
+                     *           "id": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
+                     *           "email": "ana@example.com",
+                     *           "role": "agent",
+                     *           "expires_at": "2026-06-12T09:26:53.412Z",
+                     *           "created_at": "2026-03-14T09:26:53.412Z"
+                     *         }
+                     *       ],
+                     *       "total": 42,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InvitationList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The invitation id: the invited tenant user (`tus_…`)
+                 * @example tus_0mh2v9w8xPr6JzL3qNb5Gc
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invitation not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The invitation id: the invited tenant user (`tus_…`)
+                 * @example tus_0mh2v9w8xPr6JzL3qNb5Gc
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation and its new link */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
+                     *       "email": "ana@example.com",
+                     *       "role": "agent",
+                     *       "expires_at": "2026-06-12T09:26:53.412Z",
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "invite": {
+                     *         "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ2d3NfMG1oYnE3YzRkSHMzS3BROXlaZTFOdCJ9.q3Vt1x8mYlR0sZ2p",
+                     *         "accept_url": "https://support.acme.example/console/accept-invite?token=itsm_inv_Qm4xT8rL2vN7cK9pZs3WdB6hYf1gJa5e",
+                     *         "expires_at": "2026-06-12T09:26:53.412Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResentInvitation"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Invitation not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTenantUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
+                offset?: number;
+                /**
+                 * @description Only users with this role
+                 * @example agent
+                 */
                 role?: "agent" | "tenant_admin";
-                /** @description Case-insensitive substring of the name or email */
+                /**
+                 * @description Case-insensitive substring of the name or email
+                 * @example ada
+                 */
                 search?: string;
             };
             header?: never;
@@ -15187,11 +18435,14 @@ export interface operations {
             };
         };
     };
-    postApiV1TenantUsers: {
+    createTenantUser: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15294,7 +18545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -15317,12 +18568,15 @@ export interface operations {
             };
         };
     };
-    getApiV1TenantUsersBy_id: {
+    getTenantUser: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant user id (`tus_…`) */
+                /**
+                 * @description The tenant user id (`tus_…`)
+                 * @example tus_0mh2v9w8xPr6JzL3qNb5Gc
+                 */
                 id: string;
             };
             cookie?: never;
@@ -15413,12 +18667,15 @@ export interface operations {
             };
         };
     };
-    deleteApiV1TenantUsersBy_id: {
+    deleteTenantUser: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant user id (`tus_…`) */
+                /**
+                 * @description The tenant user id (`tus_…`)
+                 * @example tus_0mh2v9w8xPr6JzL3qNb5Gc
+                 */
                 id: string;
             };
             cookie?: never;
@@ -15515,15 +18772,21 @@ export interface operations {
             };
         };
     };
-    patchApiV1TenantUsersBy_id: {
+    updateTenantUser: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The tenant user id (`tus_…`) */
+                /**
+                 * @description The tenant user id (`tus_…`)
+                 * @example tus_0mh2v9w8xPr6JzL3qNb5Gc
+                 */
                 id: string;
             };
             cookie?: never;
@@ -15637,7 +18900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -15660,7 +18923,7 @@ export interface operations {
             };
         };
     };
-    postApiV1Tenants: {
+    createTenant: {
         parameters: {
             query?: never;
             header?: never;
@@ -15773,12 +19036,15 @@ export interface operations {
             };
         };
     };
-    getApiV1TenantsBy_tenant_id: {
+    getTenant: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The tenant id (`ten_…`) */
+                /**
+                 * @description The tenant id (`ten_…`)
+                 * @example ten_demo
+                 */
                 tenant_id: string;
             };
             cookie?: never;
@@ -15877,34 +19143,73 @@ export interface operations {
             };
         };
     };
-    getApiV1Tickets: {
+    listTickets: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Only items in this status (one value, or a comma-separated list where the schema says so) */
-                status?: string;
-                /** @description Only tickets with this priority (one value or a comma-separated list) */
-                priority?: string;
-                /** @description Only tickets of this type (one value or a comma-separated list) */
-                type?: string;
-                /** @description Only tickets of this requester */
+                /**
+                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @example open
+                 */
+                status?: string | ("new" | "open" | "pending" | "on_hold" | "resolved" | "closed") | unknown;
+                /**
+                 * @description Only tickets with this priority (one value or a comma-separated list)
+                 * @example low,medium
+                 */
+                priority?: string | ("low" | "medium" | "high" | "urgent") | unknown;
+                /**
+                 * @description Only tickets of this type (one value or a comma-separated list)
+                 * @example incident
+                 */
+                type?: string | ("question" | "incident" | "problem" | "service_request" | "change") | unknown;
+                /**
+                 * @description Only tickets of this requester
+                 * @example req_0mh9y4t6cWn3LbQ8rFs1Mz
+                 */
                 requester_id?: string;
-                /** @description Only tickets assigned to this agent */
+                /**
+                 * @description Only tickets assigned to this agent
+                 * @example tus_0mh2v9w8xPr6JzL3qNb5Gc
+                 */
                 assignee_id?: string;
-                /** @description Only items carrying this tag */
+                /**
+                 * @description Only items carrying this tag
+                 * @example vip
+                 */
                 tag?: string;
-                /** @description The call id (`call_…`) */
+                /**
+                 * @description The call id (`call_…`)
+                 * @example call_0mhbpz7t1Vq9bN3xRk2sYe
+                 */
                 call_id?: string;
-                /** @description Only items created at or after this ISO 8601 time (inclusive) */
+                /**
+                 * @description Only items created at or after this ISO 8601 time (inclusive)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
                 created_after?: string;
-                /** @description Only items created before this ISO 8601 time (exclusive) */
+                /**
+                 * @description Only items created before this ISO 8601 time (exclusive)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
                 created_before?: string;
-                /** @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror */
+                /**
+                 * @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
                 updated_since?: string;
-                /** @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring) */
+                /**
+                 * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
+                 * @example -created_at
+                 */
                 sort?: "-created_at" | "updated_at";
             };
             header?: never;
@@ -16009,11 +19314,14 @@ export interface operations {
             };
         };
     };
-    postApiV1Tickets: {
+    createTicket: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -16141,7 +19449,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -16164,12 +19472,15 @@ export interface operations {
             };
         };
     };
-    getApiV1TicketsBy_ticket_id: {
+    getTicket: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The ticket id (`tkt_…`) */
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 ticket_id: string;
             };
             cookie?: never;
@@ -16283,15 +19594,21 @@ export interface operations {
             };
         };
     };
-    patchApiV1TicketsBy_ticket_id: {
+    updateTicket: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The ticket id (`tkt_…`) */
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 ticket_id: string;
             };
             cookie?: never;
@@ -16433,7 +19750,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -16456,17 +19773,26 @@ export interface operations {
             };
         };
     };
-    getApiV1TicketsBy_ticket_idReplies: {
+    listTicketReplies: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
             };
             header?: never;
             path: {
-                /** @description The ticket id (`tkt_…`) */
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 ticket_id: string;
             };
             cookie?: never;
@@ -16572,15 +19898,21 @@ export interface operations {
             };
         };
     };
-    postApiV1TicketsBy_ticket_idReplies: {
+    createTicketReply: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The ticket id (`tkt_…`) */
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 ticket_id: string;
             };
             cookie?: never;
@@ -16702,7 +20034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -16725,22 +20057,43 @@ export interface operations {
             };
         };
     };
-    getApiV1UsageDetails: {
+    getUsageDetails: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Billing period `YYYY-MM`; default: the current one */
+                /**
+                 * @description Billing period `YYYY-MM`; default: the current one
+                 * @example 2026-03
+                 */
                 period?: string;
-                /** @description Start of the range (inclusive), ISO 8601 */
+                /**
+                 * @description Start of the range (inclusive), ISO 8601
+                 * @example 2026-03-01T00:00:00.000Z
+                 */
                 from?: string;
-                /** @description End of the range (exclusive), ISO 8601 */
+                /**
+                 * @description End of the range (exclusive), ISO 8601
+                 * @example 2026-04-01T00:00:00.000Z
+                 */
                 to?: string;
-                /** @description Only usage of this kind */
+                /**
+                 * @description Only usage of this kind
+                 * @example api_requests
+                 */
                 kind?: "api_requests" | "call_minutes" | "conversations" | "webhook_deliveries";
-                /** @description Aggregate the usage by this dimension instead of listing events */
+                /**
+                 * @description Aggregate the usage by this dimension instead of listing events
+                 * @example day
+                 */
                 group_by?: "day" | "endpoint" | "api_key" | "kind" | "status";
             };
             header?: never;
@@ -16794,6 +20147,24 @@ export interface operations {
                     "application/json": components["schemas"]["UsageDetails"];
                 };
             };
+            /** @description `from` is not earlier than `to` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "from must be earlier than to"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
@@ -16844,10 +20215,13 @@ export interface operations {
             };
         };
     };
-    getApiV1UsageSummary: {
+    getUsageSummary: {
         parameters: {
             query?: {
-                /** @description Billing period `YYYY-MM`; default: the current one */
+                /**
+                 * @description Billing period `YYYY-MM`; default: the current one
+                 * @example 2026-03
+                 */
                 period?: string;
             };
             header?: never;
@@ -16952,17 +20326,20 @@ export interface operations {
             };
         };
     };
-    postApiV1VoiceWidgetToken: {
+    createVoiceWidgetToken: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -17061,7 +20438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -17084,7 +20461,7 @@ export interface operations {
             };
         };
     };
-    getApiV1Webhooks: {
+    listWebhooks: {
         parameters: {
             query?: never;
             header?: never;
@@ -17109,6 +20486,7 @@ export interface operations {
                      *         {
                      *           "id": "whk_0mha4k2r9Pw7XnD3qLs8Fv",
                      *           "url": "https://hooks.acme.example/support",
+                     *           "description": "The printer on floor 3 smells of smoke and shows error E-451.",
                      *           "events": [
                      *             "ticket.created",
                      *             "ticket.updated"
@@ -17171,11 +20549,14 @@ export interface operations {
             };
         };
     };
-    postApiV1Webhooks: {
+    createWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -17189,7 +20570,8 @@ export interface operations {
                  *       "events": [
                  *         "ticket.created",
                  *         "ticket.updated"
-                 *       ]
+                 *       ],
+                 *       "description": "The printer on floor 3 smells of smoke and shows error E-451."
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookCreate"];
@@ -17210,6 +20592,7 @@ export interface operations {
                      * @example {
                      *       "id": "whk_0mha4k2r9Pw7XnD3qLs8Fv",
                      *       "url": "https://hooks.acme.example/support",
+                     *       "description": "The printer on floor 3 smells of smoke and shows error E-451.",
                      *       "events": [
                      *         "ticket.created",
                      *         "ticket.updated"
@@ -17299,7 +20682,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -17322,12 +20705,15 @@ export interface operations {
             };
         };
     };
-    getApiV1WebhooksBy_id: {
+    getWebhook: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook subscription id (`whk_…`) */
+                /**
+                 * @description The webhook subscription id (`whk_…`)
+                 * @example whk_0mha4k2r9Pw7XnD3qLs8Fv
+                 */
                 id: string;
             };
             cookie?: never;
@@ -17348,6 +20734,7 @@ export interface operations {
                      * @example {
                      *       "id": "whk_0mha4k2r9Pw7XnD3qLs8Fv",
                      *       "url": "https://hooks.acme.example/support",
+                     *       "description": "The printer on floor 3 smells of smoke and shows error E-451.",
                      *       "events": [
                      *         "ticket.created",
                      *         "ticket.updated"
@@ -17423,12 +20810,15 @@ export interface operations {
             };
         };
     };
-    deleteApiV1WebhooksBy_id: {
+    deleteWebhook: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook subscription id (`whk_…`) */
+                /**
+                 * @description The webhook subscription id (`whk_…`)
+                 * @example whk_0mha4k2r9Pw7XnD3qLs8Fv
+                 */
                 id: string;
             };
             cookie?: never;
@@ -17527,17 +20917,26 @@ export interface operations {
             };
         };
     };
-    getApiV1WebhooksBy_idDeliveries: {
+    listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description A delivery id of this webhook: only deliveries older than it (pass the last id of the page read) */
+                /**
+                 * @description A delivery id of this webhook: only deliveries older than it (pass the last id of the page read)
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
                 before?: string;
             };
             header?: never;
             path: {
-                /** @description The webhook subscription id (`whk_…`) */
+                /**
+                 * @description The webhook subscription id (`whk_…`)
+                 * @example whk_0mha4k2r9Pw7XnD3qLs8Fv
+                 */
                 id: string;
             };
             cookie?: never;
@@ -17638,14 +21037,20 @@ export interface operations {
             };
         };
     };
-    getApiV1WebhooksBy_idDeliveriesBy_delivery_id: {
+    getWebhookDelivery: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook subscription id (`whk_…`) */
+                /**
+                 * @description The webhook subscription id (`whk_…`)
+                 * @example whk_0mha4k2r9Pw7XnD3qLs8Fv
+                 */
                 id: string;
-                /** @description The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id) */
+                /**
+                 * @description The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id)
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
                 delivery_id: string;
             };
             cookie?: never;
@@ -17680,7 +21085,17 @@ export interface operations {
                      *           "attempted_at": "2026-03-14T09:26:54.020Z",
                      *           "response_status": 200,
                      *           "duration_ms": 184,
-                     *           "error": null
+                     *           "error": null,
+                     *           "request": {
+                     *             "headers": {},
+                     *             "body": "Hello, my invoice for March shows the wrong VAT number. Could you correct it?"
+                     *           },
+                     *           "response": {
+                     *             "status": 200,
+                     *             "headers": {},
+                     *             "body": "Hello, my invoice for March shows the wrong VAT number. Could you correct it?",
+                     *             "body_truncated": false
+                     *           }
                      *         }
                      *       ]
                      *     }
@@ -17751,17 +21166,26 @@ export interface operations {
             };
         };
     };
-    postApiV1WebhooksBy_idDeliveriesBy_delivery_idRedeliver: {
+    redeliverWebhookDelivery: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The webhook subscription id (`whk_…`) */
+                /**
+                 * @description The webhook subscription id (`whk_…`)
+                 * @example whk_0mha4k2r9Pw7XnD3qLs8Fv
+                 */
                 id: string;
-                /** @description The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id) */
+                /**
+                 * @description The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id)
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
                 delivery_id: string;
             };
             cookie?: never;
@@ -17866,7 +21290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -17889,15 +21313,21 @@ export interface operations {
             };
         };
     };
-    postApiV1WebhooksBy_idRecover: {
+    recoverWebhook: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409. */
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The webhook subscription id (`whk_…`) */
+                /**
+                 * @description The webhook subscription id (`whk_…`)
+                 * @example whk_0mha4k2r9Pw7XnD3qLs8Fv
+                 */
                 id: string;
             };
             cookie?: never;
@@ -18015,7 +21445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            422: components["responses"]["ValidationError"];
+            422: components["responses"]["ValidationOrKeyReused"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
@@ -18038,7 +21468,7 @@ export interface operations {
             };
         };
     };
-    postApiV1WidgetMessages: {
+    createWidgetMessage: {
         parameters: {
             query?: never;
             header?: never;
@@ -18137,7 +21567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Tenant not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18149,7 +21579,7 @@ export interface operations {
                      *       "detail": "Tenant not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
@@ -18192,22 +21622,43 @@ export interface operations {
             };
         };
     };
-    getApiV2AuditLog: {
+    listAuditLogEntries: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Only entries of this action (e.g. `api_key.created`) */
-                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "user.invited" | "user.updated" | "user.removed";
-                /** @description Only entries about this resource id */
+                /**
+                 * @description Only entries of this action (e.g. `api_key.created`)
+                 * @example api_key.created
+                 */
+                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.invited" | "user.updated" | "user.removed";
+                /**
+                 * @description Only entries about this resource id
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 target_id?: string;
-                /** @description Only entries by this actor, exactly as entries name it (`user:<id>` or `api_key:<id>`) */
+                /**
+                 * @description Only entries by this actor, exactly as entries name it (`user:<id>` or `api_key:<id>`)
+                 * @example key_0mha4j8s2Xv5CnT7wRq1Dk
+                 */
                 actor?: string;
-                /** @description Only entries recorded at or after this instant (ISO 8601 with offset) */
+                /**
+                 * @description Only entries recorded at or after this instant (ISO 8601 with offset)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
                 since?: string;
-                /** @description Only entries recorded before this instant (ISO 8601 with offset) */
+                /**
+                 * @description Only entries recorded before this instant (ISO 8601 with offset)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
                 until?: string;
             };
             header?: never;
@@ -18304,18 +21755,33 @@ export interface operations {
             };
         };
     };
-    getApiV2Companies: {
+    listCompanies: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Free-text search (case-insensitive substring) */
+                /**
+                 * @description Free-text search (case-insensitive substring)
+                 * @example printer
+                 */
                 q?: string;
-                /** @description Only items carrying this tag */
+                /**
+                 * @description Only items carrying this tag
+                 * @example vip
+                 */
                 tag?: string;
-                /** @description Include soft-deleted items (`true`/`false`) */
+                /**
+                 * @description Include soft-deleted items (`true`/`false`)
+                 * @example true
+                 */
                 include_deleted?: "true" | "false";
             };
             header?: never;
@@ -18419,7 +21885,7 @@ export interface operations {
             };
         };
     };
-    postApiV2Companies: {
+    createCompany: {
         parameters: {
             query?: never;
             header?: never;
@@ -18557,12 +22023,15 @@ export interface operations {
             };
         };
     };
-    getApiV2CompaniesBy_company_id: {
+    getCompany: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The company id (`cmp_…`) */
+                /**
+                 * @description The company id (`cmp_…`)
+                 * @example cmp_0mh9z2v4nGp8JdR6sKa3Xe
+                 */
                 company_id: string;
             };
             cookie?: never;
@@ -18634,7 +22103,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown id, deleted, or another tenant's */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18675,12 +22144,15 @@ export interface operations {
             };
         };
     };
-    deleteApiV2CompaniesBy_company_id: {
+    deleteCompany: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The company id (`cmp_…`) */
+                /**
+                 * @description The company id (`cmp_…`)
+                 * @example cmp_0mh9z2v4nGp8JdR6sKa3Xe
+                 */
                 company_id: string;
             };
             cookie?: never;
@@ -18725,7 +22197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown id, deleted, or another tenant's */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18784,12 +22256,15 @@ export interface operations {
             };
         };
     };
-    patchApiV2CompaniesBy_company_id: {
+    updateCompany: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The company id (`cmp_…`) */
+                /**
+                 * @description The company id (`cmp_…`)
+                 * @example cmp_0mh9z2v4nGp8JdR6sKa3Xe
+                 */
                 company_id: string;
             };
             cookie?: never;
@@ -18884,7 +22359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown id, deleted, or another tenant's */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18943,12 +22418,15 @@ export interface operations {
             };
         };
     };
-    postApiV2CompaniesBy_company_idRestore: {
+    restoreCompany: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The company id (`cmp_…`) */
+                /**
+                 * @description The company id (`cmp_…`)
+                 * @example cmp_0mh9z2v4nGp8JdR6sKa3Xe
+                 */
                 company_id: string;
             };
             cookie?: never;
@@ -19020,7 +22498,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown id, deleted, or another tenant's */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19079,24 +22557,48 @@ export interface operations {
             };
         };
     };
-    getApiV2Contacts: {
+    listContacts: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Free-text search (case-insensitive substring) */
+                /**
+                 * @description Free-text search (case-insensitive substring)
+                 * @example printer
+                 */
                 q?: string;
-                /** @description Only items carrying this tag */
+                /**
+                 * @description Only items carrying this tag
+                 * @example vip
+                 */
                 tag?: string;
-                /** @description The company id (`cmp_…`) */
+                /**
+                 * @description The company id (`cmp_…`)
+                 * @example cmp_0mh9z2v4nGp8JdR6sKa3Xe
+                 */
                 company_id?: string;
-                /** @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror */
+                /**
+                 * @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
                 updated_since?: string;
-                /** @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring) */
+                /**
+                 * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
+                 * @example created_at
+                 */
                 sort?: "created_at" | "updated_at";
-                /** @description Include soft-deleted items (`true`/`false`) */
+                /**
+                 * @description Include soft-deleted items (`true`/`false`)
+                 * @example true
+                 */
                 include_deleted?: "true" | "false";
             };
             header?: never;
@@ -19203,7 +22705,7 @@ export interface operations {
             };
         };
     };
-    postApiV2Contacts: {
+    createContact: {
         parameters: {
             query?: never;
             header?: never;
@@ -19363,12 +22865,15 @@ export interface operations {
             };
         };
     };
-    getApiV2ContactsBy_contact_id: {
+    getContact: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The contact id (`ctc_…`) */
+                /**
+                 * @description The contact id (`ctc_…`)
+                 * @example ctc_0mh9z8x1kLr5FtY2mWq7Hd
+                 */
                 contact_id: string;
             };
             cookie?: never;
@@ -19443,7 +22948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown id, deleted, or another tenant's */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19484,12 +22989,15 @@ export interface operations {
             };
         };
     };
-    deleteApiV2ContactsBy_contact_id: {
+    deleteContact: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The contact id (`ctc_…`) */
+                /**
+                 * @description The contact id (`ctc_…`)
+                 * @example ctc_0mh9z8x1kLr5FtY2mWq7Hd
+                 */
                 contact_id: string;
             };
             cookie?: never;
@@ -19534,7 +23042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown id, deleted, or another tenant's */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19593,12 +23101,15 @@ export interface operations {
             };
         };
     };
-    patchApiV2ContactsBy_contact_id: {
+    updateContact: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The contact id (`ctc_…`) */
+                /**
+                 * @description The contact id (`ctc_…`)
+                 * @example ctc_0mh9z8x1kLr5FtY2mWq7Hd
+                 */
                 contact_id: string;
             };
             cookie?: never;
@@ -19697,7 +23208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown id, deleted, or another tenant's */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19769,12 +23280,15 @@ export interface operations {
             };
         };
     };
-    postApiV2ContactsBy_contact_idRestore: {
+    restoreContact: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The contact id (`ctc_…`) */
+                /**
+                 * @description The contact id (`ctc_…`)
+                 * @example ctc_0mh9z8x1kLr5FtY2mWq7Hd
+                 */
                 contact_id: string;
             };
             cookie?: never;
@@ -19849,7 +23363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unknown id, deleted, or another tenant's */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19926,26 +23440,53 @@ export interface operations {
             };
         };
     };
-    getApiV2Conversations: {
+    listConversationsV2: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Only items in this status (one value, or a comma-separated list where the schema says so) */
+                /**
+                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @example open
+                 */
                 status?: "open" | "waiting" | "resolved" | "closed";
-                /** @description Only items of this channel */
+                /**
+                 * @description Only items of this channel
+                 * @example phone
+                 */
                 channel?: "email" | "widget" | "whatsapp" | "phone" | "api";
-                /** @description The contact id (`ctc_…`) */
+                /**
+                 * @description The contact id (`ctc_…`)
+                 * @example ctc_0mh9z8x1kLr5FtY2mWq7Hd
+                 */
                 contact_id?: string;
-                /** @description Only conversations assigned to this agent */
+                /**
+                 * @description Only conversations assigned to this agent
+                 * @example tus_0mh2v9w8xPr6JzL3qNb5Gc
+                 */
                 assignee_user_id?: string;
-                /** @description Only conversations assigned to this team */
+                /**
+                 * @description Only conversations assigned to this team
+                 * @example team_billing
+                 */
                 assignee_team_id?: string;
-                /** @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror */
+                /**
+                 * @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
                 updated_since?: string;
-                /** @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring) */
+                /**
+                 * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
+                 * @example -created_at
+                 */
                 sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at";
             };
             header?: never;
@@ -20043,7 +23584,7 @@ export interface operations {
             };
         };
     };
-    postApiV2Conversations: {
+    createConversationV2: {
         parameters: {
             query?: never;
             header?: never;
@@ -20168,12 +23709,15 @@ export interface operations {
             };
         };
     };
-    getApiV2ConversationsBy_id: {
+    getConversationV2: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
@@ -20239,7 +23783,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20254,7 +23798,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             422: components["responses"]["ValidationError"];
@@ -20280,12 +23824,15 @@ export interface operations {
             };
         };
     };
-    patchApiV2ConversationsBy_id: {
+    updateConversationV2: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
@@ -20366,7 +23913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20381,7 +23928,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
@@ -20425,12 +23972,15 @@ export interface operations {
             };
         };
     };
-    postApiV2ConversationsBy_idAssign: {
+    assignConversationV2: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
@@ -20507,7 +24057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20522,7 +24072,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
@@ -20566,17 +24116,20 @@ export interface operations {
             };
         };
     };
-    postApiV2ConversationsBy_idExport: {
+    createConversationExportV2: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -20656,7 +24209,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
@@ -20700,14 +24253,20 @@ export interface operations {
             };
         };
     };
-    getApiV2ConversationsBy_idExportsBy_export_id: {
+    getConversationExportV2: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
-                /** @description The export id (`exp_…`) */
+                /**
+                 * @description The export id (`exp_…`)
+                 * @example exp_0mhbs2f8gKa6PzV1nDr4Ly
+                 */
                 export_id: string;
             };
             cookie?: never;
@@ -20767,7 +24326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Export not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20782,7 +24341,7 @@ export interface operations {
                      *       "detail": "Export not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             422: components["responses"]["ValidationError"];
@@ -20808,14 +24367,20 @@ export interface operations {
             };
         };
     };
-    getApiV2ConversationsBy_idExportsBy_export_idDownload: {
+    downloadConversationExportV2: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
-                /** @description The export id (`exp_…`) */
+                /**
+                 * @description The export id (`exp_…`)
+                 * @example exp_0mhbs2f8gKa6PzV1nDr4Ly
+                 */
                 export_id: string;
             };
             cookie?: never;
@@ -20860,7 +24425,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Export not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20875,7 +24440,7 @@ export interface operations {
                      *       "detail": "Export not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             422: components["responses"]["ValidationError"];
@@ -20901,17 +24466,26 @@ export interface operations {
             };
         };
     };
-    getApiV2ConversationsBy_idMessages: {
+    listMessagesV2: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
             };
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
@@ -20979,7 +24553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20994,7 +24568,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             422: components["responses"]["ValidationError"];
@@ -21020,12 +24594,15 @@ export interface operations {
             };
         };
     };
-    postApiV2ConversationsBy_idMessages: {
+    createMessageV2: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call */
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
                 id: string;
             };
             cookie?: never;
@@ -21097,7 +24674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conversation not found */
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21112,7 +24689,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
@@ -21156,7 +24733,7 @@ export interface operations {
             };
         };
     };
-    getApiV2Health: {
+    getHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -21245,16 +24822,28 @@ export interface operations {
             };
         };
     };
-    getApiV2KbArticles: {
+    listArticles: {
         parameters: {
             query?: {
-                /** @description Page size: how many items to return (see the schema for the default and maximum) */
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
                 limit?: number;
-                /** @description How many items to skip: 0 for the first page, then `offset + limit` */
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
                 offset?: number;
-                /** @description Only items in this status (one value, or a comma-separated list where the schema says so) */
+                /**
+                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @example draft
+                 */
                 status?: "draft" | "published" | "archived";
-                /** @description Free-text search (case-insensitive substring) */
+                /**
+                 * @description Free-text search (case-insensitive substring)
+                 * @example printer
+                 */
                 q?: string;
             };
             header?: never;
@@ -21363,12 +24952,15 @@ export interface operations {
             };
         };
     };
-    getApiV2KbArticlesBy_article_id: {
+    getArticle: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The article id (`art_…`) */
+                /**
+                 * @description The article id (`art_…`)
+                 * @example art_0mh8w6y3bNf2HqT9vLc5Zs
+                 */
                 article_id: string;
             };
             cookie?: never;
@@ -21481,12 +25073,15 @@ export interface operations {
             };
         };
     };
-    patchApiV2KbArticlesBy_article_id: {
+    updateArticle: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The article id (`art_…`) */
+                /**
+                 * @description The article id (`art_…`)
+                 * @example art_0mh8w6y3bNf2HqT9vLc5Zs
+                 */
                 article_id: string;
             };
             cookie?: never;
@@ -21639,12 +25234,15 @@ export interface operations {
             };
         };
     };
-    patchApiV2WebhooksBy_id: {
+    updateWebhook: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The webhook subscription id (`whk_…`) */
+                /**
+                 * @description The webhook subscription id (`whk_…`)
+                 * @example whk_0mha4k2r9Pw7XnD3qLs8Fv
+                 */
                 id: string;
             };
             cookie?: never;
@@ -21658,7 +25256,8 @@ export interface operations {
                  *       "events": [
                  *         "ticket.created",
                  *         "ticket.updated"
-                 *       ]
+                 *       ],
+                 *       "description": "The printer on floor 3 smells of smoke and shows error E-451."
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdate"];
@@ -21679,6 +25278,7 @@ export interface operations {
                      * @example {
                      *       "id": "whk_0mha4k2r9Pw7XnD3qLs8Fv",
                      *       "url": "https://hooks.acme.example/support",
+                     *       "description": "The printer on floor 3 smells of smoke and shows error E-451.",
                      *       "events": [
                      *         "ticket.created",
                      *         "ticket.updated"
@@ -21785,7 +25385,257 @@ export interface operations {
             };
         };
     };
-    getApiV2WebhooksEventTypes: {
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook subscription id (`whk_…`)
+                 * @example whk_0mha4k2r9Pw7XnD3qLs8Fv
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_3Jq9Xv2LmT8pRw5Nc7Hd1Kz4"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSecretRotated"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Webhook not found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook subscription id (`whk_…`)
+                 * @example whk_0mha4k2r9Pw7XnD3qLs8Fv
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "ticket.created"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description The test delivery, queued */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "dlv_0mhbq3k9aQm2Vx8RtL5cBn"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookTestEventQueued"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Webhook not found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `Webhook is inactive` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookEventTypes: {
         parameters: {
             query?: never;
             header?: never;
@@ -21865,7 +25715,7 @@ export interface operations {
             };
         };
     };
-    getConsole: {
+    getConsolePage: {
         parameters: {
             query?: never;
             header?: never;
@@ -21921,12 +25771,15 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getConsoleAssetsBy_file: {
+    getConsoleAsset: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The file name */
+                /**
+                 * @description The file name
+                 * @example console.js
+                 */
                 file: "console.js" | "console.css";
             };
             cookie?: never;
@@ -22007,7 +25860,7 @@ export interface operations {
             };
         };
     };
-    getDocs: {
+    getDocsPage: {
         parameters: {
             query?: never;
             header?: never;
@@ -22063,68 +25916,15 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getDocsSlash: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Location: /docs */
-            308: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description An API key was sent and it is not valid (this operation needs none) */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Invalid API key"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "API keys are not permitted for this endpoint"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getDocsAssetsBy_file: {
+    getDocsAsset: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description The file name */
+                /**
+                 * @description The file name
+                 * @example swagger-ui-bundle.js
+                 */
                 file: "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js" | "swagger-ui.css" | "favicon-32x32.png" | "favicon-16x16.png";
             };
             cookie?: never;
@@ -22205,60 +26005,1491 @@ export interface operations {
             };
         };
     };
-    getOpenapiJson: {
+    onConversationCreated: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example conversation.created
+                 */
+                "X-Webhook-Event": "conversation.created";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "conversation.created",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                 *           "tenant_id": "ten_demo",
+                 *           "status": "open",
+                 *           "channel": "email",
+                 *           "contact_id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
+                 *           "subject": "Invoice question",
+                 *           "priority": "medium",
+                 *           "assignee_user_id": null,
+                 *           "assignee_team_id": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConversationCreatedEvent"];
+            };
+        };
         responses: {
-            /** @description Location: /api/v1/openapi.json */
-            308: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description An API key was sent and it is not valid (this operation needs none) */
-            401: {
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Invalid API key"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
+                content?: never;
             };
-            /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
-            403: {
+        };
+    };
+    onConversationAssigned: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example conversation.assigned
+                 */
+                "X-Webhook-Event": "conversation.assigned";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "conversation.assigned",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                 *           "tenant_id": "ten_demo",
+                 *           "status": "open",
+                 *           "channel": "email",
+                 *           "contact_id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
+                 *           "subject": "Invoice question",
+                 *           "priority": "medium",
+                 *           "assignee_user_id": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
+                 *           "assignee_team_id": null
+                 *         },
+                 *         "routing_reason": "manual_assignment"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConversationAssignedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
                 headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "API keys are not permitted for this endpoint"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
+                content?: never;
             };
-            503: components["responses"]["ServiceUnavailable"];
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConversationResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example conversation.resolved
+                 */
+                "X-Webhook-Event": "conversation.resolved";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "conversation.resolved",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                 *           "tenant_id": "ten_demo",
+                 *           "status": "resolved",
+                 *           "channel": "email",
+                 *           "contact_id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
+                 *           "subject": "Invoice question",
+                 *           "priority": "medium",
+                 *           "assignee_user_id": null,
+                 *           "assignee_team_id": null
+                 *         },
+                 *         "previous_status": "open"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConversationResolvedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConversationReopened: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example conversation.reopened
+                 */
+                "X-Webhook-Event": "conversation.reopened";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "conversation.reopened",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                 *           "tenant_id": "ten_demo",
+                 *           "status": "open",
+                 *           "channel": "email",
+                 *           "contact_id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
+                 *           "subject": "Invoice question",
+                 *           "priority": "medium",
+                 *           "assignee_user_id": null,
+                 *           "assignee_team_id": null
+                 *         },
+                 *         "previous_status": "resolved"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConversationReopenedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConversationNoteAdded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example conversation.note_added
+                 */
+                "X-Webhook-Event": "conversation.note_added";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "conversation.note_added",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "conversation": {
+                 *           "id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                 *           "tenant_id": "ten_demo",
+                 *           "status": "open",
+                 *           "channel": "email",
+                 *           "contact_id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
+                 *           "subject": "Invoice question",
+                 *           "priority": "medium",
+                 *           "assignee_user_id": null,
+                 *           "assignee_team_id": null
+                 *         },
+                 *         "note": {
+                 *           "id": "msg_0mhbr1d8kTe2WmP5xQa7Bz",
+                 *           "body": "Customer is on the annual plan; refund needs approval.",
+                 *           "sender_id": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
+                 *           "created_at": "2026-03-02T09:25:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConversationNoteAddedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example message.sent
+                 */
+                "X-Webhook-Event": "message.sent";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "message.sent",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "message": {
+                 *           "id": "msg_0mhbr1d7hBc9QeL3zXn6Vw",
+                 *           "conversation_id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                 *           "content_type": "text",
+                 *           "is_internal": false,
+                 *           "created_at": "2026-03-02T09:20:00.000Z",
+                 *           "body": "Thanks, we have corrected the invoice.",
+                 *           "sender_type": "agent",
+                 *           "sender_id": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
+                 *           "source": "dashboard"
+                 *         },
+                 *         "conversation": {
+                 *           "id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                 *           "tenant_id": "ten_demo",
+                 *           "status": "open",
+                 *           "channel": "email",
+                 *           "contact_id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
+                 *           "subject": "Invoice question",
+                 *           "priority": "medium",
+                 *           "assignee_user_id": null,
+                 *           "assignee_team_id": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageSentEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMessageReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example message.received
+                 */
+                "X-Webhook-Event": "message.received";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "message.received",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "message": {
+                 *           "id": "msg_0mhbr1d7hBc9QeL3zXn6Vw",
+                 *           "conversation_id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                 *           "content_type": "text",
+                 *           "is_internal": false,
+                 *           "created_at": "2026-03-02T09:20:00.000Z",
+                 *           "body": "My invoice shows the wrong amount.",
+                 *           "sender_type": "contact",
+                 *           "sender_id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
+                 *           "source": "email"
+                 *         },
+                 *         "conversation": {
+                 *           "id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
+                 *           "tenant_id": "ten_demo",
+                 *           "status": "open",
+                 *           "channel": "email",
+                 *           "contact_id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
+                 *           "subject": "Invoice question",
+                 *           "priority": "medium",
+                 *           "assignee_user_id": null,
+                 *           "assignee_team_id": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["MessageReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContactCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example contact.created
+                 */
+                "X-Webhook-Event": "contact.created";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "contact.created",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "contact": {
+                 *           "id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
+                 *           "external_id": "crm-4711",
+                 *           "first_name": "Ada",
+                 *           "last_name": "Lovelace",
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+15555550123",
+                 *           "company_id": "cmp_0mh9z2v4nGp8JdR6sKa3Xe",
+                 *           "company_name": "Analytical Engines Ltd"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContactCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContactUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example contact.updated
+                 */
+                "X-Webhook-Event": "contact.updated";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "contact.updated",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "contact": {
+                 *           "id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
+                 *           "external_id": "crm-4711",
+                 *           "first_name": "Ada",
+                 *           "last_name": "Lovelace",
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+15555550199",
+                 *           "company_id": "cmp_0mh9z2v4nGp8JdR6sKa3Xe",
+                 *           "company_name": "Analytical Engines Ltd"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContactUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContactDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example contact.deleted
+                 */
+                "X-Webhook-Event": "contact.deleted";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "contact.deleted",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "contact": {
+                 *           "id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
+                 *           "external_id": "crm-4711",
+                 *           "first_name": "Ada",
+                 *           "last_name": "Lovelace",
+                 *           "name": "Ada Lovelace",
+                 *           "email": "ada@example.com",
+                 *           "phone": "+15555550123",
+                 *           "company_id": "cmp_0mh9z2v4nGp8JdR6sKa3Xe",
+                 *           "company_name": "Analytical Engines Ltd"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ContactDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTicketCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example ticket.created
+                 */
+                "X-Webhook-Event": "ticket.created";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "ticket.created",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "ticket": {
+                 *           "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
+                 *           "subject": "Printer on floor 3 is offline",
+                 *           "status": "open",
+                 *           "priority": "high"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TicketCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTicketUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example ticket.updated
+                 */
+                "X-Webhook-Event": "ticket.updated";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "ticket.updated",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "ticket": {
+                 *           "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
+                 *           "subject": "Printer on floor 3 is offline",
+                 *           "status": "open",
+                 *           "priority": "urgent"
+                 *         },
+                 *         "changes": {
+                 *           "priority": {
+                 *             "from": "high",
+                 *             "to": "urgent"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TicketUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTicketReplied: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example ticket.replied
+                 */
+                "X-Webhook-Event": "ticket.replied";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "ticket.replied",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "ticket": {
+                 *           "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
+                 *           "subject": "Printer on floor 3 is offline",
+                 *           "status": "open",
+                 *           "priority": "high"
+                 *         },
+                 *         "reply": {
+                 *           "id": "trp_0mhbq5n2cJd81sXaLq4WmZ",
+                 *           "body": "A technician is on the way.",
+                 *           "author_type": "agent",
+                 *           "author_id": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
+                 *           "is_public": true,
+                 *           "created_at": "2026-03-02T09:30:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TicketRepliedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTicketResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example ticket.resolved
+                 */
+                "X-Webhook-Event": "ticket.resolved";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "ticket.resolved",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "ticket": {
+                 *           "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
+                 *           "subject": "Printer on floor 3 is offline",
+                 *           "status": "resolved",
+                 *           "priority": "high"
+                 *         },
+                 *         "previous_status": "open"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TicketResolvedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCallStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example call.started
+                 */
+                "X-Webhook-Event": "call.started";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "call.started",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "call": {
+                 *           "id": "call_0mhbpz7t1Vq9bN3xRk2sYe",
+                 *           "tenant_id": "ten_demo",
+                 *           "started_at": "2026-03-02T09:00:00.000Z",
+                 *           "caller_phone": "+15555550123",
+                 *           "telephony_call_sid": "CA0123456789abcdef0123456789abcdef",
+                 *           "direction": "inbound",
+                 *           "channel": "phone",
+                 *           "media_room_id": "room-7f3a9c"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CallStartedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCallCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example call.completed
+                 */
+                "X-Webhook-Event": "call.completed";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "call.completed",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "call": {
+                 *           "id": "call_0mhbpz7t1Vq9bN3xRk2sYe",
+                 *           "tenant_id": "ten_demo",
+                 *           "started_at": "2026-03-02T09:00:00.000Z",
+                 *           "caller_phone": "+15555550123",
+                 *           "telephony_call_sid": "CA0123456789abcdef0123456789abcdef",
+                 *           "ended_at": "2026-03-02T09:04:30.000Z",
+                 *           "duration_seconds": 270,
+                 *           "outcome": "ticket_created",
+                 *           "recording_url": "recordings/ten_demo/call_0mhbpz7t1Vq9bN3xRk2sYe.wav",
+                 *           "ticket_id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
+                 *           "detected_language": "en-US"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CallCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCallEscalated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example call.escalated
+                 */
+                "X-Webhook-Event": "call.escalated";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "call.escalated",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "call": {
+                 *           "id": "call_0mhbpz7t1Vq9bN3xRk2sYe",
+                 *           "tenant_id": "ten_demo",
+                 *           "escalated_at": "2026-03-02T09:02:10.000Z",
+                 *           "reason": "user_requested",
+                 *           "escalation_id": "esc_0mhbq0a9fTg5LmW2pXc8Rb",
+                 *           "status": "bridged",
+                 *           "route": "telephony_number",
+                 *           "destination": "********0123"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CallEscalatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onKbArticlePublished: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example kb.article.published
+                 */
+                "X-Webhook-Event": "kb.article.published";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "kb.article.published",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "article": {
+                 *           "id": "art_0mh8w6y3bNf2HqT9vLc5Zs",
+                 *           "title": "Resetting your password",
+                 *           "status": "published",
+                 *           "url": null,
+                 *           "provider_id": "native",
+                 *           "tags": [
+                 *             "account",
+                 *             "password"
+                 *           ],
+                 *           "category": "Accounts",
+                 *           "language": "en",
+                 *           "updated_at": "2026-03-02T09:15:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["KbArticlePublishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onKbArticleUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example kb.article.updated
+                 */
+                "X-Webhook-Event": "kb.article.updated";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "kb.article.updated",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "article": {
+                 *           "id": "art_0mh8w6y3bNf2HqT9vLc5Zs",
+                 *           "title": "Resetting or changing your password",
+                 *           "status": "published",
+                 *           "url": null,
+                 *           "provider_id": "native",
+                 *           "tags": [
+                 *             "account",
+                 *             "password"
+                 *           ],
+                 *           "category": "Accounts",
+                 *           "language": "en",
+                 *           "updated_at": "2026-03-02T09:15:00.000Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["KbArticleUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onUsageReported: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example usage.reported
+                 */
+                "X-Webhook-Event": "usage.reported";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "usage.reported",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "usage": {
+                 *           "tenant_id": "ten_demo",
+                 *           "period": "2026-02",
+                 *           "period_start": "2026-02-01T00:00:00.000Z",
+                 *           "period_end": "2026-03-01T00:00:00.000Z",
+                 *           "plan": "starter",
+                 *           "totals": {
+                 *             "api_requests": 48210,
+                 *             "call_minutes": 312,
+                 *             "conversations": 907,
+                 *             "webhook_deliveries": 5120
+                 *           },
+                 *           "quotas": {
+                 *             "api_requests": 100000,
+                 *             "call_minutes": 1000,
+                 *             "conversations": 5000,
+                 *             "webhook_deliveries": 100000
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UsageReportedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onConfigUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type (also `event_type` in the body)
+                 * @example config.updated
+                 */
+                "X-Webhook-Event": "config.updated";
+                /**
+                 * @description When this attempt was signed (ISO 8601 UTC): the first part of the signed message
+                 * @example 2026-03-02T09:30:01.204Z
+                 */
+                "X-Webhook-Timestamp": string;
+                /**
+                 * @description Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time
+                 * @example 5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f
+                 */
+                "X-Webhook-Signature": string;
+                /**
+                 * @description The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id
+                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
+                 */
+                "X-Webhook-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event_type": "config.updated",
+                 *       "timestamp": "2026-03-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "config": {
+                 *           "section": "voice",
+                 *           "changes": {
+                 *             "language": {
+                 *               "from": "en-US",
+                 *               "to": "de-DE"
+                 *             }
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConfigUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered (the body is ignored) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, or no answer within 10 seconds: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

@@ -36,3 +36,7 @@ export function allowed(action: Action): boolean {
 }
 
 export const whyNot = (action: Action) => ACTIONS[action].why;
+
+/** Where the console opens for this role: the first page it can use (an agent cannot use API keys). */
+export const homePage = (): { path: string; label: string } =>
+  allowed('keys') ? { path: '/keys', label: 'API keys' } : { path: '/webhooks', label: 'Webhooks' };

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 import type { FC } from 'hono/jsx';
 import { useEffect, useState } from 'hono/jsx/dom';
+import { homePage } from './access';
 import { loadMe } from './api';
 import { Modal, PageHead, useLoad } from './components';
 import { AuditPage } from './pages/audit';
@@ -15,7 +16,8 @@ import {
 } from './pages/signin';
 import { TeamPage } from './pages/team';
 import { UsagePage } from './pages/usage';
-import { WebhookDetailPage, WebhooksPage } from './pages/webhooks';
+import { WebhookDetailPage } from './pages/webhook-detail';
+import { WebhooksPage } from './pages/webhooks';
 import { redirect, useRoute } from './router';
 import {
   currentIdentity,
@@ -35,9 +37,6 @@ const PAGES = [
   { path: '/usage', label: 'Usage', page: UsagePage },
 ] as const;
 
-/** The page the console opens on (after sign-in, at /console/). */
-const HOME = '/keys';
-
 /** Pages reached from an emailed link or while signed out. */
 const SIGNED_OUT_PAGES: Record<string, FC> = {
   '/accept-invite': AcceptInvitePage,
@@ -49,7 +48,7 @@ function NotFoundPage() {
   return (
     <section aria-labelledby="page-title">
       <PageHead title="Page not found" intro="There is no console page at this address." />
-      <a href={`/console${HOME}`}>Go to API keys</a>
+      <a href={`/console${homePage().path}`}>Go to {homePage().label}</a>
     </section>
   );
 }
@@ -141,7 +140,7 @@ export function App() {
   // signed in at /console/: the home page, with its navigation item current
   const home = (who ?? lost) && (path === '/' || path === '');
   useEffect(() => {
-    if (home) redirect(HOME);
+    if (home) redirect(homePage().path);
   }, [home]);
 
   const SignedOut = SIGNED_OUT_PAGES[path];

@@ -10,9 +10,16 @@ import { currentIdentity, onSessionChange } from './session';
 /** "1 delivery", "3 deliveries": every count the console shows. */
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-/** Loads once (and again on `reload()`): `{data, error, loading}`. */
+/** Loads once (and again on `reload()`): `{data, error, requestId, status, loading}`. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
-  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
+  const [state, setState] = useState<{
+    data?: T;
+    error?: string;
+    requestId?: string;
+    /** the refusal's HTTP status (0: no answer came) */
+    status?: number;
+    loading: boolean;
+  }>({ loading: true });
   const [tick, setTick] = useState(0);
   // a load refused because the session ended runs again once the user signs back in
   const failedForSession = useRef(false);
@@ -29,7 +36,8 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
     setState((s) => ({ ...s, loading: true }));
     load().then(
       (data) => live && setState({ data, loading: false }),
-      (e: Error) => live && setState({ error: e.message, loading: false }),
+      (e: Error & { requestId?: string; status?: number }) =>
+        live && setState({ error: e.message, requestId: e.requestId, status: e.status, loading: false }),
     );
     return () => {
       live = false;
@@ -37,6 +45,30 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []) {
   }, [tick, ...deps]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };
+}
+
+/**
+ * A load that failed: what went wrong, the request id to quote to support (the server's
+ * X-Request-Id), and a retry. Nothing while the load is fine.
+ */
+export function LoadError(props: {
+  load: { error?: string; requestId?: string; loading: boolean; reload: () => void };
+}) {
+  const { error, requestId, loading, reload } = props.load;
+  if (!error || (error === SESSION_ENDED && currentIdentity())) return null;
+  return (
+    <div class="error-state" role="alert">
+      <p class="error">{error}</p>
+      {requestId ? (
+        <p class="small muted">
+          Request ID <code class="mono">{requestId}</code> — quote it if you contact support.
+        </p>
+      ) : null}
+      <button type="button" onClick={reload} disabled={loading}>
+        {loading ? 'Retrying…' : 'Retry'}
+      </button>
+    </div>
+  );
 }
 
 /** Focus can go back to it: still on the page, and not in a dialog that has closed. */
@@ -73,8 +105,11 @@ export function Modal(props: {
       dialog.removeEventListener('cancel', onCancel);
       // closed by a button, the dialog is still modal here and the page inert: close it first
       if (dialog.open) dialog.close();
+      // an opener inside a menu that has closed goes back to the menu's button
+      const menu = opener instanceof Element ? opener.closest('details:not([open])') : null;
+      const back = menu?.querySelector('summary') ?? opener;
       // the opener may be gone (a deleted row): then the page's title
-      if (focusable(opener)) opener.focus();
+      if (focusable(back)) back.focus();
       else if (!document.querySelector('dialog[open]')) document.getElementById('page-title')?.focus();
     };
   }, []);
@@ -118,9 +153,9 @@ export function Confirm(props: {
     <Modal title={props.title} onClose={props.onClose}>
       <div class="modal-body">
         <p>{props.message}</p>
-        <ErrorText message={error} />
       </div>
       <footer class="modal-foot">
+        <DialogError message={error} />
         <button type="button" onClick={props.onClose}>
           Cancel
         </button>
@@ -142,30 +177,100 @@ export function ErrorText(props: { message?: string; id?: string }) {
   ) : null;
 }
 
-/** A secret shown once: monospace, selectable, a copy button and the warning that it will not come back. */
-export function SecretOnce(props: { label: string; secret: string; what: string }) {
+/**
+ * A dialog's error, in its footer beside the buttons: always in view however long the form above
+ * scrolls, announced (role=alert) and focused, so focus does not fall to the page when the submit
+ * button was disabled under it.
+ */
+export function DialogError(props: { message?: string }) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  const shown = props.message && !(props.message === SESSION_ENDED && currentIdentity());
+  useEffect(() => {
+    if (shown) ref.current?.focus();
+  }, [props.message]);
+  return shown ? (
+    <p class="error dialog-error" role="alert" tabIndex={-1} ref={ref}>
+      {props.message}
+    </p>
+  ) : null;
+}
+
+/** Copies `text`; says so on the button and to screen readers. `label`: its accessible name. */
+export function CopyButton(props: { text: string; label?: string; primary?: boolean }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
-    await navigator.clipboard.writeText(props.secret);
+    await navigator.clipboard.writeText(props.text);
     setCopied(true);
+    setTimeout(() => setCopied(false), 2000);
   };
+  return (
+    <>
+      <button
+        type="button"
+        class={props.primary ? 'primary' : 'copy'}
+        onClick={copy}
+        aria-label={props.label}
+      >
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+      <span class="sr-live" aria-live="polite">
+        {copied ? 'Copied to the clipboard' : ''}
+      </span>
+    </>
+  );
+}
+
+/** How each kind of secret is kept, said where it is shown once. */
+const SECRET_KEEPING = {
+  'API key': 'we keep only a hash of it',
+  'signing secret': 'we keep it encrypted, to sign every delivery, and never show it again',
+} as const;
+
+/** A secret shown once: monospace, selectable, a copy button and the warning that it will not come back. */
+export function SecretOnce(props: { label: string; secret: string; what: keyof typeof SECRET_KEEPING }) {
   return (
     <div class="secret">
       <p class="warning" role="note">
-        <strong>Copy this {props.what} now.</strong> It is shown only once; we store only a hash
-        {props.what === 'signing secret' ? ' (encrypted)' : ''} and cannot show it again.
+        <strong>Copy this {props.what} now.</strong> It is shown only once: {SECRET_KEEPING[props.what]}.
       </p>
       <label for="secret-value">{props.label}</label>
       <div class="copy-row">
         <input id="secret-value" class="mono" readonly value={props.secret} data-testid="secret" />
-        <button type="button" class="primary" onClick={copy}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
+        <CopyButton text={props.secret} primary />
       </div>
-      <span class="sr-live" aria-live="polite">
-        {copied ? 'Copied to the clipboard' : ''}
-      </span>
     </div>
+  );
+}
+
+/**
+ * A row's actions behind one button: a table keeps its width at a laptop's size, and a card on a
+ * phone shows one button. Picking an item closes the menu.
+ */
+export function RowMenu(props: {
+  label: string;
+  items: { label: string; danger?: boolean; run: () => void }[];
+}) {
+  const ref = useRef<HTMLDetailsElement>(null);
+  if (props.items.length === 0) return null;
+  return (
+    <details class="row-menu" ref={ref}>
+      <summary aria-label={props.label}>Actions</summary>
+      <div class="row-menu-items">
+        {props.items.map((item) => (
+          <button
+            key={item.label}
+            type="button"
+            class={item.danger ? 'danger-text' : undefined}
+            onClick={() => {
+              if (ref.current) ref.current.open = false;
+              item.run();
+            }}
+          >
+            {item.label}
+          </button>
+        ))}
+      </div>
+    </details>
   );
 }
 

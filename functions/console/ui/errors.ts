@@ -1,6 +1,10 @@
 /** What a form shows when the session ended under it; hidden again once the user signs back in. */
 export const SESSION_ENDED = 'Your session ended. Sign in again, then retry.';
 
+/** What a call says when no answer came at all (the browser's own words are "Failed to fetch"). */
+export const NETWORK_DOWN =
+  'The server could not be reached: check your connection (or whether the server is running), then retry.';
+
 /** The field a 422 issue is about, as a person names it: `["body","expires_in_days"]` -> "Expires in days". */
 function fieldName(loc: unknown[]): string {
   const last = [...loc.slice(1)].reverse().find((p) => typeof p === 'string') as string | undefined;

@@ -1,111 +1,125 @@
 /** @jsxImportSource hono/jsx/dom */
+// The audit log: who did what to which key, webhook or member, by name rather than by id, narrowed
+// by actor, action and dates (the API's filters), in pages of 50.
 import { useState } from 'hono/jsx/dom';
 import { AUDIT_ACTIONS } from '../../../../shared/audit/actions';
 import { allowed } from '../access';
-import { api, must } from '../api';
-import { Empty, ErrorText, Loading, NotForYourRole, PageHead, Pager, Time, useLoad } from '../components';
+import { api, type components, isMemberId, must } from '../api';
+import { Empty, LoadError, Loading, NotForYourRole, PageHead, Pager, Time, useLoad } from '../components';
+import { currentIdentity } from '../session';
 
-interface Entry {
-  id: string;
-  actor: string;
-  action: string;
-  target_type: string;
-  target_id: string;
-  source_ip: string | null;
-  metadata: Record<string, unknown>;
-  created_at: string;
-}
+type Entry = components['schemas']['AuditEntry'];
+type Action = (typeof AUDIT_ACTIONS)[number];
 
 const PAGE = 50;
+/** Members read for names: the API's largest page; older members beyond it show as their id. */
+const MEMBERS_PAGE = 100;
+
+interface Filters {
+  actor: string;
+  action: '' | Action;
+  /** `YYYY-MM-DD` in the browser's time zone, inclusive */
+  from: string;
+  to: string;
+}
+const NO_FILTERS: Filters = { actor: '', action: '', from: '', to: '' };
 
 export function AuditPage() {
   if (!allowed('audit')) return <NotForYourRole title="Audit log" action="audit" />;
   return <AuditList />;
 }
 
+/** Local calendar days as the API's instants: `from` at its midnight, `to` up to the next one. */
+function timeWindow(f: Filters) {
+  const midnight = (day: string, plus = 0) => {
+    const d = new Date(`${day}T00:00:00`);
+    d.setDate(d.getDate() + plus);
+    return d.toISOString();
+  };
+  return {
+    ...(f.from ? { since: midnight(f.from) } : {}),
+    ...(f.to ? { until: midnight(f.to, 1) } : {}),
+  };
+}
+
+/** Names for the ids the log holds: members by email, keys by name, webhooks by URL. */
+function useNames() {
+  const names = useLoad(async () => {
+    const [team, keys, hooks] = await Promise.all([
+      must(api.GET('/api/v1/tenant/users', { params: { query: { limit: MEMBERS_PAGE } } })).catch(() => null),
+      must(api.GET('/api/v1/api-keys')).catch(() => null),
+      must(api.GET('/api/v1/webhooks')).catch(() => null),
+    ]);
+    const map = new Map<string, string>();
+    for (const u of team?.users ?? []) map.set(`user:${u.id}`, u.email);
+    for (const k of keys?.api_keys ?? []) map.set(`api_key:${k.id}`, `API key “${k.name}”`);
+    for (const w of hooks?.webhooks ?? []) map.set(`webhook:${w.id}`, w.url);
+    return map;
+  });
+  const me = currentIdentity()?.userId;
+  const map = names.data ?? new Map<string, string>();
+  /** `kind:id` as a person reads it; the raw id stays in the cell's title */
+  const name = (ref: string) => {
+    if (ref === `user:${me}`) return `you${map.get(ref) ? ` (${map.get(ref)})` : ''}`;
+    const known = map.get(ref);
+    if (known) return known;
+    const [kind, id = ''] = ref.split(/:(.*)/);
+    if (kind === 'user' && !isMemberId(id)) return 'CLI token';
+    if (kind === 'user') return 'a removed member';
+    if (kind === 'api_key') return 'a deleted API key';
+    if (kind === 'webhook') return 'a deleted webhook';
+    return ref;
+  };
+  return { name, actors: [...map.keys()].filter((k) => k.startsWith('user:') || k.startsWith('api_key:')) };
+}
+
 function AuditList() {
-  const [action, setAction] = useState('');
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [offset, setOffset] = useState(0);
   const log = useLoad(
-    async () =>
-      (await must(
+    () =>
+      must(
         api.GET('/api/v2/audit-log', {
           params: {
             query: {
               limit: PAGE,
               offset,
-              ...(action ? { action: action as (typeof AUDIT_ACTIONS)[number] } : {}),
+              ...(filters.action ? { action: filters.action } : {}),
+              ...(filters.actor ? { actor: filters.actor } : {}),
+              ...timeWindow(filters),
             },
           },
         }),
-      )) as { entries: Entry[]; total: number },
-    [action, offset],
+      ),
+    [filters, offset],
   );
+  const names = useNames();
+  const entries = log.data?.entries ?? [];
+  const seen = [...new Set([...names.actors, ...entries.map((e) => e.actor)])];
   return (
     <section aria-labelledby="page-title">
       <PageHead
         title="Audit log"
-        intro="Every change to API keys and webhooks: who, what, when and from where."
+        intro="Every change to API keys, webhooks and the team: who, what, when and from where."
       />
-      <div class="filters">
-        <label for="audit-action">Action</label>
-        <select
-          id="audit-action"
-          onChange={(e: Event) => {
-            setAction((e.target as HTMLSelectElement).value);
-            setOffset(0);
-          }}
-        >
-          <option value="">All actions</option>
-          {AUDIT_ACTIONS.map((a) => (
-            <option key={a} value={a} selected={a === action}>
-              {a}
-            </option>
-          ))}
-        </select>
-      </div>
-      <ErrorText message={log.error} />
+      <AuditFilters
+        filters={filters}
+        actors={seen}
+        name={names.name}
+        onChange={(next) => {
+          setFilters(next);
+          setOffset(0);
+        }}
+      />
+      <LoadError load={log} />
       {log.loading && !log.data ? <Loading what="the audit log" /> : null}
-      {log.data && log.data.entries.length === 0 ? <Empty>Nothing recorded yet.</Empty> : null}
-      {log.data && log.data.entries.length > 0 ? (
+      {log.data && entries.length === 0 ? <Empty>Nothing recorded that matches.</Empty> : null}
+      {entries.length > 0 && log.data ? (
         <>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">Details</th>
-                  <th scope="col">Source IP</th>
-                </tr>
-              </thead>
-              <tbody>
-                {log.data.entries.map((e) => (
-                  <tr key={e.id}>
-                    <td>
-                      <Time iso={e.created_at} />
-                    </td>
-                    <td class="mono">{e.actor}</td>
-                    <td>
-                      <span class="chip">{e.action}</span>
-                    </td>
-                    <td class="mono">{e.target_id}</td>
-                    <td class="mono small">
-                      {Object.entries(e.metadata)
-                        .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
-                        .join(' · ')}
-                    </td>
-                    <td class="mono">{e.source_ip ?? '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <AuditTable entries={entries} name={names.name} />
           <Pager
             offset={offset}
-            shown={log.data.entries.length}
+            shown={entries.length}
             total={log.data.total}
             size={PAGE}
             onMove={setOffset}
@@ -114,5 +128,112 @@ function AuditList() {
         </>
       ) : null}
     </section>
+  );
+}
+
+function AuditFilters(props: {
+  filters: Filters;
+  actors: string[];
+  name: (ref: string) => string;
+  onChange: (f: Filters) => void;
+}) {
+  const { filters } = props;
+  const set = (patch: Partial<Filters>) => props.onChange({ ...filters, ...patch });
+  const value = (e: Event) => (e.target as HTMLInputElement | HTMLSelectElement).value;
+  return (
+    <form class="filters" aria-label="Filter the audit log" onSubmit={(e: Event) => e.preventDefault()}>
+      <label for="audit-actor">Actor</label>
+      <select id="audit-actor" onChange={(e: Event) => set({ actor: value(e) })}>
+        <option value="">Anyone</option>
+        {props.actors.map((a) => (
+          <option key={a} value={a} selected={a === filters.actor}>
+            {props.name(a)}
+          </option>
+        ))}
+      </select>
+      <label for="audit-action">Action</label>
+      <select id="audit-action" onChange={(e: Event) => set({ action: value(e) as Filters['action'] })}>
+        <option value="">All actions</option>
+        {AUDIT_ACTIONS.map((a) => (
+          <option key={a} value={a} selected={a === filters.action}>
+            {a}
+          </option>
+        ))}
+      </select>
+      <label for="audit-from">From</label>
+      <input
+        id="audit-from"
+        type="date"
+        value={filters.from}
+        max={filters.to || undefined}
+        onChange={(e: Event) => set({ from: value(e) })}
+      />
+      <label for="audit-to">To</label>
+      <input
+        id="audit-to"
+        type="date"
+        value={filters.to}
+        min={filters.from || undefined}
+        onChange={(e: Event) => set({ to: value(e) })}
+      />
+      {Object.values(filters).every((v) => v === '') ? null : (
+        <button type="button" onClick={() => props.onChange(NO_FILTERS)}>
+          Clear filters
+        </button>
+      )}
+    </form>
+  );
+}
+
+/** An entry's details (`metadata`), ids in it named like the rest. */
+const details = (e: Entry, name: (ref: string) => string) =>
+  Object.entries(e.metadata)
+    .map(([k, v]) => {
+      if (k === 'replaced_by' && typeof v === 'string') return `replaced by ${name(`api_key:${v}`)}`;
+      return `${k.replace(/_/g, ' ')}: ${typeof v === 'string' ? v : JSON.stringify(v)}`;
+    })
+    .join(' · ');
+
+function AuditTable(props: { entries: Entry[]; name: (ref: string) => string }) {
+  const { name } = props;
+  return (
+    <div class="table-wrap">
+      <table class="audit cards-narrow">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Actor</th>
+            <th scope="col">Action</th>
+            <th scope="col">Target</th>
+            <th scope="col">Details</th>
+            <th scope="col">Source IP</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.entries.map((e) => (
+            <tr key={e.id} data-audit-id={e.id}>
+              <td data-label="When">
+                <Time iso={e.created_at} />
+              </td>
+              <td data-label="Actor" title={e.actor} class="actor">
+                {name(e.actor)}
+              </td>
+              <td data-label="Action">
+                <span class="chip">{e.action}</span>
+              </td>
+              <td data-label="Target" title={e.target_id} class="target">
+                {name(`${e.target_type}:${e.target_id}`)}
+              </td>
+              <td data-label="Details" class="small details">
+                {details(e, name)}
+              </td>
+              <td data-label="Source IP" class="mono">
+                {e.source_ip ?? '—'}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

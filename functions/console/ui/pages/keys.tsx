@@ -2,40 +2,32 @@
 import { useState } from 'hono/jsx/dom';
 import { KEY_DIALOG_SCOPE_GROUPS } from '../../../../shared/context/scopes';
 import { allowed } from '../access';
-import { api, must } from '../api';
+import { api, type components, isMemberId, must } from '../api';
 import {
   Badge,
   Confirm,
+  DialogError,
   Empty,
-  ErrorText,
+  LoadError,
   Loading,
   Modal,
   NotForYourRole,
   PageHead,
+  RowMenu,
   SecretOnce,
   Time,
   useLoad,
 } from '../components';
 import { currentIdentity } from '../session';
 
-interface ApiKey {
-  id: string;
-  name: string;
-  description?: string | null;
-  key_prefix: string;
-  scopes: string[];
-  created_by?: string | null;
-  created_at: string;
-  expires_at?: string | null;
-  last_used_at?: string | null;
-  revoked_at?: string | null;
-  is_active: boolean;
-}
+type ApiKey = components['schemas']['ApiKey'];
+type Acting = 'rotate' | 'revoke' | 'delete';
+type Scope = components['schemas']['ApiKeyCreate']['scopes'][number];
 
 type Pending =
   | { kind: 'create' }
   | { kind: 'secret'; title: string; secret: string }
-  | { kind: 'rotate' | 'revoke' | 'delete'; key: ApiKey }
+  | { kind: Acting; key: ApiKey }
   | null;
 
 /** What each confirmation says and does. */
@@ -71,12 +63,16 @@ export function KeysPage() {
   return <KeysList />;
 }
 
-/** Who created a key, as a person reads it: "you", a member's email, "API key …", "a removed member". */
+/**
+ * Who created a key, as a person reads it: "you", a member's email, "CLI token" (a token from
+ * `npm run token`, which names no member and is never looked up), "API key …", "a removed member".
+ */
 function useCreators(keys: ApiKey[] | undefined) {
   const me = currentIdentity()?.userId;
   const userIds = [...new Set((keys ?? []).map((k) => k.created_by ?? ''))]
     .filter((by) => by.startsWith('user:') && by !== `user:${me}`)
-    .map((by) => by.slice('user:'.length));
+    .map((by) => by.slice('user:'.length))
+    .filter(isMemberId);
   const emails = useLoad(async () => {
     const found = await Promise.all(
       userIds.map((id) =>
@@ -93,6 +89,7 @@ function useCreators(keys: ApiKey[] | undefined) {
     const [kind, id = ''] = by.split(/:(.*)/);
     if (kind === 'user') {
       if (id === me) return 'you';
+      if (!isMemberId(id)) return 'CLI token';
       const email = emails.data?.get(id);
       return email ?? (emails.data?.has(id) ? 'a removed member' : '…');
     }
@@ -104,18 +101,128 @@ function useCreators(keys: ApiKey[] | undefined) {
   };
 }
 
+/** "Replaces key_…" / "Replaced by key_…": the two rows of one rotation, linked both ways. */
+function RotationNote(props: { k: ApiKey; keys: ApiKey[] }) {
+  const { k, keys } = props;
+  const from = k.rotated_from ? keys.find((o) => o.id === k.rotated_from) : undefined;
+  const to = keys.find((o) => o.rotated_from === k.id);
+  return (
+    <>
+      {k.rotated_from ? (
+        <div class="muted small rotation">
+          replaces{' '}
+          {from ? (
+            <a href={`#key-${from.id}`}>{from.key_prefix}…</a>
+          ) : (
+            <span class="mono">{k.rotated_from}</span>
+          )}
+        </div>
+      ) : null}
+      {to ? (
+        <div class="muted small rotation">
+          replaced by <a href={`#key-${to.id}`}>{to.key_prefix}…</a>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+function KeyRow(props: { k: ApiKey; keys: ApiKey[]; creator: string; act: (kind: Acting) => void }) {
+  const { k } = props;
+  const items = [
+    ...(k.revoked_at
+      ? []
+      : [
+          { label: 'Rotate', run: () => props.act('rotate') },
+          { label: 'Revoke', run: () => props.act('revoke') },
+        ]),
+    { label: 'Delete', danger: true, run: () => props.act('delete') },
+  ];
+  return (
+    <tr key={k.id} data-key-id={k.id} id={`key-${k.id}`}>
+      <td data-label="Name">
+        <strong>{k.name}</strong>
+        <div class="muted small">
+          created <Time iso={k.created_at} />
+        </div>
+        <RotationNote k={k} keys={props.keys} />
+      </td>
+      <td data-label="Key" class="mono">
+        {k.key_prefix}…
+      </td>
+      <td data-label="Scopes">
+        <ul class="chips">
+          {k.scopes.map((s) => (
+            <li key={s}>{s}</li>
+          ))}
+        </ul>
+      </td>
+      <td data-label="Created by" title={k.created_by ?? undefined}>
+        {props.creator}
+      </td>
+      <td data-label="Last used">
+        <Time iso={k.last_used_at} empty="never" />
+      </td>
+      <td data-label="Expires">
+        <Time iso={k.expires_at} empty="never" />
+      </td>
+      <td data-label="Status">{status(k)}</td>
+      <td class="row-actions">
+        <RowMenu label={`Actions for ${k.name} (${k.key_prefix}…)`} items={items} />
+      </td>
+    </tr>
+  );
+}
+
+function KeysTable(props: {
+  keys: ApiKey[];
+  creator: (by: string | null) => string;
+  act: (kind: Acting, k: ApiKey) => void;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class="keys cards-narrow">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Created by</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Status</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.keys.map((k) => (
+            <KeyRow
+              key={k.id}
+              k={k}
+              keys={props.keys}
+              creator={props.creator(k.created_by)}
+              act={(kind) => props.act(kind, k)}
+            />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function KeysList() {
-  const keys = useLoad(async () => (await must(api.GET('/api/v1/api-keys'))) as { api_keys: ApiKey[] });
-  const creator = useCreators(keys.data?.api_keys);
+  const keys = useLoad(() => must(api.GET('/api/v1/api-keys')));
+  const list = keys.data?.api_keys;
+  const creator = useCreators(list);
   const [pending, setPending] = useState<Pending>(null);
   const close = () => setPending(null);
 
-  const act = async (kind: 'rotate' | 'revoke' | 'delete', key: ApiKey) => {
+  const act = async (kind: Acting, key: ApiKey) => {
     const params = { params: { path: { key_id: key.id } } };
     if (kind === 'rotate') {
-      const rotated = (await must(api.POST('/api/v1/api-keys/{key_id}/rotate', params))) as {
-        api_key: string;
-      };
+      const rotated = await must(api.POST('/api/v1/api-keys/{key_id}/rotate', params));
       keys.reload();
       setPending({ kind: 'secret', title: `New secret for ${key.name}`, secret: rotated.api_key });
       return;
@@ -136,109 +243,60 @@ function KeysList() {
           </button>
         }
       />
-      <ErrorText message={keys.error} />
-      {keys.loading && !keys.data ? <Loading what="keys" /> : null}
-      {keys.data && keys.data.api_keys.length === 0 ? (
+      <LoadError load={keys} />
+      {keys.loading && !list ? <Loading what="keys" /> : null}
+      {list && list.length === 0 ? (
         <Empty>No API keys yet. Create one to call the API from your servers.</Empty>
       ) : null}
-      {keys.data && keys.data.api_keys.length > 0 ? (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created by</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.api_keys.map((k) => (
-                <tr key={k.id} data-key-id={k.id}>
-                  <td>
-                    <strong>{k.name}</strong>
-                    <div class="muted small">
-                      created <Time iso={k.created_at} />
-                    </div>
-                  </td>
-                  <td class="mono">{k.key_prefix}…</td>
-                  <td>
-                    <ul class="chips">
-                      {k.scopes.map((s) => (
-                        <li key={s}>{s}</li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td title={k.created_by ?? undefined}>{creator(k.created_by)}</td>
-                  <td>
-                    <Time iso={k.last_used_at} empty="never" />
-                  </td>
-                  <td>
-                    <Time iso={k.expires_at} empty="never" />
-                  </td>
-                  <td>{status(k)}</td>
-                  <td class="row-actions">
-                    {k.revoked_at ? null : (
-                      <>
-                        <button type="button" onClick={() => setPending({ kind: 'rotate', key: k })}>
-                          Rotate
-                        </button>
-                        <button type="button" onClick={() => setPending({ kind: 'revoke', key: k })}>
-                          Revoke
-                        </button>
-                      </>
-                    )}
-                    <button
-                      type="button"
-                      class="danger-text"
-                      onClick={() => setPending({ kind: 'delete', key: k })}
-                    >
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {list && list.length > 0 ? (
+        <KeysTable keys={list} creator={creator} act={(kind, key) => setPending({ kind, key })} />
       ) : null}
-      {pending?.kind === 'create' ? (
-        <CreateKeyDialog
-          onClose={close}
-          onCreated={(name, secret) => {
-            keys.reload();
-            setPending({ kind: 'secret', title: `Key “${name}” created`, secret });
-          }}
-        />
-      ) : null}
-      {pending?.kind === 'secret' ? (
-        <Modal title={pending.title} onClose={close}>
-          <div class="modal-body">
-            <SecretOnce label="API key" secret={pending.secret} what="API key" />
-          </div>
-          <footer class="modal-foot">
-            <button type="button" class="primary" onClick={close}>
-              I have copied it
-            </button>
-          </footer>
-        </Modal>
-      ) : null}
-      {pending && (pending.kind === 'rotate' || pending.kind === 'revoke' || pending.kind === 'delete') ? (
-        <Confirm
-          title={ACTIONS[pending.kind].title}
-          message={ACTIONS[pending.kind].message(pending.key)}
-          action={ACTIONS[pending.kind].verb}
-          onConfirm={() => act(pending.kind as 'rotate' | 'revoke' | 'delete', pending.key)}
-          onClose={() => setPending((p) => (p?.kind === 'secret' ? p : null))}
-        />
-      ) : null}
+      <KeyDialogs pending={pending} setPending={setPending} close={close} act={act} onCreated={keys.reload} />
     </section>
+  );
+}
+
+function KeyDialogs(props: {
+  pending: Pending;
+  setPending: (next: Pending | ((p: Pending) => Pending)) => void;
+  close: () => void;
+  act: (kind: Acting, key: ApiKey) => Promise<void>;
+  onCreated: () => void;
+}) {
+  const { pending, close } = props;
+  if (pending?.kind === 'create')
+    return (
+      <CreateKeyDialog
+        onClose={close}
+        onCreated={(name, secret) => {
+          props.onCreated();
+          props.setPending({ kind: 'secret', title: `Key “${name}” created`, secret });
+        }}
+      />
+    );
+  if (pending?.kind === 'secret')
+    return (
+      <Modal title={pending.title} onClose={close}>
+        <div class="modal-body">
+          <SecretOnce label="API key" secret={pending.secret} what="API key" />
+        </div>
+        <footer class="modal-foot">
+          <button type="button" class="primary" onClick={close}>
+            I have copied it
+          </button>
+        </footer>
+      </Modal>
+    );
+  if (!pending) return null;
+  const kind = pending.kind;
+  return (
+    <Confirm
+      title={ACTIONS[kind].title}
+      message={ACTIONS[kind].message(pending.key)}
+      action={ACTIONS[kind].verb}
+      onConfirm={() => props.act(kind, pending.key)}
+      onClose={() => props.setPending((p) => (p?.kind === 'secret' ? p : null))}
+    />
   );
 }
 
@@ -249,15 +307,65 @@ const EXPIRY_CHOICES = [
   { label: '1 year', days: 365 },
 ] as const;
 
+/** The dialog's scopes: only the groups of KEY_DIALOG_SCOPE_GROUPS (the spec's). */
+function ScopePicker(props: { scopes: Set<Scope>; toggle: (scope: Scope, on: boolean) => void }) {
+  return (
+    <fieldset class="scope-groups">
+      <legend>Scopes</legend>
+      <p class="muted small">
+        Other scopes (billing, configuration, contacts, exports, users) are granted only through the API.
+      </p>
+      {KEY_DIALOG_SCOPE_GROUPS.map((g) => (
+        <fieldset key={g.label} class="scope-group" data-group={g.label}>
+          <legend>{g.label}</legend>
+          {g.scopes.map((s) => (
+            <label key={s} class="check">
+              <input
+                type="checkbox"
+                name="scope"
+                value={s}
+                checked={props.scopes.has(s)}
+                onChange={(e: Event) => props.toggle(s, (e.target as HTMLInputElement).checked)}
+              />
+              <span class="mono">{s}</span>
+            </label>
+          ))}
+        </fieldset>
+      ))}
+    </fieldset>
+  );
+}
+
+function ExpiryField(props: { expiry: number | null; onChange: (days: number | null) => void }) {
+  return (
+    <>
+      <label for="key-expiry">Expires</label>
+      <select
+        id="key-expiry"
+        onChange={(e: Event) => {
+          const v = (e.target as HTMLSelectElement).value;
+          props.onChange(v ? Number(v) : null);
+        }}
+      >
+        {EXPIRY_CHOICES.map((c) => (
+          <option key={c.label} value={c.days ?? ''} selected={props.expiry === c.days}>
+            {c.label}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
 /** The spec's key-creation dialog: only the scope groups of KEY_DIALOG_SCOPE_GROUPS. */
 function CreateKeyDialog(props: { onClose: () => void; onCreated: (name: string, secret: string) => void }) {
   const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<Set<string>>(new Set());
+  const [scopes, setScopes] = useState<Set<Scope>>(new Set());
   const [expiry, setExpiry] = useState<number | null>(null);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
 
-  const toggle = (scope: string, on: boolean) =>
+  const toggle = (scope: Scope, on: boolean) =>
     setScopes((prev) => {
       const next = new Set(prev);
       if (on) next.add(scope);
@@ -273,11 +381,11 @@ function CreateKeyDialog(props: { onClose: () => void; onCreated: (name: string,
     setBusy(true);
     setError('');
     try {
-      const created = (await must(
+      const created = await must(
         api.POST('/api/v1/api-keys', {
           body: { name: name.trim(), scopes: [...scopes], ...(expiry ? { expires_in_days: expiry } : {}) },
         }),
-      )) as { api_key: string };
+      );
       props.onCreated(name.trim(), created.api_key);
     } catch (err) {
       setError((err as Error).message);
@@ -304,46 +412,11 @@ function CreateKeyDialog(props: { onClose: () => void; onCreated: (name: string,
           value={name}
           onInput={(e: Event) => setName((e.target as HTMLInputElement).value)}
         />
-        <fieldset class="scope-groups">
-          <legend>Scopes</legend>
-          <p class="muted small">
-            Other scopes (billing, configuration, contacts, exports, users) are granted only through the API.
-          </p>
-          {KEY_DIALOG_SCOPE_GROUPS.map((g) => (
-            <fieldset key={g.label} class="scope-group" data-group={g.label}>
-              <legend>{g.label}</legend>
-              {g.scopes.map((s) => (
-                <label key={s} class="check">
-                  <input
-                    type="checkbox"
-                    name="scope"
-                    value={s}
-                    checked={scopes.has(s)}
-                    onChange={(e: Event) => toggle(s, (e.target as HTMLInputElement).checked)}
-                  />
-                  <span class="mono">{s}</span>
-                </label>
-              ))}
-            </fieldset>
-          ))}
-        </fieldset>
-        <label for="key-expiry">Expires</label>
-        <select
-          id="key-expiry"
-          onChange={(e: Event) => {
-            const v = (e.target as HTMLSelectElement).value;
-            setExpiry(v ? Number(v) : null);
-          }}
-        >
-          {EXPIRY_CHOICES.map((c) => (
-            <option key={c.label} value={c.days ?? ''} selected={expiry === c.days}>
-              {c.label}
-            </option>
-          ))}
-        </select>
-        <ErrorText message={error} />
+        <ScopePicker scopes={scopes} toggle={toggle} />
+        <ExpiryField expiry={expiry} onChange={setExpiry} />
       </form>
       <footer class="modal-foot">
+        <DialogError message={error} />
         <button type="button" onClick={props.onClose}>
           Cancel
         </button>

@@ -2,7 +2,9 @@
 // Signed-out pages: sign in, accept an invitation, forgotten password. They call /api/v1/auth/*
 // with no credential; a success signs in (session.ts).
 import { useRef, useState } from 'hono/jsx/dom';
-import { ErrorText } from '../components';
+import { homePage } from '../access';
+import { ErrorText, LoadError, Time, useLoad } from '../components';
+import { type InvitePreview, previewInvitation } from '../invitations';
 import { navigate } from '../router';
 import { detailOf, signIn, signOut } from '../session';
 
@@ -27,19 +29,22 @@ function Card(props: { title: string; intro?: string; children: unknown }) {
   );
 }
 
-/** The token of the link last opened, per page: kept while a signed-in tab signs out to use it. */
-const heldTokens = new Map<string, string>();
-
-/** The token of an emailed link (`?token=` or `#token=`), taken out of the address bar at once. */
+/**
+ * The token of an emailed link (`?token=` or `#token=`), taken out of the address bar at once and
+ * kept in this tab's sessionStorage, per page: a reload, or signing a signed-in tab out to use it,
+ * finds it again. It goes when the link has been used.
+ */
+const LINK_KEY = (path: string) => `console.link${path}`;
 function linkToken(): string {
   const url = new URL(location.href);
   const token = url.searchParams.get('token') ?? new URLSearchParams(url.hash.slice(1)).get('token') ?? '';
   if (token) {
     history.replaceState(null, '', url.pathname);
-    heldTokens.set(url.pathname, token);
+    sessionStorage.setItem(LINK_KEY(url.pathname), token);
   }
-  return heldTokens.get(url.pathname) ?? '';
+  return sessionStorage.getItem(LINK_KEY(url.pathname)) ?? '';
 }
+const forgetLinkToken = () => sessionStorage.removeItem(LINK_KEY(location.pathname));
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
 
@@ -126,8 +131,30 @@ export function SignInPage() {
   );
 }
 
+/** Which tenant and address the invitation is for, or why it cannot be used. */
+function InviteFor(props: { preview: ReturnType<typeof useLoad<InvitePreview>> }) {
+  const { data, error, status } = props.preview;
+  if (status === 404)
+    return (
+      <ErrorText message="This invitation is no longer valid: it was used, revoked, replaced by a newer one or has expired. Ask an admin of the tenant for a new one." />
+    );
+  if (error) return <LoadError load={props.preview} />;
+  if (!data) return <p class="muted">Checking the invitation…</p>;
+  return (
+    <p class="invite-for">
+      Join <strong>{data.tenant.name}</strong> as <strong>{data.email}</strong> (
+      {data.role === 'tenant_admin' ? 'admin' : data.role}). The invitation expires{' '}
+      <Time iso={data.expires_at} />.
+    </p>
+  );
+}
+
 export function AcceptInvitePage() {
   const [token] = useState(linkToken);
+  const preview = useLoad(
+    () => (token ? previewInvitation(token) : Promise.reject(new Error(NO_TOKEN))),
+    [token],
+  );
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState('');
@@ -141,6 +168,7 @@ export function AcceptInvitePage() {
       body: JSON.stringify({ token, password, ...(name.trim() ? { name: name.trim() } : {}) }),
     });
     if (!res.ok) return setError(await detailOf(res));
+    forgetLinkToken();
     setDone(true);
   };
   if (done)
@@ -151,11 +179,15 @@ export function AcceptInvitePage() {
         </button>
       </Card>
     );
+  if (!token || preview.status === 404)
+    return (
+      <Card title="Accept your invitation">
+        {token ? <InviteFor preview={preview} /> : <ErrorText message={NO_TOKEN} />}
+      </Card>
+    );
   return (
     <Card title="Accept your invitation" intro="Choose a password to finish setting up your account.">
-      {token ? null : (
-        <ErrorText message="This link has no invitation token. Open the link from the email again." />
-      )}
+      <InviteFor preview={preview} />
       <form onSubmit={submit} class="stack">
         <label for="invite-name">Your name (optional)</label>
         <input
@@ -167,13 +199,15 @@ export function AcceptInvitePage() {
         />
         <NewPasswordField id="new-password" label="Password" value={password} onInput={setPassword} />
         <ErrorText message={error} />
-        <button type="submit" class="primary wide" disabled={!token}>
+        <button type="submit" class="primary wide">
           Set password
         </button>
       </form>
     </Card>
   );
 }
+
+const NO_TOKEN = 'This link has no invitation token. Open the link from the email again.';
 
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
@@ -264,7 +298,7 @@ export function AlreadySignedInPage(props: { path: string }) {
           Sign out and continue
         </button>
         <p class="small">
-          <a href="/console/keys">Stay signed in and go to the console</a>
+          <a href={`/console${homePage().path}`}>Stay signed in and go to the console</a>
         </p>
       </div>
     </Card>
@@ -284,6 +318,7 @@ export function ResetPasswordPage() {
       body: JSON.stringify({ token, password }),
     });
     if (!res.ok) return setError(await detailOf(res));
+    forgetLinkToken();
     setDone(true);
   };
   return (

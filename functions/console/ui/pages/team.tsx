@@ -1,17 +1,26 @@
 /** @jsxImportSource hono/jsx/dom */
 import { useState } from 'hono/jsx/dom';
 import { allowed, whyNot } from '../access';
-import { ApiError, api, must } from '../api';
-import { Confirm, Empty, ErrorText, Loading, Modal, PageHead, Pager, Time, useLoad } from '../components';
+import { ApiError, api, type components, isMemberId, must } from '../api';
+import {
+  Badge,
+  Confirm,
+  CopyButton,
+  DialogError,
+  Empty,
+  ErrorText,
+  LoadError,
+  Loading,
+  Modal,
+  PageHead,
+  Pager,
+  Time,
+  useLoad,
+} from '../components';
+import { type Invitation, listInvitations, resendInvitation, revokeInvitation } from '../invitations';
 import { currentIdentity } from '../session';
 
-interface Member {
-  id: string;
-  email: string;
-  name: string | null;
-  role: 'agent' | 'tenant_admin';
-  created_at: string;
-}
+type Member = components['schemas']['TenantUser'];
 
 const ROLES = [
   { value: 'agent', label: 'Agent', hint: 'works tickets, calls and conversations' },
@@ -32,171 +41,327 @@ interface RoleChange {
   applied?: boolean;
 }
 
-export function TeamPage() {
-  const [offset, setOffset] = useState(0);
+/** The team's members, a page at a time, with the signed-in member's own row kept on top. */
+function useMembers(offset: number) {
   const team = useLoad(
-    async () =>
-      (await must(api.GET('/api/v1/tenant/users', { params: { query: { limit: PAGE, offset } } }))) as {
-        users: Member[];
-        total: number;
-      },
+    () => must(api.GET('/api/v1/tenant/users', { params: { query: { limit: PAGE, offset } } })),
     [offset],
   );
-  const me = currentIdentity()?.userId;
-  // the signed-in admin's own row stays on every page, wherever the newest-first order puts it
+  const me = currentIdentity()?.userId ?? '';
+  // the signed-in admin's own row stays on every page, wherever the newest-first order puts it;
+  // a CLI token's subject is no member, so it is not looked up
   const myself = useLoad(
     async () =>
-      me
-        ? ((await must(api.GET('/api/v1/tenant/users/{id}', { params: { path: { id: me } } }))) as Member)
-        : null,
+      isMemberId(me) ? must(api.GET('/api/v1/tenant/users/{id}', { params: { path: { id: me } } })) : null,
     [me],
   );
-  const [inviting, setInviting] = useState(false);
-  const [removing, setRemoving] = useState<Member | null>(null);
-  const [changing, setChanging] = useState<RoleChange | null>(null);
-  const [notice, setNotice] = useState('');
-  const [error, setError] = useState('');
-  const manage = allowed('team.manage');
-
-  const say = (text: string) => {
-    setError('');
-    setNotice(text);
-  };
-
-  // the server ends a member's sessions only when their role is lowered; a raised role reaches them
-  // with their next token (within the access token's 15 minutes) or at their next sign-in
-  const lowered = (change: RoleChange) => change.role === 'agent';
-  const changeRole = async (change: RoleChange) => {
-    const { member, role } = change;
-    await must(
-      api.PATCH('/api/v1/tenant/users/{id}', { params: { path: { id: member.id } }, body: { role } }),
-    );
-    change.applied = true;
-    say(
-      lowered(change)
-        ? `${member.email} is now ${roleName(role)}; their sessions ended.`
-        : `${member.email} is now ${roleName(role)}; they get it within 15 minutes, or at once by signing in again.`,
-    );
-    team.reload();
-  };
-
-  const remove = async (m: Member) => {
-    try {
-      await must(api.DELETE('/api/v1/tenant/users/{id}', { params: { path: { id: m.id } } }));
-      say(`${m.email} was removed.`);
-    } catch (e) {
-      // removed elsewhere meanwhile: the outcome the admin wanted; the list catches up
-      if (!(e instanceof ApiError && e.status === 404)) throw e;
-      say(`${m.email} had already been removed.`);
-    }
-    team.reload();
-  };
-
   const users = team.data?.users ?? [];
   const pinned = myself.data && !users.some((m) => m.id === me) ? [myself.data] : [];
+  return { team, me, rows: [...pinned, ...users], shown: users.length };
+}
 
+function TeamHead(props: { manage: boolean; notice: string; error: string; onInvite: () => void }) {
   return (
-    <section aria-labelledby="page-title">
+    <>
       <PageHead
         title="Team"
         intro="Who can sign in to this tenant, and with which role."
         actions={
-          manage ? (
-            <button type="button" class="primary" onClick={() => setInviting(true)}>
+          props.manage ? (
+            <button type="button" class="primary" onClick={props.onInvite}>
               Invite member
             </button>
           ) : null
         }
       />
-      {manage ? null : <p class="muted role-note">{whyNot('team.manage')}</p>}
+      {props.manage ? null : <p class="muted role-note">{whyNot('team.manage')}</p>}
       <p class="notice" role="status">
-        {notice}
+        {props.notice}
       </p>
-      <ErrorText message={error || team.error} />
+      <ErrorText message={props.error} />
+    </>
+  );
+}
+
+export function TeamPage() {
+  const [offset, setOffset] = useState(0);
+  const { team, me, rows, shown } = useMembers(offset);
+  const invitations = useLoad(listInvitations);
+  const [inviting, setInviting] = useState(false);
+  const [removing, setRemoving] = useState<Member | null>(null);
+  const [changing, setChanging] = useState<RoleChange | null>(null);
+  /** invitation links this page has seen (on inviting or resending): by email */
+  const [links, setLinks] = useState<Record<string, string>>({});
+  const [notice, setNotice] = useState('');
+  const [error, setError] = useState('');
+  const manage = allowed('team.manage');
+  const say = (text: string) => {
+    setError('');
+    setNotice(text);
+  };
+  const pendingEmails = new Set((invitations.data?.invitations ?? []).map((i) => i.email.toLowerCase()));
+  return (
+    <section aria-labelledby="page-title">
+      <TeamHead manage={manage} notice={notice} error={error} onInvite={() => setInviting(true)} />
+      {manage ? (
+        <PendingInvitations
+          load={invitations}
+          links={links}
+          onLink={(email, link) => setLinks((l) => ({ ...l, [email]: link }))}
+          say={say}
+          fail={setError}
+        />
+      ) : null}
+      <h2 class="section-title">Members</h2>
+      <LoadError load={team} />
       {team.loading && !team.data ? <Loading what="team" /> : null}
       {team.data && team.data.total === 0 ? (
         <Empty>No members yet. Invite a colleague to share the work.</Empty>
       ) : null}
-      {team.data && users.length + pinned.length > 0 ? (
+      {team.data && rows.length > 0 ? (
         <>
-          <div class="table-wrap">
-            <table class="team">
-              <thead>
-                <tr>
-                  <th scope="col">Member</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Joined</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {[...pinned, ...users].map((m) => (
-                  <MemberRow
-                    key={m.id}
-                    m={m}
-                    isMe={m.id === me}
-                    manage={manage}
-                    onRole={(role, select) => setChanging({ member: m, role, select })}
-                    onRemove={() => setRemoving(m)}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager
-            offset={offset}
-            shown={users.length}
-            total={team.data.total}
-            size={PAGE}
-            onMove={setOffset}
+          <MembersTable
+            rows={rows}
+            me={me}
+            manage={manage}
+            pending={pendingEmails}
+            onRole={(member, role, select) => setChanging({ member, role, select })}
+            onRemove={setRemoving}
           />
+          <Pager offset={offset} shown={shown} total={team.data.total} size={PAGE} onMove={setOffset} />
         </>
       ) : null}
       {inviting ? (
         <InviteDialog
           onClose={() => setInviting(false)}
-          onInvited={(email) => {
+          onInvited={(email, link) => {
             setInviting(false);
+            if (link) setLinks((l) => ({ ...l, [email]: link }));
             say(`Invitation sent to ${email}.`);
             team.reload();
+            invitations.reload();
           }}
         />
       ) : null}
-      {removing ? (
-        <Confirm
-          title="Remove member"
-          message={`${removing.email} can no longer sign in; their sessions end now.`}
-          action="Remove"
-          onClose={() => setRemoving(null)}
-          onConfirm={() => remove(removing)}
-        />
-      ) : null}
-      {changing ? (
-        <Confirm
-          title="Change role"
-          message={
-            lowered(changing)
-              ? `${changing.member.email} becomes ${roleName(changing.role)}; their sessions end now and they sign in again with the new role.`
-              : `${changing.member.email} becomes ${roleName(changing.role)}; they get the new role within 15 minutes, or at once by signing in again.`
-          }
-          action="Change role"
-          onClose={() => {
-            // cancelled or refused: the select shows the role the member still has
-            if (!changing.applied) changing.select.value = changing.member.role;
-            setChanging(null);
-          }}
-          onConfirm={() => changeRole(changing)}
-        />
-      ) : null}
+      <MemberDialogs
+        removing={removing}
+        changing={changing}
+        close={() => {
+          setRemoving(null);
+          setChanging(null);
+        }}
+        say={say}
+        onChange={team.reload}
+      />
     </section>
+  );
+}
+
+function MembersTable(props: {
+  rows: Member[];
+  me: string;
+  manage: boolean;
+  pending: Set<string>;
+  onRole: (m: Member, role: Member['role'], select: HTMLSelectElement) => void;
+  onRemove: (m: Member) => void;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class="team cards-narrow">
+        <thead>
+          <tr>
+            <th scope="col">Member</th>
+            <th scope="col">Role</th>
+            <th scope="col">Joined</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((m) => (
+            <MemberRow
+              key={m.id}
+              m={m}
+              isMe={m.id === props.me}
+              invited={props.pending.has(m.email.toLowerCase())}
+              manage={props.manage}
+              onRole={(role, select) => props.onRole(m, role, select)}
+              onRemove={() => props.onRemove(m)}
+            />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Removing a member, or changing a role, after the admin confirms what it does. */
+function MemberDialogs(props: {
+  removing: Member | null;
+  changing: RoleChange | null;
+  close: () => void;
+  say: (text: string) => void;
+  onChange: () => void;
+}) {
+  const { removing, changing, say } = props;
+  // the server ends a member's sessions only when their role is lowered; a raised role reaches them
+  // with their next token (within the access token's 15 minutes) or at their next sign-in
+  const lowered = (change: RoleChange) => change.role === 'agent';
+  if (removing)
+    return (
+      <Confirm
+        title="Remove member"
+        message={`${removing.email} can no longer sign in; their sessions end now.`}
+        action="Remove"
+        onClose={props.close}
+        onConfirm={async () => {
+          try {
+            await must(api.DELETE('/api/v1/tenant/users/{id}', { params: { path: { id: removing.id } } }));
+            say(`${removing.email} was removed.`);
+          } catch (e) {
+            // removed elsewhere meanwhile: the outcome the admin wanted; the list catches up
+            if (!(e instanceof ApiError && e.status === 404)) throw e;
+            say(`${removing.email} had already been removed.`);
+          }
+          props.onChange();
+        }}
+      />
+    );
+  if (!changing) return null;
+  const { member, role } = changing;
+  return (
+    <Confirm
+      title="Change role"
+      message={
+        lowered(changing)
+          ? `${member.email} becomes ${roleName(role)}; their sessions end now and they sign in again with the new role.`
+          : `${member.email} becomes ${roleName(role)}; they get the new role within 15 minutes, or at once by signing in again.`
+      }
+      action="Change role"
+      onClose={() => {
+        // cancelled or refused: the select shows the role the member still has
+        if (!changing.applied) changing.select.value = member.role;
+        props.close();
+      }}
+      onConfirm={async () => {
+        await must(
+          api.PATCH('/api/v1/tenant/users/{id}', { params: { path: { id: member.id } }, body: { role } }),
+        );
+        changing.applied = true;
+        say(
+          lowered(changing)
+            ? `${member.email} is now ${roleName(role)}; their sessions ended.`
+            : `${member.email} is now ${roleName(role)}; they get it within 15 minutes, or at once by signing in again.`,
+        );
+        props.onChange();
+      }}
+    />
+  );
+}
+
+function InvitationsTable(props: {
+  list: Invitation[];
+  links: Record<string, string>;
+  onResend: (i: Invitation) => void;
+  onRevoke: (i: Invitation) => void;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class="invitations-table cards-narrow">
+        <thead>
+          <tr>
+            <th scope="col">Email</th>
+            <th scope="col">Role</th>
+            <th scope="col">Expires</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.list.map((i) => (
+            <tr key={i.id} data-invitation-email={i.email}>
+              <td data-label="Email">{i.email}</td>
+              <td data-label="Role">
+                {ROLES.find((r) => r.value === i.role)?.label ?? i.role} <Badge tone="warn">invited</Badge>
+              </td>
+              <td data-label="Expires">
+                <Time iso={i.expires_at} />
+              </td>
+              <td class="row-actions">
+                {props.links[i.email] ? (
+                  <CopyButton
+                    text={props.links[i.email] ?? ''}
+                    label={`Copy invitation link for ${i.email}`}
+                  />
+                ) : null}
+                <button type="button" onClick={() => props.onResend(i)}>
+                  Resend
+                </button>
+                <button type="button" class="danger-text" onClick={() => props.onRevoke(i)}>
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Invitations not yet accepted: when each expires, and copy-link, resend and revoke. */
+function PendingInvitations(props: {
+  load: ReturnType<typeof useLoad<{ invitations: Invitation[] }>>;
+  links: Record<string, string>;
+  onLink: (email: string, link: string) => void;
+  say: (text: string) => void;
+  fail: (text: string) => void;
+}) {
+  const { load } = props;
+  const [revoking, setRevoking] = useState<Invitation | null>(null);
+  const list = load.data?.invitations ?? [];
+  const resend = async (i: Invitation) => {
+    try {
+      const sent = await resendInvitation(i.id);
+      props.onLink(i.email, sent.invite.accept_url);
+      props.say(`A new invitation was mailed to ${i.email}; the earlier link no longer works.`);
+      load.reload();
+    } catch (e) {
+      props.fail((e as Error).message);
+    }
+  };
+  if (!load.error && list.length === 0) return null;
+  return (
+    <div class="invitations">
+      <h2 class="section-title">Pending invitations</h2>
+      <LoadError load={load} />
+      {list.length > 0 ? (
+        <InvitationsTable list={list} links={props.links} onResend={resend} onRevoke={setRevoking} />
+      ) : null}
+      {revoking ? (
+        <Confirm
+          title="Revoke invitation"
+          message={`The link mailed to ${revoking.email} stops working; they cannot join unless invited again.`}
+          action="Revoke"
+          onClose={() => setRevoking(null)}
+          onConfirm={async () => {
+            await revokeInvitation(revoking.id);
+            props.say(`The invitation of ${revoking.email} was revoked.`);
+            load.reload();
+          }}
+        />
+      ) : null}
+    </div>
   );
 }
 
 function MemberRow(props: {
   m: Member;
   isMe: boolean;
+  /** an invitation not yet accepted: no "Joined" time */
+  invited: boolean;
   manage: boolean;
   onRole: (role: Member['role'], select: HTMLSelectElement) => void;
   onRemove: () => void;
@@ -204,12 +369,12 @@ function MemberRow(props: {
   const { m, isMe, manage } = props;
   return (
     <tr data-user-email={m.email} class={isMe ? 'me' : undefined}>
-      <td>
+      <td data-label="Member">
         <strong>{m.name ?? m.email}</strong>
         {m.name ? <div class="muted small">{m.email}</div> : null}
         {isMe ? <span class="muted small"> (you)</span> : null}
       </td>
-      <td>
+      <td data-label="Role">
         <select
           class="role"
           aria-label={`Role of ${m.email}`}
@@ -227,8 +392,8 @@ function MemberRow(props: {
           ))}
         </select>
       </td>
-      <td>
-        <Time iso={m.created_at} />
+      <td data-label="Joined">
+        {props.invited ? <Badge tone="warn">invited</Badge> : <Time iso={m.created_at} />}
       </td>
       <td class="row-actions">
         {isMe || !manage ? null : (
@@ -241,7 +406,7 @@ function MemberRow(props: {
   );
 }
 
-function InviteDialog(props: { onClose: () => void; onInvited: (email: string) => void }) {
+function InviteDialog(props: { onClose: () => void; onInvited: (email: string, link?: string) => void }) {
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Member['role']>('agent');
@@ -252,12 +417,12 @@ function InviteDialog(props: { onClose: () => void; onInvited: (email: string) =
     setBusy(true);
     setError('');
     try {
-      await must(
+      const invited = await must(
         api.POST('/api/v1/tenant/users', {
           body: { email: email.trim(), role, ...(name.trim() ? { name: name.trim() } : {}) },
         }),
       );
-      props.onInvited(email.trim());
+      props.onInvited(email.trim(), invited.invite.accept_url);
     } catch (err) {
       setError((err as Error).message);
       setBusy(false);
@@ -302,9 +467,9 @@ function InviteDialog(props: { onClose: () => void; onInvited: (email: string) =
           ))}
         </fieldset>
         <p class="muted small">They get an email with a link to set their password.</p>
-        <ErrorText message={error} />
       </form>
       <footer class="modal-foot">
+        <DialogError message={error} />
         <button type="button" onClick={props.onClose}>
           Cancel
         </button>
