@@ -90,8 +90,21 @@ export async function listTickets(
   f: Partial<ListTicketsFilters> & { limit: number; offset: number },
 ) {
   const q = ticketListQueries(db, tenantId, f);
-  const [rows, count] = await Promise.all([q.rows.execute(), q.count.executeTakeFirst()]);
-  return { rows, total: Number(count?.n ?? 0) };
+  // One statement (one round trip on the edge): the total is the outer row, the page joined to it
+  // laterally (a page past the end still brings the total, as one row of nulls). No count row (a
+  // tenant that never had a ticket) means no tickets.
+  const byUpdated = f.sort === 'updated_at';
+  const joined = await db
+    .selectFrom(q.count.as('c'))
+    .leftJoinLateral(q.rows.as('p'), (join) => join.onTrue())
+    .selectAll('p')
+    .select('c.n as list_total')
+    .orderBy(byUpdated ? 'p.updated_at' : 'p.created_at', byUpdated ? 'asc' : 'desc')
+    .orderBy('p.id', byUpdated ? 'asc' : 'desc')
+    .execute();
+  const total = Number(joined[0]?.list_total ?? 0);
+  const rows = joined.filter((r) => r.id !== null).map(({ list_total: _, ...row }) => row as TicketRow);
+  return { rows, total };
 }
 
 /** Writes `patch` (already validated and diffed by the handler) to one ticket of the tenant. */
