@@ -7,8 +7,8 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../context/app-env';
-import { Detail, forbidden } from '../http/errors';
 import type { Role } from '../context/roles';
+import { Detail, forbidden } from '../http/errors';
 
 /** The roles a tenant user can have. */
 export type TenantRole = 'agent' | 'tenant_admin';
