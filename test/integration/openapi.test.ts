@@ -415,6 +415,17 @@ describe('a reference that teaches', () => {
     expect(internalDoc.webhooks).toBeUndefined();
   });
 
+  it('marks a request body optional where the server accepts none', () => {
+    for (const path of [
+      '/api/v1/conversations/{id}/export',
+      '/api/v2/conversations/{id}/export',
+      '/api/v1/voice-widget/token',
+      '/api/v1/auth/logout',
+    ])
+      expect(publicDoc.paths[path].post.requestBody.required, path).toBe(false);
+    expect(publicDoc.paths['/api/v1/tickets'].post.requestBody.required).toBe(true);
+  });
+
   it('documents the Idempotency-Key refusals with their real shapes', () => {
     const create = publicDoc.paths['/api/v1/tickets'].post;
     const key = create.parameters.find((p: any) => p.name === 'Idempotency-Key');
