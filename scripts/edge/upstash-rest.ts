@@ -116,6 +116,59 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : null;
 }
 
+type Answer = [status: number, body: unknown];
+interface RedisAt {
+  host: string;
+  port: number;
+}
+
+/** One REST request checked (outage, token, method) and its command or batch answered. */
+async function answerRequest(
+  req: IncomingMessage,
+  redis: RedisAt,
+  token: string,
+  state: { delayMs: number; down: boolean; commands: string[] },
+): Promise<Answer> {
+  if (state.delayMs > 0) await new Promise((r) => setTimeout(r, state.delayMs));
+  if (state.down) return [503, { error: 'service unavailable' }];
+  if (req.headers.authorization !== `Bearer ${token}`) return [401, { error: 'Unauthorized' }];
+  if (req.method !== 'POST') return [405, { error: 'Method not allowed' }];
+  const base64 = String(req.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64';
+  const body = await readBody(req);
+  const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
+  if (path === '/pipeline' || path === '/multi-exec') {
+    if (!Array.isArray(body) || !body.every(Array.isArray))
+      return [400, { error: 'ERR expected an array of commands' }];
+    const commands = body as unknown[][];
+    state.commands.push(...commands.map((c) => String(c[0]).toLowerCase()));
+    return path === '/pipeline'
+      ? answerPipeline(redis, commands, base64)
+      : answerTransaction(redis, commands, base64);
+  }
+  if (!Array.isArray(body) || body.length === 0) return [400, { error: 'ERR expected a command array' }];
+  state.commands.push(String(body[0]).toLowerCase());
+  const [reply] = await sendCommands(redis.host, redis.port, [body as unknown[]]);
+  if (reply instanceof RespError) return [400, { error: reply.message }];
+  return [200, { result: toResult(reply!, base64) }];
+}
+
+/** /pipeline: each command's own result or error, in order. */
+async function answerPipeline(redis: RedisAt, commands: unknown[][], base64: boolean): Promise<Answer> {
+  const replies = await sendCommands(redis.host, redis.port, commands);
+  return [200, replies.map((r) => entry(r, base64))];
+}
+
+/** /multi-exec: the commands in MULTI/EXEC; a queueing error or an aborted EXEC answers 400. */
+async function answerTransaction(redis: RedisAt, commands: unknown[][], base64: boolean): Promise<Answer> {
+  const replies = await sendCommands(redis.host, redis.port, [['MULTI'], ...commands, ['EXEC']]);
+  const exec = replies[replies.length - 1]!;
+  if (exec instanceof RespError || !Array.isArray(exec)) {
+    const queued = replies.find((r) => r instanceof RespError) as RespError | undefined;
+    return [400, { error: queued?.message ?? (exec as RespError)?.message ?? 'EXECABORT' }];
+  }
+  return [200, exec.map((r) => entry(r, base64))];
+}
+
 export interface UpstashRestAdapter {
   url: string;
   token: string;
@@ -140,51 +193,15 @@ export async function startUpstashRestAdapter(
   const state = { delayMs: options.delayMs ?? 0, down: false, commands: [] as string[], requests: 0 };
 
   const server = createServer(async (req, res) => {
-    const send = (status: number, body: unknown) => {
-      state.requests++;
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    };
+    let answer: Answer;
     try {
-      if (state.delayMs > 0) await new Promise((r) => setTimeout(r, state.delayMs));
-      if (state.down) return send(503, { error: 'service unavailable' });
-      if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: 'Unauthorized' });
-      if (req.method !== 'POST') return send(405, { error: 'Method not allowed' });
-      const base64 = String(req.headers['upstash-encoding'] ?? '').toLowerCase() === 'base64';
-      const body = await readBody(req);
-      const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
-      if (path === '/pipeline' || path === '/multi-exec') {
-        if (!Array.isArray(body) || !body.every(Array.isArray))
-          return send(400, { error: 'ERR expected an array of commands' });
-        const commands = body as unknown[][];
-        state.commands.push(...commands.map((c) => String(c[0]).toLowerCase()));
-        if (path === '/pipeline') {
-          const replies = await sendCommands(redisHost, redisPort, commands);
-          return send(
-            200,
-            replies.map((r) => entry(r, base64)),
-          );
-        }
-        const replies = await sendCommands(redisHost, redisPort, [['MULTI'], ...commands, ['EXEC']]);
-        const exec = replies[replies.length - 1]!;
-        if (exec instanceof RespError || !Array.isArray(exec)) {
-          const queued = replies.find((r) => r instanceof RespError) as RespError | undefined;
-          return send(400, { error: queued?.message ?? (exec as RespError)?.message ?? 'EXECABORT' });
-        }
-        return send(
-          200,
-          exec.map((r) => entry(r, base64)),
-        );
-      }
-      if (!Array.isArray(body) || body.length === 0)
-        return send(400, { error: 'ERR expected a command array' });
-      state.commands.push(String(body[0]).toLowerCase());
-      const [reply] = await sendCommands(redisHost, redisPort, [body as unknown[]]);
-      if (reply instanceof RespError) return send(400, { error: reply.message });
-      return send(200, { result: toResult(reply!, base64) });
+      answer = await answerRequest(req, { host: redisHost, port: redisPort }, token, state);
     } catch (err) {
-      return send(500, { error: String((err as Error).message ?? err) });
+      answer = [500, { error: String((err as Error).message ?? err) }];
     }
+    state.requests++;
+    res.writeHead(answer[0], { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer[1]));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
