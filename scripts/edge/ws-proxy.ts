@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 
 export interface WsProxy {
   port: number;
@@ -24,6 +24,62 @@ export interface WsProxy {
   close(): Promise<void>;
 }
 
+interface ProxyState {
+  delayMs: number;
+  trips: number;
+  opened: number;
+}
+
+/** Half a round trip later; same-duration timers fire in the order they were set: bytes stay in order. */
+const halfTripLater = (state: ProxyState, fn: () => void) =>
+  state.delayMs > 0 ? setTimeout(fn, state.delayMs / 2) : fn();
+
+/** One WebSocket piped to a TCP connection to `target`, both ways, each chunk half a trip late. */
+function pipe(ws: WebSocket, target: string, state: ProxyState) {
+  const [host, port] = [
+    target.slice(0, target.lastIndexOf(':')),
+    Number(target.slice(target.lastIndexOf(':') + 1)),
+  ];
+  const socket = connect({ host: host === 'localhost' ? '127.0.0.1' : host, port });
+  socket.setNoDelay(true);
+  const pending: Buffer[] = [];
+  let connected = false;
+  // a flight: client messages sent without waiting, then Postgres's answer (counted when delivered)
+  let inFlight = false;
+  socket.on('connect', () => {
+    connected = true;
+    for (const chunk of pending.splice(0)) socket.write(chunk);
+  });
+  ws.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
+    const chunk = Buffer.isBuffer(data)
+      ? data
+      : Array.isArray(data)
+        ? Buffer.concat(data)
+        : Buffer.from(data as ArrayBuffer);
+    inFlight = true;
+    halfTripLater(state, () => {
+      if (connected) socket.write(chunk);
+      else pending.push(chunk);
+    });
+  });
+  socket.on('data', (chunk) => {
+    const answers = inFlight;
+    inFlight = false;
+    halfTripLater(state, () => {
+      if (answers) state.trips++;
+      if (ws.readyState === ws.OPEN) ws.send(chunk);
+    });
+  });
+  const end = () => {
+    socket.destroy();
+    if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close();
+  };
+  socket.on('error', end);
+  socket.on('close', end);
+  ws.on('close', end);
+  ws.on('error', end);
+}
+
 export async function startWsProxy(
   options: { port?: number; allow?: string[]; defaultTarget?: string; delayMs?: number } = {},
 ): Promise<WsProxy> {
@@ -32,22 +88,18 @@ export async function startWsProxy(
   const server: Server = createServer((_req, res) => {
     res.writeHead(426, { 'content-type': 'text/plain' }).end('WebSocket upgrade required');
   });
-  let delayMs = options.delayMs ?? 0;
-  // same-duration timers fire in the order they were set: the byte stream stays in order
-  const later = (fn: () => void) => (delayMs > 0 ? setTimeout(fn, delayMs / 2) : fn());
-  let trips = 0;
+  const state: ProxyState = { delayMs: options.delayMs ?? 0, trips: 0, opened: 0 };
   const wss = new WebSocketServer({
     server,
     verifyClient: (_info, done) => {
       const accept = () => {
-        trips++;
+        state.trips++;
         done(true);
       };
-      if (delayMs > 0) setTimeout(accept, delayMs);
+      if (state.delayMs > 0) setTimeout(accept, state.delayMs);
       else accept();
     },
   });
-  let opened = 0;
   wss.on('connection', (ws, req) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
     const target = url.searchParams.get('address') ?? defaultTarget;
@@ -55,49 +107,8 @@ export async function startWsProxy(
       ws.close(1008, `address not allowed: ${target}`);
       return;
     }
-    opened++;
-    const [host, port] = [
-      target.slice(0, target.lastIndexOf(':')),
-      Number(target.slice(target.lastIndexOf(':') + 1)),
-    ];
-    const socket = connect({ host: host === 'localhost' ? '127.0.0.1' : host, port });
-    socket.setNoDelay(true);
-    const pending: Buffer[] = [];
-    let connected = false;
-    // a flight: client messages sent without waiting, then Postgres's answer (counted when delivered)
-    let inFlight = false;
-    socket.on('connect', () => {
-      connected = true;
-      for (const chunk of pending.splice(0)) socket.write(chunk);
-    });
-    ws.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
-      const chunk = Buffer.isBuffer(data)
-        ? data
-        : Array.isArray(data)
-          ? Buffer.concat(data)
-          : Buffer.from(data as ArrayBuffer);
-      inFlight = true;
-      later(() => {
-        if (connected) socket.write(chunk);
-        else pending.push(chunk);
-      });
-    });
-    socket.on('data', (chunk) => {
-      const answers = inFlight;
-      inFlight = false;
-      later(() => {
-        if (answers) trips++;
-        if (ws.readyState === ws.OPEN) ws.send(chunk);
-      });
-    });
-    const end = () => {
-      socket.destroy();
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close();
-    };
-    socket.on('error', end);
-    socket.on('close', end);
-    ws.on('close', end);
-    ws.on('error', end);
+    state.opened++;
+    pipe(ws, target, state);
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -105,13 +116,13 @@ export async function startWsProxy(
     port,
     address: `127.0.0.1:${port}`,
     get delayMs() {
-      return delayMs;
+      return state.delayMs;
     },
     set delayMs(v: number) {
-      delayMs = v;
+      state.delayMs = v;
     },
-    connections: () => opened,
-    roundTrips: () => trips,
+    connections: () => state.opened,
+    roundTrips: () => state.trips,
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
