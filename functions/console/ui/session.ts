@@ -6,6 +6,7 @@
 // server, so a stolen spent token ends the whole session. No cookie carries authority: every call
 // sends `Authorization: Bearer`, which a cross-site page cannot forge (CSRF-safe by construction).
 
+import type { components } from '../../../clients/typescript/index';
 import { describeError } from './errors';
 
 const REFRESH_KEY = 'console.refresh_token';
@@ -18,11 +19,7 @@ export interface Identity {
   role: string;
 }
 
-interface TokenPair {
-  access_token: string;
-  expires_in: number;
-  refresh_token: string;
-}
+type TokenPair = components['schemas']['TokenPair'];
 
 let accessToken: string | null = null;
 let identity: Identity | null = null;

@@ -1,20 +1,11 @@
 /** @jsxImportSource hono/jsx/dom */
 import { useState } from 'hono/jsx/dom';
 import { METRICS, type Metric } from '../../../../shared/usage/plans';
-import { api, loadMe, must } from '../api';
+import { api, type components, loadMe, must } from '../api';
 import { ErrorText, Loading, PageHead, useLoad } from '../components';
 import { currentIdentity } from '../session';
 
-interface Summary {
-  plan: string;
-  period: string;
-  period_start: string;
-  period_end: string;
-  totals: Record<Metric, number>;
-  quotas: Record<Metric, number>;
-  remaining: Record<Metric, number>;
-  percent_used: Record<Metric, number>;
-}
+type Summary = components['schemas']['UsageSummary'];
 
 const LABELS: Record<Metric, string> = {
   api_requests: 'API requests',
@@ -52,9 +43,7 @@ export function UsagePage() {
   const outOfRange = period < range.first || period > range.last;
   const usage = useLoad(
     async () =>
-      outOfRange
-        ? undefined
-        : ((await must(api.GET('/api/v1/usage/summary', { params: { query: { period } } }))) as Summary),
+      outOfRange ? undefined : must(api.GET('/api/v1/usage/summary', { params: { query: { period } } })),
     [period, outOfRange],
   );
   return (
