@@ -167,14 +167,90 @@ export interface NeonHttpEndpoint {
   close(): Promise<void>;
 }
 
-export async function startNeonHttpEndpoint(
-  options: { port?: number; delayMs?: number; allowHosts?: string[] } = {},
-): Promise<NeonHttpEndpoint> {
-  const allowHosts = new Set(options.allowHosts ?? ['127.0.0.1', 'localhost']);
-  const pools = new Map<string, pg.Pool>();
-  const state = { delayMs: options.delayMs ?? 0, requests: 0 };
-  const wait = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : undefined);
+/** The request's Neon headers: result shape, and how a batch's transaction begins. */
+function requestOptions(req: IncomingMessage) {
+  const flags = {
+    arrayMode: req.headers['neon-array-mode'] === 'true',
+    raw: req.headers['neon-raw-text-output'] === 'true',
+  };
+  const isolationHeader = req.headers['neon-batch-isolation-level'];
+  const isolation = typeof isolationHeader === 'string' ? ISOLATION[isolationHeader] : undefined;
+  if (isolationHeader !== undefined && !isolation) throw new ProtocolError('invalid isolation level');
+  const readOnly = req.headers['neon-batch-read-only'] === 'true';
+  const deferrable = req.headers['neon-batch-deferrable'] === 'true';
+  // the batch headers the answer echoes, as Neon's endpoint does
+  const echo: Record<string, string> = {};
+  if (readOnly) echo['neon-batch-read-only'] = 'true';
+  if (deferrable) echo['neon-batch-deferrable'] = 'true';
+  if (isolation) echo['neon-batch-isolation-level'] = isolationHeader as string;
+  let begin = 'BEGIN';
+  if (isolation) begin += ` ISOLATION LEVEL ${isolation}`;
+  if (readOnly) begin += ' READ ONLY';
+  if (deferrable) begin += ' DEFERRABLE';
+  return { flags, begin, echo };
+}
 
+type RequestOptions = ReturnType<typeof requestOptions>;
+
+const isBatch = (payload: unknown): payload is { queries: QueryData[] } =>
+  typeof payload === 'object' &&
+  payload !== null &&
+  Array.isArray((payload as { queries?: unknown }).queries) &&
+  (payload as { queries: unknown[] }).queries.every(isQuery);
+
+/**
+ * A batch in one transaction. `connection.broken` is set when even the ROLLBACK failed, so the
+ * connection is discarded rather than returned to the pool.
+ */
+async function runBatch(
+  client: pg.PoolClient,
+  queries: QueryData[],
+  options: RequestOptions,
+  connection: { broken: boolean },
+) {
+  await client.query(options.begin);
+  try {
+    const results = [];
+    for (const q of queries) results.push(await run(client, q, options.flags));
+    await client.query('COMMIT');
+    return { results };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {
+      connection.broken = true;
+    });
+    throw err;
+  }
+}
+
+/** One POST /sql answered: a single query, or a batch with the batch headers echoed. */
+async function answerSql(
+  req: IncomingMessage,
+  poolFor: (connectionString: string) => pg.Pool,
+): Promise<{ body: unknown; echo: Record<string, string> }> {
+  const path = (req.url ?? '/').split('?')[0];
+  if (path !== '/sql') throw Object.assign(new ProtocolError('not found'), { status: 404 });
+  if (req.method !== 'POST') throw Object.assign(new ProtocolError('method not allowed'), { status: 405 });
+  const connectionString = req.headers['neon-connection-string'];
+  if (typeof connectionString !== 'string' || !connectionString)
+    throw new ProtocolError('missing connection string');
+  const options = requestOptions(req);
+  const payload = await readJson(req);
+  const client = await poolFor(connectionString).connect();
+  const connection = { broken: false };
+  try {
+    if (isQuery(payload)) return { body: await run(client, payload, options.flags), echo: {} };
+    if (isBatch(payload)) {
+      return { body: await runBatch(client, payload.queries, options, connection), echo: options.echo };
+    }
+    throw new ProtocolError('request body must be {query, params} or {queries: [...]}');
+  } finally {
+    client.release(connection.broken);
+  }
+}
+
+/** A pool per connection string, opened on first use, only to the allowed hosts. */
+function poolCache(allowHosts: Set<string>) {
+  const pools = new Map<string, pg.Pool>();
   const poolFor = (connectionString: string) => {
     let pool = pools.get(connectionString);
     if (!pool) {
@@ -191,86 +267,38 @@ export async function startNeonHttpEndpoint(
     }
     return pool;
   };
+  const end = () => Promise.all([...pools.values()].map((p) => p.end().catch(() => {})));
+  return { poolFor, end };
+}
+
+export async function startNeonHttpEndpoint(
+  options: { port?: number; delayMs?: number; allowHosts?: string[] } = {},
+): Promise<NeonHttpEndpoint> {
+  const pools = poolCache(new Set(options.allowHosts ?? ['127.0.0.1', 'localhost']));
+  const state = { delayMs: options.delayMs ?? 0, requests: 0 };
+  const wait = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : undefined);
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, {
-        'content-type': 'application/json',
-        'access-control-allow-origin': '*',
-        ...headers,
-      });
-      res.end(JSON.stringify(body));
-    };
     const half = state.delayMs / 2;
     await wait(half);
     let status = 200;
-    let body: unknown;
-    const echo: Record<string, string> = {};
+    let answer: { body: unknown; echo: Record<string, string> };
     try {
-      const path = (req.url ?? '/').split('?')[0];
-      if (path !== '/sql') throw Object.assign(new ProtocolError('not found'), { status: 404 });
-      if (req.method !== 'POST')
-        throw Object.assign(new ProtocolError('method not allowed'), { status: 405 });
-      const connectionString = req.headers['neon-connection-string'];
-      if (typeof connectionString !== 'string' || !connectionString)
-        throw new ProtocolError('missing connection string');
-      const flags = {
-        arrayMode: req.headers['neon-array-mode'] === 'true',
-        raw: req.headers['neon-raw-text-output'] === 'true',
-      };
-      const isolationHeader = req.headers['neon-batch-isolation-level'];
-      const isolation = typeof isolationHeader === 'string' ? ISOLATION[isolationHeader] : undefined;
-      if (isolationHeader !== undefined && !isolation) throw new ProtocolError('invalid isolation level');
-      const readOnly = req.headers['neon-batch-read-only'] === 'true';
-      const deferrable = req.headers['neon-batch-deferrable'] === 'true';
-      const payload = await readJson(req);
-      const pool = poolFor(connectionString);
-      const client = await pool.connect();
-      let broken = false;
-      try {
-        if (isQuery(payload)) {
-          body = await run(client, payload, flags);
-        } else if (
-          typeof payload === 'object' &&
-          payload !== null &&
-          Array.isArray((payload as { queries?: unknown }).queries) &&
-          (payload as { queries: unknown[] }).queries.every(isQuery)
-        ) {
-          const queries = (payload as { queries: QueryData[] }).queries;
-          let begin = 'BEGIN';
-          if (isolation) begin += ` ISOLATION LEVEL ${isolation}`;
-          if (readOnly) begin += ' READ ONLY';
-          if (deferrable) begin += ' DEFERRABLE';
-          await client.query(begin);
-          try {
-            const results = [];
-            for (const q of queries) results.push(await run(client, q, flags));
-            await client.query('COMMIT');
-            body = { results };
-          } catch (err) {
-            await client.query('ROLLBACK').catch(() => {
-              broken = true;
-            });
-            throw err;
-          }
-          if (readOnly) echo['neon-batch-read-only'] = 'true';
-          if (deferrable) echo['neon-batch-deferrable'] = 'true';
-          if (isolation) echo['neon-batch-isolation-level'] = isolationHeader as string;
-        } else {
-          throw new ProtocolError('request body must be {query, params} or {queries: [...]}');
-        }
-      } finally {
-        client.release(broken);
-      }
+      answer = await answerSql(req, pools.poolFor);
     } catch (err) {
       status =
         (err as { status?: number }).status ??
         (err instanceof pg.DatabaseError || err instanceof ProtocolError ? 400 : 500);
-      body = errorBody(err);
+      answer = { body: errorBody(err), echo: {} };
     }
     await wait(half);
     state.requests++; // counted when answered: a request still in flight is not yet a round trip made
-    send(status, body, echo);
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'access-control-allow-origin': '*',
+      ...answer.echo,
+    });
+    res.end(JSON.stringify(answer.body));
   }
 
   const server: Server = createServer((req, res) => {
@@ -299,7 +327,7 @@ export async function startNeonHttpEndpoint(
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await Promise.all([...pools.values()].map((p) => p.end().catch(() => {})));
+      await pools.end();
     },
   };
 }
