@@ -3,10 +3,10 @@ import type { Db } from '../db/schema';
 import type { AppConfig } from '../env';
 import type { Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
-import type { WebhookPort } from '../webhooks/port';
 import type { IdempotencyStore } from './idempotency-store';
 import type { VerifiedKeyCache } from './key-cache';
 import type { RateLimiter } from './rate-limiter';
+import type { WebhookPort } from './webhook-port';
 
 /**
  * Tells the webhook dispatcher that new events sit in the outbox. The outbox row is the truth;

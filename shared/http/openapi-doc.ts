@@ -1,6 +1,5 @@
 import { type ZodType, z } from 'zod';
 import type { Surface } from '../context/surface';
-import { isAuthPath } from '../ratelimit/limits';
 import { Detail } from './errors';
 import type { ComponentSet, RouteDef } from './openapi';
 import {
@@ -10,6 +9,7 @@ import {
   exampleOf,
   SchemaCatalog,
 } from './openapi-schemas';
+import { isAuthPath } from './paths';
 import { toHonoPath } from './route';
 
 /**

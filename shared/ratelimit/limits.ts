@@ -1,5 +1,4 @@
 import type { TenantPlan } from '../db/schema';
-import { underPrefix } from '../http/paths';
 
 /**
  * Rate limits per tenant plan and kind of endpoint (spec: Limits). Each cell has a per-minute
@@ -60,9 +59,8 @@ export function rateKindOf(method: string, path: string): RateKind {
   return 'write';
 }
 
-/** Unauthenticated paths on the per-IP budget: end-user auth, and dashboard password resets (they send mail). */
-const AUTH_IP_PREFIXES = ['/api/v1/app/auth', '/api/v1/auth/password-reset'];
-export const isAuthPath = (path: string) => AUTH_IP_PREFIXES.some((prefix) => underPrefix(path, prefix));
+/** Unauthenticated paths on the per-IP budget: declared in shared/http/paths.ts, which the OpenAPI document reads too. */
+export { isAuthPath } from '../http/paths';
 
 export function limitFor(plan: TenantPlan, kind: RateKind, scale = 1): KindLimit {
   const base = (RATE_LIMITS[plan] ?? RATE_LIMITS.free)[kind];

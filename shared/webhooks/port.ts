@@ -1,33 +1,18 @@
-import type { HostResolver } from './ssrf';
+import type { DeliveryTransport, HostResolver, TransportAnswer, WebhookPort } from '../context/webhook-port';
 
-/** One outbound attempt. Redirects are never followed: a 3xx is a failed attempt. */
-export interface TransportRequest {
-  url: URL;
-  headers: Record<string, string>;
-  body: string;
-  timeoutMs: number;
-  /** addresses the SSRF check accepted; a transport that can pins the connection to one of them */
-  addresses: string[];
-}
+// the port's types live in context (the services carry the port); here are its web-standard parts
+export type {
+  DeliveryTransport,
+  HostResolver,
+  Signer,
+  TransportAnswer,
+  TransportRequest,
+  TransportResult,
+  WebhookPort,
+} from '../context/webhook-port';
 
 /** How much of a receiver's answer body an attempt keeps (the delivery detail shows it). */
 export const RESPONSE_BODY_LIMIT = 4096;
-
-/** The receiver's answer, as an attempt keeps it. */
-export interface TransportAnswer {
-  status: number;
-  /** names lower-cased; repeated headers joined with `, ` */
-  headers: Record<string, string>;
-  /** the first RESPONSE_BODY_LIMIT bytes as UTF-8 text (a character cut at the limit becomes U+FFFD) */
-  body: string;
-  /** the body went on past RESPONSE_BODY_LIMIT bytes */
-  bodyTruncated: boolean;
-}
-
-export type TransportResult =
-  | TransportAnswer
-  /** no HTTP answer: timeout, connection refused, TLS failure */
-  | { status: null; error: string };
 
 const utf8 = new TextDecoder();
 /**
@@ -51,25 +36,9 @@ export function keptBody(chunks: readonly Uint8Array[]): Pick<TransportAnswer, '
   };
 }
 
-export type DeliveryTransport = (request: TransportRequest) => Promise<TransportResult>;
-
 /** Schedules attempt `attempt` of a delivery at `at` (QStash on the edge; the DB poll needs none). */
 export interface RetryScheduler {
   schedule(deliveryId: string, attempt: number, at: Date): Promise<void>;
-}
-
-/** Lowercase hex HMAC-SHA256 of `message` keyed with `secret` (X-Webhook-Signature). */
-export type Signer = (secret: string, message: string) => string | Promise<string>;
-
-/** The runtime-specific pieces of webhook delivery (Services.webhooks). */
-export interface WebhookPort {
-  resolveHost: HostResolver;
-  transport: DeliveryTransport;
-  /**
-   * Signs each attempt; WebCrypto (shared/crypto.ts) when absent. Node passes `createHmac`: WebCrypto's
-   * HMAC is a thread-pool round trip per attempt there, synchronous HMAC a few microseconds.
-   */
-  sign?: Signer;
 }
 
 /** Web-standard transport (Workers, or Node's fetch): `redirect: 'manual'`, AbortController timeout. */

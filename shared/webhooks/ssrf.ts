@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import type { HostResolver } from '../context/webhook-port';
 
 /**
  * Where a webhook may be sent (spec: POST /api/v1/webhooks; DESIGN: "Webhook SSRF"). The same
@@ -16,8 +17,7 @@ export const WebhookUrlError = {
   private: 'Webhook URL host resolves to a private or reserved address',
 } as const;
 
-/** Resolves a host name to its IPv4/IPv6 addresses; [] (or a throw) when it does not resolve. */
-export type HostResolver = (host: string) => Promise<string[]>;
+export type { HostResolver } from '../context/webhook-port';
 
 /** `unicast` for an address a webhook may reach; otherwise the range that refuses it. */
 export function classifyAddress(address: string): string {
