@@ -2,11 +2,11 @@ import { Hono } from 'hono';
 import type { Credential } from '../../shared/auth/credential';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
-import { assertReferences } from '../../shared/http/references';
 import { readThrough } from '../../shared/db/row-cache';
 import { emitEvent } from '../../shared/events/emit';
 import { ApiError, Detail, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
+import { assertReferences } from '../../shared/http/references';
 import { register } from '../../shared/http/route';
 import {
   createTicket,
