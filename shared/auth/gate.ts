@@ -93,7 +93,7 @@ const anonymous = (): Admission => ({ auth: { kind: 'anonymous' } });
  * The one gate every request meets before any route: decides the surface of the path, checks the
  * credential it takes, and for API keys enforces the scope table. Refusals that need no key record
  * (missing credential, malformed or mis-checksummed key) cost no I/O; a warm key costs none in the
- * embedded runtime and one indexed query on the edge.
+ * embedded runtime and, on the edge, the rate limit's Redis round trip (which reads the key record).
  *
  * Not an async function: a warm API key is decided without a promise (the hot path of every
  * integrator call); the branches that must wait (key lookups, JWTs) return theirs.

@@ -9,11 +9,11 @@ import { hashApiKey, isWellFormedApiKey } from './key-format';
 export type { VerifiedKey, VerifiedKeyCache } from '../context/key-cache';
 
 /**
- * In-process cache of verified keys (embedded runtime; Workers pass none and do one indexed
- * query per request), keyed by the presented key itself so a warm request skips the HMAC too.
- * It lives only in this process's memory (as the request carrying the key does) and is never
- * logged or persisted. Revoke, rotate and delete call `evict`, so they bite on the very next
- * request; the TTL only bounds staleness if several processes share one database.
+ * In-process cache of verified keys (embedded runtime; Workers pass none and read the shared
+ * cache in Redis with the rate limit, `verifyShared`), keyed by the presented key itself so a warm
+ * request skips the HMAC too. It lives only in this process's memory (as the request carrying the
+ * key does) and is never logged or persisted. Revoke, rotate and delete call `evict` (through
+ * `forgetKey`), so they bite on the very next request; the TTL only bounds staleness if several processes share one database.
  */
 export class KeyCache implements VerifiedKeyCache {
   #byToken = new Map<string, { key: VerifiedKey | null; until: number }>();
