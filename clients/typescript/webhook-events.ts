@@ -6,7 +6,7 @@
  * ```ts
  * const event = await verifyWebhook({ payload: await request.text(), headers: request.headers, secret });
  * if (!event) return new Response('bad signature', { status: 401 });
- * if (event.event_type === 'ticket.created') console.log(event.data.subject);
+ * if (event.event_type === 'ticket.created') console.log(event.data.ticket.subject);
  * ```
  */
 import type { webhooks } from './generated/openapi.js';

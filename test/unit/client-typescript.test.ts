@@ -6,8 +6,14 @@ import { join } from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { generateClientSources, listEndpoints } from '../../clients/typescript/generate';
 import { retryAfterMs, retryingFetch } from '../../clients/typescript/retry';
-import { verifyWebhook, type WebhookEventFrom } from '../../clients/typescript/webhook-events';
+import {
+  verifyWebhook,
+  type WebhookEventFrom,
+  type WebhookEventOf,
+  type WebhookEventType,
+} from '../../clients/typescript/webhook-events';
 import { openApiDocument } from '../../functions/docs/app';
+import type { EventType } from '../../shared/events/catalog';
 import { buildSignedRequest } from '../../shared/webhooks/signing';
 
 const GENERATED = join(import.meta.dirname, '..', '..', 'clients', 'typescript', 'generated');
@@ -166,6 +172,12 @@ describe('typed webhook events', () => {
       subject: string;
     }>();
     expectTypeOf<Extract<Event, { event_type: 'contact.deleted' }>['data']>().toEqualTypeOf<{ id: string }>();
+  });
+
+  it("are the document's: every catalog event, each with its own payload", () => {
+    expectTypeOf<WebhookEventType>().toEqualTypeOf<EventType>();
+    expectTypeOf<WebhookEventOf<'ticket.created'>['data']['ticket']['subject']>().toEqualTypeOf<string>();
+    expectTypeOf<WebhookEventOf<'ticket.created'>['event_type']>().toEqualTypeOf<'ticket.created'>();
   });
 
   it("verifyWebhook returns the server's signed delivery, and null when the signature or body fails", async () => {
