@@ -1,5 +1,5 @@
 // Workers entry of the `console` function: static files only, no database, no credential, so the
-// edge core without kicker, limiter or metering (like the docs Worker).
+// edge core without database, kicker, limiter or metering (like the docs Worker).
 
 import { edgeWorkerCore } from '../../shared/runtime/edge-core';
 import { ACCESS_RULES } from '../manifest';

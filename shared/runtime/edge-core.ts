@@ -1,15 +1,17 @@
 // Edge runtime core (Cloudflare Workers): one function app per Worker, the same root chain as the
 // embedded server (shared/runtime/root.ts); only `provideServices` differs. This core wires no
-// webhook kicker, limiter or metering by itself (shared/runtime/edge.ts adds the production ones), so
-// a Worker that needs none of them (docs: public, no database) stays small. Nothing here may import
-// a Node-only module: scripts/check-runtime-parity.ts bundles every entry and fails if one creeps in.
+// database, webhook kicker, limiter or metering by itself (shared/runtime/edge.ts adds the production
+// ones), so a Worker that needs none of them (docs, console: public, no database) carries neither
+// Kysely nor the Neon driver and stays small. Nothing here may import a Node-only module:
+// scripts/check-runtime-parity.ts bundles every entry and fails if one creeps in.
 import type { ExecutionContext } from 'hono';
 import type { AccessRule } from '../auth/access';
 import type { FunctionApp } from '../context/app-env';
 import type { EventKicker, Services } from '../context/services';
-import { createEdgeHandle } from '../db/adapters/neon-http';
 import type { DatabaseHandle } from '../db/handle';
+import type { Db } from '../db/schema';
 import { type AppConfig, ConfigError, corsOrigins, EnvSchema, loadConfig } from '../env';
+import { Detail, forbidden } from '../http/errors';
 import type { IdempotencyStore } from '../http/idempotency';
 import { createConsoleLogger, type Logger } from '../log/logger';
 import { createMailer } from '../mail/mailer';
@@ -22,6 +24,11 @@ export type EdgeBindings = Record<string, unknown>;
 
 /** Per-runtime extension points (shared/runtime/edge.ts supplies the production ones). */
 export interface EdgeOptions {
+  /**
+   * opens a request's database handle (shared/db/adapters/neon-http.ts's createEdgeHandle); default:
+   * none, for a Worker whose routes read no database (DATABASE_URL then not required)
+   */
+  database?: (connectionString: string, env: EdgeBindings) => DatabaseHandle;
   /** builds the events kicker of one request; default: a no-op (the outbox row stays the truth) */
   kicker?: (ctx: { config: AppConfig; env: EdgeBindings; services: Services }) => EventKicker;
   /** the rate limiter of a request's config; default: none (not limited) */
@@ -34,11 +41,11 @@ export interface EdgeOptions {
 
 // Config is validated once per env object (an isolate sees the same object for its lifetime).
 const configs = new WeakMap<object, AppConfig>();
-function configOf(env: EdgeBindings): AppConfig {
+function configOf(env: EdgeBindings, needsDatabase: boolean): AppConfig {
   let config = configs.get(env);
   if (!config) {
     config = loadConfig(env);
-    if (!config.DATABASE_URL) throw new ConfigError('DATABASE_URL must be set on the edge');
+    if (needsDatabase && !config.DATABASE_URL) throw new ConfigError('DATABASE_URL must be set on the edge');
     configs.set(env, config);
   }
   return config;
@@ -48,6 +55,24 @@ function configOf(env: EdgeBindings): AppConfig {
 const binding = (env: EdgeBindings, name: string) => (typeof env[name] === 'string' ? env[name] : undefined);
 
 const noopKicker: EventKicker = { kick() {} };
+
+/**
+ * The handle of a Worker without a database. Its routes read none; the one caller left is the gate
+ * verifying an API key presented where keys are refused (a docs page, the internal document), and
+ * without a key store that key is refused unverified: 403, as a valid key would be there.
+ */
+const noDatabase: DatabaseHandle = {
+  kind: 'neon',
+  db: new Proxy({} as Db, {
+    get() {
+      throw forbidden(Detail.apiKeyNotPermitted);
+    },
+  }),
+  async exec() {
+    throw new Error('this Worker has no database');
+  },
+  async close() {},
+};
 
 /**
  * `provideServices` for Workers: env validated, one Neon handle per request (HTTP: see
@@ -61,10 +86,10 @@ export function edgeServices(
 ): (env: unknown, executionCtx: ExecutionContext | undefined) => ProvidedServices {
   return function provideEdgeServices(bindings, executionCtx) {
     const env = (bindings ?? {}) as EdgeBindings;
-    const config = configOf(env);
+    const config = configOf(env, options.database !== undefined);
     // no ExecutionContext (e.g. app.request() in a unit test): let the promise run on its own
     const waitUntil = executionCtx ? (p: Promise<unknown>) => executionCtx.waitUntil(p) : () => {};
-    const handle: DatabaseHandle = createEdgeHandle(config.DATABASE_URL as string, env);
+    const handle = options.database ? options.database(config.DATABASE_URL as string, env) : noDatabase;
     const { defer, drain } = createDefer(logger, waitUntil);
     const services: Services = {
       config,

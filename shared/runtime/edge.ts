@@ -1,10 +1,11 @@
 // The production Worker: the edge core (edge-core.ts) plus what the embedded runtime also runs —
-// the webhook kicker (one delivery cycle in waitUntil, retries as delayed QStash callbacks), per-plan
+// the database (Neon over HTTP), the webhook kicker (one delivery cycle in waitUntil, retries as delayed QStash callbacks), per-plan
 // rate limits (Upstash Redis when UPSTASH_REDIS_REST_URL/TOKEN are set, fail-open; else per-isolate
 // memory) and usage metering. `export default edgeWorker(app, ACCESS_RULES)` in functions/<name>/index.ts.
 
 import type { AccessRule } from '../auth/access';
 import type { FunctionApp } from '../context/app-env';
+import { createEdgeHandle } from '../db/adapters/neon-http';
 import { redisIdempotencyStore } from '../http/idempotency';
 import { createRateLimiter } from '../ratelimit/factory';
 import { rateLimit } from '../ratelimit/middleware';
@@ -17,6 +18,7 @@ export { type EdgeBindings, type EdgeOptions, edgeServices, edgeWorkerCore } fro
 
 export function edgeWorker(app: FunctionApp, access: readonly AccessRule[], options: EdgeOptions = {}) {
   return edgeWorkerCore(app, access, {
+    database: options.database ?? createEdgeHandle,
     kicker:
       options.kicker ??
       (({ config, services }) =>
