@@ -1,11 +1,11 @@
 import { type Context, Hono } from 'hono';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
-import { assertReferences } from '../../shared/http/references';
 import type { Executor } from '../../shared/db/schema';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
+import { assertReferences } from '../../shared/http/references';
 import { type HandlerOf, register } from '../../shared/http/route';
 import { deliverMessage, initialDeliveryStatus } from './channels';
 import {

@@ -23,8 +23,8 @@ import {
   type GateRequest,
   readPresentedCredential,
 } from '../../shared/auth/gate';
-import { SCOPE_CATALOG } from '../../shared/context/scopes';
 import type { AppEnv } from '../../shared/context/app-env';
+import { SCOPE_CATALOG } from '../../shared/context/scopes';
 import { loadConfig } from '../../shared/env';
 import { jsonAnswer } from '../../shared/http/response-headers';
 import { newId, requestIdFrom } from '../../shared/ids';
