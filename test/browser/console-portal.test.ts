@@ -3,8 +3,6 @@
 // descriptions, errors in view inside dialogs, tables that fit, the audit log by name with filters,
 // linked rotations, a home page per role, error states with the request id and a retry, CLI-token
 // identities, the invitation page's token and preview, and pending invitations on the team page.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
@@ -24,20 +22,6 @@ const SIZES = [
   ['1280×800', DESK],
   ['390×844', PHONE],
 ] as const;
-/**
- * Whether a route is declared (functions/<name>/routes.ts): the invitation checks run once the
- * account routes they use are served, and are reported as skipped until then.
- */
-const FUNCTIONS = join(import.meta.dirname, '..', '..', 'functions');
-const declared = (path: string) =>
-  readdirSync(FUNCTIONS).some((dir) => {
-    try {
-      return readFileSync(join(FUNCTIONS, dir, 'routes.ts'), 'utf8').includes(`'${path}'`);
-    } catch {
-      return false;
-    }
-  });
-
 /** the development default `npm start` signs with (shared/env.ts) */
 const DEV_JWT_SECRET = 'dev-dashboard-jwt-secret-change-me';
 
@@ -475,66 +459,60 @@ describe.skipIf(chromiumMissing())('the console as an integrator’s portal', ()
   });
 
   describe('invitations', () => {
-    it.skipIf(!declared('/api/v1/auth/invite-preview'))(
-      'the accept page keeps its token across a reload and names the tenant and the address',
-      async () => {
-        expect(paths.has('/api/v1/auth/invite-preview')).toBe(true);
-        await call('POST', '/api/v1/tenant/users', { email: 'reload.invite@example.com', role: 'agent' });
-        const link = await server.inviteLink('reload.invite@example.com');
-        const context = await browser.newContext({ viewport: PHONE });
-        try {
-          const p = await context.newPage();
-          await p.goto(link);
-          const about = p.locator('.invite-for');
-          await about.getByText('Demo Support Co').waitFor();
-          expect(await about.textContent()).toContain('reload.invite@example.com');
-          expect(p.url()).not.toContain('token=');
-          await p.reload();
-          await about.getByText('reload.invite@example.com').waitFor();
-          await p.getByLabel('Password', { exact: true }).fill('reloaded and still here 7');
-          await p.getByRole('button', { name: 'Set password' }).click();
-          await p.getByRole('button', { name: 'Continue to sign in' }).waitFor();
-          // a spent or unknown link says so instead of showing the form
-          await p.goto(`${server.base}/console/accept-invite?token=itsm_inv_unknown`);
-          await p.getByText('This invitation is no longer valid').waitFor();
-          expect(await p.getByRole('button', { name: 'Set password' }).count()).toBe(0);
-        } finally {
-          await context.close();
-        }
-      },
-    );
+    it('the accept page keeps its token across a reload and names the tenant and the address', async () => {
+      expect(paths.has('/api/v1/auth/invite-preview')).toBe(true);
+      await call('POST', '/api/v1/tenant/users', { email: 'reload.invite@example.com', role: 'agent' });
+      const link = await server.inviteLink('reload.invite@example.com');
+      const context = await browser.newContext({ viewport: PHONE });
+      try {
+        const p = await context.newPage();
+        await p.goto(link);
+        const about = p.locator('.invite-for');
+        await about.getByText('Demo Support Co').waitFor();
+        expect(await about.textContent()).toContain('reload.invite@example.com');
+        expect(p.url()).not.toContain('token=');
+        await p.reload();
+        await about.getByText('reload.invite@example.com').waitFor();
+        await p.getByLabel('Password', { exact: true }).fill('reloaded and still here 7');
+        await p.getByRole('button', { name: 'Set password' }).click();
+        await p.getByRole('button', { name: 'Continue to sign in' }).waitFor();
+        // a spent or unknown link says so instead of showing the form
+        await p.goto(`${server.base}/console/accept-invite?token=itsm_inv_unknown`);
+        await p.getByText('This invitation is no longer valid').waitFor();
+        expect(await p.getByRole('button', { name: 'Set password' }).count()).toBe(0);
+      } finally {
+        await context.close();
+      }
+    });
 
     for (const [size, viewport] of SIZES)
-      it.skipIf(!declared('/api/v1/tenant/invitations'))(
-        `the team page lists pending invitations with copy-link, resend and revoke at ${size}`,
-        async () => {
-          expect(paths.has('/api/v1/tenant/invitations')).toBe(true);
-          const email = `pending.${viewport.width}@example.com`;
-          await inTab(viewport, async (p) => {
-            await open(p, '/team');
-            await p.getByRole('button', { name: 'Invite member' }).click();
-            const dialog = p.getByRole('dialog', { name: 'Invite member' });
-            await dialog.getByLabel('Email').fill(email);
-            await dialog.getByRole('button', { name: 'Send invitation' }).click();
-            const row = p.locator(`tr[data-invitation-email="${email}"]`);
-            await row.waitFor();
-            // an invitee is no member yet: never "Joined now"
-            const member = p.locator(`tr[data-user-email="${email}"]`);
-            if (await member.count()) expect(await member.textContent()).not.toMatch(/now|ago/);
-            await row.getByRole('button', { name: `Copy invitation link for ${email}` }).click();
-            const copied = await p.evaluate(() => navigator.clipboard.readText());
-            expect(copied).toBe(await server.inviteLink(email));
-            await row.getByRole('button', { name: 'Resend' }).click();
-            await p.getByRole('status').getByText('the earlier link no longer works').waitFor();
-            await row.getByRole('button', { name: 'Revoke' }).click();
-            await p
-              .getByRole('dialog', { name: 'Revoke invitation' })
-              .getByRole('button', { name: 'Revoke' })
-              .click();
-            await row.waitFor({ state: 'detached' });
-            await noSidewaysScroll(p, `team at ${size}`);
-          });
-        },
-      );
+      it(`the team page lists pending invitations with copy-link, resend and revoke at ${size}`, async () => {
+        expect(paths.has('/api/v1/tenant/invitations')).toBe(true);
+        const email = `pending.${viewport.width}@example.com`;
+        await inTab(viewport, async (p) => {
+          await open(p, '/team');
+          await p.getByRole('button', { name: 'Invite member' }).click();
+          const dialog = p.getByRole('dialog', { name: 'Invite member' });
+          await dialog.getByLabel('Email').fill(email);
+          await dialog.getByRole('button', { name: 'Send invitation' }).click();
+          const row = p.locator(`tr[data-invitation-email="${email}"]`);
+          await row.waitFor();
+          // an invitee is no member yet: never "Joined now"
+          const member = p.locator(`tr[data-user-email="${email}"]`);
+          if (await member.count()) expect(await member.textContent()).not.toMatch(/now|ago/);
+          await row.getByRole('button', { name: `Copy invitation link for ${email}` }).click();
+          const copied = await p.evaluate(() => navigator.clipboard.readText());
+          expect(copied).toBe(await server.inviteLink(email));
+          await row.getByRole('button', { name: 'Resend' }).click();
+          await p.getByRole('status').getByText('the earlier link no longer works').waitFor();
+          await row.getByRole('button', { name: 'Revoke' }).click();
+          await p
+            .getByRole('dialog', { name: 'Revoke invitation' })
+            .getByRole('button', { name: 'Revoke' })
+            .click();
+          await row.waitFor({ state: 'detached' });
+          await noSidewaysScroll(p, `team at ${size}`);
+        });
+      });
   });
 });
