@@ -236,7 +236,9 @@ export function idempotency(
       await store.release(scope);
       throw err;
     }
-    if (c.res.status >= 500) {
+    // Kept only when an endpoint ran: a 5xx may be retried, and a 405 means no route serves the
+    // method, so neither may hold the key against the request the client meant to send with it.
+    if (c.res.status >= 500 || c.res.status === 405) {
       await store.release(scope);
       return;
     }

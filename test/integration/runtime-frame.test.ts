@@ -298,6 +298,21 @@ describe.skipIf(postgresUnavailable())('a method the path does not serve', () =>
     expect(readOnly.body).toEqual({ detail: 'API key missing required scope: tickets:write' });
   });
 
+  it('keeps no Idempotency-Key: the key stays free for the request the client meant to send', async () => {
+    const headers = { 'Idempotency-Key': 'refused-method-then-create' };
+    const patch = await h.request('PATCH', '/api/v1/tickets', { apiKey: writeKey, body: {}, headers });
+    expect(patch.status).toBe(405);
+    const create = await h.request('POST', '/api/v1/tickets', {
+      apiKey: writeKey,
+      body: { subject: 'After a refused method' },
+      headers,
+    });
+    expect(create.status).toBe(201);
+    const again = await h.request('PATCH', '/api/v1/tickets', { apiKey: writeKey, body: {}, headers });
+    expect(again.status).toBe(422);
+    expect(again.body).toEqual({ detail: expect.stringContaining('Idempotency-Key') });
+  });
+
   it('a path no route serves with any method stays 404', async () => {
     const res = await h.request('PUT', '/api/v1/tickets/tkt_0000000000000000000000/nothing', {
       apiKey: writeKey,
