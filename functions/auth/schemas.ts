@@ -1,10 +1,17 @@
 import { z } from 'zod';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from '../../shared/auth/password-policy';
+import { smtpLimits } from '../../shared/http/email';
 import { requiredName } from '../../shared/http/names';
 
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH };
 
-const Email = z.string().trim().toLowerCase().email().max(320);
+const Email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .email()
+  .max(320)
+  .refine(...smtpLimits);
 const TenantId = z.string().min(1).max(64);
 const Token = z.string().min(1).max(200);
 /** A new password (accept-invite, reset): the policy (shared/auth/password-policy.ts), a 422 saying why. */

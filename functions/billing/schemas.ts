@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { smtpLimits } from '../../shared/http/email';
 import { pageQuery } from '../../shared/http/pagination';
 
 export const TENANT_PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
@@ -69,7 +70,12 @@ export const BillingAddress = z.strictObject({
 
 /** PUT replaces the payment settings; PATCH changes only the fields given (null clears one). */
 export const PaymentSettingsBody = z.strictObject({
-  billing_email: z.string().email().max(320).nullish(),
+  billing_email: z
+    .string()
+    .email()
+    .max(320)
+    .refine(...smtpLimits)
+    .nullish(),
   payment_method: PaymentMethodInput.nullish(),
   billing_address: BillingAddress.nullish(),
   tax_id: z.string().min(1).max(50).nullish(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CALL_OUTCOMES, ESCALATION_REASONS, ESCALATION_ROUTES } from '../../shared/events/catalog';
+import { smtpLimits } from '../../shared/http/email';
 import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
 import { pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
@@ -96,7 +97,11 @@ export const CompleteCallBody = z.strictObject({
       type: z.enum(TICKET_TYPES).optional(),
       requester_id: z.string().trim().min(1).max(128).nullish(),
       requester_name: z.string().trim().max(200).nullish(),
-      requester_email: z.email().max(254).nullish(),
+      requester_email: z
+        .email()
+        .max(254)
+        .refine(...smtpLimits)
+        .nullish(),
       tags: z.array(z.string().trim().min(1).max(50)).max(20).optional(),
     })
     .optional(),

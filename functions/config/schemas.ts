@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { smtpLimits } from '../../shared/http/email';
 import { ianaTimeZone } from '../../shared/http/instants';
 import { requiredName } from '../../shared/http/names';
 
@@ -17,7 +18,12 @@ const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 
 export const GeneralSettings = z.strictObject({
   company_name: requiredName(200).nullish(),
-  support_email: z.string().email().max(320).nullish(),
+  support_email: z
+    .string()
+    .email()
+    .max(320)
+    .refine(...smtpLimits)
+    .nullish(),
   timezone: ianaTimeZone.nullish(),
   locale: z.string().min(2).max(35).nullish(),
   default_ticket_priority: z.enum(['low', 'medium', 'high', 'urgent']).nullish(),

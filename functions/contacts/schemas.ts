@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { smtpLimits } from '../../shared/http/email';
 import { ianaTimeZone, isoDateTime } from '../../shared/http/instants';
 import { pageQuery } from '../../shared/http/pagination';
 
@@ -42,6 +43,7 @@ const contactFields = {
   email: z
     .email()
     .max(320)
+    .refine(...smtpLimits)
     .transform((e) => e.toLowerCase())
     .nullish(),
   phone: text(50).nullish(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROUTING_REASONS_FIXED } from '../../shared/events/catalog';
+import { smtpLimits } from '../../shared/http/email';
 import { isoDateTime } from '../../shared/http/instants';
 import { requiredName } from '../../shared/http/names';
 import { pageQuery } from '../../shared/http/pagination';
@@ -102,7 +103,10 @@ export const ExportBody = z
 // ---- inbound channels ----
 
 const TenantRef = z.string().trim().min(1).max(64);
-const Email = z.email().max(320);
+const Email = z
+  .email()
+  .max(320)
+  .refine(...smtpLimits);
 
 export const WidgetMessageBody = z
   .strictObject({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { smtpLimits } from '../../shared/http/email';
 import { requiredName } from '../../shared/http/names';
 import { pageQuery } from '../../shared/http/pagination';
 
@@ -18,7 +19,11 @@ export const TenantUsersQuery = pageQuery(DIRECTORY_PAGE).extend({
 export const IdParam = z.object({ id: z.string().min(1).max(64) });
 
 export const CreateTenantUserBody = z.strictObject({
-  email: z.string().email().max(320),
+  email: z
+    .string()
+    .email()
+    .max(320)
+    .refine(...smtpLimits),
   name: requiredName(200).nullish(),
   role: z.enum(['agent', 'tenant_admin']).default('agent'),
 });

@@ -1,10 +1,17 @@
 import { z } from 'zod';
+import { smtpLimits } from '../../shared/http/email';
 import { requiredName } from '../../shared/http/names';
 import { pageQuery } from '../../shared/http/pagination';
 import { CreateTicketBody, TICKET_STATUSES } from '../../shared/tickets/schemas';
 
 const TenantId = z.string().min(1).max(64);
-const Email = z.string().trim().toLowerCase().email().max(320);
+const Email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .email()
+  .max(320)
+  .refine(...smtpLimits);
 
 export const RegisterBody = z.strictObject({
   tenant_id: TenantId,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { smtpLimits } from '../../shared/http/email';
 import { requiredName } from '../../shared/http/names';
 
 export const TENANT_PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
@@ -9,7 +10,14 @@ export const CreateTenantBody = z.strictObject({
   plan: z.enum(TENANT_PLANS),
   environment: z.enum(TENANT_ENVIRONMENTS),
   /** the first tenant_admin: invited by mail, and the response carries the one-time invite */
-  admin_email: z.string().trim().toLowerCase().email().max(320).optional(),
+  admin_email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .email()
+    .max(320)
+    .refine(...smtpLimits)
+    .optional(),
 });
 
 export const TenantIdParam = z.object({ tenant_id: z.string().min(1).max(64) });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { smtpLimits } from '../http/email';
 
 /**
  * Ticket value sets and the allowed status transitions: data, read by one function
@@ -49,7 +50,11 @@ export const TicketFields = {
   type: z.enum(TICKET_TYPES),
   requester_id: ref.nullable(),
   requester_name: text(LIMITS.name).nullable(),
-  requester_email: z.email().max(LIMITS.email).nullable(),
+  requester_email: z
+    .email()
+    .max(LIMITS.email)
+    .refine(...smtpLimits)
+    .nullable(),
   assignee_id: ref.nullable(),
   tags: z.array(tag).max(LIMITS.tags),
   call_id: ref.nullable(),

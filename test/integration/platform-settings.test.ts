@@ -113,6 +113,13 @@ describe.skipIf(postgresUnavailable())('config, billing, directory and exports',
       });
       expect(zone.status).toBe(422);
       expect(zone.body.detail[0]).toMatchObject({ loc: ['body', 'timezone'], msg: 'Unknown IANA time zone' });
+      // an address SMTP cannot carry (local part over 64 characters) is refused like a malformed one
+      const undeliverable = await h.request('PATCH', '/api/v1/config/general', {
+        apiKey: key,
+        body: { support_email: `${'a.'.repeat(40)}b@example.com` },
+      });
+      expect(undeliverable.status).toBe(422);
+      expect(undeliverable.body.detail[0].loc).toEqual(['body', 'support_email']);
       const stored = await h.request('GET', '/api/v1/config/general', { apiKey: key });
       expect(stored.body.settings.timezone).not.toBe('Mars/Olympus_Mons');
     });
