@@ -340,7 +340,7 @@ export interface paths {
         };
         /**
          * The signed-in end user
-         * @description The signed-in end user. 401 `End user no longer exists` when the account was removed.
+         * @description The signed-in end user. 404 `User not found` when the account was removed.
          *
          *     **Access:** End-user JWT.
          */
@@ -5583,6 +5583,18 @@ export interface components {
             /** @description The token */
             token: string;
         };
+        EndUserProfile: {
+            /** @description The end user (`usr_…`) */
+            id: string;
+            /** @description Their email address */
+            email: string;
+            /** @description Their name */
+            name: string | null;
+            /** @description When the account was made (ISO 8601 UTC) */
+            created_at: string;
+            /** @description The tenant whose help center it belongs to */
+            tenant_id: string;
+        };
         EndUserTicket: {
             [key: string]: unknown;
         };
@@ -8233,7 +8245,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
@@ -8266,6 +8280,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8386,6 +8418,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
@@ -8461,7 +8511,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
@@ -8494,6 +8546,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8613,7 +8683,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description Email already registered in the tenant */
             409: {
@@ -8624,7 +8696,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
@@ -8639,6 +8713,24 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -8685,7 +8777,18 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "usr_0mhb8m3q5Ts1GwK7xBe2Pc",
+                     *       "email": "ana@example.com",
+                     *       "name": "Ana Silva",
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "tenant_id": "ten_demo"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EndUserProfile"];
+                };
             };
             /** @description Missing or invalid credential */
             401: {
@@ -9006,7 +9109,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -9127,6 +9232,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9257,6 +9377,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
@@ -9361,6 +9496,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9472,6 +9622,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -9676,6 +9841,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
@@ -9811,6 +9994,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
@@ -9913,6 +10114,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -10143,7 +10359,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -15266,7 +15484,11 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                    "text/plain": string;
+                };
             };
             /** @description Missing or invalid credential */
             401: {
@@ -16957,7 +17179,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -17864,7 +18088,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -17913,7 +18139,11 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                    /** @example {} */
+                    "application/json": unknown;
+                };
             };
             /** @description Missing or invalid credential */
             401: {
@@ -17951,7 +18181,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -18137,7 +18369,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
@@ -18264,7 +18498,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
             409: {
@@ -18525,7 +18761,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
@@ -18642,7 +18880,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -18729,7 +18969,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
@@ -18862,7 +19104,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
             409: {
@@ -24396,7 +24640,11 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                    "text/plain": string;
+                };
             };
             /** @description Missing or invalid credential */
             401: {
@@ -25730,7 +25978,9 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description An API key was sent and it is not valid (this operation needs none) */
             401: {
@@ -25792,7 +26042,10 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                };
             };
             /** @description An API key was sent and it is not valid (this operation needs none) */
             401: {
@@ -25836,7 +26089,9 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             422: components["responses"]["ValidationError"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
@@ -25875,7 +26130,9 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description An API key was sent and it is not valid (this operation needs none) */
             401: {
@@ -25937,7 +26194,11 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                    "image/png": string;
+                };
             };
             /** @description An API key was sent and it is not valid (this operation needs none) */
             401: {
@@ -25981,7 +26242,9 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             422: components["responses"]["ValidationError"];
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
