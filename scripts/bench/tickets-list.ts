@@ -57,7 +57,8 @@ async function seed(db: Db) {
   await sql`
     INSERT INTO tickets (id, tenant_id, subject, created_by, created_at, updated_at)
     SELECT 'tkt_o' || lpad(g::text, 9, '0'), 'ten_other', 'Other ' || g, 'bench',
-           timestamptz '2026-01-01' + g * interval '1 minute', timestamptz '2026-01-01' + g * interval '1 minute'
+           timestamptz '2026-01-01' + interval '1 minute' * g,
+           timestamptz '2026-01-01' + interval '1 minute' * g
     FROM generate_series(1, ${N / 2}) AS g`.execute(db);
   await sql`VACUUM ANALYZE tickets`.execute(db);
   console.log(

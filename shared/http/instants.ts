@@ -37,7 +37,7 @@ export const isoDateTime = z.iso
 /** The same, parsed to a Date. */
 export const isoInstant = isoDateTime.transform((v) => new Date(v));
 
-/** A date-time as above, or a calendar date (`2026-11-01`: its midnight, UTC). */
+/** A date-time as above, or a calendar date (`YYYY-MM-DD`: its midnight, UTC). */
 export const isoDateTimeOrDate = z
   .union([z.iso.datetime({ offset: true }), z.iso.date()])
   .refine(readableOffset, BAD_OFFSET)
