@@ -295,7 +295,11 @@ async function runTransport(transport: 'http' | 'websocket') {
         `edge ${name}: ${fmt(per(sum.pg))} postgres round trips, ${fmt(per(sum.redis))} redis round trips, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms at ${RTT} ms RTT`,
         `  ${transport}: after the response +${fmt(per(sum.pgAfter))} postgres, +${fmt(per(sum.redisAfter))} redis; ` +
           `${fmt(per(sum.sockets))} connection set-ups; workerd CPU ${cpu.toFixed(2)} ms/request; ` +
-          `target p50 <= ${limit} ms (${c.target.trips} round trips + ${c.target.slackMs} ms), no set-up: ${met ? 'MET' : 'MISSED'}`,
+          (transport === 'http'
+            ? `target p50 <= ${limit} ms (${c.target.trips} round trips + ${c.target.slackMs} ms), no set-up: ${met ? 'MET' : 'MISSED'}`
+            : // the WebSocket path is the one the Workers used before the HTTP path: printed for comparison,
+              // the target is the HTTP path's
+              `for comparison: ${Math.abs(p50 - limit).toFixed(1)} ms ${p50 <= limit ? 'under' : 'over'} the HTTP path's target of ${limit} ms`),
       );
       console.log(lines.at(-2));
       console.log(lines.at(-1));
