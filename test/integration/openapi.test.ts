@@ -437,6 +437,29 @@ describe('a reference that teaches', () => {
     expect(typeof reused.examples.keyReused.value.detail).toBe('string');
   });
 
+  it("a description that lists an enum's values (`Priority: low, medium, high or urgent`) lists exactly them", () => {
+    const wrong: string[] = [];
+    const visit = (node: any, owner: string) => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) {
+        for (const n of node) visit(n, owner);
+        return;
+      }
+      for (const [field, prop] of Object.entries<any>(node.properties ?? {})) {
+        const list = /: ((?:[\w-]+, )*[\w-]+ or [\w-]+)$/.exec(prop.description ?? '')?.[1];
+        if (Array.isArray(prop.enum) && list) {
+          const named = list.split(/, | or /).sort();
+          if (named.join() !== [...prop.enum].sort().join())
+            wrong.push(`${owner}.${field}: ${prop.description}`);
+        }
+        visit(prop, owner);
+      }
+      for (const k of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties']) visit(node[k], owner);
+    };
+    for (const [name, schema] of Object.entries<any>(publicDoc.components.schemas)) visit(schema, name);
+    expect(wrong).toEqual([]);
+  });
+
   it('says what POST /api/v1/tickets really defaults to', () => {
     expect(publicDoc.paths['/api/v1/tickets'].post.description).toContain('Initial status `open`');
   });

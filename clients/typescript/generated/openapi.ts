@@ -3619,7 +3619,7 @@ export interface components {
              */
             priority?: "low" | "medium" | "high" | "urgent";
             /**
-             * @description Ticket type: question, incident, problem or task
+             * @description Ticket type: question, incident, problem, service_request or change
              * @enum {string}
              */
             type?: "question" | "incident" | "problem" | "service_request" | "change";
@@ -3657,7 +3657,7 @@ export interface components {
              */
             priority?: "low" | "medium" | "high" | "urgent";
             /**
-             * @description Ticket type: question, incident, problem or task
+             * @description Ticket type: question, incident, problem, service_request or change
              * @enum {string}
              */
             type?: "question" | "incident" | "problem" | "service_request" | "change";
@@ -5619,7 +5619,7 @@ export interface components {
              */
             priority?: "low" | "medium" | "high" | "urgent";
             /**
-             * @description Ticket type: question, incident, problem or task
+             * @description Ticket type: question, incident, problem, service_request or change
              * @enum {string}
              */
             type?: "question" | "incident" | "problem" | "service_request" | "change";
