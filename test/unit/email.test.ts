@@ -11,4 +11,8 @@ describe('email addresses within SMTP limits (shared/http/email.ts)', () => {
     expect(withinSmtpLimits(`a@${'b'.repeat(64)}.example`)).toBe(false);
     expect(withinSmtpLimits('@example.com')).toBe(false);
   });
+  it('refuses a domain label ending in a hyphen (no host has one), takes one inside a label', () => {
+    expect(withinSmtpLimits('ana@mail-.example.com')).toBe(false);
+    expect(withinSmtpLimits('ana@mail-relay.example.com')).toBe(true);
+  });
 });
