@@ -177,11 +177,11 @@ function credentialOf(c: Context<AppEnv>): { tenantId: string; credential: strin
 }
 
 /**
- * Idempotency-Key replay for POST and PATCH on the API-key surface; `onApiSurface` is the gate's
- * answer for a path (the runtime's access rules).
+ * Idempotency-Key replay for POST and PATCH on the API-key surface; `onApiSurface` says whether a
+ * request is one (the runtime's access rules, and a route serving its method).
  */
 export function idempotency(
-  onApiSurface: (path: string) => boolean,
+  onApiSurface: (path: string, method: string) => boolean,
   storeFor: (c: Context<AppEnv>) => IdempotencyStore = idempotencyStoreFor,
 ): MiddlewareHandler<AppEnv> {
   return async function idempotencyKey(c, next) {
@@ -189,7 +189,7 @@ export function idempotency(
     if (
       key === undefined ||
       (c.req.method !== 'POST' && c.req.method !== 'PATCH') ||
-      !onApiSurface(c.req.path)
+      !onApiSurface(c.req.path, c.req.method)
     ) {
       return next();
     }

@@ -50,9 +50,13 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   const entries = new WeakMap<Request, Entry>();
   root.use('*', enterRouter({ ...options, entryOf: (req) => entries.get(req) }));
   for (const mw of options.afterGate ?? []) root.use('*', mw);
+  /** The pattern of the route that would have answered (the access line names a refusal by it). */
+  const routeOf = (method: string, path: string) =>
+    patternOfRouterMatch(root.router.match(method === 'HEAD' ? 'GET' : method, path)[0]);
+  // a method no route serves is a 405 whatever key it carries, so it never reaches the key store
   root.use(
     '*',
-    idempotency((path) => access.surfaceOf(path) === 'api'),
+    idempotency((path, method) => access.surfaceOf(path) === 'api' && routeOf(method, path) !== null),
   );
   for (const app of apps) root.route('/', app);
   root.notFound(unroutedAnswer(root));
@@ -63,9 +67,6 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
     access,
     pathOf: (req, env) => root.getPath(req, { env: env as Bindings }),
   });
-  /** The pattern of the route that would have answered (the access line names a refusal by it). */
-  const routeOf = (method: string, path: string) =>
-    patternOfRouterMatch(root.router.match(method === 'HEAD' ? 'GET' : method, path)[0]);
   const answerAtDoor = doorAnswerer(options.logger, routeOf);
   const route = root.fetch;
 
