@@ -574,7 +574,8 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
       expect(await nav(page, 'API keys').getAttribute('aria-current')).toBe('page');
       await page.goto(`${server.base}/console/nonsense`);
       await page.getByRole('heading', { name: 'Page not found' }).waitFor();
-      expect(await page.title()).toBe('Page not found · Support Platform');
+      // the title follows the heading in the same render, a tick later
+      await expect.poll(() => page.title()).toBe('Page not found · Support Platform');
       expect(await page.locator('[aria-current=page]').count()).toBe(0);
     });
 
