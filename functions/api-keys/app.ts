@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { recordAudit } from '../../shared/audit/audit';
+import { auditRow, recordAudit } from '../../shared/audit/audit';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
 import { forgetKey } from '../../shared/auth/key-verify';
 import type { AppEnv } from '../../shared/context/app-env';
@@ -11,10 +11,12 @@ import {
   deleteKey,
   findKey,
   insertKey,
+  insertKeyAudited,
   type KeyRow,
   listKeys,
   listView,
   revokeKey,
+  revokeKeyAudited,
   secretView,
   tenantEnvironment,
 } from './data';
@@ -47,8 +49,10 @@ register(app, routes.createApiKey, async (c) => {
   const environment = await tenantEnvironment(db, tenantId);
   if (!environment) throw notFound('Tenant');
   const expiresAt = body.expires_in_days ? new Date(Date.now() + body.expires_in_days * 86_400_000) : null;
-  const { row, apiKey } = await db.transaction().execute(async (trx) => {
-    const created = await insertKey(trx, config.API_KEY_HASH_SECRET, {
+  const { row, apiKey } = await insertKeyAudited(
+    db,
+    config.API_KEY_HASH_SECRET,
+    {
       tenant_id: tenantId,
       name: body.name,
       description: body.description ?? null,
@@ -56,16 +60,9 @@ register(app, routes.createApiKey, async (c) => {
       created_by: actorOf(c),
       expires_at: expiresAt,
       environment: environment === 'sandbox' ? 'test' : 'live',
-    });
-    await recordAudit(
-      trx,
-      c,
-      'api_key.created',
-      { type: 'api_key', id: created.row.id },
-      { name: body.name, scopes },
-    );
-    return created;
-  });
+    },
+    (id) => auditRow(c, 'api_key.created', { type: 'api_key', id }, { name: body.name, scopes }),
+  );
   return c.json(secretView(row, apiKey), 201);
 });
 
@@ -112,11 +109,8 @@ register(app, routes.revokeApiKey, async (c) => {
   const { db } = services;
   const key = await keyOf(db, tenantOf(c), key_id);
   if (key.revoked_at === null) {
-    await db.transaction().execute(async (trx) => {
-      // idempotent: only the call that revokes it records it
-      if (await revokeKey(trx, key.id))
-        await recordAudit(trx, c, 'api_key.revoked', { type: 'api_key', id: key.id });
-    });
+    // idempotent: only the call that revokes it records it
+    await revokeKeyAudited(db, key.id, auditRow(c, 'api_key.revoked', { type: 'api_key', id: key.id }));
   }
   await forgetKey(services, key);
   return c.body(null, 204);
@@ -125,12 +119,9 @@ register(app, routes.revokeApiKey, async (c) => {
 register(app, routes.deleteApiKey, async (c) => {
   const { key_id } = c.req.valid('param');
   const services = c.get('services');
-  const deleted = await services.db.transaction().execute(async (trx) => {
-    const row = await deleteKey(trx, tenantOf(c), key_id);
-    if (!row) throw notFound('API key');
-    await recordAudit(trx, c, 'api_key.deleted', { type: 'api_key', id: row.id }, { name: row.name });
-    return row;
-  });
+  const audit = auditRow(c, 'api_key.deleted', { type: 'api_key', id: key_id });
+  const deleted = await deleteKey(services.db, tenantOf(c), key_id, audit);
+  if (!deleted) throw notFound('API key');
   await forgetKey(services, deleted);
   return c.body(null, 204);
 });

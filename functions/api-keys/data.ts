@@ -1,4 +1,5 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import { AUDIT_COLUMNS, type AuditRow, auditSelection } from '../../shared/audit/audit';
 import { generateApiKey, hashApiKey } from '../../shared/auth/key-format';
 import type { ApiKeysTable, Executor } from '../../shared/db/schema';
 import { newId } from '../../shared/ids';
@@ -55,20 +56,43 @@ export type NewKey = Pick<
   rotated_from?: string;
 };
 
+/** A fresh key for `fields`: the row's values (only the key's hash is stored) and the full key. */
+async function keyValues(hashSecret: string, fields: NewKey) {
+  const generated = generateApiKey(fields.environment);
+  const values = {
+    id: newId('apiKey'),
+    ...fields,
+    key_prefix: generated.keyPrefix,
+    key_hash: await hashApiKey(hashSecret, generated.apiKey),
+  };
+  return { values, apiKey: generated.apiKey };
+}
+
 /** A fresh key for `fields`: the row (only its hash is stored) and the full key, to show once. */
 export async function insertKey(db: Executor, hashSecret: string, fields: NewKey) {
-  const generated = generateApiKey(fields.environment);
+  const { values, apiKey } = await keyValues(hashSecret, fields);
+  const row = await db.insertInto('api_keys').values(values).returningAll().executeTakeFirstOrThrow();
+  return { row, apiKey };
+}
+
+/**
+ * As `insertKey`, with the audit row `audit(id)` written by the same statement (a data-modifying
+ * CTE): both commit or neither, in one round trip and with no transaction to open.
+ */
+export async function insertKeyAudited(
+  db: Executor,
+  hashSecret: string,
+  fields: NewKey,
+  audit: (keyId: string) => AuditRow,
+) {
+  const { values, apiKey } = await keyValues(hashSecret, fields);
   const row = await db
+    .with('audit', (w) => w.insertInto('audit_log').values(audit(values.id)))
     .insertInto('api_keys')
-    .values({
-      id: newId('apiKey'),
-      ...fields,
-      key_prefix: generated.keyPrefix,
-      key_hash: await hashApiKey(hashSecret, generated.apiKey),
-    })
+    .values(values)
     .returningAll()
     .executeTakeFirstOrThrow();
-  return { row, apiKey: generated.apiKey };
+  return { row, apiKey };
 }
 
 export function findKey(db: Executor, tenantId: string, keyId: string): Promise<KeyRow | undefined> {
@@ -105,12 +129,56 @@ export async function revokeKey(db: Executor, keyId: string): Promise<boolean> {
   return Number(revoked.numUpdatedRows) > 0;
 }
 
-/** Deletes a key of the tenant: its id and name, or undefined when there is none. */
-export function deleteKey(db: Executor, tenantId: string, keyId: string) {
+/**
+ * Revokes the key as `revokeKey` does and, when this call revoked it, writes `audit` in the same
+ * statement (so a revoke that changes nothing records nothing); whether this call revoked it.
+ */
+export async function revokeKeyAudited(db: Executor, keyId: string, audit: AuditRow): Promise<boolean> {
+  const row = await db
+    .with('revoked', (w) =>
+      w
+        .updateTable('api_keys')
+        .set({ revoked_at: new Date() })
+        .where('id', '=', keyId)
+        .where('revoked_at', 'is', null)
+        .returning('id'),
+    )
+    .with('audit', (w) =>
+      w
+        .insertInto('audit_log')
+        .columns(AUDIT_COLUMNS)
+        .expression(w.selectFrom('revoked').select(auditSelection(audit))),
+    )
+    .selectFrom('revoked')
+    .select('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Deletes a key of the tenant and writes `audit` with `{name}` as its metadata in the same
+ * statement: its id, name and hash, or undefined (and no audit row) when there is none.
+ */
+export function deleteKey(db: Executor, tenantId: string, keyId: string, audit: AuditRow) {
   return db
-    .deleteFrom('api_keys')
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', keyId)
-    .returning(['id', 'name', 'key_hash'])
+    .with('deleted', (w) =>
+      w
+        .deleteFrom('api_keys')
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', keyId)
+        .returning(['id', 'name', 'key_hash']),
+    )
+    .with('audit', (w) =>
+      w
+        .insertInto('audit_log')
+        .columns(AUDIT_COLUMNS)
+        .expression(
+          w
+            .selectFrom('deleted')
+            .select(auditSelection(audit, sql`jsonb_build_object('name', ${sql.ref('deleted.name')})`)),
+        ),
+    )
+    .selectFrom('deleted')
+    .select(['id', 'name', 'key_hash'])
     .executeTakeFirst();
 }
