@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { recordAudit } from '../../shared/audit/audit';
+import { auditRow, recordAudit } from '../../shared/audit/audit';
 import { inviteView, mailUserToken, revokeUserSessions } from '../../shared/auth/accounts';
 import { tenantOf } from '../../shared/auth/credential';
 import { requireGrant } from '../../shared/auth/grants';
@@ -66,21 +66,12 @@ register(app, routes.createTenantUser, async (c) => {
   const tenantId = tenantOf(c);
   const { db } = c.get('services');
   if (await emailTaken(db, tenantId, body.email)) throw conflict(Detail.userEmailTaken);
-  const row = await db.transaction().execute(async (trx) => {
-    const user = await insertTenantUser(trx, tenantId, {
-      email: body.email,
-      name: body.name ?? null,
-      role: body.role,
-    });
-    await recordAudit(
-      trx,
-      c,
-      'user.invited',
-      { type: 'user', id: user.id },
-      { email: user.email, role: user.role },
-    );
-    return user;
-  });
+  const row = await insertTenantUser(
+    db,
+    tenantId,
+    { email: body.email, name: body.name ?? null, role: body.role },
+    (id) => auditRow(c, 'user.invited', { type: 'user', id }, { email: body.email, role: body.role }),
+  );
   // the colleague sets a password through the invite (mailed; shown once here for the inviter to pass on)
   const invite = await mailUserToken(c, row, 'invite');
   return c.json({ ...userView(row), invite: inviteView(invite) }, 201);

@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
+import type { AuditRow } from '../../shared/audit/audit';
 import { containsPattern } from '../../shared/db/like';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { Database, Executor } from '../../shared/db/schema';
@@ -107,10 +108,15 @@ export async function insertTenantUser(
   db: Executor,
   tenantId: string,
   user: { email: string; name: string | null; role: 'agent' | 'tenant_admin' },
+  audit: (userId: string) => AuditRow,
 ) {
+  const id = newId('tenantUser');
+  // the audit row in the same statement (a data-modifying CTE): both commit or neither, with no
+  // transaction to open
   return db
+    .with('audit', (w) => w.insertInto('audit_log').values(audit(id)))
     .insertInto('tenant_users')
-    .values({ id: newId('tenantUser'), tenant_id: tenantId, ...user, updated_at: new Date() })
+    .values({ id, tenant_id: tenantId, ...user, updated_at: new Date() })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
