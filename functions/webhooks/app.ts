@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { recordAudit } from '../../shared/audit/audit';
+import { auditRow } from '../../shared/audit/audit';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import { encryptSecret } from '../../shared/crypto';
@@ -31,7 +31,6 @@ import { generateWebhookSecret } from '../../shared/webhooks/signing';
 import { checkDestination, parseHttpsUrl, WebhookUrlError } from '../../shared/webhooks/ssrf';
 import {
   deliveryView,
-  failPendingDeliveries,
   findCursor,
   findDelivery,
   findWebhook,
@@ -143,23 +142,23 @@ register(app, routes.createWebhook, async (c) => {
   const { db, config } = c.get('services');
   const secret = generateWebhookSecret();
   const sealed = await encryptSecret(config.WEBHOOK_ENCRYPTION_KEY, secret);
-  const row = await db.transaction().execute(async (trx) => {
-    const created = await insertWebhook(trx, {
+  const row = await insertWebhook(
+    db,
+    {
       tenant_id: tenantOf(c),
       url: body.url,
       events,
       secret_encrypted: sealed,
       description: body.description ?? null,
-    });
-    await recordAudit(
-      trx,
-      c,
-      'webhook.created',
-      { type: 'webhook', id: created.id },
-      { url: body.url, events, ...(body.description ? { description: body.description } : {}) },
-    );
-    return created;
-  });
+    },
+    (id) =>
+      auditRow(
+        c,
+        'webhook.created',
+        { type: 'webhook', id },
+        { url: body.url, events, ...(body.description ? { description: body.description } : {}) },
+      ),
+  );
   return c.json({ ...recordView(row), secret }, 201);
 });
 
@@ -176,17 +175,9 @@ register(app, routes.getWebhook, async (c) => {
 register(app, routes.deleteWebhook, async (c) => {
   const { id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const now = new Date();
-      const deleted = await softDeleteWebhook(trx, tenantId, id, now);
-      if (!deleted) throw notFound('Webhook');
-      // nothing more is sent; an attempt in flight finishes and then finds the webhook gone
-      await failPendingDeliveries(trx, id, now);
-      await recordAudit(trx, c, 'webhook.deleted', { type: 'webhook', id }, { url: deleted.url });
-    });
+  const audit = auditRow(c, 'webhook.deleted', { type: 'webhook', id });
+  const url = await softDeleteWebhook(c.get('services').db, tenantId, id, new Date(), audit);
+  if (url === undefined) throw notFound('Webhook');
   return c.body(null, 204);
 });
 
@@ -246,12 +237,9 @@ register(app, routes.updateWebhook, async (c) => {
     ...(events !== undefined ? { events } : {}),
     ...(body.description !== undefined ? { description: body.description } : {}),
   };
-  const row = await db.transaction().execute(async (trx) => {
-    const updated = await updateWebhookRow(trx, tenantId, id, changes);
-    if (!updated) throw notFound('Webhook');
-    await recordAudit(trx, c, 'webhook.updated', { type: 'webhook', id }, changes);
-    return updated;
-  });
+  const audit = auditRow(c, 'webhook.updated', { type: 'webhook', id }, changes);
+  const row = await updateWebhookRow(db, tenantId, id, changes, audit);
+  if (!row) throw notFound('Webhook');
   return c.json(recordView(row));
 });
 
@@ -275,10 +263,8 @@ register(app, routes.rotateSecret, async (c) => {
   const tenantId = tenantOf(c);
   const secret = generateWebhookSecret();
   const sealed = await encryptSecret(config.WEBHOOK_ENCRYPTION_KEY, secret);
-  await db.transaction().execute(async (trx) => {
-    if (!(await replaceSecret(trx, tenantId, id, sealed))) throw notFound('Webhook');
-    await recordAudit(trx, c, 'webhook.secret_rotated', { type: 'webhook', id }, {});
-  });
+  const audit = auditRow(c, 'webhook.secret_rotated', { type: 'webhook', id });
+  if (!(await replaceSecret(db, tenantId, id, sealed, audit))) throw notFound('Webhook');
   return c.json({ secret });
 });
 

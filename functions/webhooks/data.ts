@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely';
+import { AUDIT_COLUMNS, type AuditRow, auditSelection } from '../../shared/audit/audit';
 import type { Db, Executor } from '../../shared/db/schema';
 import type { WebhooksTable } from '../../shared/db/tables/webhooks';
 import { newId } from '../../shared/ids';
@@ -60,10 +61,20 @@ export interface NewWebhook {
   description: string | null;
 }
 
-export function insertWebhook(db: Executor, webhook: NewWebhook): Promise<WebhookRow> {
+/**
+ * A new webhook, with its audit row `audit(id)` written by the same statement (a data-modifying
+ * CTE): both commit or neither, in one round trip and with no transaction to open.
+ */
+export function insertWebhook(
+  db: Executor,
+  webhook: NewWebhook,
+  audit: (webhookId: string) => AuditRow,
+): Promise<WebhookRow> {
+  const id = newId('webhook');
   return db
+    .with('audit', (w) => w.insertInto('audit_log').values(audit(id)))
     .insertInto('webhooks')
-    .values({ id: newId('webhook'), ...webhook })
+    .values({ id, ...webhook })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -76,38 +87,69 @@ export type WebhookChanges = {
   description?: string | null;
 };
 
-/** Writes `changes` (already validated) to a live webhook of the tenant; undefined when there is none. */
+/**
+ * Writes `changes` (already validated) to a live webhook of the tenant and, when there is one,
+ * `audit` in the same statement; undefined (and no audit row) when there is none.
+ */
 export function updateWebhookRow(
   db: Executor,
   tenantId: string,
   id: string,
   changes: WebhookChanges,
+  audit: AuditRow,
 ): Promise<WebhookRow | undefined> {
   return db
-    .updateTable('webhooks')
-    .set({ ...changes, updated_at: new Date() })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .returningAll()
+    .with('updated', (w) =>
+      w
+        .updateTable('webhooks')
+        .set({ ...changes, updated_at: new Date() })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .returningAll(),
+    )
+    .with('audit', (w) =>
+      w
+        .insertInto('audit_log')
+        .columns(AUDIT_COLUMNS)
+        .expression(w.selectFrom('updated').select(auditSelection(audit))),
+    )
+    .selectFrom('updated')
+    .selectAll()
     .executeTakeFirst();
 }
 
-/** Replaces a live webhook's sealed secret; false when there is none. */
+/**
+ * Replaces a live webhook's sealed secret and, when there is one, writes `audit` in the same
+ * statement; false (and no audit row) when there is none.
+ */
 export async function replaceSecret(
   db: Executor,
   tenantId: string,
   id: string,
   sealed: string,
+  audit: AuditRow,
 ): Promise<boolean> {
-  const res = await db
-    .updateTable('webhooks')
-    .set({ secret_encrypted: sealed, updated_at: new Date() })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
+  const row = await db
+    .with('replaced', (w) =>
+      w
+        .updateTable('webhooks')
+        .set({ secret_encrypted: sealed, updated_at: new Date() })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .returning('id'),
+    )
+    .with('audit', (w) =>
+      w
+        .insertInto('audit_log')
+        .columns(AUDIT_COLUMNS)
+        .expression(w.selectFrom('replaced').select(auditSelection(audit))),
+    )
+    .selectFrom('replaced')
+    .select('id')
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  return row !== undefined;
 }
 
 /**
@@ -137,27 +179,51 @@ export function insertTestDelivery(
     .executeTakeFirstOrThrow();
 }
 
-/** Marks a live webhook of the tenant deleted (and inactive); its id and url, or undefined when there is none. */
-export function softDeleteWebhook(db: Executor, tenantId: string, id: string, now: Date) {
-  return db
-    .updateTable('webhooks')
-    .set({ deleted_at: now, is_active: false, updated_at: now })
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .returning(['id', 'url'])
+/**
+ * Marks a live webhook of the tenant deleted (and inactive), closes its pending deliveries that no
+ * attempt holds right now as failed (nothing more is sent; an attempt in flight finishes and then
+ * finds the webhook gone) and writes `audit` with `{url}` as its metadata, all in one statement;
+ * the deleted webhook's url, or undefined (and nothing written) when there is none.
+ */
+export async function softDeleteWebhook(
+  db: Executor,
+  tenantId: string,
+  id: string,
+  now: Date,
+  audit: AuditRow,
+): Promise<string | undefined> {
+  const row = await db
+    .with('deleted', (w) =>
+      w
+        .updateTable('webhooks')
+        .set({ deleted_at: now, is_active: false, updated_at: now })
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .returning(['id', 'url']),
+    )
+    .with('failed', (w) =>
+      w
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', next_attempt_at: null, error: 'Webhook deleted' })
+        .where('webhook_id', 'in', w.selectFrom('deleted').select('id'))
+        .where('status', '=', 'pending')
+        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)])),
+    )
+    .with('audit', (w) =>
+      w
+        .insertInto('audit_log')
+        .columns(AUDIT_COLUMNS)
+        .expression(
+          w
+            .selectFrom('deleted')
+            .select(auditSelection(audit, sql`jsonb_build_object('url', ${sql.ref('deleted.url')})`)),
+        ),
+    )
+    .selectFrom('deleted')
+    .select('url')
     .executeTakeFirst();
-}
-
-/** Closes the webhook's pending deliveries that no attempt holds right now as failed. */
-export async function failPendingDeliveries(db: Executor, webhookId: string, now: Date): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'failed', next_attempt_at: null, error: 'Webhook deleted' })
-    .where('webhook_id', '=', webhookId)
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-    .execute();
+  return row?.url;
 }
 
 /** One of this webhook's deliveries (tenant-scoped), or undefined (another webhook's or tenant's too). */
