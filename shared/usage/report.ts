@@ -1,11 +1,13 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/schema';
-import { emitEvent } from '../events/emit';
+import type { EventDataMap } from '../events/catalog';
+import { outboxRow } from '../events/emit';
 import { type Period, PLAN_CATALOG, periodOf, previousPeriod } from './plans';
 import { usageTotals } from './query';
 
 /**
  * Emits exactly one `usage.reported` per tenant per period: the usage_reports primary key
- * (tenant_id, period) is claimed in the same transaction as the event, so a second run (or a
+ * (tenant_id, period) is claimed in the same statement as the event, so a second run (or a
  * concurrent one) for the same period emits nothing. Returns the tenants newly reported.
  */
 export async function reportUsage(db: Db, p: Period): Promise<{ reported: string[]; skipped: number }> {
@@ -29,27 +31,54 @@ export async function reportUsage(db: Db, p: Period): Promise<{ reported: string
       totals,
       quotas: plan.quotas,
     };
-    const done = await db.transaction().execute(async (trx) => {
-      const claimed = await trx
-        .insertInto('usage_reports')
-        .values({ tenant_id: t.id, period: p.period, event_id: 'pending', totals: JSON.stringify(totals) })
-        .onConflict((oc) => oc.columns(['tenant_id', 'period']).doNothing())
-        .returning('tenant_id')
-        .executeTakeFirst();
-      if (!claimed) return false;
-      const eventId = await emitEvent(trx, t.id, 'usage.reported', { usage });
-      await trx
-        .updateTable('usage_reports')
-        .set({ event_id: eventId })
-        .where('tenant_id', '=', t.id)
-        .where('period', '=', p.period)
-        .execute();
-      return true;
-    });
+    const done = await claimAndEmit(db, t.id, p.period, totals, { usage });
     if (done) reported.push(t.id);
     else skipped += 1;
   }
   return { reported, skipped };
+}
+
+/**
+ * Claims (tenant, period) and, only when this call claimed it, writes its `usage.reported` outbox
+ * event, in one statement (data-modifying CTEs): the event's id is known before, so the claim
+ * records it directly, and no interactive transaction is opened (a WebSocket session on the edge).
+ * Whether this call claimed it.
+ */
+async function claimAndEmit(
+  db: Db,
+  tenantId: string,
+  period: string,
+  totals: Record<string, unknown>,
+  data: EventDataMap['usage.reported'],
+): Promise<boolean> {
+  const event = outboxRow(tenantId, 'usage.reported', data);
+  const claimed = await db
+    .with('claimed', (w) =>
+      w
+        .insertInto('usage_reports')
+        .values({ tenant_id: tenantId, period, event_id: event.id, totals: JSON.stringify(totals) })
+        .onConflict((oc) => oc.columns(['tenant_id', 'period']).doNothing())
+        .returning('tenant_id'),
+    )
+    .with('event', (w) =>
+      w
+        .insertInto('events')
+        .columns(['id', 'tenant_id', 'event_type', 'payload'])
+        .expression(
+          w
+            .selectFrom('claimed')
+            .select([
+              sql<string>`${event.id}::text`.as('id'),
+              sql<string>`${event.tenant_id}::text`.as('tenant_id'),
+              sql<string>`${event.event_type}::text`.as('event_type'),
+              sql<string>`${event.payload}::jsonb`.as('payload'),
+            ]),
+        ),
+    )
+    .selectFrom('claimed')
+    .select('tenant_id')
+    .executeTakeFirst();
+  return claimed !== undefined;
 }
 
 /**
