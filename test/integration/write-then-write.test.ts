@@ -1,8 +1,10 @@
-// The management writes whose audit row (and, for a webhook's deletion, its closed deliveries) only
-// needs what the app already knows are one statement each (data-modifying CTEs), not an interactive
-// transaction: on the edge (shared/db/adapters/neon-http.ts) `db.transaction()` opens a WebSocket
-// client, a connection set-up per request. docs/deploy.md, "Edge data path".
+// The writes whose later statements (audit row, closed deliveries, outbox event) only need what the
+// app already knows are one statement each (data-modifying CTEs), not an interactive transaction:
+// on the edge (shared/db/adapters/neon-http.ts) `db.transaction()` opens a WebSocket client, a
+// connection set-up per request. docs/deploy.md, "Edge data path".
 import { afterAll, afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
+import { periodOf } from '../../shared/usage/plans';
+import { reportUsage } from '../../shared/usage/report';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 describe.skipIf(postgresUnavailable())('write-then-write management operations: one statement each', () => {
@@ -187,5 +189,35 @@ describe.skipIf(postgresUnavailable())('write-then-write management operations: 
       'webhook.secret_rotated',
       'webhook.updated',
     ]);
+  });
+
+  it('the usage report claims the period and writes its event in one statement, once', async () => {
+    const period = periodOf(new Date());
+    const first = await withoutTransaction(() => reportUsage(h.db, period));
+    expect(first.reported).toContain(t.id);
+    const claim = await h.db
+      .selectFrom('usage_reports')
+      .selectAll()
+      .where('tenant_id', '=', t.id)
+      .where('period', '=', period.period)
+      .executeTakeFirstOrThrow();
+    const events = await h.db
+      .selectFrom('events')
+      .select(['id', 'payload'])
+      .where('tenant_id', '=', t.id)
+      .where('event_type', '=', 'usage.reported')
+      .execute();
+    expect(events.map((e) => e.id)).toEqual([claim.event_id]);
+    expect(events[0]?.payload).toMatchObject({ usage: { tenant_id: t.id, period: period.period } });
+
+    const second = await withoutTransaction(() => reportUsage(h.db, period));
+    expect(second.reported).not.toContain(t.id);
+    const again = await h.db
+      .selectFrom('events')
+      .select('id')
+      .where('tenant_id', '=', t.id)
+      .where('event_type', '=', 'usage.reported')
+      .execute();
+    expect(again).toHaveLength(1);
   });
 });
