@@ -131,7 +131,7 @@ export interface EdgeKickerOptions {
  */
 export async function runEdgeCycle(deps: DeliveryDeps, scheduler: RetryScheduler | null, sweepLimit = 25) {
   // a few batches per request; whatever is left waits for the next kick (the outbox keeps it)
-  for (let i = 0; i < 5; i++) if ((await dispatchEvents(deps.db)).events < 100) break;
+  for (let i = 0; i < 5; i++) if (!(await dispatchEvents(deps.db)).more) break;
   const claimed = await claimDue(deps.db, sweepLimit, leaseMs(deps.config));
   const results = await Promise.all(claimed.map((row) => performAttempt(deps, row)));
   await Promise.all(results.map((r) => scheduleNext(scheduler, r, deps.logger)));

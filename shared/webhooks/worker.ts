@@ -60,8 +60,7 @@ export interface WorkerOptions {
 const CLAIM_AHEAD = 2;
 const START_MARGIN_MS = 1_000;
 
-/** Outbox batches (of DISPATCH_BATCH events) fanned out before the worker turns to sending again. */
-const DISPATCH_BATCHES_PER_CYCLE = 5;
+/** Events one fan-out takes at most (and FAN_OUT_MAX_DELIVERIES deliveries). */
 const DISPATCH_BATCH = 100;
 
 type Log = (msg: string, err: unknown) => void;
@@ -104,8 +103,9 @@ class Alarm {
 }
 
 /**
- * Outbox -> deliveries, a bounded number of batches at a time: under a steady stream of new events an
- * unbounded fan-out would never get to sending.
+ * Outbox -> deliveries, one bounded batch per cycle: sends start while the rest of a burst is still
+ * being written, the next cycle writes more while they are in flight, and under a steady stream of
+ * new events the worker still gets to sending.
  */
 class FanOut {
   /** the outbox may hold events: set by kick() and by a poll timeout, cleared by a fan-out that finds none */
@@ -119,18 +119,12 @@ class FanOut {
     if (Date.now() - this.lastAt >= pollMs) this.dirty = true;
   }
 
-  /** Fans out when the outbox may hold events; true when more are waiting than one cycle takes. */
+  /** Fans out when the outbox may hold events; true when more are waiting than one batch took. */
   async run(running: () => boolean): Promise<boolean> {
-    if (!this.dirty) return false;
+    if (!this.dirty || !running()) return false;
     this.dirty = false;
     this.lastAt = Date.now();
-    let more = false;
-    for (let i = 0; i < DISPATCH_BATCHES_PER_CYCLE; i++) {
-      if (!running()) return false;
-      const { events } = await dispatchEvents(this.db, DISPATCH_BATCH);
-      more = events === DISPATCH_BATCH;
-      if (!more) break;
-    }
+    const { more } = await dispatchEvents(this.db, DISPATCH_BATCH);
     if (more) this.dirty = true;
     return more;
   }
@@ -372,15 +366,25 @@ class Dispatcher implements DeliveryWorker {
 
   async settle({ timeoutMs = 30_000 } = {}) {
     const deadline = Date.now() + timeoutMs;
+    let work = { events: 0, pending: 0 };
     for (;;) {
-      const work = await outstandingWork(this.deps.db);
-      const local = this.slots.inflight.size + this.queue.length + this.recorder.inProgress.size;
-      if (work.events === 0 && work.pending === 0 && local === 0) return;
+      // while this process still has attempts of its own the answer is "not yet" without asking
+      // the database: a count over the pending deliveries every few ms would take the database's
+      // time from the work being waited for
+      if (this.localWork() === 0) {
+        work = await outstandingWork(this.deps.db);
+        if (work.events === 0 && work.pending === 0 && this.localWork() === 0) return;
+        this.kick();
+      }
       if (Date.now() > deadline)
         throw new Error(`webhooks did not settle: ${JSON.stringify({ ...work, inFlight: this.inFlight })}`);
-      this.kick();
       await new Promise((r) => setTimeout(r, 15));
     }
+  }
+
+  /** attempts this process holds: in flight, claimed ahead, or answered and not yet recorded */
+  private localWork() {
+    return this.slots.inflight.size + this.queue.length + this.recorder.inProgress.size;
   }
 
   private async run() {

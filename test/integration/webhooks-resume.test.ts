@@ -55,7 +55,7 @@ describe.skipIf(postgresUnavailable())(
       // 30 actions committed their events, but the fan-out never ran (crash right after commit)
       for (let i = 0; i < 30; i++) await emitEvent(h.db, t.id, 'ticket.created', ticket(`tkt_${i}`));
       // ...and the dead process had fanned out 10 of them and claimed 6 attempts it never sent
-      expect(await dispatchEvents(h.db, 10)).toEqual({ events: 10, deliveries: 20 });
+      expect(await dispatchEvents(h.db, 10)).toEqual({ events: 10, deliveries: 20, more: true });
       const held = await claimDue(h.db, 6, 60_000);
       expect(held).toHaveLength(6);
       // while its lease runs, nobody else may take those attempts
