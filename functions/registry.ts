@@ -2,8 +2,12 @@
 // documents (public and internal), the schema-driven fuzz and the route-access test: one registry.
 // A static list (Workers bundle what they import), in manifest order: a new function adds its
 // functions/<name>/routes.ts here; test/unit/route-access.test.ts fails until it does.
+// Here each route gets its full access: a route declares only its role (or a required session),
+// the manifest's rule for its path says the surface and scopes, as the gate applies them.
 import { compileAccess, isScopeRule } from '../shared/auth/access';
+import type { ComponentSet, RouteDef, RouteWithAccess } from '../shared/http/openapi';
 import type { DocSource } from '../shared/http/openapi-doc';
+import { toHonoPath } from '../shared/http/route';
 import * as apiKeys from './api-keys/routes';
 import * as audit from './audit/routes';
 import * as auth from './auth/routes';
@@ -26,32 +30,50 @@ import * as tickets from './tickets/routes';
 import * as usage from './usage/routes';
 import * as webhooks from './webhooks/routes';
 
-/** In manifest order. */
-export const DOC_SOURCES: readonly DocSource[] = [
-  { name: 'health', ...health },
-  { name: 'tenants', ...tenants },
-  { name: 'auth', ...auth },
-  { name: 'api-keys', ...apiKeys },
-  { name: 'tickets', ...tickets },
-  { name: 'calls', ...calls },
-  { name: 'webhooks', ...webhooks },
-  { name: 'conversations', ...conversations },
-  { name: 'contacts', ...contacts },
-  { name: 'kb', ...kb },
-  { name: 'usage', ...usage },
-  { name: 'billing', ...billing },
-  { name: 'directory', ...directory },
-  { name: 'exports', ...exportsRoutes },
-  { name: 'config', ...config },
-  { name: 'end-user', ...endUser },
-  { name: 'audit', ...audit },
-  { name: 'docs', ...docs },
-  { name: 'console', ...consoleApp },
-  { name: 'fallback', ...fallback },
-];
-
 /** The gate's lookups over every function's access rules, as the embedded server compiles them. */
 export const ACCESS = compileAccess(ACCESS_RULES);
 
 /** The rules of the API-key surface: the scope tests are generated from them. */
 export const SCOPE_RULES = ACCESS_RULES.filter(isScopeRule);
+
+/** A route with the surface and scopes the gate applies to its path, and its own role and session. */
+function withAccess(route: RouteDef): RouteWithAccess {
+  const { role, session } = route.access ?? {};
+  const access = {
+    ...ACCESS.accessOf(route.method, toHonoPath(route.path)),
+    ...(role ? { role } : {}),
+    ...(session ? { session } : {}),
+  };
+  return { ...route, access };
+}
+
+/** A function's declarations as the documents read them: each route with its access complete. */
+const source = (name: string, fn: { routes: readonly RouteDef[]; components?: ComponentSet }): DocSource => ({
+  name,
+  routes: fn.routes.map(withAccess),
+  ...(fn.components ? { components: fn.components } : {}),
+});
+
+/** In manifest order. */
+export const DOC_SOURCES: readonly DocSource[] = [
+  source('health', health),
+  source('tenants', tenants),
+  source('auth', auth),
+  source('api-keys', apiKeys),
+  source('tickets', tickets),
+  source('calls', calls),
+  source('webhooks', webhooks),
+  source('conversations', conversations),
+  source('contacts', contacts),
+  source('kb', kb),
+  source('usage', usage),
+  source('billing', billing),
+  source('directory', directory),
+  source('exports', exportsRoutes),
+  source('config', config),
+  source('end-user', endUser),
+  source('audit', audit),
+  source('docs', docs),
+  source('console', consoleApp),
+  source('fallback', fallback),
+];

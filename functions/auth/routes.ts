@@ -34,7 +34,6 @@ export const login = defineRoute({
   operationId: 'logIn',
   method: 'post',
   path: '/api/v1/auth/login',
-  access: { surface: 'sign_in' },
   summary: 'Sign in to the dashboard',
   description:
     'Email and password of a tenant user; `tenant_id` is needed only when the address belongs to users of several tenants. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay.',
@@ -52,7 +51,6 @@ export const refresh = defineRoute({
   operationId: 'refreshSession',
   method: 'post',
   path: '/api/v1/auth/refresh',
-  access: { surface: 'sign_in' },
   summary: 'Exchange a refresh token for a new pair',
   description:
     'Rotation: the presented token is spent. Presenting a spent token again revokes the whole session (reuse detection): every token of it stops working.',
@@ -73,7 +71,6 @@ export const logout = defineRoute({
   operationId: 'logOut',
   method: 'post',
   path: '/api/v1/auth/logout',
-  access: { surface: 'sign_in' },
   summary: 'End the session',
   description:
     'Ends the session of the `Authorization: Bearer` access token, or of the `refresh_token` in the body: its refresh token no longer works (access tokens already issued lapse within 900 s).',
@@ -94,7 +91,6 @@ export const acceptInvite = defineRoute({
   operationId: 'acceptInvite',
   method: 'post',
   path: '/api/v1/auth/accept-invite',
-  access: { surface: 'sign_in' },
   summary: 'Accept an invite: set the password and sign in',
   description:
     'The invite token (from POST /api/v1/tenants or POST /api/v1/tenant/users, or its mail) works once.',
@@ -115,7 +111,6 @@ export const invitePreview = defineRoute({
   operationId: 'previewInvite',
   method: 'post',
   path: '/api/v1/auth/invite-preview',
-  access: { surface: 'sign_in' },
   summary: 'What an invite token offers',
   description:
     'The tenant, address and role an unspent invite token stands for, for the page that accepts it; the token is not spent.',
@@ -145,7 +140,6 @@ export const requestPasswordReset = defineRoute({
   operationId: 'requestPasswordReset',
   method: 'post',
   path: '/api/v1/auth/password-reset',
-  access: { surface: 'sign_in' },
   summary: 'Request a password reset link',
   description:
     'The same answer whether or not the account exists; the link (valid one hour, single use) is mailed.',
@@ -165,7 +159,6 @@ export const confirmPasswordReset = defineRoute({
   operationId: 'confirmPasswordReset',
   method: 'post',
   path: '/api/v1/auth/password-reset/confirm',
-  access: { surface: 'sign_in' },
   summary: 'Set a new password with a reset token',
   description: 'Ends every existing session of the user and answers with a new one.',
   tags,
@@ -186,7 +179,7 @@ export const me = defineRoute({
   operationId: 'getCurrentUser',
   method: 'get',
   path: '/api/v1/auth/me',
-  access: { surface: 'sign_in', session: 'required' },
+  access: { session: 'required' },
   summary: 'Who the session is',
   description:
     'The signed-in user (email and name, null for a token minted without an account) and their tenant, for a dashboard header; any role may read it. Needs a dashboard session token (`Authorization: Bearer`) whose sign-in session is live.',

@@ -22,7 +22,6 @@ export const listCalls = defineRoute({
   operationId: 'listCalls',
   method: 'get',
   path: '/api/v1/calls',
-  access: { surface: 'api', scopes: ['calls:read'] },
   summary: 'List calls',
   description:
     'Newest started first unless sort=updated_at (ascending updated_at, then id; with updated_since, inclusive, for mirroring). started_after inclusive, started_before exclusive; outcome takes one value or a comma list.',
@@ -37,7 +36,6 @@ export const getCall = defineRoute({
     'One call with its transcript summary, recording path and escalations. Another tenant’s call id is 404 `Call not found`.',
   method: 'get',
   path: '/api/v1/calls/{call_id}',
-  access: { surface: 'api', scopes: ['calls:read'] },
   summary: 'Get a call with its escalation attempts',
   tags: ['Calls'],
   params: CallIdParam,
@@ -48,7 +46,6 @@ export const createVoiceWidgetToken = defineRoute({
   operationId: 'createVoiceWidgetToken',
   method: 'post',
   path: '/api/v1/voice-widget/token',
-  access: { surface: 'api', scopes: ['config:write', 'calls:write'] },
   summary: 'Start a web voice-widget session',
   description:
     'Needs config:write and calls:write. Returns a short-lived HS256 JWT (aud voice-widget, iss support-platform; claims tenant_id, sid, sub = session id) for the browser widget. Body optional.',
@@ -62,7 +59,6 @@ export const reportCall = defineRoute({
   emits: ['call.started'],
   method: 'post',
   path: '/api/internal/calls',
-  access: { surface: 'internal' },
   summary: 'Report a persisted call (internal)',
   description:
     'INTERNAL_API_TOKEN. Emits call.started once per call. A retry with the same id or the same telephony_call_sid answers 200 with the stored call and emits nothing.',
@@ -81,7 +77,6 @@ export const reportEscalation = defineRoute({
   emits: ['call.escalated'],
   method: 'post',
   path: '/api/internal/calls/{call_id}/escalations',
-  access: { surface: 'internal' },
   summary: 'Report an escalation attempt (internal)',
   description:
     'Recorded always; call.escalated (status bridged, destination masked) only when status is transferred on a telephony-carrier call. Failed attempts and non-telephony calls emit nothing.',
@@ -101,7 +96,6 @@ export const completeCall = defineRoute({
   emits: ['call.completed', 'ticket.created'],
   method: 'post',
   path: '/api/internal/calls/{call_id}/complete',
-  access: { surface: 'internal' },
   summary: 'Report call completion (internal)',
   description:
     'Emits call.completed exactly once per call; repeated or concurrent reports answer 200 with the stored call. Outcome ticket_created links ticket_id, or creates a ticket from the call (ticket.created).',

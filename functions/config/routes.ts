@@ -104,7 +104,6 @@ export const getConfig = defineRoute({
   operationId: 'getConfig',
   method: 'get',
   path: '/api/v1/config',
-  access: { surface: 'api', scopes: ['config:read'] },
   ...allSections,
 });
 
@@ -114,7 +113,6 @@ export const getConfigGeneral = defineRoute({
     'The general settings: company name, support email, locale, time zone, business hours, defaults.',
   method: 'get',
   path: '/api/v1/config/general',
-  access: { surface: 'api', scopes: ['config:read'] },
   ...readSection('general'),
 });
 
@@ -123,7 +121,7 @@ export const updateConfigGeneral = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/config/general',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...updateSection('general'),
 });
 
@@ -132,7 +130,7 @@ export const replaceConfigGeneral = defineRoute({
   emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/config/general',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...replaceSection('general'),
 });
 
@@ -141,7 +139,6 @@ export const getConfigBranding = defineRoute({
   description: 'The branding settings: logo, primary color, widget greeting, help-center title.',
   method: 'get',
   path: '/api/v1/config/branding',
-  access: { surface: 'api', scopes: ['config:read'] },
   ...readSection('branding'),
 });
 
@@ -150,7 +147,7 @@ export const updateConfigBranding = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/config/branding',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...updateSection('branding'),
 });
 
@@ -159,7 +156,7 @@ export const replaceConfigBranding = defineRoute({
   emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/config/branding',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...replaceSection('branding'),
 });
 
@@ -168,7 +165,6 @@ export const getConfigChannels = defineRoute({
   description: 'Which channels are on (email, chat, phone, WhatsApp) and the default one.',
   method: 'get',
   path: '/api/v1/config/channels',
-  access: { surface: 'api', scopes: ['config:read'] },
   ...readSection('channels'),
 });
 
@@ -177,7 +173,7 @@ export const updateConfigChannels = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/config/channels',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...updateSection('channels'),
 });
 
@@ -186,7 +182,7 @@ export const replaceConfigChannels = defineRoute({
   emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/config/channels',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...replaceSection('channels'),
 });
 
@@ -195,7 +191,6 @@ export const getConfigOnboarding = defineRoute({
   description: 'The onboarding checklist as a configuration section.',
   method: 'get',
   path: '/api/v1/config/onboarding',
-  access: { surface: 'api', scopes: ['config:read'] },
   ...readSection('onboarding'),
 });
 
@@ -204,7 +199,7 @@ export const updateConfigOnboarding = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/config/onboarding',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...updateSection('onboarding'),
 });
 
@@ -213,7 +208,7 @@ export const replaceConfigOnboarding = defineRoute({
   emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/config/onboarding',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...replaceSection('onboarding'),
 });
 
@@ -221,7 +216,6 @@ export const getConfiguration = defineRoute({
   operationId: 'getConfiguration',
   method: 'get',
   path: '/api/v1/configuration',
-  access: { surface: 'api', scopes: ['config:read'] },
   ...allSections,
 });
 
@@ -230,7 +224,6 @@ export const getConfigurationGeneral = defineRoute({
   description: 'The general settings (same as GET /api/v1/config/general, under the `configuration` prefix).',
   method: 'get',
   path: '/api/v1/configuration/general',
-  access: { surface: 'api', scopes: ['config:read'] },
   ...readSection('general'),
 });
 
@@ -239,7 +232,7 @@ export const updateConfigurationGeneral = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/configuration/general',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...updateSection('general'),
 });
 
@@ -248,7 +241,7 @@ export const replaceConfigurationGeneral = defineRoute({
   emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/configuration/general',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...replaceSection('general'),
 });
 
@@ -257,7 +250,6 @@ export const getConfigurationBranding = defineRoute({
   description: 'The branding settings (same as GET /api/v1/config/branding).',
   method: 'get',
   path: '/api/v1/configuration/branding',
-  access: { surface: 'api', scopes: ['config:read'] },
   ...readSection('branding'),
 });
 
@@ -266,7 +258,7 @@ export const updateConfigurationBranding = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/configuration/branding',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...updateSection('branding'),
 });
 
@@ -275,7 +267,7 @@ export const replaceConfigurationBranding = defineRoute({
   emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/configuration/branding',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...replaceSection('branding'),
 });
 
@@ -284,7 +276,6 @@ export const getConfigurationChannels = defineRoute({
   description: 'The channel settings (same as GET /api/v1/config/channels).',
   method: 'get',
   path: '/api/v1/configuration/channels',
-  access: { surface: 'api', scopes: ['config:read'] },
   ...readSection('channels'),
 });
 
@@ -293,7 +284,7 @@ export const updateConfigurationChannels = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/configuration/channels',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...updateSection('channels'),
 });
 
@@ -302,7 +293,7 @@ export const replaceConfigurationChannels = defineRoute({
   emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/configuration/channels',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...replaceSection('channels'),
 });
 
@@ -311,7 +302,6 @@ export const getConfigurationOnboarding = defineRoute({
   description: 'The onboarding section (same as GET /api/v1/config/onboarding).',
   method: 'get',
   path: '/api/v1/configuration/onboarding',
-  access: { surface: 'api', scopes: ['config:read'] },
   ...readSection('onboarding'),
 });
 
@@ -320,7 +310,7 @@ export const updateConfigurationOnboarding = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/configuration/onboarding',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...updateSection('onboarding'),
 });
 
@@ -329,7 +319,7 @@ export const replaceConfigurationOnboarding = defineRoute({
   emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/configuration/onboarding',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   ...replaceSection('onboarding'),
 });
 
@@ -337,7 +327,6 @@ export const listIntegrations = defineRoute({
   operationId: 'listIntegrations',
   method: 'get',
   path: '/api/v1/integrations',
-  access: { surface: 'api', scopes: ['config:read', 'config:write'] },
   summary: 'List integrations',
   description:
     'Every provider with its settings; secrets (api_token, webhook_secret) masked. Needs config:read and config:write.',
@@ -353,7 +342,6 @@ export const getIntegration = defineRoute({
     'One integration’s settings, secrets masked, and whether it is configured. An unknown provider is 422.',
   method: 'get',
   path: '/api/v1/integrations/{provider}',
-  access: { surface: 'api', scopes: ['config:read', 'config:write'] },
   summary: 'One integration',
   tags: ['Integrations'],
   params: ProviderParam,
@@ -378,7 +366,7 @@ export const updateIntegration = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/integrations/{provider}',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Update an integration',
   ...integrationWrite,
 });
@@ -388,7 +376,7 @@ export const replaceIntegration = defineRoute({
   emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/integrations/{provider}',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Replace an integration',
   ...integrationWrite,
 });
@@ -398,7 +386,7 @@ export const disconnectIntegration = defineRoute({
   emits: ['config.updated'],
   method: 'delete',
   path: '/api/v1/integrations/{provider}',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Disconnect an integration',
   description: `Every field back to its default, secrets erased. ${changed}`,
   tags: ['Integrations'],
@@ -410,7 +398,6 @@ export const getTelephony = defineRoute({
   operationId: 'getTelephony',
   method: 'get',
   path: '/api/v1/telephony',
-  access: { surface: 'api', scopes: ['config:read', 'config:write'] },
   summary: 'Telephony settings',
   description: 'Needs config:read and config:write; auth_token and sip_uri are masked.',
   tags: ['Telephony'],
@@ -429,7 +416,7 @@ export const updateTelephony = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/telephony',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Update telephony settings',
   ...telephonyWrite,
 });
@@ -439,7 +426,7 @@ export const replaceTelephony = defineRoute({
   emits: ['config.updated'],
   method: 'put',
   path: '/api/v1/telephony',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Replace telephony settings',
   ...telephonyWrite,
 });
@@ -449,7 +436,6 @@ export const getOnboarding = defineRoute({
   description: 'The onboarding checklist: which steps are done, how many in all.',
   method: 'get',
   path: '/api/v1/onboarding',
-  access: { surface: 'api', scopes: ['config:read'] },
   summary: 'Onboarding checklist',
   tags: ['Onboarding'],
   responses: { 200: { description: 'Checklist with progress', schema: Onboarding } },
@@ -460,7 +446,7 @@ export const updateOnboarding = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/onboarding',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Tick onboarding steps',
   description: changed,
   tags: ['Onboarding'],
@@ -478,7 +464,6 @@ export const getTenant = defineRoute({
   description: 'The signed-in tenant’s profile: name, plan, environment.',
   method: 'get',
   path: '/api/v1/tenant',
-  access: { surface: 'api', scopes: ['config:read'] },
   summary: "The tenant's profile",
   tags: ['Tenant'],
   responses: { 200: { description: 'Profile', schema: TenantProfile } },
@@ -489,7 +474,7 @@ export const renameTenant = defineRoute({
   emits: ['config.updated'],
   method: 'patch',
   path: '/api/v1/tenant',
-  access: { surface: 'api', scopes: ['config:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Rename the tenant',
   description:
     'Emits config.updated (section tenant) when the name changes. The plan changes through /api/v1/billing/plan.',

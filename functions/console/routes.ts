@@ -6,7 +6,6 @@ export const getConsolePage = defineRoute({
   operationId: 'getConsolePage',
   method: 'get',
   path: '/console',
-  access: { surface: 'public' },
   summary: 'The tenant console (browser app)',
   description:
     'No credential. The HTML page of the console; it signs in through /api/v1/auth and calls the public endpoints with the dashboard session. Every /console/* path answers with the same page (client-side routes).',
@@ -18,7 +17,6 @@ export const getConsoleAsset = defineRoute({
   operationId: 'getConsoleAsset',
   method: 'get',
   path: '/console/assets/{file}',
-  access: { surface: 'public' },
   summary: 'Static files of the console',
   description: `No credential. One of: ${Object.keys(CONSOLE_FILE_TYPES).join(', ')}.`,
   tags: ['Console'],

@@ -17,7 +17,6 @@ export const getHealth = defineRoute({
   operationId: 'getHealth',
   method: 'get',
   path: '/api/v2/health',
-  access: { surface: 'public' },
   summary: 'Health of the API and its database',
   description: 'No credential. 503 with status `degraded` when the database is unreachable.',
   tags: ['Health'],

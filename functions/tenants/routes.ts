@@ -17,7 +17,7 @@ export const createTenant = defineRoute({
   operationId: 'createTenant',
   method: 'post',
   path: '/api/v1/tenants',
-  access: { surface: 'dashboard', role: 'super_admin' },
+  access: { role: 'super_admin' },
   summary: 'Create a tenant',
   description:
     "Platform operators only: a dashboard session with the `super_admin` role. Sandbox tenants get `itsm_sk_test_` keys. With `admin_email`, that address becomes the tenant's first `tenant_admin`: the invite is mailed and shown once in `invite` (valid 7 days, single use; POST /api/v1/auth/accept-invite).",
@@ -30,7 +30,7 @@ export const getTenant = defineRoute({
   operationId: 'getTenant',
   method: 'get',
   path: '/api/v1/tenants/{tenant_id}',
-  access: { surface: 'dashboard', role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Get a tenant',
   description: "The tenant's own admins (tenant_admin) or a super_admin; anyone else gets 404.",
   tags: ['Tenants'],

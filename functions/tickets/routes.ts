@@ -25,7 +25,6 @@ export const listTickets = defineRoute({
   operationId: 'listTickets',
   method: 'get',
   path: '/api/v1/tickets',
-  access: { surface: 'api', scopes: ['tickets:read'] },
   summary: 'List tickets',
   description:
     'Newest first (created_at, then id) unless sort=updated_at (oldest change first, then id: for incremental mirroring with updated_since, which is inclusive). status, priority and type take one value or a comma list. created_after is inclusive, created_before exclusive.',
@@ -39,7 +38,6 @@ export const createTicket = defineRoute({
   emits: ['ticket.created'],
   method: 'post',
   path: '/api/v1/tickets',
-  access: { surface: 'api', scopes: ['tickets:write'] },
   summary: 'Create a ticket',
   description:
     'Emits ticket.created. Initial status `open` unless `status` says `new`, `pending` or `on_hold`; priority defaults to `medium`, type to `question`, source to `api` (an API key) or `dashboard` (a session). `call_id` must be a call of your tenant.',
@@ -63,7 +61,6 @@ export const getTicket = defineRoute({
     'One ticket of your tenant, with its requester, assignee, tags and SLA times. An id of another tenant is 404 `Ticket not found`, like an unknown one.',
   method: 'get',
   path: '/api/v1/tickets/{ticket_id}',
-  access: { surface: 'api', scopes: ['tickets:read'] },
   summary: 'Get a ticket',
   tags: ['Tickets'],
   params: TicketIdParam,
@@ -75,7 +72,6 @@ export const updateTicket = defineRoute({
   emits: ['ticket.updated', 'ticket.resolved'],
   method: 'patch',
   path: '/api/v1/tickets/{ticket_id}',
-  access: { surface: 'api', scopes: ['tickets:write'] },
   summary: 'Update a ticket',
   description:
     'Emits ticket.updated with {field: {from, to}} changes, plus ticket.resolved when the status crosses into resolved/closed. A PATCH that changes nothing emits nothing. Status moves follow the transition table (409 otherwise).',
@@ -99,7 +95,6 @@ export const createReply = defineRoute({
   emits: ['ticket.replied'],
   method: 'post',
   path: '/api/v1/tickets/{ticket_id}/replies',
-  access: { surface: 'api', scopes: ['tickets:write'] },
   summary: 'Reply to a ticket',
   description: 'Emits ticket.replied. Closed tickets take no replies (409).',
   tags: ['Tickets'],
@@ -120,7 +115,6 @@ export const listReplies = defineRoute({
   operationId: 'listTicketReplies',
   method: 'get',
   path: '/api/v1/tickets/{ticket_id}/replies',
-  access: { surface: 'api', scopes: ['tickets:read'] },
   summary: "List a ticket's replies",
   description: 'Oldest first.',
   tags: ['Tickets'],

@@ -15,7 +15,6 @@ export const getUsageSummary = defineRoute({
   operationId: 'getUsageSummary',
   method: 'get',
   path: '/api/v1/usage/summary',
-  access: { surface: 'api', scopes: ['usage:read'] },
   summary: 'Usage of a period against the plan quota',
   description:
     'Totals of the billing period (calendar month, UTC; default the current one) for api_requests, call_minutes, conversations and webhook_deliveries, with the plan quotas, what remains and the percentage used.',
@@ -28,7 +27,6 @@ export const getUsageDetails = defineRoute({
   operationId: 'getUsageDetails',
   method: 'get',
   path: '/api/v1/usage/details',
-  access: { surface: 'api', scopes: ['usage:read'] },
   summary: 'Usage events, or usage grouped',
   description:
     'Without group_by: the individual usage events (newest first) under `events`. With group_by (day, endpoint, api_key, kind, status): `groups` of {key, kind, count, quantity}. Range: period (YYYY-MM) or from/to; kind filters one metric. limit default 50, max 200.',
@@ -45,7 +43,6 @@ export const reportUsage = defineRoute({
   emits: ['usage.reported'],
   method: 'post',
   path: '/api/internal/usage/report',
-  access: { surface: 'internal' },
   summary: 'Emit usage.reported for a period (internal)',
   description:
     'Internal token. Emits exactly one usage.reported per tenant for the period (default the previous month); a second run for the same period emits nothing. A period that has not ended is 400.',

@@ -36,7 +36,7 @@ export const createWebhook = defineRoute({
   operationId: 'createWebhook',
   method: 'post',
   path: '/api/v1/webhooks',
-  access: { surface: 'api', scopes: ['webhooks:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Create a webhook subscription',
   description:
     'Only `url`, `events` and an optional `description` are read (a supplied `secret` is ignored). The URL must start with https:// and its host must resolve to public addresses only. The signing secret is generated and returned only in this response. See docs/webhooks.md.',
@@ -56,7 +56,6 @@ export const listWebhooks = defineRoute({
   operationId: 'listWebhooks',
   method: 'get',
   path: '/api/v1/webhooks',
-  access: { surface: 'api', scopes: ['webhooks:read'] },
   summary: 'List webhook subscriptions',
   description: 'The full list, oldest first; never the secret; no pagination fields.',
   tags,
@@ -67,7 +66,6 @@ export const getWebhook = defineRoute({
   operationId: 'getWebhook',
   method: 'get',
   path: '/api/v1/webhooks/{id}',
-  access: { surface: 'api', scopes: ['webhooks:read'] },
   summary: 'Get a webhook subscription',
   description:
     'The fields of the list plus `updated_at`, as the create response has them (webhooks:read); never the secret.',
@@ -83,7 +81,7 @@ export const deleteWebhook = defineRoute({
   operationId: 'deleteWebhook',
   method: 'delete',
   path: '/api/v1/webhooks/{id}',
-  access: { surface: 'api', scopes: ['webhooks:write', 'webhooks:delete'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Delete a webhook subscription',
   description:
     'Needs webhooks:write and webhooks:delete. Pending deliveries are closed as failed; the delivery log is kept.',
@@ -99,7 +97,6 @@ export const listDeliveries = defineRoute({
   operationId: 'listWebhookDeliveries',
   method: 'get',
   path: '/api/v1/webhooks/{id}/deliveries',
-  access: { surface: 'api', scopes: ['webhooks:read'] },
   summary: 'Delivery log of a webhook',
   description:
     "Most recent first; limit default 50, range 1-200. Older pages: pass the last delivery id read as `before` (an id that is not one of this webhook's deliveries is a 422). Neither the payload nor the response body is exposed.",
@@ -116,7 +113,6 @@ export const getDelivery = defineRoute({
   operationId: 'getWebhookDelivery',
   method: 'get',
   path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}',
-  access: { surface: 'api', scopes: ['webhooks:read'] },
   summary: 'A delivery with every attempt',
   description:
     "The delivery log's entry plus `history`: each attempt made, oldest first, with when it ended, the receiver's status, how long it took, why it failed, the `request` exactly as sent (headers and body) and the `response` (status, headers, the first 4,096 bytes of the body, `body_truncated`; null when no answer came). Request and response are kept WEBHOOK_ATTEMPT_RETENTION_DAYS days (default 30), then null. A redelivery is a new delivery with its own history.",
@@ -132,7 +128,7 @@ export const redeliver = defineRoute({
   operationId: 'redeliverWebhookDelivery',
   method: 'post',
   path: '/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver',
-  access: { surface: 'api', scopes: ['webhooks:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Re-send a delivered or failed delivery',
   description:
     'Creates a new delivery (new id, fresh X-Webhook-Timestamp and signature, same body data) that appears in the delivery log.',
@@ -149,7 +145,7 @@ export const recover = defineRoute({
   operationId: 'recoverWebhook',
   method: 'post',
   path: '/api/v1/webhooks/{id}/recover',
-  access: { surface: 'api', scopes: ['webhooks:write'], role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Re-send every failed delivery since a time',
   description:
     'Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery.',
@@ -167,7 +163,7 @@ export const updateWebhook = defineRoute({
   operationId: 'updateWebhook',
   method: 'patch',
   path: '/api/v2/webhooks/{id}',
-  access: { surface: 'dashboard', role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Change a webhook (dashboard)',
   description:
     'is_active, url, events and/or description; the same validation as creation. Dashboard session, tenant_admin or higher.',
@@ -185,7 +181,7 @@ export const sendTestEvent = defineRoute({
   operationId: 'sendWebhookTestEvent',
   method: 'post',
   path: '/api/v2/webhooks/{id}/test',
-  access: { surface: 'dashboard', role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: 'Send a test event (dashboard)',
   description:
     "Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record.",
@@ -203,7 +199,7 @@ export const rotateSecret = defineRoute({
   operationId: 'rotateWebhookSecret',
   method: 'post',
   path: '/api/v2/webhooks/{id}/rotate-secret',
-  access: { surface: 'dashboard', role: 'tenant_admin' },
+  access: { role: 'tenant_admin' },
   summary: "Rotate a webhook's signing secret (dashboard)",
   description:
     'Replaces the signing secret at once and returns the new one, shown only here; every attempt from now on is signed with it (there is no overlap: see docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.',
@@ -221,7 +217,6 @@ export const listEventTypes = defineRoute({
     'The event catalog, grouped as the spec lists it, and the wildcard `*`: the names a subscription may list (any other name is refused with 400).',
   method: 'get',
   path: '/api/v2/webhooks/event-types',
-  access: { surface: 'dashboard' },
   summary: 'The webhook event catalog (dashboard)',
   tags,
   responses: { 200: { description: 'Catalog names, by group, and the `*` wildcard', schema: EventTypes } },
@@ -231,7 +226,6 @@ export const qstashCallback = defineRoute({
   operationId: 'receiveQStashCallback',
   method: 'post',
   path: '/api/internal/webhooks/qstash',
-  access: { surface: 'signed' },
   summary: 'QStash retry callback (internal)',
   description:
     'Called by QStash at the due time of a scheduled retry; verified with the `Upstash-Signature` header (QStash signing keys), not with a bearer token. Sends that attempt unless it was already made or is held by another process.',

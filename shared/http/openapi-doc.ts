@@ -1,7 +1,7 @@
 import { type ZodType, z } from 'zod';
 import type { Surface } from '../context/surface';
 import { Detail } from './errors';
-import type { ComponentSet, RouteDef } from './openapi';
+import type { ComponentSet, RouteWithAccess } from './openapi';
 import {
   COMPONENT_REF,
   type ExampleContext,
@@ -15,15 +15,17 @@ import { toHonoPath } from './route';
 /**
  * Builds the OpenAPI 3.1 document from every function's `routes` (functions/<name>/routes.ts),
  * converting the SAME zod schemas the handlers validate with (JSON Schema 2020-12, which is
- * OpenAPI 3.1's dialect). Per operation it adds what the route's `access` says (the gate's tables
- * say the same: test/unit/route-access.test.ts): the credential it takes (security), the scopes an
- * API key needs (`x-required-scopes`), the least dashboard role, and the standard errors (401, 403 with the spec's exact strings; 404, 409, 413, 422, 429, 503 from
+ * OpenAPI 3.1's dialect). Per operation it adds what the route's `access` says (the manifest's rule
+ * for its path, as the gate applies it, with the route's own role; functions/registry.ts joins them):
+ * the credential it takes (security), the scopes an API key needs (`x-required-scopes`), the least
+ * dashboard role, and the standard errors (401, 403 with the spec's exact strings; 404, 409, 413, 422, 429, 503 from
  * STANDARD_RESPONSES) with examples.
  */
 export interface DocSource {
   /** function name (manifest) */
   name: string;
-  routes: readonly RouteDef[];
+  /** its routes, each with its access complete (shared/ cannot read the manifest; the registry does) */
+  routes: readonly RouteWithAccess[];
   /** named component schemas, their prose and examples */
   components?: ComponentSet;
 }
@@ -149,7 +151,7 @@ export function jsonSchemaOf(schema: ZodType, io: 'input' | 'output'): Json {
 /** `/api/v1/tickets/{ticket_id}` -> `['ticket_id']` */
 export const pathParamsOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
 
-function parametersOf(route: RouteDef, build: Build): Json[] {
+function parametersOf(route: RouteWithAccess, build: Build): Json[] {
   const common = build.params;
   const params: Json[] = [];
   // `{id}` means what the segment before it names: `/conversations/{id}` -> `conversations.id`
@@ -217,7 +219,7 @@ const scopeExample = (scope: string) => ({ detail: Detail.missingScope(scope) })
  * so "every status the server answers is documented" holds for every function alike.
  */
 interface OperationTraits {
-  route: RouteDef;
+  route: RouteWithAccess;
   surface: Surface;
   method: string;
   hasPathIds: boolean;
@@ -298,7 +300,7 @@ const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolea
   },
 ];
 
-function standardErrors(route: RouteDef, surface: Surface, scopes: string[]): Record<string, Json> {
+function standardErrors(route: RouteWithAccess, surface: Surface, scopes: string[]): Record<string, Json> {
   const responses: Record<string, Json> = {};
   const traits: OperationTraits = {
     route,
@@ -411,7 +413,7 @@ function declareHeaders(responses: Record<string, Json>, limited: boolean) {
 }
 
 /** The paragraph every operation ends with: who may call it. */
-function accessText(route: RouteDef): string {
+function accessText(route: RouteWithAccess): string {
   const { surface, scopes = [], role, session } = route.access;
   const access = [
     session === 'required'
@@ -427,7 +429,7 @@ function accessText(route: RouteDef): string {
  * The id a route declares; a route without one (just added) gets one from its path so the document
  * stays valid, and test/integration/openapi.test.ts names it until it declares its own.
  */
-const operationIdOf = (route: RouteDef) =>
+const operationIdOf = (route: RouteWithAccess) =>
   route.operationId ??
   `${route.method}${route.path
     .replace(/\{([^}]+)\}/g, 'By_$1')
@@ -437,7 +439,7 @@ const operationIdOf = (route: RouteDef) =>
     .join('')}${route.path.length > 1 && route.path.endsWith('/') ? 'Slash' : ''}`;
 
 /** The route's own responses, then the shared layers' (STANDARD_RESPONSES), with their headers. */
-function responsesOf(route: RouteDef, build: Build): Record<string, Json> {
+function responsesOf(route: RouteWithAccess, build: Build): Record<string, Json> {
   const { surface, scopes = [] } = route.access;
   const responses: Record<string, Json> = {};
   for (const [status, r] of Object.entries(route.responses)) {
@@ -467,7 +469,7 @@ function responsesOf(route: RouteDef, build: Build): Record<string, Json> {
   return responses;
 }
 
-function operationOf(route: RouteDef, build: Build): Json {
+function operationOf(route: RouteWithAccess, build: Build): Json {
   const { surface, scopes = [], session } = route.access;
   const emits = route.emits?.length
     ? `**Emits:** ${route.emits.map((e) => `\`${e}\``).join(', ')} (see Webhooks).`

@@ -5,9 +5,11 @@ import type { Surface } from '../context/surface';
 import type { EventType } from '../events/catalog';
 
 /**
- * Who may call a route. The gate decides by path before routing (shared/auth/access.ts, from the
- * spec's prefix tables); a route states the same facts beside its handler, and
- * test/unit/route-access.test.ts fails when the two disagree. The OpenAPI document reads them here.
+ * Who may call a route. The gate decides by path before routing, from the manifest's prefix rules
+ * (functions/manifest.ts, compiled by shared/auth/access.ts): the surface and, on the `api` surface,
+ * the scopes. A route declares only what the gate cannot know and the handler checks (`RouteAccess`);
+ * where the routes are collected (functions/registry.ts) the two are joined into this, which the
+ * OpenAPI document reads.
  */
 export interface Access {
   /** the credential the path takes (`surfaceOf(path)`) */
@@ -24,10 +26,21 @@ export interface Access {
 }
 
 /**
+ * What a route declares of its access: the role and session its handler checks. Its surface and
+ * scopes are the manifest's alone, written once there; a route restating them does not compile.
+ */
+export interface RouteAccess {
+  role?: Access['role'];
+  session?: Access['session'];
+  surface?: never;
+  scopes?: never;
+}
+
+/**
  * One route, as `functions/<name>/routes.ts` declares it with `defineRoute` (shared/http/route.ts):
  * the handler is served from it (`register`), and the OpenAPI document and the fuzz read it, with the
- * SAME zod schemas. The generator adds security and required scopes (from `access`) and the standard
- * 401/403/422 errors, so a declaration only states what is particular to the route.
+ * SAME zod schemas. The generator adds security and required scopes (from the manifest's rule for the
+ * path) and the standard 401/403/422 errors, so a declaration only states what is particular to the route.
  */
 export interface RouteDef {
   /**
@@ -38,8 +51,8 @@ export interface RouteDef {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI style: `/api/v1/tickets/{ticket_id}` (the Hono route is `/api/v1/tickets/:ticket_id`) */
   path: string;
-  /** who may call it */
-  access: Access;
+  /** the least dashboard role, or a required session: the rest of who may call it is the manifest's */
+  access?: RouteAccess;
   summary: string;
   /** what it does and its notable refusals (the document adds what it emits and who may call it) */
   description?: string;
@@ -76,6 +89,9 @@ export interface RouteDef {
     }
   >;
 }
+
+/** A route with its access complete, as functions/registry.ts hands it to the OpenAPI document. */
+export type RouteWithAccess = Omit<RouteDef, 'access'> & { access: Access };
 
 /**
  * Reference prose for a named component schema: what it is, what each field means, and an example

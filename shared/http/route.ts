@@ -42,7 +42,7 @@ export type HandlerOf<R extends RouteDef> = RouteHandler<
  */
 export function register<R extends RouteDef>(app: Hono<AppEnv>, route: R, handler: RouteHandler<R>): void {
   const chain: MiddlewareHandler<AppEnv>[] = [];
-  if (route.access.role) chain.push(roleGuard(route.access.role));
+  if (route.access?.role) chain.push(roleGuard(route.access.role));
   if (route.params) chain.push(validate('param', route.params) as MiddlewareHandler<AppEnv>);
   if (route.query) chain.push(validate('query', route.query) as MiddlewareHandler<AppEnv>);
   if (route.body && !route.rawBody) chain.push(validate('json', route.body) as MiddlewareHandler<AppEnv>);

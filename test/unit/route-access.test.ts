@@ -1,47 +1,50 @@
 import { describe, expect, it } from 'vitest';
-import { FUNCTIONS } from '../../functions/manifest';
-import { ACCESS, DOC_SOURCES } from '../../functions/registry';
+import { ACCESS_RULES, FUNCTIONS } from '../../functions/manifest';
+import { DOC_SOURCES } from '../../functions/registry';
 import { underPrefix } from '../../shared/http/paths';
 import { toHonoPath } from '../../shared/http/route';
 
-// Each route states who may call it beside its handler (functions/<name>/routes.ts); the gate decides
-// from the spec's prefix tables (shared/auth/scopes.ts, access.ts). The two must say the same.
+// A route's surface and scopes are the manifest's (functions/manifest.ts), written once: the gate
+// applies them by path and the registry gives them to each route. A route declares only its role
+// (or a required session), which the handler checks. What remains to hold: every route falls under
+// a rule of the manifest, its role can be met, and its path reaches the function that serves it.
 const routes = DOC_SOURCES.flatMap((source) =>
-  source.routes.map((route) => ({ source: source.name, route })),
+  source.routes.map((route) => ({ source: source.name, route, path: toHonoPath(route.path) })),
 );
+const where = (r: { route: { method: string; path: string } }) =>
+  `${r.route.method.toUpperCase()} ${r.route.path}`;
 
-describe('route access declarations', () => {
-  it('every route declares its access', () => {
-    const undeclared = routes.filter(({ route }) => !route.access);
-    expect(undeclared.map(({ route }) => `${route.method} ${route.path}`)).toEqual([]);
-  });
+/** `/` is the exact root path (scripts/edge/config.ts), every other prefix covers what lies under it */
+const covers = (prefix: string, path: string) => (prefix === '/' ? path === '/' : underPrefix(path, prefix));
 
-  it.each(
-    routes.map(
-      ({ source, route }) => [`${source}: ${route.method.toUpperCase()} ${route.path}`, route] as const,
-    ),
-  )('%s: the surface and scopes the gate applies', (_, route) => {
-    // role and session are the handler's to check, past the gate's path tables
-    const { role: _role, session: _session, ...declared } = route.access ?? { surface: undefined };
-    expect(declared).toEqual(ACCESS.accessOf(route.method, toHonoPath(route.path)));
+describe('route access', () => {
+  it("every route falls under a rule of the manifest, not the gate's default for unlisted paths", () => {
+    const ruleless = routes.filter(({ path }) => !ACCESS_RULES.some((rule) => covers(rule.prefix, path)));
+    expect(ruleless.map(where)).toEqual([]);
   });
 
   it('roles are declared only where a dashboard session can call', () => {
     const misplaced = routes.filter(
-      ({ route }) => route.access?.role && !['api', 'dashboard', 'sign_in'].includes(route.access.surface),
+      ({ route }) => route.access.role && !['api', 'dashboard', 'sign_in'].includes(route.access.surface),
     );
-    expect(misplaced.map(({ route }) => route.path)).toEqual([]);
+    expect(misplaced.map(where)).toEqual([]);
+  });
+
+  it('a required session is declared only on sign-in routes, where a credential is otherwise optional', () => {
+    const misplaced = routes.filter(
+      ({ route }) => route.access.session && route.access.surface !== 'sign_in',
+    );
+    expect(misplaced.map(where)).toEqual([]);
   });
 });
 
-/** The function the manifest routes `path` to: the longest prefix wins (`/` is the root path only). */
+/** The function the manifest routes `path` to: the longest prefix wins. */
 function ownerOf(path: string): string | undefined {
   let best: { name: string; length: number } | undefined;
   for (const fn of FUNCTIONS)
-    for (const prefix of fn.prefixes) {
-      const hit = prefix === '/' ? path === '/' : underPrefix(path, prefix);
-      if (hit && prefix.length > (best?.length ?? -1)) best = { name: fn.name, length: prefix.length };
-    }
+    for (const prefix of fn.prefixes)
+      if (covers(prefix, path) && prefix.length > (best?.length ?? -1))
+        best = { name: fn.name, length: prefix.length };
   return best?.name;
 }
 
@@ -52,11 +55,7 @@ describe('route declarations and the manifest', () => {
 
   it('the manifest routes each declared path to the function that declares it', () => {
     const misrouted = routes
-      .map(({ source, route }) => ({
-        source,
-        path: toHonoPath(route.path),
-        owner: ownerOf(toHonoPath(route.path)),
-      }))
+      .map(({ source, path }) => ({ source, path, owner: ownerOf(path) }))
       .filter((r) => r.owner !== r.source);
     expect(misrouted).toEqual([]);
   });
