@@ -45,7 +45,10 @@ describe('fan-out in bounded batches', () => {
   };
 
   it('writes whole events, at most the bound of deliveries per statement, and says when more wait', async () => {
-    for (let i = 0; i < 10; i++) await emitEvent(h.db, t.id, 'ticket.created', { ticket: { id: `tkt_${i}` } });
+    for (let i = 0; i < 10; i++)
+      await emitEvent(h.db, t.id, 'ticket.created', {
+        ticket: { id: `tkt_${i}`, subject: 's', status: 'open', priority: 'low' },
+      });
     const batches: { events: number; deliveries: number; more: boolean }[] = [];
     for (let i = 0; i < 20; i++) {
       const batch = await dispatchEvents(h.db, 100, 100);
@@ -60,8 +63,12 @@ describe('fan-out in bounded batches', () => {
 
   it('writes an event with more subscriptions than the bound whole, alone', async () => {
     await h.db.deleteFrom('webhook_deliveries').where('tenant_id', '=', t.id).execute();
-    await emitEvent(h.db, t.id, 'ticket.created', { ticket: { id: 'tkt_big' } });
-    await emitEvent(h.db, t.id, 'ticket.created', { ticket: { id: 'tkt_next' } });
+    await emitEvent(h.db, t.id, 'ticket.created', {
+      ticket: { id: 'tkt_big', subject: 's', status: 'open', priority: 'low' },
+    });
+    await emitEvent(h.db, t.id, 'ticket.created', {
+      ticket: { id: 'tkt_next', subject: 's', status: 'open', priority: 'low' },
+    });
     expect(await dispatchEvents(h.db, 100, 20)).toEqual({ events: 1, deliveries: 30, more: true });
     expect(await dispatchEvents(h.db, 100, 20)).toEqual({ events: 1, deliveries: 30, more: true });
     expect(await dispatchEvents(h.db, 100, 20)).toEqual({ events: 0, deliveries: 0, more: false });
