@@ -337,7 +337,9 @@ async function send(deps: DeliveryDeps, hook: HookTarget, row: AttemptRow): Prom
       request: null,
       response: null,
     };
-  const secret = await openSecret(config.WEBHOOK_ENCRYPTION_KEY, hook.secret_encrypted);
+  const secret =
+    secretCache.get(hook.secret_encrypted) ??
+    (await openSecret(config.WEBHOOK_ENCRYPTION_KEY, hook.secret_encrypted));
   const request = await buildSignedRequest({
     secret,
     deliveryId: row.id,

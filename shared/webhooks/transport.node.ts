@@ -1,6 +1,6 @@
 // Node-only webhook adapters (embedded runtime, tests, benchmark): never imported by a Workers entry.
 
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { promises as dns } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
@@ -88,9 +88,7 @@ export const nodeTransport: DeliveryTransport = (request) =>
         lookup,
       },
       (res) => {
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers))
-          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        const headers = answerHeaders(res.rawHeaders);
         const chunks: Buffer[] = [];
         let size = 0;
         answered = () => done({ status: res.statusCode ?? 0, headers, ...keptBody(chunks) });
@@ -117,9 +115,36 @@ export const nodeTransport: DeliveryTransport = (request) =>
     req.end(request.body);
   });
 
+/**
+ * The answer's headers by lower-cased name, repeated ones joined with ", ". Read from the raw list:
+ * `res.headers` would first build Node's own object (with its per-name rules) only to be copied.
+ */
+export function answerHeaders(raw: readonly string[]): Record<string, string> {
+  // no prototype: a header named `__proto__` or `constructor` is a header like any other
+  const headers: Record<string, string> = Object.create(null);
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const value = raw[i + 1]!;
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  }
+  return headers;
+}
+
+/** A key object per subscription secret: a string key would be converted again for every attempt. */
+const signingKeys = new Map<string, KeyObject>();
+function signingKey(secret: string): KeyObject {
+  let key = signingKeys.get(secret);
+  if (!key) {
+    if (signingKeys.size > 5000) signingKeys.clear();
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    signingKeys.set(secret, key);
+  }
+  return key;
+}
+
 /** Synchronous HMAC-SHA256: the same hex digest as WebCrypto's, without a thread-pool hop per attempt. */
 export const nodeSigner: Signer = (secret, message) =>
-  createHmac('sha256', secret).update(message).digest('hex');
+  createHmac('sha256', signingKey(secret)).update(message).digest('hex');
 
 export const nodeWebhookPort = (): WebhookPort => ({
   resolveHost: nodeResolver,
