@@ -10,7 +10,8 @@ import {
   type DeliveryDeps,
   dispatchEvents,
   leaseMs,
-  performAttempt,
+  makeAttempt,
+  recordAttempts,
 } from './delivery';
 import { edgeWebhookPort, type RetryScheduler, type WebhookPort } from './port';
 import { clearExpiredAttemptContent, SWEEP_EVERY_MS } from './retention';
@@ -133,7 +134,11 @@ export async function runEdgeCycle(deps: DeliveryDeps, scheduler: RetryScheduler
   // a few batches per request; whatever is left waits for the next kick (the outbox keeps it)
   for (let i = 0; i < 5; i++) if (!(await dispatchEvents(deps.db)).more) break;
   const claimed = await claimDue(deps.db, sweepLimit, leaseMs(deps.config));
-  const results = await Promise.all(claimed.map((row) => performAttempt(deps, row)));
+  // the attempts go out together and their outcomes are written by one statement, not one each
+  const results = await recordAttempts(
+    deps.db,
+    await Promise.all(claimed.map((row) => makeAttempt(deps, row))),
+  );
   await Promise.all(results.map((r) => scheduleNext(scheduler, r, deps.logger)));
   await sweepOnEdge(deps);
   return results;
