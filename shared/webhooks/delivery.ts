@@ -47,7 +47,8 @@ export const FAN_OUT_MAX_DELIVERIES = 1000;
  * inserts their deliveries: an event is marked exactly when its deliveries are written. Bounding the
  * deliveries keeps a burst (100 events to 100 subscriptions each) from holding every send back until
  * ten thousand rows are written: sending starts after the first thousand. Returns the events taken,
- * the deliveries written and whether more events were waiting than this batch took.
+ * the deliveries written and whether more events were waiting than this batch took (false when it
+ * took none: whoever holds them goes on).
  */
 export async function dispatchEvents(
   db: Kysely<Database>,
@@ -87,7 +88,10 @@ export async function dispatchEvents(
     db,
   );
   const row = result.rows[0]!;
-  return { events: Number(row.events), deliveries: Number(row.deliveries), more };
+  const events = Number(row.events);
+  // none taken: another process holds these events and is writing them; it goes on with the rest,
+  // and this one looks again at its next poll instead of reading the same events over and over
+  return { events, deliveries: Number(row.deliveries), more: more && events > 0 };
 }
 
 /** The oldest `events` undispatched events with their subscriptions (null: none), event by event. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../shared/events/emit';
 import { newId } from '../../shared/ids';
 import { dispatchEvents } from '../../shared/webhooks/delivery';
-import { type Harness, startHarness, type TestTenant } from '../support/harness';
+import { type Harness, startHarness, TEST_DB, type TestTenant } from '../support/harness';
 
 // A burst of events to many subscriptions is written a bounded number of deliveries at a time, so
 // sending can start before the whole burst is written; an event is never split across batches.
@@ -74,4 +74,34 @@ describe('fan-out in bounded batches', () => {
     expect(await dispatchEvents(h.db, 100, 20)).toEqual({ events: 0, deliveries: 0, more: false });
     expect(await deliveriesPerEvent()).toEqual([30, 30]);
   });
+  // two connections are needed: PGlite has one
+  it.skipIf(TEST_DB !== 'postgres')(
+    'takes nothing and says nothing more waits while another process holds the events',
+    async () => {
+      await emitEvent(h.db, t.id, 'ticket.created', {
+        ticket: { id: 'tkt_held', subject: 's', status: 'open', priority: 'low' },
+      });
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => {
+        locked = r;
+      });
+      const holder = h.db.transaction().execute(async (trx) => {
+        await trx.selectFrom('events').select('id').where('dispatched_at', 'is', null).forUpdate().execute();
+        locked();
+        await held;
+      });
+      await isLocked;
+      try {
+        expect(await dispatchEvents(h.db, 100, 20)).toEqual({ events: 0, deliveries: 0, more: false });
+      } finally {
+        release();
+        await holder;
+      }
+      expect(await dispatchEvents(h.db, 100, 20)).toMatchObject({ events: 1, deliveries: 30 });
+    },
+  );
 });
