@@ -246,7 +246,7 @@ async function runTransport(transport: 'http' | 'websocket') {
     const settle = async () => {
       let last = JSON.stringify(counters());
       for (;;) {
-        await sleep(Math.max(3 * RTT, 150));
+        await sleep(Math.max(3 * RTT, 30));
         const now = JSON.stringify(counters());
         if (now === last) return;
         last = now;
