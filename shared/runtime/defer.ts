@@ -10,7 +10,10 @@ import { errorField, type Logger } from '../log/logger';
 export function createDefer(logger: Logger, waitUntil?: (task: Promise<unknown>) => void) {
   const inFlight = new Set<Promise<unknown>>();
   const defer = (task: () => Promise<unknown>) => {
-    const p: Promise<unknown> = Promise.resolve()
+    // started on a later turn of the event loop, not a microtask: the request's answer is handed to
+    // the runtime first, instead of waiting behind the synchronous start of the task (a query's
+    // compilation and its fetch on the edge)
+    const p: Promise<unknown> = new Promise((started) => setTimeout(started, 0))
       .then(task)
       .catch((err) => logger.warn({ error: errorField(err) }, 'deferred task failed'))
       .finally(() => inFlight.delete(p));
