@@ -134,10 +134,14 @@ export async function runEdgeCycle(deps: DeliveryDeps, scheduler: RetryScheduler
   // a few batches per request; whatever is left waits for the next kick (the outbox keeps it)
   for (let i = 0; i < 5; i++) if (!(await dispatchEvents(deps.db)).more) break;
   const claimed = await claimDue(deps.db, sweepLimit, leaseMs(deps.config));
-  // the attempts go out together and their outcomes are written by one statement, not one each
+  // the attempts go out together and their outcomes are written by one statement, not one each; an
+  // attempt that could not be made (its secret unreadable) is left to its lease, the others recorded
+  const made = await Promise.allSettled(claimed.map((row) => makeAttempt(deps, row)));
+  for (const m of made)
+    if (m.status === 'rejected') deps.logger.warn({ error: String(m.reason) }, 'webhook attempt failed');
   const results = await recordAttempts(
     deps.db,
-    await Promise.all(claimed.map((row) => makeAttempt(deps, row))),
+    made.flatMap((m) => (m.status === 'fulfilled' ? [m.value] : [])),
   );
   await Promise.all(results.map((r) => scheduleNext(scheduler, r, deps.logger)));
   await sweepOnEdge(deps);
