@@ -327,6 +327,33 @@ export function Badge(props: { tone: 'ok' | 'warn' | 'bad' | 'neutral'; children
   return <span class={`badge ${props.tone}`}>{props.children}</span>;
 }
 
+/**
+ * A page's table of records: scrolls sideways inside its own box when wide, turns into one card per
+ * row on a narrow screen (`cards-narrow`: each cell shows its `data-label`), and when `actions` is
+ * set ends with a column for each row's actions, named for screen readers only.
+ */
+export function RecordsTable(props: { name: string; columns: string[]; actions?: boolean; children: Child }) {
+  return (
+    <div class="table-wrap">
+      <table class={`${props.name} cards-narrow`}>
+        <thead>
+          <tr>
+            {props.columns.map((c) => (
+              <th scope="col">{c}</th>
+            ))}
+            {props.actions ? (
+              <th scope="col">
+                <span class="sr-only">Actions</span>
+              </th>
+            ) : null}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 export function PageHead(props: { title: string; intro?: Child; actions?: Child }) {
   return (
     <div class="page-head">

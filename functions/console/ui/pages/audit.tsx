@@ -5,7 +5,17 @@ import { useState } from 'hono/jsx/dom';
 import { AUDIT_ACTIONS } from '../../../../shared/audit/actions';
 import { allowed } from '../access';
 import { api, type components, isMemberId, must } from '../api';
-import { Empty, LoadError, Loading, NotForYourRole, PageHead, Pager, Time, useLoad } from '../components';
+import {
+  Empty,
+  LoadError,
+  Loading,
+  NotForYourRole,
+  PageHead,
+  Pager,
+  RecordsTable,
+  Time,
+  useLoad,
+} from '../components';
 import { currentIdentity } from '../session';
 
 type Entry = components['schemas']['AuditEntry'];
@@ -197,43 +207,29 @@ const details = (e: Entry, name: (ref: string) => string) =>
 function AuditTable(props: { entries: Entry[]; name: (ref: string) => string }) {
   const { name } = props;
   return (
-    <div class="table-wrap">
-      <table class="audit cards-narrow">
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Action</th>
-            <th scope="col">Target</th>
-            <th scope="col">Details</th>
-            <th scope="col">Source IP</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.entries.map((e) => (
-            <tr key={e.id} data-audit-id={e.id}>
-              <td data-label="When">
-                <Time iso={e.created_at} />
-              </td>
-              <td data-label="Actor" title={e.actor} class="actor">
-                {name(e.actor)}
-              </td>
-              <td data-label="Action">
-                <span class="chip">{e.action}</span>
-              </td>
-              <td data-label="Target" title={e.target_id} class="target">
-                {name(`${e.target_type}:${e.target_id}`)}
-              </td>
-              <td data-label="Details" class="small details">
-                {details(e, name)}
-              </td>
-              <td data-label="Source IP" class="mono">
-                {e.source_ip ?? '—'}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RecordsTable name="audit" columns={['When', 'Actor', 'Action', 'Target', 'Details', 'Source IP']}>
+      {props.entries.map((e) => (
+        <tr key={e.id} data-audit-id={e.id}>
+          <td data-label="When">
+            <Time iso={e.created_at} />
+          </td>
+          <td data-label="Actor" title={e.actor} class="actor">
+            {name(e.actor)}
+          </td>
+          <td data-label="Action">
+            <span class="chip">{e.action}</span>
+          </td>
+          <td data-label="Target" title={e.target_id} class="target">
+            {name(`${e.target_type}:${e.target_id}`)}
+          </td>
+          <td data-label="Details" class="small details">
+            {details(e, name)}
+          </td>
+          <td data-label="Source IP" class="mono">
+            {e.source_ip ?? '—'}
+          </td>
+        </tr>
+      ))}
+    </RecordsTable>
   );
 }

@@ -13,6 +13,7 @@ import {
   Loading,
   Modal,
   plural,
+  RecordsTable,
   Time,
   useLoad,
 } from '../components';
@@ -120,38 +121,23 @@ function DeliveryTable(props: {
 }) {
   const { hook, open, redeliver } = props;
   return (
-    <div class="table-wrap">
-      <table class="deliveries cards-narrow">
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Response</th>
-            <th scope="col">Duration</th>
-            <th scope="col">Error</th>
-            <th scope="col">Next attempt</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.deliveries.map((d) => (
-            <DeliveryRows
-              key={d.id}
-              d={d}
-              hookId={hook.id}
-              open={open === d.id}
-              onToggle={() => props.setOpen(open === d.id ? null : d.id)}
-              onRedeliver={redeliver && d.status !== 'pending' ? () => redeliver(d) : undefined}
-              canSend={hook.is_active}
-            />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RecordsTable
+      name="deliveries"
+      columns={['Event', 'Status', 'Attempts', 'Response', 'Duration', 'Error', 'Next attempt', 'Created']}
+      actions
+    >
+      {props.deliveries.map((d) => (
+        <DeliveryRows
+          key={d.id}
+          d={d}
+          hookId={hook.id}
+          open={open === d.id}
+          onToggle={() => props.setOpen(open === d.id ? null : d.id)}
+          onRedeliver={redeliver && d.status !== 'pending' ? () => redeliver(d) : undefined}
+          canSend={hook.is_active}
+        />
+      ))}
+    </RecordsTable>
   );
 }
 

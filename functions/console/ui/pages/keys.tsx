@@ -13,6 +13,7 @@ import {
   Modal,
   NotForYourRole,
   PageHead,
+  RecordsTable,
   RowMenu,
   SecretOnce,
   Time,
@@ -180,35 +181,21 @@ function KeysTable(props: {
   act: (kind: Acting, k: ApiKey) => void;
 }) {
   return (
-    <div class="table-wrap">
-      <table class="keys cards-narrow">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Key</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Created by</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.keys.map((k) => (
-            <KeyRow
-              key={k.id}
-              k={k}
-              keys={props.keys}
-              creator={props.creator(k.created_by)}
-              act={(kind) => props.act(kind, k)}
-            />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RecordsTable
+      name="keys"
+      columns={['Name', 'Key', 'Scopes', 'Created by', 'Last used', 'Expires', 'Status']}
+      actions
+    >
+      {props.keys.map((k) => (
+        <KeyRow
+          key={k.id}
+          k={k}
+          keys={props.keys}
+          creator={props.creator(k.created_by)}
+          act={(kind) => props.act(kind, k)}
+        />
+      ))}
+    </RecordsTable>
   );
 }
 

@@ -14,6 +14,7 @@ import {
   Modal,
   PageHead,
   Pager,
+  RecordsTable,
   Time,
   useLoad,
 } from '../components';
@@ -166,33 +167,19 @@ function MembersTable(props: {
   onRemove: (m: Member) => void;
 }) {
   return (
-    <div class="table-wrap">
-      <table class="team cards-narrow">
-        <thead>
-          <tr>
-            <th scope="col">Member</th>
-            <th scope="col">Role</th>
-            <th scope="col">Joined</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((m) => (
-            <MemberRow
-              key={m.id}
-              m={m}
-              isMe={m.id === props.me}
-              invited={props.pending.has(m.email.toLowerCase())}
-              manage={props.manage}
-              onRole={(role, select) => props.onRole(m, role, select)}
-              onRemove={() => props.onRemove(m)}
-            />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RecordsTable name="team" columns={['Member', 'Role', 'Joined']} actions>
+      {props.rows.map((m) => (
+        <MemberRow
+          key={m.id}
+          m={m}
+          isMe={m.id === props.me}
+          invited={props.pending.has(m.email.toLowerCase())}
+          manage={props.manage}
+          onRole={(role, select) => props.onRole(m, role, select)}
+          onRemove={() => props.onRemove(m)}
+        />
+      ))}
+    </RecordsTable>
   );
 }
 
@@ -267,47 +254,30 @@ function InvitationsTable(props: {
   onRevoke: (i: Invitation) => void;
 }) {
   return (
-    <div class="table-wrap">
-      <table class="invitations-table cards-narrow">
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Expires</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.list.map((i) => (
-            <tr key={i.id} data-invitation-email={i.email}>
-              <td data-label="Email">{i.email}</td>
-              <td data-label="Role">
-                {ROLES.find((r) => r.value === i.role)?.label ?? i.role} <Badge tone="warn">invited</Badge>
-              </td>
-              <td data-label="Expires">
-                <Time iso={i.expires_at} />
-              </td>
-              <td class="row-actions">
-                {props.links[i.email] ? (
-                  <CopyButton
-                    text={props.links[i.email] ?? ''}
-                    label={`Copy invitation link for ${i.email}`}
-                  />
-                ) : null}
-                <button type="button" onClick={() => props.onResend(i)}>
-                  Resend
-                </button>
-                <button type="button" class="danger-text" onClick={() => props.onRevoke(i)}>
-                  Revoke
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <RecordsTable name="invitations-table" columns={['Email', 'Role', 'Expires']} actions>
+      {props.list.map((i) => (
+        <tr key={i.id} data-invitation-email={i.email}>
+          <td data-label="Email">{i.email}</td>
+          <td data-label="Role">
+            {ROLES.find((r) => r.value === i.role)?.label ?? i.role} <Badge tone="warn">invited</Badge>
+          </td>
+          <td data-label="Expires">
+            <Time iso={i.expires_at} />
+          </td>
+          <td class="row-actions">
+            {props.links[i.email] ? (
+              <CopyButton text={props.links[i.email] ?? ''} label={`Copy invitation link for ${i.email}`} />
+            ) : null}
+            <button type="button" onClick={() => props.onResend(i)}>
+              Resend
+            </button>
+            <button type="button" class="danger-text" onClick={() => props.onRevoke(i)}>
+              Revoke
+            </button>
+          </td>
+        </tr>
+      ))}
+    </RecordsTable>
   );
 }
 
