@@ -31,6 +31,9 @@ const QStashCallbackResult = z.object({
   skipped: z.enum(['done', 'held', 'not_found']).optional(),
 });
 const tags = ['Webhooks'];
+// the answers every route on one subscription may give
+const notFound = { description: '`Webhook not found`', schema: ErrorBody };
+const inactive = { description: '`Webhook is inactive`', schema: ErrorBody };
 
 export const createWebhook = defineRoute({
   operationId: 'createWebhook',
@@ -73,7 +76,7 @@ export const getWebhook = defineRoute({
   params: WebhookIdParam,
   responses: {
     200: { description: 'The subscription', schema: WebhookRecord },
-    404: { description: '`Webhook not found`', schema: ErrorBody },
+    404: notFound,
   },
 });
 
@@ -89,7 +92,7 @@ export const deleteWebhook = defineRoute({
   params: WebhookIdParam,
   responses: {
     204: { description: 'Deleted' },
-    404: { description: '`Webhook not found`', schema: ErrorBody },
+    404: notFound,
   },
 });
 
@@ -105,7 +108,7 @@ export const listDeliveries = defineRoute({
   query: DeliveriesQuery,
   responses: {
     200: { description: 'Deliveries', schema: DeliveryList },
-    404: { description: '`Webhook not found`', schema: ErrorBody },
+    404: notFound,
   },
 });
 
@@ -154,8 +157,8 @@ export const recover = defineRoute({
   body: RecoverBody,
   responses: {
     202: { description: 'The new deliveries, pending', schema: DeliveryList },
-    404: { description: '`Webhook not found`', schema: ErrorBody },
-    409: { description: '`Webhook is inactive`', schema: ErrorBody },
+    404: notFound,
+    409: inactive,
   },
 });
 
@@ -173,7 +176,7 @@ export const updateWebhook = defineRoute({
   responses: {
     200: { description: 'The updated subscription (no secret)', schema: WebhookRecord },
     400: { description: 'Same URL and event errors as creation', schema: ErrorBody },
-    404: { description: '`Webhook not found`', schema: ErrorBody },
+    404: notFound,
   },
 });
 
@@ -190,8 +193,8 @@ export const sendTestEvent = defineRoute({
   body: TestEventBody,
   responses: {
     202: { description: 'The test delivery, queued', schema: TestEventQueued },
-    404: { description: '`Webhook not found`', schema: ErrorBody },
-    409: { description: '`Webhook is inactive`', schema: ErrorBody },
+    404: notFound,
+    409: inactive,
   },
 });
 
@@ -207,7 +210,7 @@ export const rotateSecret = defineRoute({
   params: WebhookIdParam,
   responses: {
     200: { description: 'The new secret', schema: SecretRotated },
-    404: { description: '`Webhook not found`', schema: ErrorBody },
+    404: notFound,
   },
 });
 
