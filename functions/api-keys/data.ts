@@ -1,7 +1,7 @@
-import { type Selectable, sql } from 'kysely';
+import { type QueryCreator, type Selectable, sql } from 'kysely';
 import { AUDIT_COLUMNS, type AuditRow, auditSelection } from '../../shared/audit/audit';
 import { generateApiKey, hashApiKey } from '../../shared/auth/key-format';
-import type { ApiKeysTable, Executor } from '../../shared/db/schema';
+import type { ApiKeysTable, Database, Executor } from '../../shared/db/schema';
 import { newId } from '../../shared/ids';
 
 export type KeyRow = Selectable<ApiKeysTable>;
@@ -120,14 +120,17 @@ export function listKeys(db: Executor, tenantId: string) {
  * callers only one gets `true`.
  */
 export async function revokeKey(db: Executor, keyId: string): Promise<boolean> {
-  const revoked = await db
+  const revoked = await revokeUnlessRevoked(db, keyId).executeTakeFirst();
+  return Number(revoked.numUpdatedRows) > 0;
+}
+
+/** The compare-and-set both revokes run, alone or as the first part of a statement. */
+const revokeUnlessRevoked = (db: QueryCreator<Database>, keyId: string) =>
+  db
     .updateTable('api_keys')
     .set({ revoked_at: new Date() })
     .where('id', '=', keyId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return Number(revoked.numUpdatedRows) > 0;
-}
+    .where('revoked_at', 'is', null);
 
 /**
  * Revokes the key as `revokeKey` does and, when this call revoked it, writes `audit` in the same
@@ -135,14 +138,7 @@ export async function revokeKey(db: Executor, keyId: string): Promise<boolean> {
  */
 export async function revokeKeyAudited(db: Executor, keyId: string, audit: AuditRow): Promise<boolean> {
   const row = await db
-    .with('revoked', (w) =>
-      w
-        .updateTable('api_keys')
-        .set({ revoked_at: new Date() })
-        .where('id', '=', keyId)
-        .where('revoked_at', 'is', null)
-        .returning('id'),
-    )
+    .with('revoked', (w) => revokeUnlessRevoked(w, keyId).returning('id'))
     .with('audit', (w) =>
       w
         .insertInto('audit_log')
