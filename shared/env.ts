@@ -78,6 +78,14 @@ export const EnvSchema = z.object({
     .regex(/^[A-Za-z0-9-]+$/, 'a single header name')
     .transform((h) => h.toLowerCase())
     .optional(),
+  /**
+   * The longest a request is expected to run. An Idempotency-Key is held under a lease of this
+   * length (renewed while its request runs), so a process that dies mid-request frees its keys
+   * within one lease; the Node server also gives a request this long to arrive.
+   */
+  REQUEST_TIMEOUT_MS: intFromString(30_000).pipe(z.number().int().min(100)),
+  /** Node runtime: on SIGTERM/SIGINT, how long requests in flight may take to finish before the exit. */
+  SHUTDOWN_GRACE_MS: intFromString(10_000),
   /** Largest accepted request body in bytes. */
   MAX_BODY_BYTES: intFromString(1024 * 1024),
   /** AES-GCM key for contact-sync API tokens at rest; unset = WEBHOOK_ENCRYPTION_KEY. */

@@ -11,6 +11,7 @@ import { register } from '../../shared/http/route';
 import {
   createTicket,
   normalizeTags,
+  ticketCreatedAnswer,
   type TicketRow,
   ticketReferences,
   ticketView,
@@ -37,12 +38,17 @@ register(app, routes.createTicket, async (c) => {
   const tenantId = tenantOf(c);
   const { db, events } = c.get('services');
   // one statement writes the ticket and its event atomically: no transaction to open around it
-  const row = await createTicket(db, tenantId, input, {
-    createdBy: actorOf(c),
-    source: sourceOf(c.get('auth')),
-  });
+  const row = await createTicket(
+    db,
+    tenantId,
+    input,
+    { createdBy: actorOf(c), source: sourceOf(c.get('auth')) },
+    c.get('idempotency'),
+  );
   events.kick();
-  return c.json(ticketView(row), 201, { Location: `/api/v1/tickets/${row.id}` });
+  // the bytes an Idempotency-Key's record committed with the ticket, so a replay matches them
+  const { status, headers, body } = ticketCreatedAnswer(row);
+  return c.body(body, status as 201, headers);
 });
 
 const JSON_CONTENT = { 'Content-Type': 'application/json' } as const;

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import type { Credential } from './credential';
+import type { IdempotencyClaim } from './idempotency-store';
 import type { Services } from './services';
 
 /**
@@ -14,6 +15,8 @@ export interface AppEnv {
     auth: Credential;
     /** the caller's X-Request-Id, when it sent one */
     requestId: string | undefined;
+    /** the request's hold on its Idempotency-Key, when it sent one (a route may commit under it) */
+    idempotency: IdempotencyClaim | undefined;
   };
 }
 

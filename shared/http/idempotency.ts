@@ -2,18 +2,22 @@ import type { Redis } from '@upstash/redis';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../context/app-env';
+import { type QueryCreator, type Selectable, sql } from 'kysely';
 import type {
   BeginResult,
+  IdempotencyClaim,
   IdempotencyScope,
   IdempotencyStore,
   StoredResponse,
 } from '../context/idempotency-store';
 import { sha256Hex } from '../crypto';
-import type { Db } from '../db/schema';
+import type { Database, Db } from '../db/schema';
+import type { IdempotencyKeysTable } from '../db/tables/integrator';
+import type { AppConfig } from '../env';
 import { errorField } from '../log/logger';
 import { ApiError, conflict, Detail, validationError } from './errors';
 
-export type { BeginResult, IdempotencyScope, IdempotencyStore, StoredResponse };
+export type { BeginResult, IdempotencyClaim, IdempotencyScope, IdempotencyStore, StoredResponse };
 
 /**
  * `Idempotency-Key` on every POST and PATCH of the public API (Stripe semantics): the first
@@ -21,127 +25,234 @@ export type { BeginResult, IdempotencyScope, IdempotencyStore, StoredResponse };
  * `Idempotent-Replayed: true`; the same key with a different request is 422; a duplicate that
  * arrives while the first is still running is 409 and never runs the action twice.
  * 5xx responses are not kept, so a retry after a server failure runs again.
+ *
+ * A running request holds its key under a lease (IdempotencyClaim), renewed while it runs: a
+ * process that dies mid-request frees the key when the lease lapses, and a retry then takes it
+ * over. A route whose work is one statement commits its answer in that statement, under the lease
+ * (commitUnderLease), so a retry after a crash replays it instead of doing the work again.
  */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 const KEPT_HEADERS = ['content-type', 'location'];
 
+/**
+ * The lease is the request timeout: a live request renews it LEASE_RENEWALS times per lease, so
+ * a dead one's key is free one lease after its last renewal, within twice the request timeout of
+ * its start in the worst case (the bound docs/deploy.md promises).
+ */
+export const idempotencyLeaseMs = (config: Pick<AppConfig, 'REQUEST_TIMEOUT_MS'>) => config.REQUEST_TIMEOUT_MS;
+const LEASE_RENEWALS = 3;
+
+const leaseEnd = (ms: number) => sql<Date>`now() + ${ms} * interval '1 millisecond'`;
+const kept = () => leaseEnd(IDEMPOTENCY_TTL_SECONDS * 1000);
+
 /** Embedded runtime: a row per key; the primary key serialises concurrent duplicates. */
 export class DbIdempotencyStore implements IdempotencyStore {
+  readonly apartFromDatabase = false;
   constructor(private readonly db: Db) {}
 
-  private where(scope: IdempotencyScope) {
-    return {
-      tenant_id: scope.tenantId,
-      credential: scope.credential,
-      idempotency_key: scope.key,
-    };
-  }
-
-  async begin(scope: IdempotencyScope, fingerprint: string): Promise<BeginResult> {
-    const k = this.where(scope);
-    await this.db
-      .deleteFrom('idempotency_keys')
-      .where('tenant_id', '=', k.tenant_id)
-      .where('credential', '=', k.credential)
-      .where('idempotency_key', '=', k.idempotency_key)
-      .where('expires_at', '<', new Date())
+  async begin(claim: IdempotencyClaim): Promise<BeginResult> {
+    // a record past its 24 h, or a holder past its lease (its process died): the key is free again
+    await keyed(this.db.deleteFrom('idempotency_keys'), claim.scope)
+      .where('expires_at', '<', sql<Date>`now()`)
       .execute();
     const inserted = await this.db
       .insertInto('idempotency_keys')
       .values({
-        ...k,
-        fingerprint,
+        tenant_id: claim.scope.tenantId,
+        credential: claim.scope.credential,
+        idempotency_key: claim.scope.key,
+        fingerprint: claim.fingerprint,
         state: 'in_progress',
-        expires_at: new Date(Date.now() + IDEMPOTENCY_TTL_SECONDS * 1000),
+        lease_token: claim.token,
+        expires_at: leaseEnd(claim.leaseMs),
       })
       .onConflict((oc) => oc.columns(['tenant_id', 'credential', 'idempotency_key']).doNothing())
       .returning('state')
       .executeTakeFirst();
     if (inserted) return { kind: 'new' };
-    const row = await this.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('tenant_id', '=', k.tenant_id)
-      .where('credential', '=', k.credential)
-      .where('idempotency_key', '=', k.idempotency_key)
-      .executeTakeFirst();
-    if (!row) return this.begin(scope, fingerprint); // released between our insert and select
-    if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
-    if (row.state !== 'done' || row.response_status === null) return { kind: 'in_progress' };
-    return {
-      kind: 'replay',
-      response: {
-        status: row.response_status,
-        headers: row.response_headers ?? {},
-        body: row.response_body ?? '',
-      },
-    };
+    const row = await keyed(this.db.selectFrom('idempotency_keys').selectAll(), claim.scope).executeTakeFirst();
+    if (!row) return this.begin(claim); // released between our insert and select
+    return judge(row, claim.fingerprint);
   }
 
-  async complete(scope: IdempotencyScope, _fingerprint: string, response: StoredResponse): Promise<void> {
-    const k = this.where(scope);
-    await this.db
-      .updateTable('idempotency_keys')
+  async renew(claim: IdempotencyClaim): Promise<boolean> {
+    const res = await held(this.db.updateTable('idempotency_keys'), claim)
+      .set({ expires_at: leaseEnd(claim.leaseMs) })
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  }
+
+  async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+    await held(this.db.updateTable('idempotency_keys'), claim)
       .set({
         state: 'done',
         response_status: response.status,
         response_headers: JSON.stringify(response.headers),
         response_body: response.body,
+        expires_at: kept(),
       })
-      .where('tenant_id', '=', k.tenant_id)
-      .where('credential', '=', k.credential)
-      .where('idempotency_key', '=', k.idempotency_key)
       .execute();
   }
 
-  async release(scope: IdempotencyScope): Promise<void> {
-    const k = this.where(scope);
-    await this.db
-      .deleteFrom('idempotency_keys')
-      .where('tenant_id', '=', k.tenant_id)
-      .where('credential', '=', k.credential)
-      .where('idempotency_key', '=', k.idempotency_key)
-      .execute();
+  async release(claim: IdempotencyClaim): Promise<void> {
+    await held(this.db.deleteFrom('idempotency_keys'), claim).execute();
   }
+}
+
+interface KeyedQuery<Q> {
+  // biome-ignore lint/suspicious/noExplicitAny: the three Kysely builders' where() share this shape
+  where(column: any, op: '=', value: string): Q;
+}
+/** the row of a scope */
+function keyed<Q extends KeyedQuery<Q>>(q: Q, scope: IdempotencyScope): Q {
+  return q
+    .where('tenant_id', '=', scope.tenantId)
+    .where('credential', '=', scope.credential)
+    .where('idempotency_key', '=', scope.key);
+}
+/** the row of a scope while the claim holds it (in progress, under its token) */
+function held<Q extends KeyedQuery<Q>>(q: Q, claim: IdempotencyClaim): Q {
+  return keyed(q, claim.scope).where('lease_token', '=', claim.token).where('state', '=', 'in_progress');
+}
+
+/** What a request finds in a record someone else holds or completed. */
+function judge(
+  row: Pick<Selectable<IdempotencyKeysTable>, 'fingerprint' | 'state' | 'response_status' | 'response_headers' | 'response_body'>,
+  fingerprint: string,
+): BeginResult {
+  if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+  if (row.state !== 'done' || row.response_status === null) return { kind: 'in_progress' };
+  return {
+    kind: 'replay',
+    response: {
+      status: row.response_status,
+      headers: row.response_headers ?? {},
+      body: row.response_body ?? '',
+    },
+  };
+}
+
+/**
+ * The answer of work that committed under `claim` in the database (commitUnderLease), for a store
+ * apart from it: a key whose holder died after that commit is replayed, not run again.
+ */
+export async function committedAnswer(db: Db, claim: IdempotencyClaim): Promise<BeginResult | null> {
+  const row = await keyed(db.selectFrom('idempotency_keys').selectAll(), claim.scope)
+    .where('state', '=', 'done')
+    .where('expires_at', '>', sql<Date>`now()`)
+    .executeTakeFirst();
+  return row ? judge(row, claim.fingerprint) : null;
+}
+
+/**
+ * The CTE that commits a request's answer in the statement that does its work, under the
+ * request's lease: done at once if the claim still holds the key (or, for a store apart from the
+ * database, written anew). The statement must take a NOT NULL value through `underLease(value)`
+ * so that it writes nothing when this CTE wrote nothing: the work and its record commit together
+ * or not at all, and a request whose lease another one has taken over commits nothing.
+ */
+export function answerUnderLease(qc: QueryCreator<Database>, claim: IdempotencyClaim, answer: StoredResponse) {
+  return qc
+    .insertInto('idempotency_keys')
+    .values({
+      tenant_id: claim.scope.tenantId,
+      credential: claim.scope.credential,
+      idempotency_key: claim.scope.key,
+      fingerprint: claim.fingerprint,
+      state: 'done',
+      lease_token: claim.token,
+      response_status: answer.status,
+      response_headers: JSON.stringify(answer.headers),
+      response_body: answer.body,
+      expires_at: kept(),
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['tenant_id', 'credential', 'idempotency_key'])
+        .doUpdateSet((eb) => ({
+          state: 'done',
+          response_status: eb.ref('excluded.response_status'),
+          response_headers: eb.ref('excluded.response_headers'),
+          response_body: eb.ref('excluded.response_body'),
+          expires_at: eb.ref('excluded.expires_at'),
+        }))
+        .where('idempotency_keys.lease_token', '=', claim.token)
+        .where('idempotency_keys.state', '=', 'in_progress'),
+    )
+    .returning('state');
+}
+
+/** `value`, taken through the `idempotency` CTE of answerUnderLease: NULL when it wrote nothing. */
+export const underLease = (value: string) => sql<string>`(SELECT ${value}::text FROM idempotency)`;
+
+/** The statement under answerUnderLease failed because its claim had lost the key: the 409 of a key in use. */
+export function leaseLostAs409(err: unknown, column: string): unknown {
+  const e = err as { code?: string; column?: string } | null;
+  return e?.code === '23502' && (e.column === undefined || e.column === column)
+    ? conflict(Detail.idempotencyInProgress)
+    : err;
 }
 
 interface RedisRecord {
   fingerprint: string;
   state: 'in_progress' | 'done';
+  /** the holder of an in_progress record */
+  token?: string;
   response?: StoredResponse;
 }
 
-/** Production: one Redis key per scope; SET NX decides who runs, the TTL expires it after 24 h. */
+// The record is JSON holding its holder's token (a UUID: found in it only if it is the holder's).
+const IF_HELD = `local v = redis.call('GET', KEYS[1])
+if not v or not string.find(v, ARGV[1], 1, true) or not string.find(v, '"in_progress"', 1, true) then return 0 end
+`;
+const RENEW = `${IF_HELD}return redis.call('PEXPIRE', KEYS[1], ARGV[2])`;
+const COMPLETE = `${IF_HELD}redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3]) return 1`;
+const RELEASE = `${IF_HELD}return redis.call('DEL', KEYS[1])`;
+
+/**
+ * Production: one Redis key per scope. SET NX PX takes it for one lease (renewed while the request
+ * runs, so a dead holder's key vanishes with its lease); the answer is then kept for 24 h.
+ */
 export class RedisIdempotencyStore implements IdempotencyStore {
+  readonly apartFromDatabase = true;
   constructor(private readonly redis: Redis) {}
 
   private key(scope: IdempotencyScope) {
     return `idem:${scope.tenantId}:${scope.credential}:${scope.key}`;
   }
 
-  async begin(scope: IdempotencyScope, fingerprint: string): Promise<BeginResult> {
-    const record: RedisRecord = { fingerprint, state: 'in_progress' };
-    const set = await this.redis.set(this.key(scope), JSON.stringify(record), {
+  async begin(claim: IdempotencyClaim): Promise<BeginResult> {
+    const record: RedisRecord = { fingerprint: claim.fingerprint, state: 'in_progress', token: claim.token };
+    const set = await this.redis.set(this.key(claim.scope), JSON.stringify(record), {
       nx: true,
-      ex: IDEMPOTENCY_TTL_SECONDS,
+      px: claim.leaseMs,
     });
     if (set === 'OK') return { kind: 'new' };
-    const raw = await this.redis.get<RedisRecord | string>(this.key(scope));
-    if (raw === null) return this.begin(scope, fingerprint);
+    const raw = await this.redis.get<RedisRecord | string>(this.key(claim.scope));
+    if (raw === null) return this.begin(claim);
     const existing: RedisRecord = typeof raw === 'string' ? JSON.parse(raw) : raw;
-    if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (existing.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
     if (existing.state !== 'done' || !existing.response) return { kind: 'in_progress' };
     return { kind: 'replay', response: existing.response };
   }
 
-  async complete(scope: IdempotencyScope, fingerprint: string, response: StoredResponse): Promise<void> {
-    const record: RedisRecord = { fingerprint, state: 'done', response };
-    await this.redis.set(this.key(scope), JSON.stringify(record), { ex: IDEMPOTENCY_TTL_SECONDS });
+  async renew(claim: IdempotencyClaim): Promise<boolean> {
+    const n = await this.redis.eval(RENEW, [this.key(claim.scope)], [claim.token, String(claim.leaseMs)]);
+    return Number(n) === 1;
   }
 
-  async release(scope: IdempotencyScope): Promise<void> {
-    await this.redis.del(this.key(scope));
+  async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+    const record: RedisRecord = { fingerprint: claim.fingerprint, state: 'done', response };
+    await this.redis.eval(
+      COMPLETE,
+      [this.key(claim.scope)],
+      [claim.token, JSON.stringify(record), String(IDEMPOTENCY_TTL_SECONDS)],
+    );
+  }
+
+  async release(claim: IdempotencyClaim): Promise<void> {
+    await this.redis.eval(RELEASE, [this.key(claim.scope)], [claim.token]);
   }
 }
 
@@ -165,6 +276,23 @@ export function redisIdempotencyStore(redis: Redis | null): IdempotencyStore | u
     redisStores.set(redis, store);
   }
   return store;
+}
+
+/**
+ * The store's answer; a key a store apart from the database takes anew may still have an answer
+ * committed there by a holder that died before completing (answerUnderLease): that one is replayed.
+ */
+async function begin(store: IdempotencyStore, db: Db, claim: IdempotencyClaim): Promise<BeginResult> {
+  const begun = await store.begin(claim);
+  if (begun.kind !== 'new' || !store.apartFromDatabase) return begun;
+  const committed = await committedAnswer(db, claim).catch(async (err) => {
+    await store.release(claim).catch(() => undefined);
+    throw err;
+  });
+  if (!committed) return begun;
+  if (committed.kind === 'replay') await store.complete(claim, committed.response);
+  else await store.release(claim);
+  return committed;
 }
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
@@ -208,12 +336,18 @@ export function idempotency(
     // the bytes, not c.req.text(): Hono caches the first read, and the JSON reader needs them raw
     const sent = new TextDecoder().decode(await c.req.arrayBuffer());
     const fingerprint = await sha256Hex(`${c.req.method} ${url.pathname}${url.search}\n${sent}`);
-    const scope: IdempotencyScope = { ...who, key };
+    const { config, logger, db } = c.get('services');
+    const claim: IdempotencyClaim = {
+      scope: { ...who, key },
+      fingerprint,
+      token: crypto.randomUUID(),
+      leaseMs: idempotencyLeaseMs(config),
+    };
     const store = storeFor(c);
     // Fail closed: without the store a retry could run the action twice, so say so and let the
     // client retry later (requests without the header are unaffected).
-    const begun = await store.begin(scope, fingerprint).catch((err) => {
-      c.get('services').logger.warn({ error: errorField(err) }, 'idempotency store unavailable');
+    const begun = await begin(store, db, claim).catch((err) => {
+      logger.warn({ error: errorField(err) }, 'idempotency store unavailable');
       throw new ApiError(503, Detail.idempotencyStoreUnavailable, {
         'Retry-After': '1',
       });
@@ -230,16 +364,25 @@ export function idempotency(
       if (status === 204 || status === 304) return c.body(null, status);
       return c.body(body, status as ContentfulStatusCode);
     }
+    c.set('idempotency', claim);
+    const renewal = setInterval(() => {
+      store
+        .renew(claim)
+        .then((held) => held || logger.warn({}, 'idempotency lease lost while its request ran'))
+        .catch((err) => logger.warn({ error: errorField(err) }, 'idempotency lease not renewed'));
+    }, claim.leaseMs / LEASE_RENEWALS);
     try {
       await next();
     } catch (err) {
-      await store.release(scope);
+      await store.release(claim);
       throw err;
+    } finally {
+      clearInterval(renewal);
     }
     // Kept only when an endpoint ran: a 5xx may be retried, and a 405 means no route serves the
     // method, so neither may hold the key against the request the client meant to send with it.
     if (c.res.status >= 500 || c.res.status === 405) {
-      await store.release(scope);
+      await store.release(claim);
       return;
     }
     const body = await c.res.clone().text();
@@ -248,12 +391,11 @@ export function idempotency(
       const value = c.res.headers.get(name);
       if (value !== null) headers[name] = value;
     }
-    // The action is done; if its record cannot be kept, a replay would run it again: release
-    // is not possible either, so the key stays in_progress until its TTL and retries get 409.
+    // The action is done; if its record cannot be kept, a replay would run it again: release is
+    // not possible either, so the key stays in_progress until its lease lapses (a route that
+    // committed its answer with its work, answerUnderLease, is replayed even then).
     await store
-      .complete(scope, fingerprint, { status: c.res.status, headers, body })
-      .catch((err) =>
-        c.get('services').logger.warn({ error: errorField(err) }, 'idempotency record not saved'),
-      );
+      .complete(claim, { status: c.res.status, headers, body })
+      .catch((err) => logger.warn({ error: errorField(err) }, 'idempotency record not saved'));
   };
 }

@@ -4,6 +4,8 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../db/schema';
 import type { TicketsTable } from '../db/tables/tickets_calls';
 import { iso, outboxRow } from '../events/emit';
+import type { IdempotencyClaim, StoredResponse } from '../context/idempotency-store';
+import { answerUnderLease, leaseLostAs409, underLease } from '../http/idempotency';
 import { assertReferences, type Reference } from '../http/references';
 import { newId } from '../ids';
 import type { CreateTicketInput, TICKET_SOURCES } from './schemas';
@@ -50,6 +52,15 @@ export const ticketReferences = (t: {
   { field: 'assignee_id', kind: 'tenantUser', id: t.assignee_id },
 ];
 
+/** The answer to a ticket's creation (POST /api/v1/tickets): the route sends these very bytes. */
+export function ticketCreatedAnswer(row: TicketRow): StoredResponse {
+  return {
+    status: 201,
+    headers: { 'content-type': 'application/json', location: `/api/v1/tickets/${row.id}` },
+    body: JSON.stringify(ticketView(row)),
+  };
+}
+
 export interface TicketActor {
   /** `user:<sub>`, `api_key:<id>`, `end_user:<id>` or `internal` (actorOf) */
   createdBy: string;
@@ -62,12 +73,15 @@ export interface TicketActor {
  * rows commit together, or neither, with one round trip and no transaction to open). Reused by the
  * end-user API (requester_id = the end user's id) and by call completion (outcome `ticket_created`),
  * inside their own transactions. The caller kicks the event dispatcher after commit.
+ * Under an Idempotency-Key (`claim`) the same statement commits the answer under the key's lease,
+ * so a retry after a crash replays it, and a request that lost its lease creates nothing (409).
  */
 export async function createTicket(
   db: Executor,
   tenantId: string,
   input: CreateTicketInput,
   actor: TicketActor,
+  claim?: IdempotencyClaim,
 ): Promise<TicketRow> {
   await assertReferences(db, tenantId, ticketReferences(input));
   const now = new Date();
@@ -93,10 +107,21 @@ export async function createTicket(
   // the event carries the row as it will be stored: every column above plus the table's defaults
   const stored: TicketRow = { ...values, reply_count: 0, resolved_at: null, closed_at: null };
   const event = outboxRow(tenantId, 'ticket.created', { ticket: ticketView(stored) });
+  if (!claim)
+    return db
+      .with('event', (w) => w.insertInto('events').values(event))
+      .insertInto('tickets')
+      .values(values)
+      .returningAll()
+      .executeTakeFirstOrThrow();
   return db
+    .with('idempotency', (qc) => answerUnderLease(qc, claim, ticketCreatedAnswer(stored)))
     .with('event', (w) => w.insertInto('events').values(event))
     .insertInto('tickets')
-    .values(values)
+    .values({ ...values, id: underLease(values.id) })
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow()
+    .catch((err) => {
+      throw leaseLostAs409(err, 'id');
+    });
 }

@@ -11,7 +11,10 @@ export interface IdempotencyKeysTable {
   response_headers: Json<Record<string, string>> | null;
   response_body: string | null;
   created_at: Generated<Date>;
+  /** while in_progress: the end of the holder's lease; once done: when the record is dropped */
   expires_at: Date;
+  /** the holder of an in_progress record (IdempotencyClaim.token) */
+  lease_token: string | null;
 }
 
 export interface AuditLogTable {
