@@ -3,6 +3,7 @@ import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { type AppConfig, defaultedSecrets, loadConfig } from '../shared/env';
 import { answerClientErrors } from '../shared/runtime/client-errors.node.js';
+import { type Drain, drainable } from '../shared/runtime/drain.node.js';
 import { lingerBeforeClose } from '../shared/runtime/linger.node.js';
 import { createEmbeddedRuntime, type EmbeddedRuntime } from './embedded';
 import { DEMO_ADMIN, seedDemoAdmin, seedDemoTenant } from './seed';
@@ -17,21 +18,33 @@ import {
 } from './startup-checks';
 
 let server: ServerType | undefined;
+let drain: Drain | undefined;
 let runtime: EmbeddedRuntime | undefined;
 let stopping = false;
+/**
+ * The stop: no new connections, the requests in flight finish (up to SHUTDOWN_GRACE_MS), then
+ * the delivery worker hands back the attempts it claimed and has not started (due again at once
+ * for another process) and waits for those it started, and the database closes. A second signal
+ * changes nothing: `npm start` forwards the one its process group also delivers.
+ */
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  console.log(`${signal}: shutting down`);
-  server?.close();
+  const graceMs = config?.SHUTDOWN_GRACE_MS ?? DEFAULT_GRACE_MS;
+  console.log(`${signal}: draining (requests in flight have ${graceMs} ms)`);
+  const finished = (await drain?.drain(graceMs)) ?? true;
+  if (!finished) console.log(`${signal}: requests still running after ${graceMs} ms were cut off`);
   await runtime?.close();
+  console.log(`${signal}: stopped`);
   process.exit(0);
 }
+/** SHUTDOWN_GRACE_MS before the configuration is read (a signal during start-up) */
+const DEFAULT_GRACE_MS = 10_000;
 // from the start: Ctrl-C during start-up still exits through 'exit', which releases DATA_DIR
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
-let config: AppConfig;
+let config: AppConfig | undefined;
 let port: number;
 const host = process.env.HOST ?? '127.0.0.1';
 try {
@@ -85,5 +98,6 @@ server.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(1);
 });
 
+drain = drainable(server);
 answerClientErrors(server);
 lingerBeforeClose(server);
