@@ -1,5 +1,4 @@
 // `npm start`: the embedded runtime on PORT/HOST (default 127.0.0.1:8787).
-import type { ServerType } from '@hono/node-server';
 import { serve } from '@hono/node-server';
 import { type AppConfig, defaultedSecrets, loadConfig } from '../shared/env';
 import { answerClientErrors } from '../shared/runtime/client-errors.node.js';
@@ -17,7 +16,6 @@ import {
   refuse,
 } from './startup-checks';
 
-let server: ServerType | undefined;
 let drain: Drain | undefined;
 let runtime: EmbeddedRuntime | undefined;
 let stopping = false;
@@ -66,7 +64,7 @@ const demoPassword =
   (config.APP_ENV === 'development' || config.APP_ENV === 'test' ? DEMO_ADMIN.devPassword : undefined);
 const demoAdmin = demoPassword ? await seedDemoAdmin(runtime.services.db, demoPassword) : null;
 
-server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) => {
+const server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) => {
   const url = `http://${host}:${info.port}`;
   // links in mails start with the configured base only; unset (outside production), the listening address
   config.PUBLIC_BASE_URL ||= listeningBase(host, info.port);

@@ -11,8 +11,8 @@ import { register } from '../../shared/http/route';
 import {
   createTicket,
   normalizeTags,
-  ticketCreatedAnswer,
   type TicketRow,
+  ticketCreatedAnswer,
   ticketReferences,
   ticketView,
 } from '../../shared/tickets/tickets';

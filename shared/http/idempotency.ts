@@ -1,8 +1,8 @@
 import type { Redis } from '@upstash/redis';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { AppEnv } from '../context/app-env';
 import { type QueryCreator, type Selectable, sql } from 'kysely';
+import type { AppEnv } from '../context/app-env';
 import type {
   BeginResult,
   IdempotencyClaim,
@@ -40,7 +40,8 @@ const KEPT_HEADERS = ['content-type', 'location'];
  * a dead one's key is free one lease after its last renewal, within twice the request timeout of
  * its start in the worst case (the bound docs/deploy.md promises).
  */
-export const idempotencyLeaseMs = (config: Pick<AppConfig, 'REQUEST_TIMEOUT_MS'>) => config.REQUEST_TIMEOUT_MS;
+export const idempotencyLeaseMs = (config: Pick<AppConfig, 'REQUEST_TIMEOUT_MS'>) =>
+  config.REQUEST_TIMEOUT_MS;
 const LEASE_RENEWALS = 3;
 
 const leaseEnd = (ms: number) => sql<Date>`now() + ${ms} * interval '1 millisecond'`;
@@ -71,7 +72,10 @@ export class DbIdempotencyStore implements IdempotencyStore {
       .returning('state')
       .executeTakeFirst();
     if (inserted) return { kind: 'new' };
-    const row = await keyed(this.db.selectFrom('idempotency_keys').selectAll(), claim.scope).executeTakeFirst();
+    const row = await keyed(
+      this.db.selectFrom('idempotency_keys').selectAll(),
+      claim.scope,
+    ).executeTakeFirst();
     if (!row) return this.begin(claim); // released between our insert and select
     return judge(row, claim.fingerprint);
   }
@@ -118,7 +122,10 @@ function held<Q extends KeyedQuery<Q>>(q: Q, claim: IdempotencyClaim): Q {
 
 /** What a request finds in a record someone else holds or completed. */
 function judge(
-  row: Pick<Selectable<IdempotencyKeysTable>, 'fingerprint' | 'state' | 'response_status' | 'response_headers' | 'response_body'>,
+  row: Pick<
+    Selectable<IdempotencyKeysTable>,
+    'fingerprint' | 'state' | 'response_status' | 'response_headers' | 'response_body'
+  >,
   fingerprint: string,
 ): BeginResult {
   if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
@@ -152,7 +159,11 @@ export async function committedAnswer(db: Db, claim: IdempotencyClaim): Promise<
  * so that it writes nothing when this CTE wrote nothing: the work and its record commit together
  * or not at all, and a request whose lease another one has taken over commits nothing.
  */
-export function answerUnderLease(qc: QueryCreator<Database>, claim: IdempotencyClaim, answer: StoredResponse) {
+export function answerUnderLease(
+  qc: QueryCreator<Database>,
+  claim: IdempotencyClaim,
+  answer: StoredResponse,
+) {
   return qc
     .insertInto('idempotency_keys')
     .values({

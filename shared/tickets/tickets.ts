@@ -1,10 +1,10 @@
 // The ticket record and its creation, shared by the tickets function, call completion (outcome
 // `ticket_created`) and the end-user API: one place writes a ticket and its ticket.created event.
 import type { Insertable, Selectable } from 'kysely';
+import type { IdempotencyClaim, StoredResponse } from '../context/idempotency-store';
 import type { Executor } from '../db/schema';
 import type { TicketsTable } from '../db/tables/tickets_calls';
 import { iso, outboxRow } from '../events/emit';
-import type { IdempotencyClaim, StoredResponse } from '../context/idempotency-store';
 import { answerUnderLease, leaseLostAs409, underLease } from '../http/idempotency';
 import { assertReferences, type Reference } from '../http/references';
 import { newId } from '../ids';
