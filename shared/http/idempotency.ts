@@ -81,8 +81,11 @@ export class DbIdempotencyStore implements IdempotencyStore {
   }
 
   async renew(claim: IdempotencyClaim): Promise<boolean> {
-    const res = await held(this.db.updateTable('idempotency_keys'), claim)
-      .set({ expires_at: leaseEnd(claim.leaseMs) })
+    // the claim's own record, also once its work committed the answer (answerUnderLease): a done
+    // record's 24 h stand, since they end later than any lease
+    const res = await keyed(this.db.updateTable('idempotency_keys'), claim.scope)
+      .where('lease_token', '=', claim.token)
+      .set({ expires_at: sql<Date>`greatest(expires_at, ${leaseEnd(claim.leaseMs)})` })
       .executeTakeFirst();
     return res.numUpdatedRows > 0n;
   }

@@ -22,6 +22,8 @@ if (!pgUp && required) throw new Error('PostgreSQL is required in CI');
 
 /** REQUEST_TIMEOUT_MS for these servers: the Idempotency-Key lease (short, so the test is too) */
 const LEASE_MS = 1500;
+/** how long the requests stay held after the SIGTERM (well within SHUTDOWN_GRACE_MS, 10 s) */
+const HELD_AFTER_SIGTERM_MS = 3000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `check` holds (or fails with `what`). */
@@ -159,7 +161,8 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
     live.child.kill('SIGTERM');
     // the server stops taking connections at once while its requests are still held
     await until('the listener to close', async () => !(await accepts(port)), 10_000);
-    await sleep(300);
+    await sleep(HELD_AFTER_SIGTERM_MS);
+    expect(live.child.exitCode).toBeNull(); // still waiting for its requests
     await lock.release();
     const answers = await Promise.all(inFlight);
     for (const a of answers) {
@@ -173,6 +176,10 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
       const row = await db.query('SELECT subject FROM tickets WHERE id = $1', [body.id]);
       expect(row.rows).toEqual([{ subject: sent[i]?.subject }]);
     }
+    const records = await db.query('SELECT state FROM idempotency_keys WHERE idempotency_key LIKE $1', [
+      `${run}-%`,
+    ]);
+    expect(records.rows).toEqual(sent.filter((r) => r.key).map(() => ({ state: 'done' })));
     server = undefined;
   }, 180_000);
 
