@@ -200,12 +200,21 @@ export function answerUnderLease(
 /** `value`, taken through the `idempotency` CTE of answerUnderLease: NULL when it wrote nothing. */
 export const underLease = (value: string) => sql<string>`(SELECT ${value}::text FROM idempotency)`;
 
-/** The statement under answerUnderLease failed because its claim had lost the key: the 409 of a key in use. */
+/**
+ * A statement under answerUnderLease found the key's answer written by another holder (it took
+ * over a lapsed lease, or, with a store apart from the database, committed first): the 409 of a
+ * key in use. The key is not completed with it: a retry is answered from the record that holder wrote.
+ */
+export class LeaseLost extends ApiError {
+  constructor() {
+    super(409, Detail.idempotencyInProgress);
+  }
+}
+
+/** The error of a statement under answerUnderLease, as LeaseLost when its claim had lost the key. */
 export function leaseLostAs409(err: unknown, column: string): unknown {
   const e = err as { code?: string; column?: string } | null;
-  return e?.code === '23502' && (e.column === undefined || e.column === column)
-    ? conflict(Detail.idempotencyInProgress)
-    : err;
+  return e?.code === '23502' && (e.column === undefined || e.column === column) ? new LeaseLost() : err;
 }
 
 interface RedisRecord {
@@ -394,8 +403,9 @@ export function idempotency(
       clearInterval(renewal);
     }
     // Kept only when an endpoint ran: a 5xx may be retried, and a 405 means no route serves the
-    // method, so neither may hold the key against the request the client meant to send with it.
-    if (c.res.status >= 500 || c.res.status === 405) {
+    // method, so neither may hold the key against the request the client meant to send with it;
+    // nor a lost lease's 409, whose key holds (or will hold) the other holder's answer.
+    if (c.res.status >= 500 || c.res.status === 405 || c.error instanceof LeaseLost) {
       await store.release(claim);
       return;
     }
