@@ -14,7 +14,7 @@ import { sha256Hex } from '../crypto';
 import type { Database, Db } from '../db/schema';
 import type { IdempotencyKeysTable } from '../db/tables/integrator';
 import type { AppConfig } from '../env';
-import { errorField } from '../log/logger';
+import { errorField, type Logger } from '../log/logger';
 import { ApiError, conflict, Detail, validationError } from './errors';
 
 export type { BeginResult, IdempotencyClaim, IdempotencyScope, IdempotencyStore, StoredResponse };
@@ -327,6 +327,44 @@ function credentialOf(c: Context<AppEnv>): { tenantId: string; credential: strin
   return null;
 }
 
+/** Renews the claim's lease LEASE_RENEWALS times per lease until the timer is cleared. */
+function renewWhileRunning(store: IdempotencyStore, claim: IdempotencyClaim, logger: Logger) {
+  return setInterval(() => {
+    store
+      .renew(claim)
+      .then((held) => held || logger.warn({}, 'idempotency lease lost while its request ran'))
+      .catch((err) => logger.warn({ error: errorField(err) }, 'idempotency lease not renewed'));
+  }, claim.leaseMs / LEASE_RENEWALS);
+}
+
+/** After the endpoint ran: its answer kept for replay under the claim, or the key given back. */
+async function keepAnswer(
+  c: Context<AppEnv>,
+  store: IdempotencyStore,
+  claim: IdempotencyClaim,
+  logger: Logger,
+) {
+  // Kept only when an endpoint ran: a 5xx may be retried, and a 405 means no route serves the
+  // method, so neither may hold the key against the request the client meant to send with it;
+  // nor a lost lease's 409, whose key holds (or will hold) the other holder's answer.
+  if (c.res.status >= 500 || c.res.status === 405 || c.error instanceof LeaseLost) {
+    await store.release(claim);
+    return;
+  }
+  const body = await c.res.clone().text();
+  const headers: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = c.res.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  // The action is done; if its record cannot be kept, a replay would run it again: release is
+  // not possible either, so the key stays in_progress until its lease lapses (a route that
+  // committed its answer with its work, answerUnderLease, is replayed even then).
+  await store
+    .complete(claim, { status: c.res.status, headers, body })
+    .catch((err) => logger.warn({ error: errorField(err) }, 'idempotency record not saved'));
+}
+
 /**
  * Idempotency-Key replay for POST and PATCH on the API-key surface; `onApiSurface` says whether a
  * request is one (the runtime's access rules, and a route serving its method).
@@ -388,12 +426,7 @@ export function idempotency(
       return c.body(body, status as ContentfulStatusCode);
     }
     c.set('idempotency', claim);
-    const renewal = setInterval(() => {
-      store
-        .renew(claim)
-        .then((held) => held || logger.warn({}, 'idempotency lease lost while its request ran'))
-        .catch((err) => logger.warn({ error: errorField(err) }, 'idempotency lease not renewed'));
-    }, claim.leaseMs / LEASE_RENEWALS);
+    const renewal = renewWhileRunning(store, claim, logger);
     try {
       await next();
     } catch (err) {
@@ -402,24 +435,6 @@ export function idempotency(
     } finally {
       clearInterval(renewal);
     }
-    // Kept only when an endpoint ran: a 5xx may be retried, and a 405 means no route serves the
-    // method, so neither may hold the key against the request the client meant to send with it;
-    // nor a lost lease's 409, whose key holds (or will hold) the other holder's answer.
-    if (c.res.status >= 500 || c.res.status === 405 || c.error instanceof LeaseLost) {
-      await store.release(claim);
-      return;
-    }
-    const body = await c.res.clone().text();
-    const headers: Record<string, string> = {};
-    for (const name of KEPT_HEADERS) {
-      const value = c.res.headers.get(name);
-      if (value !== null) headers[name] = value;
-    }
-    // The action is done; if its record cannot be kept, a replay would run it again: release is
-    // not possible either, so the key stays in_progress until its lease lapses (a route that
-    // committed its answer with its work, answerUnderLease, is replayed even then).
-    await store
-      .complete(claim, { status: c.res.status, headers, body })
-      .catch((err) => logger.warn({ error: errorField(err) }, 'idempotency record not saved'));
+    await keepAnswer(c, store, claim, logger);
   };
 }
