@@ -29,7 +29,7 @@ export type { BeginResult, IdempotencyClaim, IdempotencyScope, IdempotencyStore,
  * A running request holds its key under a lease (IdempotencyClaim), renewed while it runs: a
  * process that dies mid-request frees the key when the lease lapses, and a retry then takes it
  * over. A route whose work is one statement commits its answer in that statement, under the lease
- * (commitUnderLease), so a retry after a crash replays it instead of doing the work again.
+ * (answerUnderLease), so a retry after a crash replays it instead of doing the work again.
  */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -144,7 +144,7 @@ function judge(
 }
 
 /**
- * The answer of work that committed under `claim` in the database (commitUnderLease), for a store
+ * The answer of work that committed under `claim` in the database (answerUnderLease), for a store
  * apart from it: a key whose holder died after that commit is replayed, not run again.
  */
 export async function committedAnswer(db: Db, claim: IdempotencyClaim): Promise<BeginResult | null> {

@@ -31,7 +31,8 @@ export async function startServer(port: number, env: Record<string, string>): Pr
   child.stdout?.on('data', (d) => (log += d));
   child.stderr?.on('data', (d) => (log += d));
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
+  // up to 90 s: a start that migrates PGlite takes tens of seconds on a busy machine
+  for (let i = 0; i < 900; i++) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${log}`);
     try {
       if ((await fetch(`${base}/api/v2/health`)).status < 500) break;
