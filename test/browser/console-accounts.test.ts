@@ -276,19 +276,33 @@ describe.skipIf(chromiumMissing())('the console’s account flows and layout', (
         await inTab(viewport, async (p) => {
           await open(p, '/audit');
           await p.locator('td.target', { hasText: 'warehouse' }).first().waitFor();
-          const apart = await p.locator('form.filters label').evaluateAll((labels) =>
-            labels.flatMap((label) => {
-              const control = document.getElementById(label.getAttribute('for') ?? '');
-              if (!control) return [`${label.textContent}: no control`];
-              const l = label.getBoundingClientRect();
-              const c = control.getBoundingClientRect();
-              const middle = l.top + l.height / 2;
-              const beside = middle > c.top && middle < c.bottom && l.right <= c.left + 1;
-              return beside
-                ? []
-                : [`${label.textContent} at (${l.left},${l.top}), its box at (${c.left},${c.top})`];
-            }),
-          );
+          // beside at this size, and at every width the filters may get (a narrower window, a
+          // longer actor name): each label wraps with its box, never apart
+          const apart = await p.locator('form.filters').evaluate((form) => {
+            const found: string[] = [];
+            const check = (width: string) => {
+              for (const label of form.querySelectorAll('label')) {
+                const control = document.getElementById(label.getAttribute('for') ?? '');
+                if (!control) found.push(`${label.textContent}: no control`);
+                if (!control) continue;
+                const l = label.getBoundingClientRect();
+                const c = control.getBoundingClientRect();
+                const middle = l.top + l.height / 2;
+                if (!(middle > c.top && middle < c.bottom && l.right <= c.left + 1))
+                  found.push(
+                    `${width}: "${label.textContent}" at (${l.left},${l.top}), its box at (${c.left},${c.top})`,
+                  );
+              }
+            };
+            const el = form as HTMLElement;
+            check('as shown');
+            for (let w = 300; w <= 1000; w += 10) {
+              el.style.width = `${w}px`;
+              check(`${w}px`);
+            }
+            el.style.width = '';
+            return found;
+          });
           expect(apart).toEqual([]);
           // every line break in an actor's or target's name falls after a space or punctuation
           const cells = p.locator('table.audit td.actor, table.audit td.target');
@@ -391,6 +405,23 @@ describe.skipIf(chromiumMissing())('the console’s account flows and layout', (
               if (a !== b && b.box && overlap(a.text, b.box))
                 overlaps.push(`${a.name} over ${b.name}'s checkbox`);
           expect(overlaps).toEqual([]);
+          // and each group keeps to its cell of the grid: the gap between groups stays
+          const groups = await dialog.locator('.event-groups > fieldset').evaluateAll((sets) =>
+            sets.map((f) => {
+              const r = f.getBoundingClientRect();
+              return {
+                name: f.querySelector('legend')?.textContent ?? '',
+                x: r.x - 3,
+                y: r.y - 3,
+                width: r.width + 6,
+                height: r.height + 6,
+              };
+            }),
+          );
+          const touching: string[] = [];
+          for (const [i, a] of groups.entries())
+            for (const b of groups.slice(i + 1)) if (overlap(a, b)) touching.push(`${a.name} into ${b.name}`);
+          expect(touching).toEqual([]);
         });
       });
 
