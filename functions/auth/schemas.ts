@@ -75,3 +75,10 @@ export const TokenPair = z.object({
   refresh_token: z.string().describe('single use: exchange it at /api/v1/auth/refresh for a new pair'),
 });
 export const PasswordResetAccepted = z.object({ detail: z.string() });
+/** POST /api/v1/auth/login, 409: the password matches accounts in several tenants. */
+export const TenantChoice = z.object({
+  detail: z.string(),
+  tenants: z
+    .array(z.object({ id: z.string(), name: z.string() }))
+    .describe('the tenants whose account of this address the password opened: send one as tenant_id'),
+});

@@ -460,7 +460,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the dashboard
-         * @description Email and password of a tenant user; `tenant_id` is needed only when the address belongs to users of several tenants. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay.
+         * @description Email and password of a tenant user. Without `tenant_id` the password is checked against every active account of the address: one match signs in; matches in several tenants answer 409 with those tenants, to send one as `tenant_id`. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay. Another tenant's account or invitation of the address never turns a right password into a 401 or counts as a failure.
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
@@ -3375,6 +3375,17 @@ export interface components {
             expires_in: number;
             /** @description single use: exchange it at /api/v1/auth/refresh for a new pair */
             refresh_token: string;
+        };
+        TenantChoice: {
+            /** @description What happened, in words */
+            detail: string;
+            /** @description the tenants whose account of this address the password opened: send one as tenant_id */
+            tenants: {
+                /** @description The id of this item */
+                id: string;
+                /** @description Name */
+                name: string;
+            }[];
         };
         SignIn: {
             /**
@@ -9481,6 +9492,31 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No `tenant_id` sent and the password matches the address's accounts in several tenants: sign in again with one of them as `tenant_id` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This address has accounts in several tenants: send tenant_id",
+                     *       "tenants": [
+                     *         {
+                     *           "id": "ten_demo",
+                     *           "name": "Acme"
+                     *         },
+                     *         {
+                     *           "id": "ten_0mh2v9w8xPr6JzL3qNb5Gc",
+                     *           "name": "Beta"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TenantChoice"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
