@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from '../../shared/auth/password-policy';
 import { smtpLimits } from '../../shared/http/email';
-import { requiredName } from '../../shared/http/names';
+import { mailedName } from '../../shared/http/names';
 
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH };
 
@@ -36,7 +36,7 @@ export const LogoutBody = z.strictObject({ refresh_token: Token.optional() }).op
 export const AcceptInviteBody = z.strictObject({
   token: Token,
   password: NewPassword,
-  name: requiredName(200).optional(),
+  name: mailedName(200).optional(),
 });
 export const InvitePreviewBody = z.strictObject({ token: Token });
 /** POST /api/v1/auth/invite-preview: what an unspent invite offers, for the accept page. */
