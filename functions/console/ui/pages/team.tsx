@@ -295,7 +295,7 @@ function PendingInvitations(props: {
   const resend = async (i: Invitation) => {
     try {
       const sent = await resendInvitation(i.id);
-      props.onLink(i.email, sent.invite.accept_url);
+      if (sent.invite.accept_url) props.onLink(i.email, sent.invite.accept_url); // development only
       props.say(`A new invitation was mailed to ${i.email}; the earlier link no longer works.`);
       load.reload();
     } catch (e) {
