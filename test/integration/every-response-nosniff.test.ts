@@ -87,7 +87,14 @@ describe.skipIf(postgresUnavailable())('nosniff on every response', () => {
       204,
     ],
     // off the browser surfaces a preflight is no route: refused, and still nosniff
-    ['a refused preflight', 'OPTIONS', '/api/v1/auth/login', { origin: 'https://app.example' }, undefined, 405],
+    [
+      'a refused preflight',
+      'OPTIONS',
+      '/api/v1/auth/login',
+      { origin: 'https://app.example' },
+      undefined,
+      405,
+    ],
     ['a HEAD', 'HEAD', '/api/v1/tickets', { 'x-api-key': key }, undefined, 200],
     ['health', 'GET', '/api/v2/health', {}, undefined, 200],
   ];

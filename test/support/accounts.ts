@@ -37,11 +37,15 @@ export async function signUpAdmin(h: Harness, email = `admin${++seq}@acme.exampl
  * one, so the test reads the harness's outbox as the invitee reads their mailbox.
  */
 export async function mailedToken(h: Harness, to: string): Promise<string> {
-  const mail = (await h.outbox()).filter((m) => m.to === to.toLowerCase()).at(-1);
-  if (!mail) throw new Error(`no mail to ${to}`);
-  const token = new URL(mail.link).searchParams.get('token');
+  const token = new URL(await mailedLink(h, to)).searchParams.get('token');
   if (!token) throw new Error(`the mail to ${to} carries no token`);
   return token;
+}
+/** The action link of the latest mail to `to`. */
+export async function mailedLink(h: Harness, to: string): Promise<string> {
+  const mail = (await h.outbox()).filter((m) => m.to === to.toLowerCase()).at(-1);
+  if (!mail) throw new Error(`no mail to ${to}`);
+  return mail.link;
 }
 
 export const login = (h: Harness, body: Record<string, unknown>, headers?: Record<string, string>) =>
