@@ -155,6 +155,16 @@ export function loadConfig(source: Record<string, unknown>): AppConfig {
     }
     resolved[key] = fallback;
   }
+  // a link over plain http hands its one-time token to every network it crosses (the Worker reads
+  // this config too, so the edge refuses like `npm start`)
+  if (
+    appEnv === 'production' &&
+    picked.PUBLIC_BASE_URL &&
+    !/^https:\/\//i.test(String(picked.PUBLIC_BASE_URL))
+  )
+    problems.push(
+      `PUBLIC_BASE_URL must be an https:// origin when APP_ENV=production: the links it starts carry one-time tokens (got "${picked.PUBLIC_BASE_URL}")`,
+    );
   if (problems.length > 0) {
     const count = `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}`;
     throw new ConfigError(`Invalid environment (${count}):\n${problems.map((p) => `  ${p}`).join('\n')}`);

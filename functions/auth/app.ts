@@ -38,8 +38,12 @@ const INVALID_TOKEN: Record<TenantUserTokenPurpose, string> = {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Unknown email, wrong password, no password yet, disabled user, wrong tenant, an address in
- * several tenants without `tenant_id`: one 401, and one PBKDF2 derivation each (the dummy hash).
+ * The password is checked against every active account of the address (in the named tenant, when
+ * `tenant_id` is sent): one match signs in; several answer 409 with the tenants to choose from;
+ * none is the one 401 (unknown email, wrong password, no password yet, disabled user, wrong
+ * tenant) and the only outcome counted as a failure, so another tenant's account of the same
+ * address never turns a right password into a refusal or a lock. An unknown address costs one
+ * PBKDF2 derivation (the dummy hash), like an address with one account.
  */
 register(app, routes.login, async (c) => {
   const body = c.req.valid('json');
@@ -49,17 +53,38 @@ register(app, routes.login, async (c) => {
   if (locked > 0) throw new ApiError(429, Detail.tooManySignInAttempts, { 'Retry-After': String(locked) });
 
   const accounts = await accountsByEmail(db, body.email, body.tenant_id);
-  const user = accounts.length === 1 ? accounts[0] : undefined;
-  const passwordOk = await verifyPassword(body.password, user?.password_hash ?? null);
-  if (!user || !passwordOk || user.disabled_at) {
+  const matches = await matchingAccounts(body.password, accounts);
+  if (matches.length === 0) {
     const kinds = Object.keys(keys) as ThrottleKind[];
     const counts = await Promise.all(kinds.map((kind) => recordFailure(db, kind, keys[kind])));
     await sleep(failureDelayMs(Math.max(...counts)));
     throw unauthorized(Detail.invalidLogin);
   }
   await clearFailures(db, keys.account_ip);
+  const [user] = matches;
+  if (matches.length > 1 || !user)
+    return c.json(
+      {
+        detail: Detail.severalTenants,
+        tenants: matches.map((m) => ({ id: m.tenant_id, name: m.tenant_name })),
+      },
+      409,
+    );
   return c.json(await startSession(c, user));
 });
+
+/** The accounts whose password this is (all derivations at once); none known still costs one derivation. */
+async function matchingAccounts<T extends { password_hash: string | null }>(
+  password: string,
+  accounts: T[],
+): Promise<T[]> {
+  if (accounts.length === 0) {
+    await verifyPassword(password, null);
+    return [];
+  }
+  const ok = await Promise.all(accounts.map((a) => verifyPassword(password, a.password_hash)));
+  return accounts.filter((_, i) => ok[i]);
+}
 
 register(app, routes.refresh, async (c) => {
   return c.json(await refreshSession(c, c.req.valid('json').refresh_token));
@@ -140,7 +165,7 @@ register(app, routes.requestPasswordReset, async (c) => {
   // issued after the answer: a known address must not answer later than an unknown one (its
   // token's writes would tell which addresses have accounts)
   defer(async () => {
-    for (const user of accounts) if (!user.disabled_at) await mailUserToken(c, user, 'password_reset');
+    for (const user of accounts) await mailUserToken(c, user, 'password_reset');
   });
   return c.json({ detail: RESET_REQUESTED }, 202);
 });

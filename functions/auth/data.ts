@@ -10,18 +10,29 @@ import type { TenantUserTokenPurpose } from '../../shared/db/tables/auth';
 // --- accounts
 
 /**
- * Accounts with this address (in one tenant when named), at most 20, by tenant. Only those that
- * signed up: a pending invitation is no membership yet (another tenant inviting the address must
- * not make its sign-in without tenant_id ambiguous).
+ * The active accounts with this address (in one tenant when named), at most 20, by tenant, with
+ * their tenant's name (a sign-in that matches several offers the choice). Only those that signed
+ * up and are not disabled: a pending invitation is no membership yet, and a disabled account
+ * must not make another tenant's sign-in ambiguous.
  */
 export function accountsByEmail(db: Db, email: string, tenantId: string | undefined) {
   let q = db
-    .selectFrom('tenant_users')
-    .select(['id', 'tenant_id', 'email', 'role', 'password_hash', 'disabled_at'])
-    .where(sql`lower(email)`, '=', email)
-    .where('password_hash', 'is not', null);
-  if (tenantId !== undefined) q = q.where('tenant_id', '=', tenantId);
-  return q.orderBy('tenant_id').limit(20).execute();
+    .selectFrom('tenant_users as u')
+    .innerJoin('tenants as t', 't.id', 'u.tenant_id')
+    .select([
+      'u.id',
+      'u.tenant_id',
+      't.name as tenant_name',
+      'u.email',
+      'u.role',
+      'u.password_hash',
+      'u.disabled_at',
+    ])
+    .where(sql`lower(u.email)`, '=', email)
+    .where('u.password_hash', 'is not', null)
+    .where('u.disabled_at', 'is', null);
+  if (tenantId !== undefined) q = q.where('u.tenant_id', '=', tenantId);
+  return q.orderBy('u.tenant_id').limit(20).execute();
 }
 
 /** The session's user (absent for a token minted without an account) and tenant, for GET /me. */

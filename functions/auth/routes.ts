@@ -13,6 +13,7 @@ import {
   PasswordResetBody,
   PasswordResetConfirmBody,
   RefreshBody,
+  TenantChoice,
   TokenPair,
 } from './schemas';
 
@@ -36,12 +37,24 @@ export const login = defineRoute({
   path: '/api/v1/auth/login',
   summary: 'Sign in to the dashboard',
   description:
-    'Email and password of a tenant user; `tenant_id` is needed only when the address belongs to users of several tenants. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay.',
+    "Email and password of a tenant user. Without `tenant_id` the password is checked against every active account of the address: one match signs in; matches in several tenants answer 409 with those tenants, to send one as `tenant_id`. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay. Another tenant's account or invitation of the address never turns a right password into a 401 or counts as a failure.",
   tags,
   body: LoginBody,
   responses: {
     200: { description: 'A session', schema: TokenPair, example: pair },
     401: { description: 'Any failure', schema: ErrorBody, example: { detail: 'Invalid email or password' } },
+    409: {
+      description:
+        "No `tenant_id` sent and the password matches the address's accounts in several tenants: sign in again with one of them as `tenant_id`",
+      schema: TenantChoice,
+      example: {
+        detail: 'This address has accounts in several tenants: send tenant_id',
+        tenants: [
+          { id: 'ten_demo', name: 'Acme' },
+          { id: 'ten_0mh2v9w8xPr6JzL3qNb5Gc', name: 'Beta' },
+        ],
+      },
+    },
     429: locked,
     415: jsonOnlyRefusal,
   },
@@ -229,7 +242,7 @@ export const routes = [
 ];
 
 export const components = defineComponents({
-  output: { TokenPair, PasswordResetAccepted, Me, InvitePreview },
+  output: { TokenPair, TenantChoice, PasswordResetAccepted, Me, InvitePreview },
   input: {
     SignIn: LoginBody,
     SessionRefresh: RefreshBody,

@@ -1,7 +1,13 @@
 import { z } from 'zod';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from '../../shared/auth/password-policy';
+import {
+  countedCharacters,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  PASSWORD_TOO_SHORT,
+  passwordProblem,
+} from '../../shared/auth/password-policy';
 import { smtpLimits } from '../../shared/http/email';
-import { requiredName } from '../../shared/http/names';
+import { mailedName } from '../../shared/http/names';
 
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH };
 
@@ -14,12 +20,25 @@ const Email = z
   .refine(...smtpLimits);
 const TenantId = z.string().min(1).max(64);
 const Token = z.string().min(1).max(200);
-/** A new password (accept-invite, reset): the policy (shared/auth/password-policy.ts), a 422 saying why. */
+/**
+ * A new password (accept-invite, reset): the policy (shared/auth/password-policy.ts), a 422 saying
+ * why. Its length is counted as the policy counts it (NFKC, invisible code points removed).
+ */
 export const NewPassword = z
   .string()
-  .min(PASSWORD_MIN_LENGTH, `Password must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH)
   .superRefine((password, ctx) => {
+    if (countedCharacters(password).length < PASSWORD_MIN_LENGTH) {
+      ctx.addIssue({
+        code: 'too_small',
+        origin: 'string',
+        minimum: PASSWORD_MIN_LENGTH,
+        inclusive: true,
+        input: password,
+        message: PASSWORD_TOO_SHORT,
+      });
+      return;
+    }
     const problem = passwordProblem(password);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
@@ -36,7 +55,7 @@ export const LogoutBody = z.strictObject({ refresh_token: Token.optional() }).op
 export const AcceptInviteBody = z.strictObject({
   token: Token,
   password: NewPassword,
-  name: requiredName(200).optional(),
+  name: mailedName(200).optional(),
 });
 export const InvitePreviewBody = z.strictObject({ token: Token });
 /** POST /api/v1/auth/invite-preview: what an unspent invite offers, for the accept page. */
@@ -75,3 +94,10 @@ export const TokenPair = z.object({
   refresh_token: z.string().describe('single use: exchange it at /api/v1/auth/refresh for a new pair'),
 });
 export const PasswordResetAccepted = z.object({ detail: z.string() });
+/** POST /api/v1/auth/login, 409: the password matches accounts in several tenants. */
+export const TenantChoice = z.object({
+  detail: z.string(),
+  tenants: z
+    .array(z.object({ id: z.string(), name: z.string() }))
+    .describe('the tenants whose account of this address the password opened: send one as tenant_id'),
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { smtpLimits } from '../../shared/http/email';
 import { ianaTimeZone } from '../../shared/http/instants';
-import { requiredName } from '../../shared/http/names';
+import { mailedName, requiredName } from '../../shared/http/names';
 
 /**
  * Tenant settings, by section. Each section is a strict object of optional fields: PATCH sends
@@ -100,7 +100,7 @@ export const IntegrationSettings = z.strictObject({
   webhook_secret: z.string().min(1).max(2000).nullish(),
 });
 
-export const TenantProfileBody = z.strictObject({ name: requiredName(200) });
+export const TenantProfileBody = z.strictObject({ name: mailedName(200) });
 
 export const SectionParam = z.object({ section: z.enum(['general', 'branding', 'channels', 'onboarding']) });
 export const ProviderParam = z.object({ provider: z.enum(INTEGRATION_PROVIDERS) });

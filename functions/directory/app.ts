@@ -59,7 +59,7 @@ register(app, routes.listTenantUsers, async (c) => {
   return c.json(pageEnvelope('users', rows.map(userView), total, q));
 });
 
-/** The colleague and the audit entry commit together; the invite is mailed after (and shown once here). */
+/** The colleague and the audit entry commit together; the invite is mailed after. */
 register(app, routes.createTenantUser, async (c) => {
   const body = c.req.valid('json');
   requireGrant(c, body.role);
@@ -72,9 +72,9 @@ register(app, routes.createTenantUser, async (c) => {
     { email: body.email, name: body.name ?? null, role: body.role },
     (id) => auditRow(c, 'user.invited', { type: 'user', id }, { email: body.email, role: body.role }),
   );
-  // the colleague sets a password through the invite (mailed; shown once here for the inviter to pass on)
+  // the colleague sets a password through the mailed invite (its link is returned in development only)
   const invite = await mailUserToken(c, row, 'invite');
-  return c.json({ ...userView(row), invite: inviteView(invite) }, 201);
+  return c.json({ ...userView(row), invite: inviteView(c.get('services').config, invite) }, 201);
 });
 
 register(app, routes.getTenantUser, async (c) => {
@@ -155,7 +155,7 @@ register(app, routes.listInvitations, async (c) => {
   return c.json(pageEnvelope('invitations', rows.map(invitationView), total, q));
 });
 
-/** A new link (issuing it lapses the earlier one), mailed and shown once, as at creation. */
+/** A new link (issuing it lapses the earlier one), mailed (and returned in development), as at creation. */
 register(app, routes.resendInvitation, async (c) => {
   const { id } = c.req.valid('param');
   const tenantId = tenantOf(c);
@@ -173,7 +173,7 @@ register(app, routes.resendInvitation, async (c) => {
   );
   return c.json({
     ...invitationView({ ...invitation, expires_at: invite.expires_at }),
-    invite: inviteView(invite),
+    invite: inviteView(c.get('services').config, invite),
   });
 });
 

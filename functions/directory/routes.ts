@@ -64,7 +64,7 @@ export const createTenantUser = defineRoute({
   access: { role: 'tenant_admin' },
   summary: 'Add a tenant user',
   description:
-    'Needs users:write and roles:write. An email already in the tenant is 409. The user is invited: the invite link is mailed to them and shown once in `invite`.',
+    'Needs users:write and roles:write. An email already in the tenant is 409. The user is invited: the invite link is mailed to them (the mailbox is the proof); `invite.token` and `invite.accept_url` are returned only when the server runs with APP_ENV=development.',
   tags: ['Tenant users'],
   body: CreateTenantUserBody,
   responses: {
@@ -135,7 +135,7 @@ export const resendInvitation = defineRoute({
   access: { role: 'tenant_admin' },
   summary: 'Resend an invitation',
   description:
-    'Issues a new invite link (the earlier one stops working), mails it, and shows it once in `invite`. Needs users:write and roles:write; an invitation to tenant_admin needs a tenant_admin session.',
+    'Issues a new invite link (the earlier one stops working) and mails it; `invite.token` and `invite.accept_url` are returned only when the server runs with APP_ENV=development. Needs users:write and roles:write; an invitation to tenant_admin needs a tenant_admin session.',
   tags: ['Tenant users'],
   params: IdParam,
   responses: {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { DEVELOPMENT_ONLY } from '../../shared/auth/accounts';
 import { smtpLimits } from '../../shared/http/email';
-import { requiredName } from '../../shared/http/names';
+import { mailedName } from '../../shared/http/names';
 import { pageQuery } from '../../shared/http/pagination';
 
 export const DIRECTORY_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
@@ -24,11 +25,11 @@ export const CreateTenantUserBody = z.strictObject({
     .email()
     .max(320)
     .refine(...smtpLimits),
-  name: requiredName(200).nullish(),
+  name: mailedName(200).nullish(),
   role: z.enum(['agent', 'tenant_admin']).default('agent'),
 });
 export const UpdateTenantUserBody = z.strictObject({
-  name: requiredName(200).nullish(),
+  name: mailedName(200).nullish(),
   role: z.enum(['agent', 'tenant_admin']).optional(),
 });
 
@@ -59,10 +60,13 @@ export const Invitation = z.object({
 });
 export const InvitationsQuery = pageQuery(DIRECTORY_PAGE);
 
-/** POST /api/v1/tenant/users: the user and their one-time invite (shown only here, and mailed). */
+/** POST /api/v1/tenant/users: the user and their invite (mailed; its token and link returned in development only). */
 const InviteLink = z.object({
-  token: z.string().describe('POST /api/v1/auth/accept-invite {token, password}; single use, 7 days'),
-  accept_url: z.string(),
+  token: z
+    .string()
+    .optional()
+    .describe(`POST /api/v1/auth/accept-invite {token, password}; single use, 7 days. ${DEVELOPMENT_ONLY}`),
+  accept_url: z.string().optional().describe(`the console page that accepts it. ${DEVELOPMENT_ONLY}`),
   expires_at: z.string(),
 });
 export const InvitedTenantUser = TenantUser.extend({ invite: InviteLink });

@@ -13,13 +13,16 @@ export const app = new Hono<AppEnv>();
 /** super_admin only (../shared/DESIGN.md contract); `admin_email` invites the first tenant_admin. */
 register(app, routes.createTenant, async (c) => {
   const { admin_email, ...body } = c.req.valid('json');
-  const { db } = c.get('services');
+  const { db, config } = c.get('services');
   const tenant = await insertTenant(db, body);
   if (!admin_email) return c.json(tenantView(tenant), 201);
   const admin = await insertTenantAdmin(db, tenant.id, admin_email);
   const invite = await mailUserToken(c, admin, 'invite');
   return c.json(
-    { ...tenantView(tenant), invite: { user_id: admin.id, email: admin.email, ...inviteView(invite) } },
+    {
+      ...tenantView(tenant),
+      invite: { user_id: admin.id, email: admin.email, ...inviteView(config, invite) },
+    },
     201,
   );
 });

@@ -20,7 +20,7 @@ export const createTenant = defineRoute({
   access: { role: 'super_admin' },
   summary: 'Create a tenant',
   description:
-    "Platform operators only: a dashboard session with the `super_admin` role. Sandbox tenants get `itsm_sk_test_` keys. With `admin_email`, that address becomes the tenant's first `tenant_admin`: the invite is mailed and shown once in `invite` (valid 7 days, single use; POST /api/v1/auth/accept-invite).",
+    "Platform operators only: a dashboard session with the `super_admin` role. Sandbox tenants get `itsm_sk_test_` keys. With `admin_email`, that address becomes the tenant's first `tenant_admin`: the invite is mailed (valid 7 days, single use; POST /api/v1/auth/accept-invite); `invite.token` and `invite.accept_url` are returned only when the server runs with APP_ENV=development.",
   tags: ['Tenants'],
   body: CreateTenantBody,
   responses: { 201: { description: 'The created tenant', schema: CreatedTenant, example } },

@@ -1,15 +1,16 @@
 import { z } from 'zod';
+import { DEVELOPMENT_ONLY } from '../../shared/auth/accounts';
 import { smtpLimits } from '../../shared/http/email';
-import { requiredName } from '../../shared/http/names';
+import { mailedName } from '../../shared/http/names';
 
 export const TENANT_PLANS = ['free', 'starter', 'pro', 'enterprise'] as const;
 export const TENANT_ENVIRONMENTS = ['production', 'staging', 'sandbox'] as const;
 
 export const CreateTenantBody = z.strictObject({
-  name: requiredName(200),
+  name: mailedName(200),
   plan: z.enum(TENANT_PLANS),
   environment: z.enum(TENANT_ENVIRONMENTS),
-  /** the first tenant_admin: invited by mail, and the response carries the one-time invite */
+  /** the first tenant_admin: invited by mail (the response carries its link in development only) */
   admin_email: z
     .string()
     .trim()
@@ -35,12 +36,15 @@ export const Tenant = z.object({
   updated_at: z.string(),
 });
 
-/** A one-time invite (shared/auth/accounts.ts): the token and its link are shown only here. */
+/** The first admin's invite (shared/auth/accounts.ts): mailed; its token and link returned in development only. */
 export const Invite = z.object({
   user_id: z.string(),
   email: z.string(),
-  token: z.string().describe('POST /api/v1/auth/accept-invite {token, password}; single use'),
-  accept_url: z.string().describe('the console page that accepts it'),
+  token: z
+    .string()
+    .optional()
+    .describe(`POST /api/v1/auth/accept-invite {token, password}; single use. ${DEVELOPMENT_ONLY}`),
+  accept_url: z.string().optional().describe(`the console page that accepts it. ${DEVELOPMENT_ONLY}`),
   expires_at: z.string(),
 });
 export const CreatedTenant = Tenant.extend({ invite: Invite.optional() });

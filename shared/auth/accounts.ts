@@ -132,18 +132,29 @@ export async function issueUserToken(
   return { token, url, expires_at: expires.toISOString() };
 }
 
+/**
+ * A tenant's name as mail shows it: in quotes, on one line, at most 80 characters. Names refuse line
+ * breaks and control characters at the API (shared/http/names.ts); this also holds for a name
+ * stored before that rule, so a name can never pass for a line of the platform's own text.
+ */
+const quoted = (name: string) => {
+  const line = name.replace(/[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069]+/gu, ' ').trim();
+  return `"${line.length > 80 ? `${line.slice(0, 79)}…` : line}"`;
+};
+
+/** Fixed templates: the only free text in them is the quoted tenant name. */
 const MAIL_TEXT: Record<
   TenantUserTokenPurpose,
   (tenantName: string, url: string, expires: string) => string
 > = {
   invite: (tenant, url, expires) =>
-    `You have been invited to ${tenant} on the Support Platform.\n\nSet your password: ${url}\n\nThe link works once and expires ${expires}.`,
+    `You have been invited to the tenant ${quoted(tenant)} on the Support Platform.\n\nSet your password: ${url}\n\nThe link works once and expires ${expires}.`,
   password_reset: (tenant, url, expires) =>
-    `A password reset was requested for your ${tenant} account.\n\nChoose a new password: ${url}\n\nThe link works once and expires ${expires}. If you did not ask for it, ignore this mail.`,
+    `A password reset was requested for your account in the tenant ${quoted(tenant)}.\n\nChoose a new password: ${url}\n\nThe link works once and expires ${expires}. If you did not ask for it, ignore this mail.`,
 };
 const MAIL_SUBJECT: Record<TenantUserTokenPurpose, (tenantName: string) => string> = {
-  invite: (tenant) => `Your invitation to ${tenant}`,
-  password_reset: (tenant) => `Reset your ${tenant} password`,
+  invite: (tenant) => `Your invitation to ${quoted(tenant)}`,
+  password_reset: (tenant) => `Reset your password for ${quoted(tenant)}`,
 };
 
 /** Issues the token and mails its link after the response (the answer never waits on the mail API). */
@@ -171,9 +182,19 @@ export async function mailUserToken(
   return issued;
 }
 
-/** The invite as API responses show it (the token and its link appear only here, once). */
-export const inviteView = (issued: IssuedUserToken) => ({
-  token: issued.token,
-  accept_url: issued.url,
+/**
+ * Whether a response may carry a one-time token or a link holding one: in development only, for
+ * local use. Elsewhere the mail is the only carrier, so the mailbox stays the proof: a token in a
+ * response would be an account for whoever holds the response (an API key, a log, a proxy).
+ */
+export const tokensInResponses = (config: Pick<AppConfig, 'APP_ENV'>) => config.APP_ENV === 'development';
+
+/** How the OpenAPI document describes such a field. */
+export const DEVELOPMENT_ONLY =
+  'Only with APP_ENV=development, for local use; elsewhere absent: the link is mailed to the invitee and never returned.';
+
+/** The invite as API responses show it: its expiry; the token and its link in development only. */
+export const inviteView = (config: Pick<AppConfig, 'APP_ENV'>, issued: IssuedUserToken) => ({
+  ...(tokensInResponses(config) ? { token: issued.token, accept_url: issued.url } : {}),
   expires_at: issued.expires_at,
 });

@@ -1,6 +1,9 @@
 /**
  * What a new dashboard password must be (NIST SP 800-63B: length and a blocklist, not composition
- * rules): at least 12 characters, not one character repeated, not whitespace alone, and not among
+ * rules): at least 12 characters, counted after NFKC normalisation with the default-ignorable code
+ * points (zero-width spaces and joiners, soft hyphens, variation selectors) removed, since those
+ * show as nothing and add nothing a guesser must try; not whitespace alone, not one character
+ * repeated, not a repeated two-character pattern, and not among
  * the most common passwords (common-passwords.gen.ts: every password of 12 characters or more among
  * SecLists' 100,000 most common, so also every one of the 10,000 most common that the length rule
  * lets through). Each failure has its own message: the 422 says why.
@@ -17,18 +20,33 @@ const commonPasswords = () => {
   return common;
 };
 
-/** The rules after the length, in order: the first that fails is the reason given. */
-export const PASSWORD_RULES: { test: (password: string) => boolean; reason: string }[] = [
-  { test: (p) => p.trim() !== '', reason: 'Password must not be only whitespace' },
-  { test: (p) => new Set(p).size > 1, reason: 'Password must not be one repeated character' },
+/** Code points that render as nothing (Unicode's Default_Ignorable_Code_Point). */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/** The password as its strength is judged: NFKC, invisible code points removed, as code points. */
+export const countedCharacters = (password: string): string[] => [
+  ...password.normalize('NFKC').replace(INVISIBLE, ''),
+];
+
+export const PASSWORD_TOO_SHORT = `Password must be at least ${PASSWORD_MIN_LENGTH} characters`;
+
+/** The rules after the length, in order, on the counted characters: the first that fails is the reason given. */
+export const PASSWORD_RULES: { test: (chars: string[]) => boolean; reason: string }[] = [
+  { test: (c) => c.join('').trim() !== '', reason: 'Password must not be only whitespace' },
+  { test: (c) => new Set(c).size > 1, reason: 'Password must not be one repeated character' },
   {
-    test: (p) => !commonPasswords().has(p.toLowerCase()),
+    test: (c) => !c.every((ch, i) => ch === c[i % 2]),
+    reason: 'Password must not be a repeated two-character pattern',
+  },
+  {
+    test: (c) => !commonPasswords().has(c.join('').toLowerCase()),
     reason: 'Password is too common: choose one that is not on lists of leaked passwords',
   },
 ];
 
-/** Why `password` is refused (beyond its length), or null when it is acceptable. */
+/** Why `password` is refused beyond its length, or null when it is acceptable. */
 export function passwordProblem(password: string): string | null {
-  for (const rule of PASSWORD_RULES) if (!rule.test(password)) return rule.reason;
+  const chars = countedCharacters(password);
+  for (const rule of PASSWORD_RULES) if (!rule.test(chars)) return rule.reason;
   return null;
 }

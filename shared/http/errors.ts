@@ -55,6 +55,7 @@ export const Detail = {
   syncNotConfigured: (provider: string) => `No sync connection configured for ${provider}`,
   kbDestinationNotConfigured: (destination: string) => `Destination ${destination} is not configured`,
   invalidLogin: 'Invalid email or password',
+  severalTenants: 'This address has accounts in several tenants: send tenant_id',
   tooManySignInAttempts: 'Too many failed sign-in attempts; try again later',
   invalidRefreshToken: 'Invalid or expired refresh token',
   invalidInvite: 'Invalid or expired invite',

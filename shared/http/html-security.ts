@@ -7,6 +7,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../context/app-env';
+import { NOSNIFF } from './response-headers';
 
 /** What every HTML surface's policy has, whatever else it allows. */
 const BASE_POLICY = {
@@ -34,7 +35,7 @@ export function htmlSecurityHeaders(csp: string): Record<string, string> {
     'Content-Security-Policy': csp,
     // for browsers older than frame-ancestors
     'X-Frame-Options': 'DENY',
-    'X-Content-Type-Options': 'nosniff',
+    'X-Content-Type-Options': NOSNIFF,
     'Referrer-Policy': 'no-referrer',
     'Cross-Origin-Opener-Policy': 'same-origin',
   };

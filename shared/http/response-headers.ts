@@ -30,7 +30,14 @@ export function setResponseHeader(c: Context, name: string, value: string): void
   }
 }
 
-/** The headers of a JSON answer: its type, the request id (when known), then the answer's own. */
+/**
+ * What every response carries, JSON included (DESIGN.md, "every response"): no browser may sniff a
+ * JSON answer (or an error echoing the caller's input) into HTML or script. Set here only: by the
+ * router's entry for what it answers, and in the headers of every answer built here.
+ */
+export const NOSNIFF = 'nosniff';
+
+/** The headers of a JSON answer: its type, nosniff, the request id (when known), then the answer's own. */
 export function jsonAnswerHeaders(
   requestId: string | undefined,
   extra?: Record<string, string>,
@@ -38,8 +45,8 @@ export function jsonAnswerHeaders(
   // (each shape a literal of its own: a key added afterwards is a map transition per answer)
   const headers: Record<string, string> =
     requestId === undefined
-      ? { 'Content-Type': 'application/json' }
-      : { 'Content-Type': 'application/json', 'X-Request-Id': requestId };
+      ? { 'Content-Type': 'application/json', 'X-Content-Type-Options': NOSNIFF }
+      : { 'Content-Type': 'application/json', 'X-Content-Type-Options': NOSNIFF, 'X-Request-Id': requestId };
   if (extra) Object.assign(headers, extra);
   return headers;
 }
@@ -70,17 +77,22 @@ export function jsonAnswer(
 }
 
 /**
- * The request id onto every response of this request. Off Node: into Hono's prepared headers now,
+ * The request id and nosniff onto every response of this request. Off Node: into Hono's prepared headers now,
  * which every response Hono builds merges. On Node: nothing now; `echoRequestIdAfter` puts it on the
  * `ServerResponse` once the answer is known, unless the answer carries it (jsonAnswer).
  */
 export function echoRequestIdBefore(c: Context, requestId: string): void {
-  if (!nodeOutgoing(c)) c.header('X-Request-Id', requestId);
+  if (nodeOutgoing(c)) return;
+  c.header('X-Request-Id', requestId);
+  c.header('X-Content-Type-Options', NOSNIFF);
 }
 
 /** Node's half of echoRequestIdBefore: called with the answer, before the adapter writes it. */
 export function echoRequestIdAfter(c: Context, requestId: string, answer: Response): void {
   if (carryingRequestId.has(answer)) return;
   const outgoing = nodeOutgoing(c);
-  if (outgoing && !outgoing.headersSent) outgoing.setHeader('X-Request-Id', requestId);
+  if (outgoing && !outgoing.headersSent) {
+    outgoing.setHeader('X-Request-Id', requestId);
+    outgoing.setHeader('X-Content-Type-Options', NOSNIFF);
+  }
 }

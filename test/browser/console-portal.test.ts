@@ -474,12 +474,14 @@ describe.skipIf(chromiumMissing())('the console as an integrator’s portal', ()
         await p.reload();
         await about.getByText('reload.invite@example.com').waitFor();
         await p.getByLabel('Password', { exact: true }).fill('reloaded and still here 7');
-        await p.getByRole('button', { name: 'Set password' }).click();
-        await p.getByRole('button', { name: 'Continue to sign in' }).waitFor();
+        await p.getByRole('button', { name: 'Set password and sign in' }).click();
+        await p.getByRole('navigation', { name: 'Console' }).waitFor();
+        await p.getByRole('button', { name: 'Sign out' }).click();
+        await p.getByRole('heading', { name: 'Sign in' }).waitFor();
         // a spent or unknown link says so instead of showing the form
         await p.goto(`${server.base}/console/accept-invite?token=itsm_inv_unknown`);
         await p.getByText('This invitation is no longer valid').waitFor();
-        expect(await p.getByRole('button', { name: 'Set password' }).count()).toBe(0);
+        expect(await p.getByRole('button', { name: 'Set password and sign in' }).count()).toBe(0);
       } finally {
         await context.close();
       }
@@ -495,6 +497,10 @@ describe.skipIf(chromiumMissing())('the console as an integrator’s portal', ()
           const dialog = p.getByRole('dialog', { name: 'Invite member' });
           await dialog.getByLabel('Email').fill(email);
           await dialog.getByRole('button', { name: 'Send invitation' }).click();
+          await p
+            .getByRole('dialog', { name: 'Invitation sent' })
+            .getByRole('button', { name: 'Done' })
+            .click();
           const row = p.locator(`tr[data-invitation-email="${email}"]`);
           await row.waitFor();
           // an invitee is no member yet: never "Joined now"

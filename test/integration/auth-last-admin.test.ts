@@ -3,7 +3,7 @@
  * tenant nobody can administer cannot invite, mint keys or recover). Pending invitees do not count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, type SignedUpAdmin, signUpAdmin } from '../support/accounts';
+import { mailedToken, PASSWORD, type SignedUpAdmin, signUpAdmin } from '../support/accounts';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
 
 const LAST_ADMIN = { detail: 'A tenant keeps at least one active tenant_admin: this would leave it none' };
@@ -58,7 +58,7 @@ describe.skipIf(postgresUnavailable())('the last active tenant_admin stays', () 
   it('with a second active admin, one may step down; the one left stays', async () => {
     const second = await invite('second@last-admin.example');
     const accepted = await h.request('POST', '/api/v1/auth/accept-invite', {
-      body: { token: second.invite.token, password: PASSWORD },
+      body: { token: await mailedToken(h, 'second@last-admin.example'), password: PASSWORD },
     });
     expect(accepted.status).toBe(200);
     const demote = await h.request('PATCH', `/api/v1/tenant/users/${owner.userId}`, {
@@ -81,7 +81,7 @@ describe.skipIf(postgresUnavailable())('the last active tenant_admin stays', () 
       body: { email: 'b@race.example', role: 'tenant_admin' },
     });
     const b = await h.request('POST', '/api/v1/auth/accept-invite', {
-      body: { token: invited.body.invite.token, password: PASSWORD },
+      body: { token: await mailedToken(h, 'b@race.example'), password: PASSWORD },
     });
     const [ab, ba] = await Promise.all([
       h.request('PATCH', `/api/v1/tenant/users/${invited.body.id}`, {

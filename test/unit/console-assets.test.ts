@@ -28,7 +28,7 @@ describe('console bundle', () => {
         /innerHTML|outerHTML|insertAdjacentHTML|document\.write|localStorage/,
       );
     }
-    expect(allowed).toBe(3);
+    expect(allowed).toBe(2);
   });
 });
 

@@ -48,6 +48,24 @@ describe('loadConfig', () => {
     expect(message).toContain('\n  VOICE_WIDGET_SECRET must be set when APP_ENV=staging');
   });
 
+  it('production refuses an http:// PUBLIC_BASE_URL (its links carry one-time tokens); elsewhere it may be http', () => {
+    const { message } = refusal({
+      APP_ENV: 'production',
+      ...SECRETS,
+      PUBLIC_BASE_URL: 'http://support.example.com',
+    });
+    expect(message.split('\n')).toEqual([
+      'Invalid environment (1 problem):',
+      '  PUBLIC_BASE_URL must be an https:// origin when APP_ENV=production: the links it starts carry one-time tokens (got "http://support.example.com")',
+    ]);
+    const https = { APP_ENV: 'production', ...SECRETS, PUBLIC_BASE_URL: 'https://support.example.com' };
+    expect(loadConfig(https).PUBLIC_BASE_URL).toBe('https://support.example.com');
+    for (const APP_ENV of ['development', 'test', 'staging'])
+      expect(loadConfig({ APP_ENV, ...SECRETS, PUBLIC_BASE_URL: 'http://127.0.0.1:8787' }).APP_ENV).toBe(
+        APP_ENV,
+      );
+  });
+
   it('accepts production with every secret, or a JWKS URL for the dashboard secret', () => {
     expect(loadConfig({ APP_ENV: 'production', ...SECRETS }).APP_ENV).toBe('production');
     const { DASHBOARD_JWT_SECRET: _, ...rest } = SECRETS;

@@ -460,7 +460,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the dashboard
-         * @description Email and password of a tenant user; `tenant_id` is needed only when the address belongs to users of several tenants. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay.
+         * @description Email and password of a tenant user. Without `tenant_id` the password is checked against every active account of the address: one match signs in; matches in several tenants answer 409 with those tenants, to send one as `tenant_id`. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay. Another tenant's account or invitation of the address never turns a right password into a 401 or counts as a failure.
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
@@ -1694,7 +1694,7 @@ export interface paths {
         put?: never;
         /**
          * Resend an invitation
-         * @description Issues a new invite link (the earlier one stops working), mails it, and shows it once in `invite`. Needs users:write and roles:write; an invitation to tenant_admin needs a tenant_admin session.
+         * @description Issues a new invite link (the earlier one stops working) and mails it; `invite.token` and `invite.accept_url` are returned only when the server runs with APP_ENV=development. Needs users:write and roles:write; an invitation to tenant_admin needs a tenant_admin session.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -1722,7 +1722,7 @@ export interface paths {
         put?: never;
         /**
          * Add a tenant user
-         * @description Needs users:write and roles:write. An email already in the tenant is 409. The user is invited: the invite link is mailed to them and shown once in `invite`.
+         * @description Needs users:write and roles:write. An email already in the tenant is 409. The user is invited: the invite link is mailed to them (the mailbox is the proof); `invite.token` and `invite.accept_url` are returned only when the server runs with APP_ENV=development.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `users:write`, `roles:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -1778,7 +1778,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tenant
-         * @description Platform operators only: a dashboard session with the `super_admin` role. Sandbox tenants get `itsm_sk_test_` keys. With `admin_email`, that address becomes the tenant's first `tenant_admin`: the invite is mailed and shown once in `invite` (valid 7 days, single use; POST /api/v1/auth/accept-invite).
+         * @description Platform operators only: a dashboard session with the `super_admin` role. Sandbox tenants get `itsm_sk_test_` keys. With `admin_email`, that address becomes the tenant's first `tenant_admin`: the invite is mailed (valid 7 days, single use; POST /api/v1/auth/accept-invite); `invite.token` and `invite.accept_url` are returned only when the server runs with APP_ENV=development.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `super_admin` role or above.
          */
@@ -3310,10 +3310,10 @@ export interface components {
                 user_id: string;
                 /** @description Email address */
                 email: string;
-                /** @description POST /api/v1/auth/accept-invite {token, password}; single use */
-                token: string;
-                /** @description the console page that accepts it */
-                accept_url: string;
+                /** @description POST /api/v1/auth/accept-invite {token, password}; single use. Only with APP_ENV=development, for local use; elsewhere absent: the link is mailed to the invitee and never returned. */
+                token?: string;
+                /** @description the console page that accepts it. Only with APP_ENV=development, for local use; elsewhere absent: the link is mailed to the invitee and never returned. */
+                accept_url?: string;
                 /** @description When it expires (ISO 8601 UTC) */
                 expires_at: string;
             };
@@ -3375,6 +3375,17 @@ export interface components {
             expires_in: number;
             /** @description single use: exchange it at /api/v1/auth/refresh for a new pair */
             refresh_token: string;
+        };
+        TenantChoice: {
+            /** @description What happened, in words */
+            detail: string;
+            /** @description the tenants whose account of this address the password opened: send one as tenant_id */
+            tenants: {
+                /** @description The id of this item */
+                id: string;
+                /** @description Name */
+                name: string;
+            }[];
         };
         SignIn: {
             /**
@@ -5147,10 +5158,10 @@ export interface components {
             updated_at: string;
             /** @description The invitation (its link is mailed) */
             invite: {
-                /** @description POST /api/v1/auth/accept-invite {token, password}; single use, 7 days */
-                token: string;
-                /** @description The link that accepts the invitation */
-                accept_url: string;
+                /** @description POST /api/v1/auth/accept-invite {token, password}; single use, 7 days. Only with APP_ENV=development, for local use; elsewhere absent: the link is mailed to the invitee and never returned. */
+                token?: string;
+                /** @description the console page that accepts it. Only with APP_ENV=development, for local use; elsewhere absent: the link is mailed to the invitee and never returned. */
+                accept_url?: string;
                 /** @description When it expires (ISO 8601 UTC) */
                 expires_at: string;
             };
@@ -5220,10 +5231,10 @@ export interface components {
             created_at: string;
             /** @description The invitation (its link is mailed) */
             invite: {
-                /** @description POST /api/v1/auth/accept-invite {token, password}; single use, 7 days */
-                token: string;
-                /** @description The link that accepts the invitation */
-                accept_url: string;
+                /** @description POST /api/v1/auth/accept-invite {token, password}; single use, 7 days. Only with APP_ENV=development, for local use; elsewhere absent: the link is mailed to the invitee and never returned. */
+                token?: string;
+                /** @description the console page that accepts it. Only with APP_ENV=development, for local use; elsewhere absent: the link is mailed to the invitee and never returned. */
+                accept_url?: string;
                 /** @description When it expires (ISO 8601 UTC) */
                 expires_at: string;
             };
@@ -9481,6 +9492,31 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No `tenant_id` sent and the password matches the address's accounts in several tenants: sign in again with one of them as `tenant_id` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This address has accounts in several tenants: send tenant_id",
+                     *       "tenants": [
+                     *         {
+                     *           "id": "ten_demo",
+                     *           "name": "Acme"
+                     *         },
+                     *         {
+                     *           "id": "ten_0mh2v9w8xPr6JzL3qNb5Gc",
+                     *           "name": "Beta"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TenantChoice"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */

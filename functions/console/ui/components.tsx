@@ -128,6 +128,97 @@ export function Modal(props: {
   );
 }
 
+/**
+ * One form's submit, written once for every form of the console: busy while the action runs (the
+ * submit button is disabled, so a double click sends once), the action's error after (its thrown
+ * message: the API's detail, or a check the form makes before sending), and `clear` for an edit
+ * that answers the last error. The action throws to refuse; what it does on success is its own.
+ */
+export function useSubmit(action: () => Promise<void>, options: { onError?: () => void } = {}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  // a success often closes the form (a dialog, the signed-out page): no state is set on it after
+  const mounted = useRef(true);
+  useEffect(
+    () => () => {
+      mounted.current = false;
+    },
+    [],
+  );
+  // a second click lands before the disabled button is drawn: the ref, not the state, says it runs
+  const running = useRef(false);
+  const submit = async (e?: Event) => {
+    e?.preventDefault();
+    if (running.current) return;
+    running.current = true;
+    setBusy(true);
+    setError('');
+    try {
+      await action();
+    } catch (err) {
+      if (!mounted.current) return;
+      setError((err as Error).message);
+      options.onError?.();
+    } finally {
+      running.current = false;
+      if (mounted.current) setBusy(false);
+    }
+  };
+  const clear = () => setError('');
+  return { busy, error, submit, clear };
+}
+
+export type Submit = ReturnType<typeof useSubmit>;
+
+/**
+ * A dialog that is one form: the fields, then a footer with the error (in view, announced), Cancel
+ * and the submit button, disabled while the submit runs. Any edit clears the last error: it goes
+ * with its cause, until the next submit.
+ */
+export function FormDialog(props: {
+  title: string;
+  /** the form's id, which the footer's submit button names */
+  id: string;
+  form: Submit;
+  /** the submit button's label */
+  action: string;
+  onClose: () => void;
+  children: Child;
+  danger?: boolean;
+  wide?: boolean;
+  /** a reason the form cannot be sent yet (nothing loaded to choose from) */
+  disabled?: boolean;
+}) {
+  const { form } = props;
+  return (
+    <Modal title={props.title} onClose={props.onClose} wide={props.wide}>
+      <form
+        id={props.id}
+        class="modal-body"
+        onSubmit={form.submit}
+        onInput={form.clear}
+        onChange={form.clear}
+      >
+        {props.children}
+      </form>
+      <footer class="modal-foot">
+        <DialogError message={form.error} />
+        <button type="button" onClick={props.onClose}>
+          Cancel
+        </button>
+        <button
+          type="submit"
+          form={props.id}
+          class={props.danger ? 'danger' : 'primary'}
+          disabled={form.busy || props.disabled}
+        >
+          {props.action}
+        </button>
+      </footer>
+    </Modal>
+  );
+}
+
 /** Asks before a destructive action; the action's error is shown in the dialog. */
 export function Confirm(props: {
   title: string;
@@ -136,34 +227,15 @@ export function Confirm(props: {
   onConfirm: () => Promise<void>;
   onClose: () => void;
 }) {
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const run = async () => {
-    setBusy(true);
-    setError('');
-    try {
-      await props.onConfirm();
-      props.onClose();
-    } catch (e) {
-      setError((e as Error).message);
-      setBusy(false);
-    }
-  };
+  const id = `confirm-${useId().replace(/[^\w-]/g, '')}`;
+  const form = useSubmit(async () => {
+    await props.onConfirm();
+    props.onClose();
+  });
   return (
-    <Modal title={props.title} onClose={props.onClose}>
-      <div class="modal-body">
-        <p>{props.message}</p>
-      </div>
-      <footer class="modal-foot">
-        <DialogError message={error} />
-        <button type="button" onClick={props.onClose}>
-          Cancel
-        </button>
-        <button type="button" class="danger" disabled={busy} onClick={run}>
-          {props.action}
-        </button>
-      </footer>
-    </Modal>
+    <FormDialog title={props.title} id={id} form={form} action={props.action} onClose={props.onClose} danger>
+      <p>{props.message}</p>
+    </FormDialog>
   );
 }
 
@@ -320,6 +392,23 @@ export function Time(props: { iso: string | null | undefined; empty?: string }) 
     <time dateTime={props.iso} title={new Date(props.iso).toUTCString()}>
       {ago(props.iso, now)}
     </time>
+  );
+}
+
+/** After these an address or URL may wrap: `@`, `/`, `.`, `?`, `&`, `=`, `-`, `_`, `#`, `:`. */
+const BREAK_AFTER = /([@/.?&=\-_#:])/;
+
+/**
+ * Text with long emails, URLs or ids in it, allowed to wrap only after their punctuation (a <wbr>
+ * there), so a narrow cell breaks `ops@acme.` / `example` and never in the middle of a word.
+ */
+export function Breakable(props: { text: string }) {
+  return (
+    <span class="breakable">
+      {props.text
+        .split(BREAK_AFTER)
+        .map((part, i) => (BREAK_AFTER.test(part) ? [part, <wbr key={i} />] : part))}
+    </span>
   );
 }
 

@@ -6,6 +6,13 @@ import { api, type components, must } from './api';
 export type Invitation = components['schemas']['Invitation'];
 export type InvitePreview = components['schemas']['InvitePreview'];
 
+/**
+ * The invitation link in an invite's answer: only a development server returns it (elsewhere the
+ * mail is the only carrier, and `invite` holds no token or link).
+ */
+export const inviteLink = (answer: { invite?: { accept_url?: string | null } | null }) =>
+  answer.invite?.accept_url ?? undefined;
+
 /** The team's invitations not yet accepted (the API's largest page: a tenant invites few at once). */
 export const listInvitations = () =>
   must(api.GET('/api/v1/tenant/invitations', { params: { query: { limit: 100 } } }));

@@ -19,7 +19,7 @@ export interface Identity {
   role: string;
 }
 
-type TokenPair = components['schemas']['TokenPair'];
+export type TokenPair = components['schemas']['TokenPair'];
 
 let accessToken: string | null = null;
 let identity: Identity | null = null;
@@ -47,7 +47,8 @@ function decodeClaims(jwt: string): Identity | null {
   }
 }
 
-function adopt(pair: TokenPair) {
+/** Starts the session a sign-in, an accepted invitation or a new password answered with. */
+export function adopt(pair: TokenPair) {
   accessToken = pair.access_token;
   identity = decodeClaims(pair.access_token);
   sessionStorage.setItem(REFRESH_KEY, pair.refresh_token);
@@ -79,15 +80,55 @@ async function postJson(path: string, body: unknown): Promise<Response> {
   });
 }
 
-/** Throws an Error with the API's detail on failure. */
+export interface TenantChoice {
+  id: string;
+  name: string;
+}
+
+/**
+ * The password is right for accounts in several tenants (the API's 409): sign in again naming one.
+ * The message is the API's detail; `tenants` are the ones to choose from.
+ */
+export class ChooseTenant extends Error {
+  constructor(
+    message: string,
+    readonly tenants: TenantChoice[],
+  ) {
+    super(message);
+  }
+}
+
+/** Throws ChooseTenant for the API's 409, an Error with the API's detail on any other failure. */
 export async function signIn(email: string, password: string, tenantId?: string): Promise<void> {
   const res = await postJson('/api/v1/auth/login', {
     email,
     password,
     ...(tenantId ? { tenant_id: tenantId } : {}),
   });
+  if (res.status === 409) {
+    const body = (await res.json().catch(() => ({}))) as { detail?: unknown; tenants?: TenantChoice[] };
+    const tenants = Array.isArray(body.tenants) ? body.tenants : [];
+    if (tenants.length > 0) throw new ChooseTenant(describeError(body, 409), tenants);
+    throw new Error(describeError(body, 409));
+  }
   if (!res.ok) throw new Error(await detailOf(res));
   adopt((await res.json()) as TokenPair);
+}
+
+/**
+ * POSTs a signed-out form whose success is a session (accept an invitation, set a new password):
+ * the pair, for the caller to `adopt` once it has left the page; the API's detail on failure.
+ */
+export async function requestSession(path: string, body: unknown): Promise<TokenPair> {
+  const res = await postJson(path, body);
+  if (!res.ok) throw new Error(await detailOf(res));
+  return (await res.json()) as TokenPair;
+}
+
+/** POSTs a signed-out form; throws an Error with the API's detail on failure. */
+export async function postSignedOut(path: string, body: unknown): Promise<void> {
+  const res = await postJson(path, body);
+  if (!res.ok) throw new Error(await detailOf(res));
 }
 
 /**

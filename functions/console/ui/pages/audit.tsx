@@ -6,6 +6,7 @@ import { AUDIT_ACTIONS } from '../../../../shared/audit/actions';
 import { allowed } from '../access';
 import { api, type components, isMemberId, must } from '../api';
 import {
+  Breakable,
   Empty,
   LoadError,
   Loading,
@@ -62,7 +63,9 @@ function useNames() {
     ]);
     const map = new Map<string, string>();
     for (const u of team?.users ?? []) map.set(`user:${u.id}`, u.email);
-    for (const k of keys?.api_keys ?? []) map.set(`api_key:${k.id}`, `API key “${k.name}”`);
+    // a rotation keeps the name: the prefix tells the generations apart
+    for (const k of keys?.api_keys ?? [])
+      map.set(`api_key:${k.id}`, `API key “${k.name}” (${k.key_prefix}…)`);
     for (const w of hooks?.webhooks ?? []) map.set(`webhook:${w.id}`, w.url);
     return map;
   });
@@ -152,40 +155,49 @@ function AuditFilters(props: {
   const value = (e: Event) => (e.target as HTMLInputElement | HTMLSelectElement).value;
   return (
     <form class="filters" aria-label="Filter the audit log" onSubmit={(e: Event) => e.preventDefault()}>
-      <label for="audit-actor">Actor</label>
-      <select id="audit-actor" onChange={(e: Event) => set({ actor: value(e) })}>
-        <option value="">Anyone</option>
-        {props.actors.map((a) => (
-          <option key={a} value={a} selected={a === filters.actor}>
-            {props.name(a)}
-          </option>
-        ))}
-      </select>
-      <label for="audit-action">Action</label>
-      <select id="audit-action" onChange={(e: Event) => set({ action: value(e) as Filters['action'] })}>
-        <option value="">All actions</option>
-        {AUDIT_ACTIONS.map((a) => (
-          <option key={a} value={a} selected={a === filters.action}>
-            {a}
-          </option>
-        ))}
-      </select>
-      <label for="audit-from">From</label>
-      <input
-        id="audit-from"
-        type="date"
-        value={filters.from}
-        max={filters.to || undefined}
-        onChange={(e: Event) => set({ from: value(e) })}
-      />
-      <label for="audit-to">To</label>
-      <input
-        id="audit-to"
-        type="date"
-        value={filters.to}
-        min={filters.from || undefined}
-        onChange={(e: Event) => set({ to: value(e) })}
-      />
+      <span class="filter">
+        <label for="audit-actor">Actor</label>
+        <select id="audit-actor" onChange={(e: Event) => set({ actor: value(e) })}>
+          <option value="">Anyone</option>
+          {props.actors.map((a) => (
+            <option key={a} value={a} selected={a === filters.actor}>
+              {props.name(a)}
+            </option>
+          ))}
+        </select>
+      </span>
+      <span class="filter">
+        <label for="audit-action">Action</label>
+        <select id="audit-action" onChange={(e: Event) => set({ action: value(e) as Filters['action'] })}>
+          <option value="">All actions</option>
+          {AUDIT_ACTIONS.map((a) => (
+            <option key={a} value={a} selected={a === filters.action}>
+              {a}
+            </option>
+          ))}
+        </select>
+      </span>
+      {/* each label with its box: they wrap onto the next line together, never apart */}
+      <span class="filter">
+        <label for="audit-from">From</label>
+        <input
+          id="audit-from"
+          type="date"
+          value={filters.from}
+          max={filters.to || undefined}
+          onChange={(e: Event) => set({ from: value(e) })}
+        />
+      </span>
+      <span class="filter">
+        <label for="audit-to">To</label>
+        <input
+          id="audit-to"
+          type="date"
+          value={filters.to}
+          min={filters.from || undefined}
+          onChange={(e: Event) => set({ to: value(e) })}
+        />
+      </span>
       {Object.values(filters).every((v) => v === '') ? null : (
         <button type="button" onClick={() => props.onChange(NO_FILTERS)}>
           Clear filters
@@ -214,16 +226,16 @@ function AuditTable(props: { entries: Entry[]; name: (ref: string) => string }) 
             <Time iso={e.created_at} />
           </td>
           <td data-label="Actor" title={e.actor} class="actor">
-            {name(e.actor)}
+            <Breakable text={name(e.actor)} />
           </td>
           <td data-label="Action">
             <span class="chip">{e.action}</span>
           </td>
           <td data-label="Target" title={e.target_id} class="target">
-            {name(`${e.target_type}:${e.target_id}`)}
+            <Breakable text={name(`${e.target_type}:${e.target_id}`)} />
           </td>
           <td data-label="Details" class="small details">
-            {details(e, name)}
+            <Breakable text={details(e, name)} />
           </td>
           <td data-label="Source IP" class="mono">
             {e.source_ip ?? '—'}

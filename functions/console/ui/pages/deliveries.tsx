@@ -7,15 +7,15 @@ import { api, must } from '../api';
 import {
   Badge,
   CopyButton,
-  DialogError,
   Empty,
+  FormDialog,
   LoadError,
   Loading,
-  Modal,
   plural,
   RecordsTable,
   Time,
   useLoad,
+  useSubmit,
 } from '../components';
 import type { Webhook } from './webhooks';
 
@@ -439,44 +439,32 @@ const localInput = (d: Date) =>
 
 export function RecoverDialog(props: { id: string; onClose: () => void; onDone: (count: number) => void }) {
   const [since, setSince] = useState(localInput(new Date(Date.now() - 24 * 3600_000)));
-  const [error, setError] = useState('');
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError('');
-    try {
-      const res = await must(
-        api.POST('/api/v1/webhooks/{id}/recover', {
-          params: { path: { id: props.id } },
-          body: { since: new Date(since).toISOString() },
-        }),
-      );
-      props.onDone(res.deliveries.length);
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  };
+  const form = useSubmit(async () => {
+    const res = await must(
+      api.POST('/api/v1/webhooks/{id}/recover', {
+        params: { path: { id: props.id } },
+        body: { since: new Date(since).toISOString() },
+      }),
+    );
+    props.onDone(res.deliveries.length);
+  });
   return (
-    <Modal title="Recover failed deliveries" onClose={props.onClose}>
-      <form id="recover-form" class="modal-body" onSubmit={submit}>
-        <p>Every failed delivery created since this time, not yet re-sent, is queued again.</p>
-        <label for="recover-since">Since (your local time)</label>
-        <input
-          id="recover-since"
-          type="datetime-local"
-          required
-          value={since}
-          onInput={(e: Event) => setSince((e.target as HTMLInputElement).value)}
-        />
-      </form>
-      <footer class="modal-foot">
-        <DialogError message={error} />
-        <button type="button" onClick={props.onClose}>
-          Cancel
-        </button>
-        <button type="submit" form="recover-form" class="primary">
-          Recover
-        </button>
-      </footer>
-    </Modal>
+    <FormDialog
+      title="Recover failed deliveries"
+      id="recover-form"
+      form={form}
+      action="Recover"
+      onClose={props.onClose}
+    >
+      <p>Every failed delivery created since this time, not yet re-sent, is queued again.</p>
+      <label for="recover-since">Since (your local time)</label>
+      <input
+        id="recover-since"
+        type="datetime-local"
+        required
+        value={since}
+        onInput={(e: Event) => setSince((e.target as HTMLInputElement).value)}
+      />
+    </FormDialog>
   );
 }

@@ -6,8 +6,8 @@ import { api, type components, isMemberId, must } from '../api';
 import {
   Badge,
   Confirm,
-  DialogError,
   Empty,
+  FormDialog,
   LoadError,
   Loading,
   Modal,
@@ -18,6 +18,7 @@ import {
   SecretOnce,
   Time,
   useLoad,
+  useSubmit,
 } from '../components';
 import { currentIdentity } from '../session';
 
@@ -349,8 +350,6 @@ function CreateKeyDialog(props: { onClose: () => void; onCreated: (name: string,
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Set<Scope>>(new Set());
   const [expiry, setExpiry] = useState<number | null>(null);
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
 
   const toggle = (scope: Scope, on: boolean) =>
     setScopes((prev) => {
@@ -360,57 +359,38 @@ function CreateKeyDialog(props: { onClose: () => void; onCreated: (name: string,
       return next;
     });
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  const form = useSubmit(async () => {
     // the API counts spaces as a name; the console sends the trimmed one
-    if (!name.trim()) return setError('Give the key a name.');
-    if (scopes.size === 0) return setError('Pick at least one scope.');
-    setBusy(true);
-    setError('');
-    try {
-      const created = await must(
-        api.POST('/api/v1/api-keys', {
-          body: { name: name.trim(), scopes: [...scopes], ...(expiry ? { expires_in_days: expiry } : {}) },
-        }),
-      );
-      props.onCreated(name.trim(), created.api_key);
-    } catch (err) {
-      setError((err as Error).message);
-      setBusy(false);
-    }
-  };
+    if (!name.trim()) throw new Error('Give the key a name.');
+    if (scopes.size === 0) throw new Error('Pick at least one scope.');
+    const created = await must(
+      api.POST('/api/v1/api-keys', {
+        body: { name: name.trim(), scopes: [...scopes], ...(expiry ? { expires_in_days: expiry } : {}) },
+      }),
+    );
+    props.onCreated(name.trim(), created.api_key);
+  });
 
   return (
-    <Modal title="Create API key" onClose={props.onClose} wide>
-      {/* any edit answers the last error: it goes until the next submit */}
-      <form
-        onSubmit={submit}
-        class="modal-body"
-        id="create-key-form"
-        onInput={() => setError('')}
-        onChange={() => setError('')}
-      >
-        <label for="key-name">Name</label>
-        <input
-          id="key-name"
-          required
-          maxLength={100}
-          placeholder="e.g. Billing sync"
-          value={name}
-          onInput={(e: Event) => setName((e.target as HTMLInputElement).value)}
-        />
-        <ScopePicker scopes={scopes} toggle={toggle} />
-        <ExpiryField expiry={expiry} onChange={setExpiry} />
-      </form>
-      <footer class="modal-foot">
-        <DialogError message={error} />
-        <button type="button" onClick={props.onClose}>
-          Cancel
-        </button>
-        <button type="submit" form="create-key-form" class="primary" disabled={busy}>
-          Create key
-        </button>
-      </footer>
-    </Modal>
+    <FormDialog
+      title="Create API key"
+      id="create-key-form"
+      form={form}
+      action="Create key"
+      onClose={props.onClose}
+      wide
+    >
+      <label for="key-name">Name</label>
+      <input
+        id="key-name"
+        required
+        maxLength={100}
+        placeholder="e.g. Billing sync"
+        value={name}
+        onInput={(e: Event) => setName((e.target as HTMLInputElement).value)}
+      />
+      <ScopePicker scopes={scopes} toggle={toggle} />
+      <ExpiryField expiry={expiry} onChange={setExpiry} />
+    </FormDialog>
   );
 }

@@ -3,10 +3,19 @@
 // with no credential; a success signs in (session.ts).
 import { useRef, useState } from 'hono/jsx/dom';
 import { homePage } from '../access';
-import { ErrorText, LoadError, Time, useLoad } from '../components';
+import { ErrorText, LoadError, Time, useLoad, useSubmit } from '../components';
 import { type InvitePreview, previewInvitation } from '../invitations';
-import { navigate } from '../router';
-import { detailOf, signIn, signOut } from '../session';
+import { redirect } from '../router';
+import {
+  adopt,
+  ChooseTenant,
+  postSignedOut,
+  requestSession,
+  signIn,
+  signOut,
+  type TenantChoice,
+  type TokenPair,
+} from '../session';
 
 /** The API's password policy (functions/auth/schemas.ts NewPassword), stated next to the field. */
 const PASSWORD_MIN = 12;
@@ -48,45 +57,69 @@ const forgetLinkToken = () => sessionStorage.removeItem(LINK_KEY(location.pathna
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
 
-/** The tenant id of the last sign-in that needed one, offered again (an id, not a secret). */
+/** The tenant last chosen on this browser, picked first when the choice is offered again (an id, not a secret). */
 const LAST_TENANT_KEY = 'console.lastTenantId';
-const INVALID_LOGIN = 'Invalid email or password';
 
-/** Email, password and (for members of several tenants) the tenant; signs in on submit. */
+/**
+ * The choice the API asks for when the password is right in several tenants (its 409): one radio
+ * per tenant, by name with its id, the last one used picked first.
+ */
+function TenantPicker(props: { tenants: TenantChoice[]; picked: string; onPick: (id: string) => void }) {
+  return (
+    <fieldset class="tenant-choice">
+      <legend>Which tenant?</legend>
+      {props.tenants.map((t) => (
+        <label key={t.id} class="check">
+          <input
+            type="radio"
+            name="tenant"
+            value={t.id}
+            checked={props.picked === t.id}
+            onChange={() => props.onPick(t.id)}
+          />
+          <span>
+            {t.name} <span class="muted small mono">{t.id}</span>
+          </span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** Email and password; when the address has accounts in several tenants, the tenant too. Signs in on submit. */
 export function SignInForm() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [tenant, setTenant] = useState(localStorage.getItem(LAST_TENANT_KEY) ?? '');
-  const [several, setSeveral] = useState(tenant !== '');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
+  /** the tenants the API offered for this address (its 409), until the address changes */
+  const [tenants, setTenants] = useState<TenantChoice[]>([]);
+  const [tenant, setTenant] = useState('');
   const passwordField = useRef<HTMLInputElement>(null);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError('');
-    const tenantId = tenant.trim() || undefined;
-    try {
-      await signIn(email.trim(), password, tenantId);
+  const form = useSubmit(
+    async () => {
+      const tenantId = tenants.length > 0 ? tenant : undefined;
+      if (tenants.length > 0 && !tenantId) throw new Error('Choose the tenant to sign in to.');
+      try {
+        await signIn(email.trim(), password, tenantId);
+      } catch (err) {
+        if (!(err instanceof ChooseTenant)) throw err;
+        const last = localStorage.getItem(LAST_TENANT_KEY) ?? '';
+        setTenants(err.tenants);
+        setTenant(err.tenants.some((t) => t.id === last) ? last : '');
+        // not an error: the next step of this sign-in, said where the choice is
+        return;
+      }
       if (tenantId) localStorage.setItem(LAST_TENANT_KEY, tenantId);
-      else localStorage.removeItem(LAST_TENANT_KEY);
-    } catch (err) {
-      const message = (err as Error).message;
-      // the API answers a member of several tenants who gave none like any failure (no oracle for
-      // the password); say what else it can mean, and open the field
-      const hint = message === INVALID_LOGIN && !tenantId;
-      setError(
-        hint ? `${message}. If your address belongs to several tenants, give the tenant ID too.` : message,
-      );
-      if (hint) setSeveral(true);
-      setBusy(false);
+    },
+    {
       // the disabled button dropped focus to <body>: back to the field to retype
-      passwordField.current?.focus();
-      passwordField.current?.select();
-    }
-  };
+      onError: () => {
+        passwordField.current?.focus();
+        passwordField.current?.select();
+      },
+    },
+  );
   return (
-    <form onSubmit={submit} class="stack">
+    <form onSubmit={form.submit} class="stack">
       <label for="email">Email</label>
       <input
         id="email"
@@ -94,7 +127,11 @@ export function SignInForm() {
         autocomplete="username"
         required
         value={email}
-        onInput={(e: Event) => setEmail(value(e))}
+        onInput={(e: Event) => {
+          setEmail(value(e));
+          // another address: the tenants offered were this one's
+          setTenants([]);
+        }}
       />
       <label for="password">Password</label>
       <input
@@ -103,18 +140,21 @@ export function SignInForm() {
         type="password"
         autocomplete="current-password"
         required
-        aria-describedby={error ? 'sign-in-error' : undefined}
+        aria-describedby={form.error ? 'sign-in-error' : undefined}
         value={password}
         onInput={(e: Event) => setPassword(value(e))}
       />
-      <details open={several} onToggle={(e: Event) => setSeveral((e.target as HTMLDetailsElement).open)}>
-        <summary>Member of several tenants?</summary>
-        <label for="tenant">Tenant ID</label>
-        <input id="tenant" placeholder="ten_…" value={tenant} onInput={(e: Event) => setTenant(value(e))} />
-      </details>
-      <ErrorText message={error} id="sign-in-error" />
-      <button type="submit" class="primary wide" disabled={busy}>
-        {busy ? 'Signing in…' : 'Sign in'}
+      {tenants.length > 0 ? (
+        <>
+          <p class="notice" role="status">
+            This address has accounts in several tenants. Choose the one to sign in to.
+          </p>
+          <TenantPicker tenants={tenants} picked={tenant} onPick={setTenant} />
+        </>
+      ) : null}
+      <ErrorText message={form.error} id="sign-in-error" />
+      <button type="submit" class="primary wide" disabled={form.busy}>
+        {form.busy ? 'Signing in…' : 'Sign in'}
       </button>
     </form>
   );
@@ -149,6 +189,21 @@ function InviteFor(props: { preview: ReturnType<typeof useLoad<InvitePreview>> }
   );
 }
 
+/**
+ * A link's form whose answer is a session: the link is spent, and the session it answered with is
+ * used, not a second sign-in. Leaving for the console's root and adopting the session in one step
+ * (one render) opens the home page of the new session's role; adopted here first, this signed-out
+ * page would ask to sign out.
+ */
+function enterConsole(send: () => Promise<TokenPair>) {
+  return async () => {
+    const pair = await send();
+    forgetLinkToken();
+    redirect('/');
+    adopt(pair);
+  };
+}
+
 export function AcceptInvitePage() {
   const [token] = useState(linkToken);
   const preview = useLoad(
@@ -157,28 +212,15 @@ export function AcceptInvitePage() {
   );
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
-  const [done, setDone] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setError('');
-    const res = await fetch('/api/v1/auth/accept-invite', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ token, password, ...(name.trim() ? { name: name.trim() } : {}) }),
-    });
-    if (!res.ok) return setError(await detailOf(res));
-    forgetLinkToken();
-    setDone(true);
-  };
-  if (done)
-    return (
-      <Card title="You're in" intro="Your password is set. Sign in with your email and the new password.">
-        <button type="button" class="primary wide" onClick={() => navigate('/')}>
-          Continue to sign in
-        </button>
-      </Card>
-    );
+  const form = useSubmit(
+    enterConsole(() =>
+      requestSession('/api/v1/auth/accept-invite', {
+        token,
+        password,
+        ...(name.trim() ? { name: name.trim() } : {}),
+      }),
+    ),
+  );
   if (!token || preview.status === 404)
     return (
       <Card title="Accept your invitation">
@@ -188,7 +230,7 @@ export function AcceptInvitePage() {
   return (
     <Card title="Accept your invitation" intro="Choose a password to finish setting up your account.">
       <InviteFor preview={preview} />
-      <form onSubmit={submit} class="stack">
+      <form onSubmit={form.submit} class="stack">
         <label for="invite-name">Your name (optional)</label>
         <input
           id="invite-name"
@@ -198,9 +240,9 @@ export function AcceptInvitePage() {
           onInput={(e: Event) => setName(value(e))}
         />
         <NewPasswordField id="new-password" label="Password" value={password} onInput={setPassword} />
-        <ErrorText message={error} />
-        <button type="submit" class="primary wide">
-          Set password
+        <ErrorText message={form.error} />
+        <button type="submit" class="primary wide" disabled={form.busy}>
+          {form.busy ? 'Setting up your account…' : 'Set password and sign in'}
         </button>
       </form>
     </Card>
@@ -212,17 +254,10 @@ const NO_TOKEN = 'This link has no invitation token. Open the link from the emai
 export function ForgotPasswordPage() {
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState(false);
-  const [error, setError] = useState('');
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const res = await fetch('/api/v1/auth/password-reset', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ email: email.trim() }),
-    });
-    if (!res.ok) return setError(await detailOf(res));
+  const form = useSubmit(async () => {
+    await postSignedOut('/api/v1/auth/password-reset', { email: email.trim() });
     setSent(true);
-  };
+  });
   return (
     <Card
       title="Reset your password"
@@ -233,7 +268,7 @@ export function ForgotPasswordPage() {
       }
     >
       {sent ? null : (
-        <form onSubmit={submit} class="stack">
+        <form onSubmit={form.submit} class="stack">
           <label for="reset-email">Email</label>
           <input
             id="reset-email"
@@ -242,8 +277,8 @@ export function ForgotPasswordPage() {
             value={email}
             onInput={(e: Event) => setEmail(value(e))}
           />
-          <ErrorText message={error} />
-          <button type="submit" class="primary wide">
+          <ErrorText message={form.error} />
+          <button type="submit" class="primary wide" disabled={form.busy}>
             Send reset link
           </button>
         </form>
@@ -308,37 +343,21 @@ export function AlreadySignedInPage(props: { path: string }) {
 export function ResetPasswordPage() {
   const [token] = useState(linkToken);
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
-  const [done, setDone] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const res = await fetch('/api/v1/auth/password-reset/confirm', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ token, password }),
-    });
-    if (!res.ok) return setError(await detailOf(res));
-    forgetLinkToken();
-    setDone(true);
-  };
+  const form = useSubmit(
+    enterConsole(() => requestSession('/api/v1/auth/password-reset/confirm', { token, password })),
+  );
   return (
-    <Card title="Choose a new password" intro={done ? 'Done. Sign in with the new password.' : undefined}>
-      {token || done ? null : (
+    <Card title="Choose a new password">
+      {token ? null : (
         <ErrorText message="This link has no reset token. Open the link from the email again, or ask for a new one." />
       )}
-      {done ? (
-        <button type="button" class="primary wide" onClick={() => navigate('/')}>
-          Continue to sign in
+      <form onSubmit={form.submit} class="stack">
+        <NewPasswordField id="reset-password" label="New password" value={password} onInput={setPassword} />
+        <ErrorText message={form.error} />
+        <button type="submit" class="primary wide" disabled={!token || form.busy}>
+          Set password and sign in
         </button>
-      ) : (
-        <form onSubmit={submit} class="stack">
-          <NewPasswordField id="reset-password" label="New password" value={password} onInput={setPassword} />
-          <ErrorText message={error} />
-          <button type="submit" class="primary wide" disabled={!token}>
-            Set password
-          </button>
-        </form>
-      )}
+      </form>
     </Card>
   );
 }

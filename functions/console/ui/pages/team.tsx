@@ -6,9 +6,9 @@ import {
   Badge,
   Confirm,
   CopyButton,
-  DialogError,
   Empty,
   ErrorText,
+  FormDialog,
   LoadError,
   Loading,
   Modal,
@@ -17,8 +17,15 @@ import {
   RecordsTable,
   Time,
   useLoad,
+  useSubmit,
 } from '../components';
-import { type Invitation, listInvitations, resendInvitation, revokeInvitation } from '../invitations';
+import {
+  type Invitation,
+  inviteLink,
+  listInvitations,
+  resendInvitation,
+  revokeInvitation,
+} from '../invitations';
 import { currentIdentity } from '../session';
 
 type Member = components['schemas']['TenantUser'];
@@ -100,7 +107,8 @@ export function TeamPage() {
     setError('');
     setNotice(text);
   };
-  const pendingEmails = new Set((invitations.data?.invitations ?? []).map((i) => i.email.toLowerCase()));
+  // an invitee is a tenant user whose id is the invitation's: listed once, under the invitations
+  const invited = new Set((invitations.data?.invitations ?? []).map((i) => i.id));
   return (
     <section aria-labelledby="page-title">
       <TeamHead manage={manage} notice={notice} error={error} onInvite={() => setInviting(true)} />
@@ -122,10 +130,9 @@ export function TeamPage() {
       {team.data && rows.length > 0 ? (
         <>
           <MembersTable
-            rows={rows}
+            rows={rows.filter((m) => !invited.has(m.id))}
             me={me}
             manage={manage}
-            pending={pendingEmails}
             onRole={(member, role, select) => setChanging({ member, role, select })}
             onRemove={setRemoving}
           />
@@ -135,8 +142,7 @@ export function TeamPage() {
       {inviting ? (
         <InviteDialog
           onClose={() => setInviting(false)}
-          onInvited={(email, link) => {
-            setInviting(false);
+          onInvited={({ email, link }) => {
             if (link) setLinks((l) => ({ ...l, [email]: link }));
             say(`Invitation sent to ${email}.`);
             team.reload();
@@ -162,7 +168,6 @@ function MembersTable(props: {
   rows: Member[];
   me: string;
   manage: boolean;
-  pending: Set<string>;
   onRole: (m: Member, role: Member['role'], select: HTMLSelectElement) => void;
   onRemove: (m: Member) => void;
 }) {
@@ -173,7 +178,6 @@ function MembersTable(props: {
           key={m.id}
           m={m}
           isMe={m.id === props.me}
-          invited={props.pending.has(m.email.toLowerCase())}
           manage={props.manage}
           onRole={(role, select) => props.onRole(m, role, select)}
           onRemove={() => props.onRemove(m)}
@@ -295,7 +299,8 @@ function PendingInvitations(props: {
   const resend = async (i: Invitation) => {
     try {
       const sent = await resendInvitation(i.id);
-      props.onLink(i.email, sent.invite.accept_url);
+      const link = inviteLink(sent);
+      if (link) props.onLink(i.email, link);
       props.say(`A new invitation was mailed to ${i.email}; the earlier link no longer works.`);
       load.reload();
     } catch (e) {
@@ -330,8 +335,6 @@ function PendingInvitations(props: {
 function MemberRow(props: {
   m: Member;
   isMe: boolean;
-  /** an invitation not yet accepted: no "Joined" time */
-  invited: boolean;
   manage: boolean;
   onRole: (role: Member['role'], select: HTMLSelectElement) => void;
   onRemove: () => void;
@@ -363,7 +366,7 @@ function MemberRow(props: {
         </select>
       </td>
       <td data-label="Joined">
-        {props.invited ? <Badge tone="warn">invited</Badge> : <Time iso={m.created_at} />}
+        <Time iso={m.created_at} />
       </td>
       <td class="row-actions">
         {isMe || !manage ? null : (
@@ -376,75 +379,104 @@ function MemberRow(props: {
   );
 }
 
-function InviteDialog(props: { onClose: () => void; onInvited: (email: string, link?: string) => void }) {
+/** What the invite dialog says once the API took it; `link` only where the API returns it (development). */
+interface Invited {
+  email: string;
+  link?: string;
+}
+
+function InviteDialog(props: { onClose: () => void; onInvited: (invited: Invited) => void }) {
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [role, setRole] = useState<Member['role']>('agent');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
-      const invited = await must(
-        api.POST('/api/v1/tenant/users', {
-          body: { email: email.trim(), role, ...(name.trim() ? { name: name.trim() } : {}) },
-        }),
-      );
-      props.onInvited(email.trim(), invited.invite.accept_url);
-    } catch (err) {
-      setError((err as Error).message);
-      setBusy(false);
-    }
-  };
+  const [sent, setSent] = useState<Invited | null>(null);
+  const form = useSubmit(async () => {
+    const invited = await must(
+      api.POST('/api/v1/tenant/users', {
+        body: { email: email.trim(), role, ...(name.trim() ? { name: name.trim() } : {}) },
+      }),
+    );
+    const done = { email: email.trim(), link: inviteLink(invited) };
+    setSent(done);
+    props.onInvited(done);
+  });
+  if (sent) return <InviteSent sent={sent} onClose={props.onClose} />;
   return (
-    <Modal title="Invite member" onClose={props.onClose}>
-      {/* any edit answers the last error: it goes until the next submit */}
-      <form id="invite-form" class="modal-body" onSubmit={submit} onInput={() => setError('')}>
-        <label for="invite-email">Email</label>
-        <input
-          id="invite-email"
-          type="email"
-          required
-          maxLength={320}
-          autocomplete="off"
-          value={email}
-          onInput={(e: Event) => setEmail((e.target as HTMLInputElement).value)}
-        />
-        <label for="invite-name">Name (optional)</label>
-        <input
-          id="invite-name"
-          maxLength={200}
-          value={name}
-          onInput={(e: Event) => setName((e.target as HTMLInputElement).value)}
-        />
-        <fieldset>
-          <legend>Role</legend>
-          {ROLES.map((r) => (
-            <label key={r.value} class="check">
-              <input
-                type="radio"
-                name="role"
-                value={r.value}
-                checked={role === r.value}
-                onChange={() => setRole(r.value)}
-              />
-              <span>
-                {r.label} <span class="muted small">— {r.hint}</span>
-              </span>
-            </label>
-          ))}
-        </fieldset>
-        <p class="muted small">They get an email with a link to set their password.</p>
-      </form>
+    <FormDialog
+      title="Invite member"
+      id="invite-form"
+      form={form}
+      action="Send invitation"
+      onClose={props.onClose}
+    >
+      <label for="invite-email">Email</label>
+      <input
+        id="invite-email"
+        type="email"
+        required
+        maxLength={320}
+        autocomplete="off"
+        value={email}
+        onInput={(e: Event) => setEmail((e.target as HTMLInputElement).value)}
+      />
+      <label for="invite-name">Name (optional)</label>
+      <input
+        id="invite-name"
+        maxLength={200}
+        value={name}
+        onInput={(e: Event) => setName((e.target as HTMLInputElement).value)}
+      />
+      <fieldset>
+        <legend>Role</legend>
+        {ROLES.map((r) => (
+          <label key={r.value} class="check">
+            <input
+              type="radio"
+              name="role"
+              value={r.value}
+              checked={role === r.value}
+              onChange={() => setRole(r.value)}
+            />
+            <span>
+              {r.label} <span class="muted small">— {r.hint}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <p class="muted small">They get an email with a link to set their password.</p>
+    </FormDialog>
+  );
+}
+
+/**
+ * The invitation went out: the mail is its only carrier (outside development the API returns no
+ * link). A development server still returns the link, offered for local use, said to be that.
+ */
+function InviteSent(props: { sent: Invited; onClose: () => void }) {
+  const { sent } = props;
+  return (
+    <Modal title="Invitation sent" onClose={props.onClose}>
+      <div class="modal-body">
+        <p role="status">
+          We mailed an invitation to <strong>{sent.email}</strong>. The link in it lets them set a password
+          and sign in; it works once, for 7 days.
+        </p>
+        {sent.link ? (
+          <div class="dev-link">
+            <p class="muted small">
+              Development server: the link is shown here too, for local use. A production server only mails
+              it.
+            </p>
+            <div class="copy-row">
+              <input class="mono" readonly value={sent.link} aria-label="Invitation link" />
+              <CopyButton text={sent.link} label={`Copy invitation link for ${sent.email}`} />
+            </div>
+          </div>
+        ) : null}
+      </div>
       <footer class="modal-foot">
-        <DialogError message={error} />
-        <button type="button" onClick={props.onClose}>
-          Cancel
-        </button>
-        <button type="submit" form="invite-form" class="primary" disabled={busy}>
-          Send invitation
+        <button type="button" class="primary" onClick={props.onClose}>
+          Done
         </button>
       </footer>
     </Modal>

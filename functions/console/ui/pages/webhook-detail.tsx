@@ -7,14 +7,14 @@ import { api, must } from '../api';
 import {
   Badge,
   Confirm,
-  DialogError,
   ErrorText,
+  FormDialog,
   LoadError,
   Loading,
-  Modal,
   PageHead,
   plural,
   useLoad,
+  useSubmit,
 } from '../components';
 import { navigate } from '../router';
 import { DeliveryLog, RecoverDialog } from './deliveries';
@@ -290,55 +290,38 @@ function TestEventDialog(props: { hook: Webhook; onClose: () => void; onSent: (t
   const first = types.find(subscribed) ?? types[0];
   const [picked, setPicked] = useState('');
   const eventType = picked || first || '';
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError('');
-    try {
-      await must(
-        api.POST('/api/v2/webhooks/{id}/test', {
-          params: { path: { id: props.hook.id } },
-          body: { event_type: eventType as (typeof types)[number] },
-        }),
-      );
-      props.onSent(eventType);
-    } catch (err) {
-      setError((err as Error).message);
-      setBusy(false);
-    }
-  };
+  const form = useSubmit(async () => {
+    await must(
+      api.POST('/api/v2/webhooks/{id}/test', {
+        params: { path: { id: props.hook.id } },
+        body: { event_type: eventType as (typeof types)[number] },
+      }),
+    );
+    props.onSent(eventType);
+  });
   return (
-    <Modal title="Send test event" onClose={props.onClose}>
-      <form id="test-event-form" class="modal-body" onSubmit={submit}>
-        <p>
-          Sends the event's documented example, signed like any delivery, to this endpoint only. It shows in
-          the delivery log; no ticket or other record is created.
-        </p>
-        <label for="test-event-type">Event type</label>
-        <select
-          id="test-event-type"
-          onChange={(e: Event) => setPicked((e.target as HTMLSelectElement).value)}
-        >
-          {types.map((t) => (
-            <option key={t} value={t} selected={t === eventType}>
-              {t}
-              {subscribed(t) ? '' : ' (not subscribed)'}
-            </option>
-          ))}
-        </select>
-        <LoadError load={catalog} />
-      </form>
-      <footer class="modal-foot">
-        <DialogError message={error} />
-        <button type="button" onClick={props.onClose}>
-          Cancel
-        </button>
-        <button type="submit" form="test-event-form" class="primary" disabled={busy || !eventType}>
-          Send test event
-        </button>
-      </footer>
-    </Modal>
+    <FormDialog
+      title="Send test event"
+      id="test-event-form"
+      form={form}
+      action="Send test event"
+      onClose={props.onClose}
+      disabled={!eventType}
+    >
+      <p>
+        Sends the event's documented example, signed like any delivery, to this endpoint only. It shows in the
+        delivery log; no ticket or other record is created.
+      </p>
+      <label for="test-event-type">Event type</label>
+      <select id="test-event-type" onChange={(e: Event) => setPicked((e.target as HTMLSelectElement).value)}>
+        {types.map((t) => (
+          <option key={t} value={t} selected={t === eventType}>
+            {t}
+            {subscribed(t) ? '' : ' (not subscribed)'}
+          </option>
+        ))}
+      </select>
+      <LoadError load={catalog} />
+    </FormDialog>
   );
 }

@@ -6,9 +6,9 @@ import { allowed, whyNot } from '../access';
 import { api, type components, must } from '../api';
 import {
   Badge,
-  DialogError,
   Empty,
   ErrorText,
+  FormDialog,
   LoadError,
   Loading,
   Modal,
@@ -16,6 +16,7 @@ import {
   SecretOnce,
   Time,
   useLoad,
+  useSubmit,
 } from '../components';
 import { navigate } from '../router';
 
@@ -238,10 +239,6 @@ export function EndpointDialog(props: {
   const [description, setDescription] = useState(editing?.description ?? '');
   const [all, setAll] = useState(editing?.events.includes('*') ?? false);
   const [events, setEvents] = useState<Set<string>>(new Set(editing?.events.filter((e) => e !== '*')));
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const formId = editing ? 'edit-webhook-form' : 'create-webhook-form';
-
   const toggle = (names: string[], on: boolean) =>
     setEvents((prev) => {
       const next = new Set(prev);
@@ -249,53 +246,35 @@ export function EndpointDialog(props: {
       return next;
     });
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    if (!url.startsWith('https://')) return setError(HTTPS_ONLY);
+  const form = useSubmit(async () => {
+    if (!url.startsWith('https://')) throw new Error(HTTPS_ONLY);
     const chosen = all ? ['*'] : [...events];
-    if (chosen.length === 0) return setError('Pick at least one event, or all events.');
-    setBusy(true);
-    setError('');
-    try {
-      await props.onSave({ url, events: chosen, description: description.trim() || null });
-    } catch (err) {
-      setError((err as Error).message);
-      setBusy(false);
-    }
-  };
+    if (chosen.length === 0) throw new Error('Pick at least one event, or all events.');
+    await props.onSave({ url, events: chosen, description: description.trim() || null });
+  });
 
   return (
-    <Modal title={editing ? 'Edit endpoint' : 'Add endpoint'} onClose={props.onClose} wide>
-      {/* any edit answers the last error ("Pick at least one event"): it goes until the next submit */}
-      <form
-        id={formId}
-        class="modal-body"
-        onSubmit={submit}
-        onInput={() => setError('')}
-        onChange={() => setError('')}
-      >
-        <UrlField url={url} editing={!!editing} onInput={setUrl} />
-        <label for="webhook-description">Description (optional)</label>
-        <textarea
-          id="webhook-description"
-          rows={2}
-          maxLength={DESCRIPTION_MAX}
-          placeholder="What this endpoint is for, e.g. Sync tickets to the data warehouse"
-          value={description}
-          onInput={(e: Event) => setDescription((e.target as HTMLTextAreaElement).value)}
-        />
-        <p class="muted small">At most {DESCRIPTION_MAX} characters.</p>
-        <EventPicker all={all} events={events} onAll={setAll} onToggle={toggle} />
-      </form>
-      <footer class="modal-foot">
-        <DialogError message={error} />
-        <button type="button" onClick={props.onClose}>
-          Cancel
-        </button>
-        <button type="submit" form={formId} class="primary" disabled={busy}>
-          {editing ? 'Save changes' : 'Add endpoint'}
-        </button>
-      </footer>
-    </Modal>
+    // any edit answers the last error ("Pick at least one event"): it goes until the next submit
+    <FormDialog
+      title={editing ? 'Edit endpoint' : 'Add endpoint'}
+      id={editing ? 'edit-webhook-form' : 'create-webhook-form'}
+      form={form}
+      action={editing ? 'Save changes' : 'Add endpoint'}
+      onClose={props.onClose}
+      wide
+    >
+      <UrlField url={url} editing={!!editing} onInput={setUrl} />
+      <label for="webhook-description">Description (optional)</label>
+      <textarea
+        id="webhook-description"
+        rows={2}
+        maxLength={DESCRIPTION_MAX}
+        placeholder="What this endpoint is for, e.g. Sync tickets to the data warehouse"
+        value={description}
+        onInput={(e: Event) => setDescription((e.target as HTMLTextAreaElement).value)}
+      />
+      <p class="muted small">At most {DESCRIPTION_MAX} characters.</p>
+      <EventPicker all={all} events={events} onAll={setAll} onToggle={toggle} />
+    </FormDialog>
   );
 }
