@@ -97,10 +97,13 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
   const { defer, drain } = createDefer(logger);
   const webhookPort = nodeWebhookPort();
   const webhooks = createDeliveryWorker({ db: handle.db, config, port: webhookPort, logger });
+  const keyCache = new KeyCache();
+  // other processes on the same Postgres revoke keys too: hear them (none to hear on PGlite)
+  if (handle.kind === 'postgres' && handle.writes) keyCache.follow(handle.writes);
   const services: Services = {
     config,
     db: handle.db,
-    keyCache: new KeyCache(),
+    keyCache,
     events: webhooks,
     logger,
     webhooks: webhookPort,

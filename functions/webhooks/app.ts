@@ -19,6 +19,7 @@ import {
 } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
 import { parseOrThrow } from '../../shared/http/validation';
+import { limitWebhookTool } from '../../shared/ratelimit/webhook-tools';
 import { claimAttempt, leaseMs, performAttempt } from '../../shared/webhooks/delivery';
 import { outboundPortOf, type RetryScheduler, type WebhookPort } from '../../shared/webhooks/port';
 import {
@@ -218,6 +219,7 @@ register(app, routes.recover, async (c) => {
   const { db, events } = c.get('services');
   const hook = await webhookOf(db, tenantOf(c), id);
   if (!hook.is_active) throw conflict(Detail.webhookInactive);
+  await limitWebhookTool(c, 'recover', hook.id);
   const created = await redeliverFailedSince(db, hook, new Date(since), RECOVER_MAX);
   if (created.length > 0) events.kick();
   return c.json({ deliveries: created.map(deliveryView) }, 202);
@@ -252,6 +254,7 @@ register(app, routes.sendTestEvent, async (c) => {
   const { db, events } = c.get('services');
   const hook = await webhookOf(db, tenantOf(c), id);
   if (!hook.is_active) throw conflict(Detail.webhookInactive);
+  await limitWebhookTool(c, 'test', hook.id);
   const delivery = await insertTestDelivery(db, hook, event_type, EVENT_EXAMPLES[event_type as EventType]);
   events.kick();
   return c.json({ delivery_id: delivery.id }, 202);

@@ -151,7 +151,7 @@ export const recover = defineRoute({
   access: { role: 'tenant_admin' },
   summary: 'Re-send every failed delivery since a time',
   description:
-    'Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery.',
+    'Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery: a delivery already re-queued (by redeliver or an earlier recover), pending or done, is not re-sent again; a failed re-delivery, the latest of its line, is. At most one recover a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent.',
   tags,
   params: WebhookIdParam,
   body: RecoverBody,
@@ -159,6 +159,12 @@ export const recover = defineRoute({
     202: { description: 'The new deliveries, pending', schema: DeliveryList },
     404: notFound,
     409: inactive,
+    429: {
+      description:
+        'A recover of this endpoint ran less than a minute ago (Retry-After in seconds); nothing was sent',
+      schema: ErrorBody,
+      example: { detail: 'At most one recover a minute per endpoint' },
+    },
   },
 });
 
@@ -187,7 +193,7 @@ export const sendTestEvent = defineRoute({
   access: { role: 'tenant_admin' },
   summary: 'Send a test event (dashboard)',
   description:
-    "Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record.",
+    "Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record. At most 10 test events a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent.",
   tags,
   params: WebhookIdParam,
   body: TestEventBody,
@@ -195,6 +201,12 @@ export const sendTestEvent = defineRoute({
     202: { description: 'The test delivery, queued', schema: TestEventQueued },
     404: notFound,
     409: inactive,
+    429: {
+      description:
+        '10 test events were sent to this endpoint this minute (Retry-After in seconds); nothing was sent',
+      schema: ErrorBody,
+      example: { detail: 'At most 10 test events a minute per endpoint' },
+    },
   },
 });
 

@@ -13,7 +13,11 @@ export type { VerifiedKey, VerifiedKeyCache } from '../context/key-cache';
  * cache in Redis with the rate limit, `verifyShared`), keyed by the presented key itself so a warm
  * request skips the HMAC too. It lives only in this process's memory (as the request carrying the
  * key does) and is never logged or persisted. Revoke, rotate and delete call `evict` (through
- * `forgetKey`), so they bite on the very next request; the TTL only bounds staleness if several processes share one database.
+ * `forgetKey`), so they bite on the very next request in this process. When several processes share
+ * one Postgres, each follows the others' key changes (`follow`: a trigger's NOTIFY naming the key,
+ * evicted when heard) and serves nothing from the cache while it cannot hear them (before its
+ * LISTEN session is up, after it drops: a notice missed then cannot leave a revoked key cached,
+ * since the cache is emptied when hearing stops and stays unused until it resumes).
  */
 export class KeyCache implements VerifiedKeyCache {
   #byToken = new Map<string, { key: VerifiedKey | null; until: number }>();
@@ -32,7 +36,24 @@ export class KeyCache implements VerifiedKeyCache {
     private readonly maxEntries = 10_000,
   ) {}
 
+  /** false while the process cannot hear other processes' key changes: nothing is served or kept */
+  #heard = true;
+
+  /** Follows key changes made by other processes (shared/db/write-watch.ts on Postgres). */
+  follow(feed: {
+    followKeyChanges(follower: { changed(id: string): void; heard(on: boolean): void }): void;
+  }) {
+    feed.followKeyChanges({
+      changed: (keyId) => this.evict(keyId),
+      heard: (on) => {
+        this.#heard = on;
+        this.clear();
+      },
+    });
+  }
+
   get(token: string): VerifiedKey | null | undefined {
+    if (!this.#heard) return undefined;
     const hit = this.#byToken.get(token);
     if (!hit) return undefined;
     if (hit.until < Date.now()) {
@@ -48,7 +69,7 @@ export class KeyCache implements VerifiedKeyCache {
   }
 
   set(token: string, key: VerifiedKey | null, generation = this.#generation): void {
-    if (generation !== this.#generation) return;
+    if (generation !== this.#generation || !this.#heard) return;
     if (this.#byToken.size >= this.maxEntries) {
       const oldest = this.#byToken.keys().next().value;
       if (oldest !== undefined) this.#byToken.delete(oldest);

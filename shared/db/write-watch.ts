@@ -46,7 +46,27 @@ export class WriteWatch {
   setOthersHeard(heard: boolean) {
     this.#heard = heard;
     this.#version++;
+    for (const follow of this.#keyFollowers) follow.heard(heard);
   }
+
+  readonly #keyFollowers: KeyChangeFollower[] = [];
+  /**
+   * API keys revoked, rotated, deleted or re-scoped by any process (schema/0015: a trigger's
+   * NOTIFY naming the key, heard on the same LISTEN session), and whether that session listens.
+   */
+  followKeyChanges(follower: KeyChangeFollower) {
+    this.#keyFollowers.push(follower);
+    follower.heard(this.#heard);
+  }
+  keyChanged(keyId: string) {
+    for (const follow of this.#keyFollowers) follow.changed(keyId);
+  }
+}
+
+/** What follows the API-key channel: each key changed, and the channel's state (false: deaf). */
+export interface KeyChangeFollower {
+  changed(keyId: string): void;
+  heard(listening: boolean): void;
 }
 
 /** Runs a raw script that bypasses the driver (migrations, `handle.exec`), reporting it like a statement. */

@@ -5,3 +5,4 @@ export * from './limits';
 export * from './middleware';
 export * from './plan-cache';
 export * from './upstash';
+export * from './webhook-tools';

@@ -7,6 +7,7 @@ import {
 } from '../../scripts/lib/https-receiver';
 import type { EventDataMap, EventType } from '../../shared/events/catalog';
 import { emitEvent } from '../../shared/events/emit';
+import type { MemoryRateLimiter } from '../../shared/ratelimit/limiter';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 trustTestCertificate();
@@ -452,10 +453,15 @@ describe.skipIf(postgresUnavailable())(
       const delivered = rx.received(sub.path).filter((r) => r.answered === 'success');
       expect(delivered.map((r) => JSON.parse(r.body).data.ticket.id).sort()).toEqual(['tkt_r1', 'tkt_r2']);
 
+      // one recover a minute per endpoint: the next one is a minute later
+      const limiter = h.runtime.services.rateLimiter as MemoryRateLimiter;
+      const clock = limiter.now;
+      limiter.now = () => clock() + 60_000;
       const again = await h.request('POST', `/api/v1/webhooks/${sub.id}/recover`, {
         apiKey: key,
         body: { since },
       });
+      limiter.now = clock;
       expect(again.status).toBe(202);
       expect(again.body.deliveries).toEqual([]);
       const future = await h.request('POST', `/api/v1/webhooks/${sub.id}/recover`, {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KeyCache, type VerifiedKey } from '../../shared/auth/key-verify';
+import { WriteWatch } from '../../shared/db/write-watch';
 
 const key = (id: string): VerifiedKey => ({
   id,
@@ -11,6 +12,27 @@ const key = (id: string): VerifiedKey => ({
 });
 
 describe('KeyCache', () => {
+  it("following other processes' key changes: evicts what they change; serves and keeps nothing while deaf", () => {
+    const watch = new WriteWatch(false);
+    const cache = new KeyCache();
+    cache.follow(watch);
+    // not listening yet: nothing kept, nothing served
+    cache.set('itsm_sk_test_a', key('key_a'), cache.generation);
+    expect(cache.get('itsm_sk_test_a')).toBeUndefined();
+    watch.setOthersHeard(true);
+    cache.set('itsm_sk_test_a', key('key_a'), cache.generation);
+    cache.set('itsm_sk_test_b', key('key_b'), cache.generation);
+    watch.keyChanged('key_a'); // another process revoked it
+    expect(cache.get('itsm_sk_test_a')).toBeUndefined();
+    expect(cache.get('itsm_sk_test_b')?.id).toBe('key_b');
+    // the session drops: a notice could be missed from now on, so the cache empties and stands aside
+    watch.setOthersHeard(false);
+    expect(cache.get('itsm_sk_test_b')).toBeUndefined();
+    // listening again: what was cached before is gone (a revoke in the gap cannot survive)
+    watch.setOthersHeard(true);
+    expect(cache.get('itsm_sk_test_b')).toBeUndefined();
+  });
+
   it('serves what a lookup cached', () => {
     const cache = new KeyCache();
     cache.set('itsm_sk_test_a', key('key_a'), cache.generation);

@@ -2100,7 +2100,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send every failed delivery since a time
-         * @description Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery.
+         * @description Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery: a delivery already re-queued (by redeliver or an earlier recover), pending or done, is not re-sent again; a failed re-delivery, the latest of its line, is. At most one recover a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -2642,7 +2642,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event (dashboard)
-         * @description Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record.
+         * @description Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record. At most 10 test events a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -21726,7 +21726,24 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationOrKeyReused"];
-            429: components["responses"]["RateLimited"];
+            /** @description A recover of this endpoint ran less than a minute ago (Retry-After in seconds); nothing was sent */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "At most one recover a minute per endpoint"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
@@ -25897,7 +25914,24 @@ export interface operations {
                 };
             };
             422: components["responses"]["ValidationError"];
-            429: components["responses"]["RateLimited"];
+            /** @description 10 test events were sent to this endpoint this minute (Retry-After in seconds); nothing was sent */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "At most 10 test events a minute per endpoint"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {

@@ -7,6 +7,7 @@ import type { Database } from '../schema';
 import { execWatched, WriteWatch, WriteWatchingDriver } from '../write-watch';
 
 const CHANGE_CHANNEL = 'itsm_watched_change'; // schema/0008_change_notify.sql
+const KEY_CHANNEL = 'itsm_api_key_change'; // schema/0015_api_key_revocation_notify.sql
 const RELISTEN_DELAY_MS = 1_000;
 
 class WatchedPostgresDialect extends PostgresDialect {
@@ -50,14 +51,16 @@ function listenForOtherWriters(
     c.on('error', () => {}); // 'end' follows and reports the loss
     // this process's own writes already moved the watch, synchronously; only others' count here
     c.on('notification', (n) => {
-      if (!ownBackends.has(n.processId)) watch.bump();
+      // a key this process changed was evicted already; hearing it again costs one more lookup
+      if (n.channel === KEY_CHANNEL) watch.keyChanged(n.payload ?? '');
+      else if (!ownBackends.has(n.processId)) watch.bump();
     });
     c.once('end', () => {
       if (client === c) lost();
     });
     try {
       await c.connect();
-      await c.query(`LISTEN ${CHANGE_CHANNEL}`);
+      await c.query(`LISTEN ${CHANGE_CHANNEL}; LISTEN ${KEY_CHANNEL}`);
       if (stopped) return void (await c.end());
       client = c;
       watch.setOthersHeard(true);
