@@ -51,7 +51,7 @@ export class WriteWatch {
 
   readonly #keyFollowers: KeyChangeFollower[] = [];
   /**
-   * API keys revoked, rotated, deleted or re-scoped by any process (schema/0015: a trigger's
+   * API keys revoked, rotated, deleted or re-scoped by any process (schema/0016: a trigger's
    * NOTIFY naming the key, heard on the same LISTEN session), and whether that session listens.
    */
   followKeyChanges(follower: KeyChangeFollower) {

@@ -7,7 +7,7 @@ import type { Database } from '../schema';
 import { execWatched, WriteWatch, WriteWatchingDriver } from '../write-watch';
 
 const CHANGE_CHANNEL = 'itsm_watched_change'; // schema/0008_change_notify.sql
-const KEY_CHANNEL = 'itsm_api_key_change'; // schema/0015_api_key_revocation_notify.sql
+const KEY_CHANNEL = 'itsm_api_key_change'; // schema/0016_api_key_revocation_notify.sql
 const RELISTEN_DELAY_MS = 1_000;
 
 class WatchedPostgresDialect extends PostgresDialect {
