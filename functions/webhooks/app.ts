@@ -274,7 +274,14 @@ register(app, routes.rotateSecret, async (c) => {
 register(app, routes.qstashCallback, async (c) => {
   const { db, config, logger } = c.get('services');
   const raw = await c.req.text();
-  if (!(await verifyQStashSignature(config, c.req.header('upstash-signature'), raw)))
+  if (
+    !(await verifyQStashSignature(
+      config,
+      c.req.header('upstash-signature'),
+      raw,
+      c.req.header('upstash-region'),
+    ))
+  )
     throw new ApiError(401, Detail.invalidQStashSignature);
   const { delivery_id, attempt } = parseOrThrow(QStashCallbackBody, parseJson(raw), 'body');
   const outcome = await claimAttempt(db, delivery_id, attempt, leaseMs(config));
