@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from '../../shared/auth/password-policy';
 import { smtpLimits } from '../../shared/http/email';
 import { requiredName } from '../../shared/http/names';

@@ -1,4 +1,5 @@
-import { type ZodType, z } from 'zod';
+import type { ZodType } from 'zod';
+import * as z from 'zod';
 import type { Surface } from '../context/surface';
 import { Detail } from './errors';
 import type { ComponentSet, RouteWithAccess } from './openapi';
