@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import { ProviderParam, SectionResponse, TenantProfileBody, WriteResponse } from './schemas';
@@ -482,48 +482,6 @@ export const renameTenant = defineRoute({
   body: TenantProfileBody,
   responses: { 200: { description: 'Profile', schema: TenantProfile } },
 });
-
-/** In reading order, for the reference. */
-export const routes = [
-  getConfig,
-  getConfigGeneral,
-  updateConfigGeneral,
-  replaceConfigGeneral,
-  getConfigBranding,
-  updateConfigBranding,
-  replaceConfigBranding,
-  getConfigChannels,
-  updateConfigChannels,
-  replaceConfigChannels,
-  getConfigOnboarding,
-  updateConfigOnboarding,
-  replaceConfigOnboarding,
-  getConfiguration,
-  getConfigurationGeneral,
-  updateConfigurationGeneral,
-  replaceConfigurationGeneral,
-  getConfigurationBranding,
-  updateConfigurationBranding,
-  replaceConfigurationBranding,
-  getConfigurationChannels,
-  updateConfigurationChannels,
-  replaceConfigurationChannels,
-  getConfigurationOnboarding,
-  updateConfigurationOnboarding,
-  replaceConfigurationOnboarding,
-  listIntegrations,
-  getIntegration,
-  updateIntegration,
-  replaceIntegration,
-  disconnectIntegration,
-  getTelephony,
-  updateTelephony,
-  replaceTelephony,
-  getOnboarding,
-  updateOnboarding,
-  getTenant,
-  renameTenant,
-];
 
 export const components = defineComponents({
   output: {

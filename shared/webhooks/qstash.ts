@@ -1,8 +1,11 @@
 import { Client, Receiver } from '@upstash/qstash';
+import type { MiddlewareHandler } from 'hono';
 import type { Kysely } from 'kysely';
+import type { AppEnv } from '../context/app-env';
 import type { EventKicker } from '../context/services';
 import type { Database } from '../db/schema';
 import type { AppConfig } from '../env';
+import { ApiError, Detail } from '../http/errors';
 import type { Logger } from '../log/logger';
 import {
   type AttemptResult,
@@ -98,6 +101,19 @@ export async function verifyQStashSignature(
     .verify({ signature, body: rawBody, url: callbackUrl(config), clockTolerance: 5, upstashRegion: region })
     .catch(() => false);
 }
+
+/**
+ * In front of the callback's validation: 401 unless QStash signed the body's exact bytes for our
+ * callback URL. The body is read once (Hono keeps it for the validator behind).
+ */
+export const qstashSignature: MiddlewareHandler<AppEnv> = async function qstashSignature(c, next) {
+  const raw = new TextDecoder().decode(await c.req.arrayBuffer());
+  const signature = c.req.header('upstash-signature');
+  const region = c.req.header('upstash-region');
+  if (!(await verifyQStashSignature(c.get('services').config, signature, raw, region)))
+    throw new ApiError(401, Detail.invalidQStashSignature);
+  await next();
+};
 
 /** After an attempt: if another one is due later, put it on the schedule (errors logged, never thrown). */
 export async function scheduleNext(

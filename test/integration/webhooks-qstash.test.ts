@@ -121,9 +121,9 @@ describe.skipIf(postgresUnavailable())(
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ detail: 'Invalid QStash signature' });
       }
-      expect(rx.received('/edge')).toHaveLength(1);
 
-      // QStash (the stand-in) calls back once the attempt is due, signed: attempt 2 is sent
+      // QStash (the stand-in) calls back once the attempt is due, signed: attempt 2 is sent, once
+      // (none of the refused callbacks above sent anything)
       await qstash.settled();
       expect(qstash.deliveries).toMatchObject([{ destination: CALLBACK, retried: 0, status: 200 }]);
       expect(qstash.deliveries[0]!.at).toBeGreaterThanOrEqual(row.next_attempt_at!.getTime());
