@@ -8,7 +8,7 @@
  * `Upstash-Deduplication-Id` is acknowledged and not delivered again, as QStash does.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { SignJWT } from 'jose';
 
 export interface Publish {
@@ -82,6 +82,39 @@ function dueAt(headers: Record<string, string>, now: number): number {
   return delay ? now + Number(delay[1]) * (DELAY_UNIT_MS[delay[2]!] ?? 0) : now;
 }
 
+/** The callback QStash makes for `publish`, its `retried`-th try, signed with `key`. */
+async function callbackRequest(publish: Publish, key: string, retried: number, region?: string) {
+  return new Request(publish.destination, {
+    method: publish.headers['upstash-method'] ?? 'POST',
+    headers: {
+      'Content-Type': publish.headers['content-type'] ?? 'application/json',
+      'Upstash-Signature': await signQStashCallback(key, publish.destination, publish.body),
+      'Upstash-Message-Id': publish.messageId,
+      'Upstash-Retried': String(retried),
+      ...(region ? { 'Upstash-Region': region } : {}),
+    },
+    body: publish.body,
+  });
+}
+
+/** A publish as the API received it (`/v2/publish/<destination>`). */
+function publishOf(req: IncomingMessage, body: string, messageId: string, seen: Set<string>): Publish {
+  const path = req.url ?? '/';
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
+  const prefix = '/v2/publish/';
+  const dedup = headers['upstash-deduplication-id'];
+  return {
+    method: req.method ?? '',
+    path,
+    destination: path.startsWith(prefix) ? decodeURIComponent(path.slice(prefix.length)) : '',
+    headers,
+    body,
+    messageId,
+    deduplicated: dedup !== undefined && seen.has(dedup),
+  };
+}
+
 export async function startQStashStandIn(options: QStashStandInOptions = {}): Promise<QStashStandIn> {
   const publishes: Publish[] = [];
   const deliveries: Delivery[] = [];
@@ -101,17 +134,7 @@ export async function startQStashStandIn(options: QStashStandInOptions = {}): Pr
   async function send(publish: Publish, key: string) {
     const retries = Number(publish.headers['upstash-retries'] ?? 3);
     for (let retried = 0; retried <= retries; retried++) {
-      const request = new Request(publish.destination, {
-        method: publish.headers['upstash-method'] ?? 'POST',
-        headers: {
-          'Content-Type': publish.headers['content-type'] ?? 'application/json',
-          'Upstash-Signature': await signQStashCallback(key, publish.destination, publish.body),
-          'Upstash-Message-Id': publish.messageId,
-          'Upstash-Retried': String(retried),
-          ...(options.region ? { 'Upstash-Region': options.region } : {}),
-        },
-        body: publish.body,
-      });
+      const request = await callbackRequest(publish, key, retried, options.region);
       const status = await deliver(request).then(
         async (res) => {
           await res.arrayBuffer();
@@ -144,21 +167,9 @@ export async function startQStashStandIn(options: QStashStandInOptions = {}): Pr
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const path = req.url ?? '/';
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers))
-        headers[k] = Array.isArray(v) ? v.join(', ') : (v ?? '');
-      const prefix = '/v2/publish/';
-      const dedup = headers['upstash-deduplication-id'];
-      const publish: Publish = {
-        method: req.method ?? '',
-        path,
-        destination: path.startsWith(prefix) ? decodeURIComponent(path.slice(prefix.length)) : '',
-        headers,
-        body: Buffer.concat(chunks).toString('utf8'),
-        messageId: `msg_${publishes.length + 1}`,
-        deduplicated: dedup !== undefined && seen.has(dedup),
-      };
+      const body = Buffer.concat(chunks).toString('utf8');
+      const publish = publishOf(req, body, `msg_${publishes.length + 1}`, seen);
+      const dedup = publish.headers['upstash-deduplication-id'];
       const status = options.publishStatus ?? 201;
       if (status >= 300) {
         res.writeHead(status, { 'content-type': 'application/json' });

@@ -68,6 +68,8 @@ export interface RouteDef {
    * lack of a 2xx.
    */
   undocumented?: string;
+  /** an older address of another route, served for the clients that call it: the reference marks it */
+  deprecated?: true;
   /** a request body that the server accepts as is (the fuzz test sends it) */
   bodyExample?: unknown;
   /** parameter name -> description, for parameters particular to this route (common ones: the docs table) */

@@ -38,7 +38,7 @@ export function routesOf(module: Record<string, unknown>): RouteDef[] {
   const found = new Set<RouteDef>();
   const visit = (value: unknown, depth: number): void => {
     if (isRoute(value)) found.add(value);
-    else if (depth < 3 && isTable(value)) for (const inner of Object.values(value)) visit(inner, depth + 1);
+    else if (depth < 4 && isTable(value)) for (const inner of Object.values(value)) visit(inner, depth + 1);
   };
   for (const value of Object.values(module)) visit(value, 0);
   return [...found].sort((a, b) => (declared.get(a) ?? 0) - (declared.get(b) ?? 0));
