@@ -1,13 +1,14 @@
-// Every function's route declarations (`routes`) and named schemas (`components`), for the OpenAPI
-// documents (public and internal), the schema-driven fuzz and the route-access test: one registry.
-// A static list (Workers bundle what they import), in manifest order: a new function adds its
+// Every function's route declarations (what its routes.ts declares with `defineRoute`, found among
+// the module's exports) and named schemas (`components`), for the OpenAPI documents (public and
+// internal), the schema-driven fuzz and the route-access test: one registry. A static list of
+// modules (Workers bundle what they import), in manifest order: a new function adds its
 // functions/<name>/routes.ts here; test/unit/route-access.test.ts fails until it does.
 // Here each route gets its full access: a route declares only its role (or a required session),
 // the manifest's rule for its path says the surface and scopes, as the gate applies them.
 import { compileAccess, isScopeRule } from '../shared/auth/access';
 import type { ComponentSet, RouteDef, RouteWithAccess } from '../shared/http/openapi';
 import type { DocSource } from '../shared/http/openapi-doc';
-import { toHonoPath } from '../shared/http/route';
+import { routesOf, toHonoPath } from '../shared/http/route';
 import * as apiKeys from './api-keys/routes';
 import * as audit from './audit/routes';
 import * as auth from './auth/routes';
@@ -48,9 +49,9 @@ function withAccess(route: RouteDef): RouteWithAccess {
 }
 
 /** A function's declarations as the documents read them: each route with its access complete. */
-const source = (name: string, fn: { routes: readonly RouteDef[]; components?: ComponentSet }): DocSource => ({
+const source = (name: string, fn: Record<string, unknown> & { components?: ComponentSet }): DocSource => ({
   name,
-  routes: fn.routes.map(withAccess),
+  routes: routesOf(fn).map(withAccess),
   ...(fn.components ? { components: fn.components } : {}),
 });
 

@@ -3,11 +3,8 @@
 // Node platform) and fails when
 //   - a `node:*` (or bare Node built-in) import is reachable, unless listed in ALLOWED_NODE_IMPORTS,
 //   - a Node-only module of this repo is reachable (adapters for PGlite/pg, the fs migrations
-//     reader, anything named *.node.ts),
-//   - the edge zod alias (scripts/edge/zod) drifts from the installed zod, or code uses what it drops.
-import { readFileSync } from 'node:fs';
+//     reader, anything named *.node.ts).
 import { builtinModules } from 'node:module';
-import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { FUNCTIONS } from '../functions/manifest';
 import { ROOT } from './edge/config';
@@ -23,7 +20,7 @@ const NODE_ONLY = [
   /^shared\/db\/adapters\/(pglite|pg)\.ts$/,
   /^shared\/db\/migrations-fs\.ts$/,
   /\.node\.ts$/,
-  /^scripts\/(?!edge\/zod\/)/,
+  /^scripts\//,
   /^test\//,
 ];
 const NODE_PACKAGES =
@@ -68,7 +65,6 @@ async function check(fn: string): Promise<Finding[]> {
     platform: 'neutral',
     mainFields: ['workerd', 'worker', 'browser', 'module', 'main'],
     conditions: ['workerd', 'worker', 'browser'],
-    alias: { zod: './scripts/edge/zod/index.ts' },
     metafile: true,
     logLevel: 'silent',
     // keep Node built-ins unresolved so they show up as imports instead of failing the build
@@ -89,51 +85,10 @@ async function check(fn: string): Promise<Finding[]> {
   return findings;
 }
 
-/** scripts/edge/zod re-exports zod without locales/compile/fromJSONSchema; keep it complete otherwise. */
-function checkZodAlias(): string[] {
-  const problems: string[] = [];
-  const upstream = readFileSync(join(ROOT, 'node_modules/zod/v4/classic/external.js'), 'utf8');
-  const ours = readFileSync(join(ROOT, 'scripts/edge/zod/external.ts'), 'utf8');
-  const dropped = new Set([
-    'locales',
-    'compile',
-    'withParser',
-    'ZodCompileAsyncError',
-    'ZodCompileUnsupportedError',
-    'fromJSONSchema',
-    'INVALID',
-  ]);
-  const names = (text: string) =>
-    new Set(
-      [...text.matchAll(/export\s*(?:\*\s*as\s+(\w+)|\{([^}]*)\})/g)].flatMap((m) =>
-        m[1]
-          ? [m[1]]
-          : (m[2] ?? '').split(',').map(
-              (s) =>
-                s
-                  .trim()
-                  .split(/\s+as\s+/)
-                  .pop() ?? '',
-            ),
-      ),
-    );
-  const theirs = names(upstream);
-  const mine = names(ours);
-  for (const n of theirs)
-    if (n && !dropped.has(n) && !mine.has(n)) problems.push(`zod alias lacks export ${n}`);
-  const stars = (text: string) =>
-    [...text.matchAll(/export \* from ["']([^"']+)["']/g)].map((m) => (m[1] ?? '').replace(/.*\//, ''));
-  for (const s of stars(upstream))
-    if (!stars(ours).includes(s)) problems.push(`zod alias lacks export * from ${s}`);
-  return problems;
-}
-
 async function main() {
   const findings = (await Promise.all(FUNCTIONS.map((f) => check(f.name)))).flat();
-  const zod = checkZodAlias();
   for (const f of findings) console.error(`✗ ${f.fn}: ${f.problem}\n    ${f.chain.join('\n    -> ')}`);
-  for (const z of zod) console.error(`✗ ${z}`);
-  if (findings.length > 0 || zod.length > 0) {
+  if (findings.length > 0) {
     console.error(
       `\nRuntime parity check failed: keep Node-only code in the adapters (shared/db/adapters/{pg,pglite}.ts, *.node.ts) and out of every Worker's import graph.`,
     );

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LOG_LEVELS } from './log/logger';
 
 /** A comma list of host names, trimmed and lower-cased (allow lists). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SCOPE_CATALOG } from '../../shared/context/scopes';
 import { ErrorBody, notFoundResponse } from '../../shared/http/error-body';
 import { Detail as ErrorDetail } from '../../shared/http/errors';
@@ -127,9 +127,6 @@ export const deleteApiKey = defineRoute({
   params: KeyIdParam,
   responses: { 204: { description: 'Deleted' }, 404: keyNotFound },
 });
-
-/** In reading order, for the reference. */
-export const routes = [createApiKey, listApiKeys, rotateApiKey, revokeApiKey, deleteApiKey];
 
 export const components = defineComponents({
   docs: {

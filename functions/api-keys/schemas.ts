@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { SCOPE_CATALOG } from '../../shared/context/scopes';
 import { requiredName } from '../../shared/http/names';
 

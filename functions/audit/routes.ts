@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import { AuditEntry, AuditListQuery } from './schemas';
@@ -25,9 +25,6 @@ export const listAuditLog = defineRoute({
     },
   },
 });
-
-/** In reading order, for the reference. */
-export const routes = [listAuditLog];
 
 export const components = defineComponents({
   output: { AuditEntry },

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../../shared/audit/audit';
 import { isoDateTime } from '../../shared/http/instants';
 import { pageQuery } from '../../shared/http/pagination';

@@ -100,94 +100,6 @@ export const logout = defineRoute({
   },
 });
 
-export const acceptInvite = defineRoute({
-  operationId: 'acceptInvite',
-  method: 'post',
-  path: '/api/v1/auth/accept-invite',
-  summary: 'Accept an invite: set the password and sign in',
-  description:
-    'The invite token (from POST /api/v1/tenants or POST /api/v1/tenant/users, or its mail) works once.',
-  tags,
-  body: AcceptInviteBody,
-  responses: {
-    200: { description: 'A session for the new user', schema: TokenPair, example: pair },
-    400: {
-      description: 'Unknown, used or expired',
-      schema: ErrorBody,
-      example: { detail: 'Invalid or expired invite' },
-    },
-    415: jsonOnlyRefusal,
-  },
-});
-
-export const invitePreview = defineRoute({
-  operationId: 'previewInvite',
-  method: 'post',
-  path: '/api/v1/auth/invite-preview',
-  summary: 'What an invite token offers',
-  description:
-    'The tenant, address and role an unspent invite token stands for, for the page that accepts it; the token is not spent.',
-  tags,
-  body: InvitePreviewBody,
-  responses: {
-    200: {
-      description: 'The invitation',
-      schema: InvitePreview,
-      example: {
-        tenant: { id: 'ten_demo', name: 'Acme' },
-        email: 'ana@example.com',
-        role: 'agent',
-        expires_at: '2026-03-21T09:26:53.412Z',
-      },
-    },
-    404: {
-      description: 'Unknown, used or expired',
-      schema: ErrorBody,
-      example: { detail: 'Invitation not found or expired' },
-    },
-    415: jsonOnlyRefusal,
-  },
-});
-
-export const requestPasswordReset = defineRoute({
-  operationId: 'requestPasswordReset',
-  method: 'post',
-  path: '/api/v1/auth/password-reset',
-  summary: 'Request a password reset link',
-  description:
-    'The same answer whether or not the account exists; the link (valid one hour, single use) is mailed.',
-  tags,
-  body: PasswordResetBody,
-  responses: {
-    202: {
-      description: 'Accepted',
-      schema: PasswordResetAccepted,
-      example: { detail: 'If the address belongs to an account, a password reset link has been sent' },
-    },
-    415: jsonOnlyRefusal,
-  },
-});
-
-export const confirmPasswordReset = defineRoute({
-  operationId: 'confirmPasswordReset',
-  method: 'post',
-  path: '/api/v1/auth/password-reset/confirm',
-  summary: 'Set a new password with a reset token',
-  description: 'Ends every existing session of the user and answers with a new one.',
-  tags,
-  body: PasswordResetConfirmBody,
-  responses: {
-    200: { description: 'A new session', schema: TokenPair, example: pair },
-    400: {
-      description: 'Unknown, used or expired',
-      schema: ErrorBody,
-      example: { detail: 'Invalid or expired password reset token' },
-    },
-    415: jsonOnlyRefusal,
-  },
-});
-
-/** In reading order, for the reference. */
 export const me = defineRoute({
   operationId: 'getCurrentUser',
   method: 'get',
@@ -230,17 +142,6 @@ export const me = defineRoute({
   },
 });
 
-export const routes = [
-  login,
-  refresh,
-  logout,
-  me,
-  invitePreview,
-  acceptInvite,
-  requestPasswordReset,
-  confirmPasswordReset,
-];
-
 export const components = defineComponents({
   output: { TokenPair, TenantChoice, PasswordResetAccepted, Me, InvitePreview },
   input: {
@@ -251,5 +152,92 @@ export const components = defineComponents({
     InvitePreviewRequest: InvitePreviewBody,
     PasswordResetRequest: PasswordResetBody,
     PasswordResetConfirmation: PasswordResetConfirmBody,
+  },
+});
+
+export const invitePreview = defineRoute({
+  operationId: 'previewInvite',
+  method: 'post',
+  path: '/api/v1/auth/invite-preview',
+  summary: 'What an invite token offers',
+  description:
+    'The tenant, address and role an unspent invite token stands for, for the page that accepts it; the token is not spent.',
+  tags,
+  body: InvitePreviewBody,
+  responses: {
+    200: {
+      description: 'The invitation',
+      schema: InvitePreview,
+      example: {
+        tenant: { id: 'ten_demo', name: 'Acme' },
+        email: 'ana@example.com',
+        role: 'agent',
+        expires_at: '2026-03-21T09:26:53.412Z',
+      },
+    },
+    404: {
+      description: 'Unknown, used or expired',
+      schema: ErrorBody,
+      example: { detail: 'Invitation not found or expired' },
+    },
+    415: jsonOnlyRefusal,
+  },
+});
+
+export const acceptInvite = defineRoute({
+  operationId: 'acceptInvite',
+  method: 'post',
+  path: '/api/v1/auth/accept-invite',
+  summary: 'Accept an invite: set the password and sign in',
+  description:
+    'The invite token (from POST /api/v1/tenants or POST /api/v1/tenant/users, or its mail) works once.',
+  tags,
+  body: AcceptInviteBody,
+  responses: {
+    200: { description: 'A session for the new user', schema: TokenPair, example: pair },
+    400: {
+      description: 'Unknown, used or expired',
+      schema: ErrorBody,
+      example: { detail: 'Invalid or expired invite' },
+    },
+    415: jsonOnlyRefusal,
+  },
+});
+
+export const requestPasswordReset = defineRoute({
+  operationId: 'requestPasswordReset',
+  method: 'post',
+  path: '/api/v1/auth/password-reset',
+  summary: 'Request a password reset link',
+  description:
+    'The same answer whether or not the account exists; the link (valid one hour, single use) is mailed.',
+  tags,
+  body: PasswordResetBody,
+  responses: {
+    202: {
+      description: 'Accepted',
+      schema: PasswordResetAccepted,
+      example: { detail: 'If the address belongs to an account, a password reset link has been sent' },
+    },
+    415: jsonOnlyRefusal,
+  },
+});
+
+export const confirmPasswordReset = defineRoute({
+  operationId: 'confirmPasswordReset',
+  method: 'post',
+  path: '/api/v1/auth/password-reset/confirm',
+  summary: 'Set a new password with a reset token',
+  description: 'Ends every existing session of the user and answers with a new one.',
+  tags,
+  body: PasswordResetConfirmBody,
+  responses: {
+    200: { description: 'A new session', schema: TokenPair, example: pair },
+    400: {
+      description: 'Unknown, used or expired',
+      schema: ErrorBody,
+      example: { detail: 'Invalid or expired password reset token' },
+    },
+    415: jsonOnlyRefusal,
   },
 });

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -119,19 +119,6 @@ export const getPaymentSettings = defineRoute({
 export const replacePaymentSettings = paymentWrite('put');
 
 export const updatePaymentSettings = paymentWrite('patch');
-
-/** In reading order, for the reference. */
-export const routes = [
-  getPlan,
-  listPlans,
-  replacePlan,
-  updatePlan,
-  listInvoices,
-  getInvoice,
-  getPaymentSettings,
-  replacePaymentSettings,
-  updatePaymentSettings,
-];
 
 export const components = defineComponents({
   output: { Plan: PlanResponse, Invoice, PaymentSettings: PaymentSettingsResponse },

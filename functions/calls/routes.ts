@@ -108,16 +108,6 @@ export const completeCall = defineRoute({
   },
 });
 
-/** In reading order, for the reference. */
-export const routes = [
-  listCalls,
-  getCall,
-  createVoiceWidgetToken,
-  reportCall,
-  reportEscalation,
-  completeCall,
-];
-
 export const components = defineComponents({
   docs: {
     Call: {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CALL_OUTCOMES, ESCALATION_REASONS, ESCALATION_ROUTES } from '../../shared/events/catalog';
 import { smtpLimits } from '../../shared/http/email';
 import { enumList } from '../../shared/http/enum-list';

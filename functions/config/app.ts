@@ -41,33 +41,14 @@ const readOne = (section: GeneralSection) => async (c: Context<AppEnv>) =>
 const writeOne = (section: GeneralSection, mode: 'merge' | 'replace') => async (c: SectionWrite) =>
   c.json(await writeSection(c, tenantOf(c), section, c.req.valid('json'), mode));
 
-register(app, routes.getConfig, allSections);
-register(app, routes.getConfigGeneral, readOne('general'));
-register(app, routes.updateConfigGeneral, writeOne('general', 'merge'));
-register(app, routes.replaceConfigGeneral, writeOne('general', 'replace'));
-register(app, routes.getConfigBranding, readOne('branding'));
-register(app, routes.updateConfigBranding, writeOne('branding', 'merge'));
-register(app, routes.replaceConfigBranding, writeOne('branding', 'replace'));
-register(app, routes.getConfigChannels, readOne('channels'));
-register(app, routes.updateConfigChannels, writeOne('channels', 'merge'));
-register(app, routes.replaceConfigChannels, writeOne('channels', 'replace'));
-register(app, routes.getConfigOnboarding, readOne('onboarding'));
-register(app, routes.updateConfigOnboarding, writeOne('onboarding', 'merge'));
-register(app, routes.replaceConfigOnboarding, writeOne('onboarding', 'replace'));
-
-register(app, routes.getConfiguration, allSections);
-register(app, routes.getConfigurationGeneral, readOne('general'));
-register(app, routes.updateConfigurationGeneral, writeOne('general', 'merge'));
-register(app, routes.replaceConfigurationGeneral, writeOne('general', 'replace'));
-register(app, routes.getConfigurationBranding, readOne('branding'));
-register(app, routes.updateConfigurationBranding, writeOne('branding', 'merge'));
-register(app, routes.replaceConfigurationBranding, writeOne('branding', 'replace'));
-register(app, routes.getConfigurationChannels, readOne('channels'));
-register(app, routes.updateConfigurationChannels, writeOne('channels', 'merge'));
-register(app, routes.replaceConfigurationChannels, writeOne('channels', 'replace'));
-register(app, routes.getConfigurationOnboarding, readOne('onboarding'));
-register(app, routes.updateConfigurationOnboarding, writeOne('onboarding', 'merge'));
-register(app, routes.replaceConfigurationOnboarding, writeOne('onboarding', 'replace'));
+for (const { all, sections } of routes.generalSettings) {
+  register(app, all, allSections);
+  for (const { section, read, update, replace } of sections) {
+    register(app, read, readOne(section));
+    register(app, update, writeOne(section, 'merge'));
+    register(app, replace, writeOne(section, 'replace'));
+  }
+}
 
 // --- integrations: one section per provider (`integration:<provider>`), secrets write-only
 const integrationKey = (provider: string) => `integration:${provider}`;

@@ -1,8 +1,8 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import { ProviderParam, SectionResponse, TenantProfileBody, WriteResponse } from './schemas';
-import { type GeneralSection, SECTIONS } from './sections';
+import { GENERAL_SECTIONS, type GeneralSection, SECTIONS } from './sections';
 
 const changed =
   'Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].';
@@ -100,228 +100,80 @@ const replaceSection = <S extends GeneralSection>(section: S) => ({
     },
   },
 });
-export const getConfig = defineRoute({
-  operationId: 'getConfig',
-  method: 'get',
-  path: '/api/v1/config',
-  ...allSections,
-});
+/** A section's read, in words, under each base: the alias points to the same route of `/config`. */
+const READ_TEXT: Record<GeneralSection, { config: string; configuration: string }> = {
+  general: {
+    config: 'The general settings: company name, support email, locale, time zone, business hours, defaults.',
+    configuration:
+      'The general settings (same as GET /api/v1/config/general, under the `configuration` prefix).',
+  },
+  branding: {
+    config: 'The branding settings: logo, primary color, widget greeting, help-center title.',
+    configuration: 'The branding settings (same as GET /api/v1/config/branding).',
+  },
+  channels: {
+    config: 'Which channels are on (email, chat, phone, WhatsApp) and the default one.',
+    configuration: 'The channel settings (same as GET /api/v1/config/channels).',
+  },
+  onboarding: {
+    config: 'The onboarding checklist as a configuration section.',
+    configuration: 'The onboarding section (same as GET /api/v1/config/onboarding).',
+  },
+};
 
-export const getConfigGeneral = defineRoute({
-  operationId: 'getConfigGeneral',
-  description:
-    'The general settings: company name, support email, locale, time zone, business hours, defaults.',
-  method: 'get',
-  path: '/api/v1/config/general',
-  ...readSection('general'),
-});
+/**
+ * The general settings' bases: `/api/v1/config`, and `/api/v1/configuration`, the same routes
+ * under the older name, kept for the clients that call it and marked deprecated in the reference.
+ */
+const BASES = {
+  config: { path: '/api/v1/config', name: 'Config' },
+  configuration: { path: '/api/v1/configuration', name: 'Configuration', deprecated: true as const },
+};
+type Base = keyof typeof BASES;
+const capitalized = (s: string) => `${s[0]?.toUpperCase()}${s.slice(1)}`;
 
-export const updateConfigGeneral = defineRoute({
-  operationId: 'updateConfigGeneral',
-  emits: ['config.updated'],
-  method: 'patch',
-  path: '/api/v1/config/general',
-  access: { role: 'tenant_admin' },
-  ...updateSection('general'),
-});
+/** One section's routes under one base: read it, change the fields given, replace it. */
+export function sectionRoutes<S extends GeneralSection>(base: Base, section: S) {
+  const { path, name, ...alias } = BASES[base];
+  const id = `${name}${capitalized(section)}`;
+  const write = { emits: ['config.updated'] as const, access: { role: 'tenant_admin' } as const, ...alias };
+  return {
+    read: defineRoute({
+      operationId: `get${id}`,
+      description: READ_TEXT[section][base],
+      method: 'get',
+      path: `${path}/${section}`,
+      ...alias,
+      ...readSection(section),
+    }),
+    update: defineRoute({
+      operationId: `update${id}`,
+      method: 'patch',
+      path: `${path}/${section}`,
+      ...write,
+      ...updateSection(section),
+    }),
+    replace: defineRoute({
+      operationId: `replace${id}`,
+      method: 'put',
+      path: `${path}/${section}`,
+      ...write,
+      ...replaceSection(section),
+    }),
+  };
+}
 
-export const replaceConfigGeneral = defineRoute({
-  operationId: 'replaceConfigGeneral',
-  emits: ['config.updated'],
-  method: 'put',
-  path: '/api/v1/config/general',
-  access: { role: 'tenant_admin' },
-  ...replaceSection('general'),
-});
-
-export const getConfigBranding = defineRoute({
-  operationId: 'getConfigBranding',
-  description: 'The branding settings: logo, primary color, widget greeting, help-center title.',
-  method: 'get',
-  path: '/api/v1/config/branding',
-  ...readSection('branding'),
-});
-
-export const updateConfigBranding = defineRoute({
-  operationId: 'updateConfigBranding',
-  emits: ['config.updated'],
-  method: 'patch',
-  path: '/api/v1/config/branding',
-  access: { role: 'tenant_admin' },
-  ...updateSection('branding'),
-});
-
-export const replaceConfigBranding = defineRoute({
-  operationId: 'replaceConfigBranding',
-  emits: ['config.updated'],
-  method: 'put',
-  path: '/api/v1/config/branding',
-  access: { role: 'tenant_admin' },
-  ...replaceSection('branding'),
-});
-
-export const getConfigChannels = defineRoute({
-  operationId: 'getConfigChannels',
-  description: 'Which channels are on (email, chat, phone, WhatsApp) and the default one.',
-  method: 'get',
-  path: '/api/v1/config/channels',
-  ...readSection('channels'),
-});
-
-export const updateConfigChannels = defineRoute({
-  operationId: 'updateConfigChannels',
-  emits: ['config.updated'],
-  method: 'patch',
-  path: '/api/v1/config/channels',
-  access: { role: 'tenant_admin' },
-  ...updateSection('channels'),
-});
-
-export const replaceConfigChannels = defineRoute({
-  operationId: 'replaceConfigChannels',
-  emits: ['config.updated'],
-  method: 'put',
-  path: '/api/v1/config/channels',
-  access: { role: 'tenant_admin' },
-  ...replaceSection('channels'),
-});
-
-export const getConfigOnboarding = defineRoute({
-  operationId: 'getConfigOnboarding',
-  description: 'The onboarding checklist as a configuration section.',
-  method: 'get',
-  path: '/api/v1/config/onboarding',
-  ...readSection('onboarding'),
-});
-
-export const updateConfigOnboarding = defineRoute({
-  operationId: 'updateConfigOnboarding',
-  emits: ['config.updated'],
-  method: 'patch',
-  path: '/api/v1/config/onboarding',
-  access: { role: 'tenant_admin' },
-  ...updateSection('onboarding'),
-});
-
-export const replaceConfigOnboarding = defineRoute({
-  operationId: 'replaceConfigOnboarding',
-  emits: ['config.updated'],
-  method: 'put',
-  path: '/api/v1/config/onboarding',
-  access: { role: 'tenant_admin' },
-  ...replaceSection('onboarding'),
-});
-
-export const getConfiguration = defineRoute({
-  operationId: 'getConfiguration',
-  method: 'get',
-  path: '/api/v1/configuration',
-  ...allSections,
-});
-
-export const getConfigurationGeneral = defineRoute({
-  operationId: 'getConfigurationGeneral',
-  description: 'The general settings (same as GET /api/v1/config/general, under the `configuration` prefix).',
-  method: 'get',
-  path: '/api/v1/configuration/general',
-  ...readSection('general'),
-});
-
-export const updateConfigurationGeneral = defineRoute({
-  operationId: 'updateConfigurationGeneral',
-  emits: ['config.updated'],
-  method: 'patch',
-  path: '/api/v1/configuration/general',
-  access: { role: 'tenant_admin' },
-  ...updateSection('general'),
-});
-
-export const replaceConfigurationGeneral = defineRoute({
-  operationId: 'replaceConfigurationGeneral',
-  emits: ['config.updated'],
-  method: 'put',
-  path: '/api/v1/configuration/general',
-  access: { role: 'tenant_admin' },
-  ...replaceSection('general'),
-});
-
-export const getConfigurationBranding = defineRoute({
-  operationId: 'getConfigurationBranding',
-  description: 'The branding settings (same as GET /api/v1/config/branding).',
-  method: 'get',
-  path: '/api/v1/configuration/branding',
-  ...readSection('branding'),
-});
-
-export const updateConfigurationBranding = defineRoute({
-  operationId: 'updateConfigurationBranding',
-  emits: ['config.updated'],
-  method: 'patch',
-  path: '/api/v1/configuration/branding',
-  access: { role: 'tenant_admin' },
-  ...updateSection('branding'),
-});
-
-export const replaceConfigurationBranding = defineRoute({
-  operationId: 'replaceConfigurationBranding',
-  emits: ['config.updated'],
-  method: 'put',
-  path: '/api/v1/configuration/branding',
-  access: { role: 'tenant_admin' },
-  ...replaceSection('branding'),
-});
-
-export const getConfigurationChannels = defineRoute({
-  operationId: 'getConfigurationChannels',
-  description: 'The channel settings (same as GET /api/v1/config/channels).',
-  method: 'get',
-  path: '/api/v1/configuration/channels',
-  ...readSection('channels'),
-});
-
-export const updateConfigurationChannels = defineRoute({
-  operationId: 'updateConfigurationChannels',
-  emits: ['config.updated'],
-  method: 'patch',
-  path: '/api/v1/configuration/channels',
-  access: { role: 'tenant_admin' },
-  ...updateSection('channels'),
-});
-
-export const replaceConfigurationChannels = defineRoute({
-  operationId: 'replaceConfigurationChannels',
-  emits: ['config.updated'],
-  method: 'put',
-  path: '/api/v1/configuration/channels',
-  access: { role: 'tenant_admin' },
-  ...replaceSection('channels'),
-});
-
-export const getConfigurationOnboarding = defineRoute({
-  operationId: 'getConfigurationOnboarding',
-  description: 'The onboarding section (same as GET /api/v1/config/onboarding).',
-  method: 'get',
-  path: '/api/v1/configuration/onboarding',
-  ...readSection('onboarding'),
-});
-
-export const updateConfigurationOnboarding = defineRoute({
-  operationId: 'updateConfigurationOnboarding',
-  emits: ['config.updated'],
-  method: 'patch',
-  path: '/api/v1/configuration/onboarding',
-  access: { role: 'tenant_admin' },
-  ...updateSection('onboarding'),
-});
-
-export const replaceConfigurationOnboarding = defineRoute({
-  operationId: 'replaceConfigurationOnboarding',
-  emits: ['config.updated'],
-  method: 'put',
-  path: '/api/v1/configuration/onboarding',
-  access: { role: 'tenant_admin' },
-  ...replaceSection('onboarding'),
-});
+/** Under each base: every section at once, then each section's routes (`app.ts` serves them all). */
+export const generalSettings = (Object.keys(BASES) as Base[]).map((base) => ({
+  all: defineRoute({
+    operationId: `get${BASES[base].name}`,
+    method: 'get',
+    path: BASES[base].path,
+    ...(base === 'configuration' ? { deprecated: true as const } : {}),
+    ...allSections,
+  }),
+  sections: GENERAL_SECTIONS.map((section) => ({ section, ...sectionRoutes(base, section) })),
+}));
 
 export const listIntegrations = defineRoute({
   operationId: 'listIntegrations',
@@ -482,48 +334,6 @@ export const renameTenant = defineRoute({
   body: TenantProfileBody,
   responses: { 200: { description: 'Profile', schema: TenantProfile } },
 });
-
-/** In reading order, for the reference. */
-export const routes = [
-  getConfig,
-  getConfigGeneral,
-  updateConfigGeneral,
-  replaceConfigGeneral,
-  getConfigBranding,
-  updateConfigBranding,
-  replaceConfigBranding,
-  getConfigChannels,
-  updateConfigChannels,
-  replaceConfigChannels,
-  getConfigOnboarding,
-  updateConfigOnboarding,
-  replaceConfigOnboarding,
-  getConfiguration,
-  getConfigurationGeneral,
-  updateConfigurationGeneral,
-  replaceConfigurationGeneral,
-  getConfigurationBranding,
-  updateConfigurationBranding,
-  replaceConfigurationBranding,
-  getConfigurationChannels,
-  updateConfigurationChannels,
-  replaceConfigurationChannels,
-  getConfigurationOnboarding,
-  updateConfigurationOnboarding,
-  replaceConfigurationOnboarding,
-  listIntegrations,
-  getIntegration,
-  updateIntegration,
-  replaceIntegration,
-  disconnectIntegration,
-  getTelephony,
-  updateTelephony,
-  replaceTelephony,
-  getOnboarding,
-  updateOnboarding,
-  getTenant,
-  renameTenant,
-];
 
 export const components = defineComponents({
   output: {

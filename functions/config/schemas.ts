@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { smtpLimits } from '../../shared/http/email';
 import { ianaTimeZone } from '../../shared/http/instants';
 import { mailedName, requiredName } from '../../shared/http/names';

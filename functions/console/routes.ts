@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute } from '../../shared/http/route';
 import { CONSOLE_FILE_TYPES } from './files';
 
@@ -26,6 +26,3 @@ export const getConsoleAsset = defineRoute({
     404: { description: 'No such file' },
   },
 });
-
-/** In reading order, for the reference. */
-export const routes = [getConsolePage, getConsoleAsset];

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ErrorBody, notFoundResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
@@ -297,28 +297,6 @@ export const getRun = defineRoute({
   params: SyncRunIdParam,
   responses: { 200: { description: 'The run', schema: SyncRunRecord }, 404: notFoundResponse('Sync run') },
 });
-
-/** In reading order, for the reference: contacts, companies, sync. */
-export const routes = [
-  createContact,
-  listContacts,
-  getContact,
-  updateContact,
-  deleteContact,
-  restoreContact,
-  createCompany,
-  listCompanies,
-  getCompany,
-  updateCompany,
-  deleteCompany,
-  restoreCompany,
-  putConnection,
-  listConnections,
-  deleteConnection,
-  triggerRun,
-  listRuns,
-  getRun,
-];
 
 export const components = defineComponents({
   docs: {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { notFoundResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute, type RouteDef } from '../../shared/http/route';
@@ -367,33 +367,6 @@ export const inboundWhatsApp = defineRoute({
   body: InboundWhatsAppBody,
   responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFoundResponse('Tenant') },
 });
-
-/** In reading order, for the reference: v1, then v2, then the inbound channels. */
-export const routes = [
-  createConversationV1,
-  listConversationsV1,
-  getConversationV1,
-  updateConversationV1,
-  assignConversationV1,
-  createMessageV1,
-  listMessagesV1,
-  createExportV1,
-  getExportV1,
-  downloadExportV1,
-  createConversationV2,
-  listConversationsV2,
-  getConversationV2,
-  updateConversationV2,
-  assignConversationV2,
-  createMessageV2,
-  listMessagesV2,
-  createExportV2,
-  getExportV2,
-  downloadExportV2,
-  widgetMessage,
-  inboundEmail,
-  inboundWhatsApp,
-];
 
 export const components = defineComponents({
   docs: {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ROUTING_REASONS_FIXED } from '../../shared/events/catalog';
 import { smtpLimits } from '../../shared/http/email';
 import { isoDateTime } from '../../shared/http/instants';

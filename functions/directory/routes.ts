@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -156,20 +156,6 @@ export const revokeInvitation = defineRoute({
   params: IdParam,
   responses: { 204: { description: 'Revoked' }, 404: { description: 'Invitation not found' } },
 });
-
-/** In reading order, for the reference. */
-export const routes = [
-  listRequesters,
-  getRequester,
-  listTenantUsers,
-  createTenantUser,
-  getTenantUser,
-  updateTenantUser,
-  deleteTenantUser,
-  listInvitations,
-  resendInvitation,
-  revokeInvitation,
-];
 
 export const components = defineComponents({
   output: { Requester, TenantUser, InvitedTenantUser, Invitation, ResentInvitation },

@@ -1,6 +1,6 @@
 // The reference page's static files: Swagger UI from the `swagger-ui-dist` npm package (no CDN).
 // On Workers they are static assets (binding ASSETS, uploaded from dist/docs-assets by the deploy;
-// ~1.7 MB would not fit the 200 KiB Worker budget). In the embedded runtime they are read from
+// ~1.7 MB in the Worker would be evaluated on every cold start). In the embedded runtime they are read from
 // node_modules through Node's `process.getBuiltinModule` (Node >= 20.16): no `node:` import, so
 // nothing Node-only is bundled into the Worker, and this branch never runs there.
 

@@ -1,7 +1,7 @@
 // The webhook events as the OpenAPI document's top-level `webhooks` show them: one schema per
 // event's `data` (the shapes of shared/events/catalog.ts, checked against them below at compile
 // time) with the example a test delivery carries (shared/events/examples.ts). Docs Worker only.
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   CALL_OUTCOMES,
   CONTACT_SYNC_SOURCES,

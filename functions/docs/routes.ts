@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import { DOCS_ASSETS } from './assets';
@@ -103,16 +103,5 @@ export const getDocsAsset = defineRoute({
     404: { description: 'No such file' },
   },
 });
-
-/** In reading order, for the reference. */
-export const routes = [
-  getRoot,
-  redirectToOpenApi,
-  getOpenApi,
-  getInternalOpenApi,
-  getDocsPage,
-  redirectDocsSlash,
-  getDocsAsset,
-];
 
 export const components = defineComponents({ output: { OpenApiDocument, RootLinks } });

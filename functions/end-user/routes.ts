@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonOnlyRefusal } from '../../shared/auth/json-only';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
@@ -135,18 +135,6 @@ export const createTicket = defineRoute({
   body: AppCreateTicketBody,
   responses: { 201: { description: 'The ticket', schema: Ticket } },
 });
-
-/** In reading order, for the reference. */
-export const routes = [
-  registerUser,
-  logIn,
-  requestMagicLink,
-  verifyMagicLink,
-  getMe,
-  listTickets,
-  getTicket,
-  createTicket,
-];
 
 export const components = defineComponents({
   output: {

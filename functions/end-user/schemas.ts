@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { smtpLimits } from '../../shared/http/email';
 import { requiredName } from '../../shared/http/names';
 import { pageQuery } from '../../shared/http/pagination';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import { CreateExportBody, ExportIdParam, ExportJob, ListExportsQuery } from './schemas';
@@ -70,9 +70,6 @@ export const downloadExport = defineRoute({
     404: { description: 'Export or file not found' },
   },
 });
-
-/** In reading order, for the reference. */
-export const routes = [createExport, listExports, getExport, downloadExport];
 
 export const components = defineComponents({
   output: { Export: ExportJob },

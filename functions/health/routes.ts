@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 
@@ -43,9 +43,6 @@ export const getHealth = defineRoute({
     },
   },
 });
-
-/** In reading order, for the reference. */
-export const routes = [getHealth];
 
 export const components = defineComponents({
   output: { Health },

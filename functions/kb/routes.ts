@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ErrorBody } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
@@ -124,16 +124,6 @@ export const getHelpCenterArticle = defineRoute({
     404: { description: 'Not published here', schema: ErrorBody, example: { detail: 'Article not found' } },
   },
 });
-
-/** In reading order, for the reference. */
-export const routes = [
-  createArticle,
-  listArticles,
-  getArticle,
-  updateArticle,
-  listHelpCenterArticles,
-  getHelpCenterArticle,
-];
 
 export const components = defineComponents({
   output: { Article: ArticleRecord, HelpCenterArticle },

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pageQuery } from '../../shared/http/pagination';
 
 export const KB_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;

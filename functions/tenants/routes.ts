@@ -45,9 +45,6 @@ export const getTenant = defineRoute({
   },
 });
 
-/** In reading order, for the reference. */
-export const routes = [createTenant, getTenant];
-
 export const components = defineComponents({
   docs: {
     Tenant: {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEVELOPMENT_ONLY } from '../../shared/auth/accounts';
 import { smtpLimits } from '../../shared/http/email';
 import { mailedName } from '../../shared/http/names';

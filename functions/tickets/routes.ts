@@ -123,9 +123,6 @@ export const listReplies = defineRoute({
   responses: { 200: { description: 'A page of replies', schema: ReplyList }, 404: notFound },
 });
 
-/** In reading order, for the reference. */
-export const routes = [listTickets, createTicket, getTicket, updateTicket, createReply, listReplies];
-
 const TICKET_EXAMPLE = {
   id: 'tkt_0mhbq3k8zHkR2d9TQx7pLw',
   subject: 'Printer on fire',

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
 import { pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';

@@ -58,9 +58,6 @@ export const reportUsage = defineRoute({
   },
 });
 
-/** In reading order, for the reference. */
-export const routes = [getUsageSummary, getUsageDetails, reportUsage];
-
 export const components = defineComponents({
   docs: {
     UsageSummary: {

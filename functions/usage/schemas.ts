@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isoDateTimeOrDate } from '../../shared/http/instants';
 import { pageQuery } from '../../shared/http/pagination';
 import { isServablePeriod, METRICS, PERIOD_RE } from '../../shared/usage/plans';

@@ -8,25 +8,16 @@ import type { Executor } from '../../shared/db/schema';
 import type { AppConfig } from '../../shared/env';
 import { ALL_EVENTS, EVENT_TYPES, type EventType, isEventType } from '../../shared/events/catalog';
 import { EVENT_EXAMPLES } from '../../shared/events/examples';
-import {
-  ApiError,
-  badRequest,
-  conflict,
-  Detail,
-  JSON_INVALID,
-  notFound,
-  validationError,
-} from '../../shared/http/errors';
-import { register } from '../../shared/http/route';
-import { parseOrThrow } from '../../shared/http/validation';
+import { ApiError, badRequest, conflict, Detail, notFound, validationError } from '../../shared/http/errors';
+import { register, toHonoPath } from '../../shared/http/route';
 import { limitWebhookTool } from '../../shared/ratelimit/webhook-tools';
 import { claimAttempt, leaseMs, performAttempt } from '../../shared/webhooks/delivery';
 import { outboundPortOf, type RetryScheduler, type WebhookPort } from '../../shared/webhooks/port';
 import {
   createQStashScheduler,
   qstashConfigured,
+  qstashSignature,
   scheduleNext,
-  verifyQStashSignature,
 } from '../../shared/webhooks/qstash';
 import { generateWebhookSecret } from '../../shared/webhooks/signing';
 import { checkDestination, parseHttpsUrl, WebhookUrlError } from '../../shared/webhooks/ssrf';
@@ -51,7 +42,7 @@ import {
   type WebhookRow,
 } from './data';
 import * as routes from './routes';
-import { eventTypesBody, QStashCallbackBody } from './schemas';
+import { eventTypesBody } from './schemas';
 
 /** The 400 for an unknown event name (spec: `Invalid event type: ... Valid events: ...`). */
 /** Most recover can re-send in one call (older failures: call again with a later `since`). */
@@ -271,15 +262,12 @@ register(app, routes.rotateSecret, async (c) => {
   return c.json({ secret });
 });
 
-// QStash retry callback (surface 'signed': the gate lets it through; the signature is checked here).
-// Its signature covers the body's exact bytes, so the handler reads the body raw and parses it only
-// once verified (the declaration says `rawBody`).
+// QStash retry callback (surface 'signed': the gate lets it through). Its signature covers the
+// body's exact bytes, so it is checked in front of the body's validation.
+app.use(toHonoPath(routes.qstashCallback.path), qstashSignature);
 register(app, routes.qstashCallback, async (c) => {
   const { db, config, logger } = c.get('services');
-  const raw = await c.req.text();
-  if (!(await verifyQStashSignature(config, c.req.header('upstash-signature'), raw)))
-    throw new ApiError(401, Detail.invalidQStashSignature);
-  const { delivery_id, attempt } = parseOrThrow(QStashCallbackBody, parseJson(raw), 'body');
+  const { delivery_id, attempt } = c.req.valid('json');
   const outcome = await claimAttempt(db, delivery_id, attempt, leaseMs(config));
   if (!outcome.claimed) {
     // QStash retries non-2xx: only "not due yet" (clock skew) is worth a retry
@@ -291,12 +279,3 @@ register(app, routes.qstashCallback, async (c) => {
   await scheduleNext(schedulerOf(config), result, logger);
   return c.json({ delivery_id, attempt: result.attempt, status: result.status });
 });
-
-/** The callback's body as JSON, else the 422 an unparsable body gets everywhere. */
-function parseJson(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw new ApiError(422, JSON_INVALID);
-  }
-}

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ErrorBody } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
@@ -246,7 +246,6 @@ export const qstashCallback = defineRoute({
     'Called by QStash at the due time of a scheduled retry; verified with the `Upstash-Signature` header (QStash signing keys), not with a bearer token. Sends that attempt unless it was already made or is held by another process.',
   tags: ['Internal'],
   body: QStashCallbackBody,
-  rawBody: true,
   responses: {
     200: {
       description: 'The attempt was made (`status`), or skipped (`skipped`: done, held, not_found)',
@@ -256,23 +255,6 @@ export const qstashCallback = defineRoute({
     503: { description: 'Not due yet; QStash retries', schema: ErrorBody },
   },
 });
-
-/** In reading order, for the reference. */
-export const routes = [
-  createWebhook,
-  listWebhooks,
-  getWebhook,
-  deleteWebhook,
-  listDeliveries,
-  getDelivery,
-  redeliver,
-  recover,
-  updateWebhook,
-  sendTestEvent,
-  rotateSecret,
-  listEventTypes,
-  qstashCallback,
-];
 
 export const components = defineComponents({
   docs: {

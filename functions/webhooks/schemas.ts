@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ALL_EVENTS, EVENT_GROUPS, EVENT_TYPES } from '../../shared/events/catalog';
 import { isoDateTime } from '../../shared/http/instants';
 import { queryInt } from '../../shared/http/pagination';

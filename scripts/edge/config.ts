@@ -16,8 +16,6 @@ export const DOCS_ASSETS_DIR = join(DIST, 'docs-assets');
 export const ENVIRONMENTS = ['staging', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 export const WORKER_PREFIX = 'spa';
-/** Budget per function bundle, gzipped. */
-export const BUDGET_GZIP_BYTES = 200 * 1024;
 
 /** Files of swagger-ui-dist the /docs page loads (see functions/docs/app.ts). */
 export const DOCS_ASSET_FILES = [
@@ -75,10 +73,6 @@ export function writeFunctionConfig(fn: FunctionSpec): string {
     `main = "../../functions/${fn.name}/index.ts"`,
     '',
     shared,
-    '',
-    '# zod without its locales (see scripts/edge/zod/external.ts)',
-    '[alias]',
-    'zod = "../../scripts/edge/zod/index.ts"',
   ];
   if (fn.name === 'docs') {
     // Swagger UI (~1.7 MB) stays out of the Worker bundle: Workers static assets serve it.

@@ -2,8 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorField, type Logger, standaloneLogger } from '../log/logger';
-import { HOSTILE_TEXT } from './input';
-import type { ValidationIssue } from './issues';
+import { HOSTILE_TEXT, type ValidationIssue } from './issues';
 import { jsonAnswer } from './response-headers';
 
 /** Every fixed error string, once: the spec's first, then the API's own. Clients branch on these: change none of them. */

@@ -1,29 +1,15 @@
-import type { ValidationIssue } from './issues';
+import type { Context, MiddlewareHandler } from 'hono';
+import { JSON_INVALID, validationError } from './errors';
+import { HOSTILE_TEXT, MAX_JSON_DEPTH, type ValidationIssue } from './issues';
+import { LOC_ROOT, type Target } from './validation';
 
 /**
- * What no request may carry, whatever its schema says (docs/input.md): checked once, where a JSON
- * body, a query string or a path parameter enters (shared/http/validation.ts), before zod and long
- * before Postgres, which refuses NUL in `text` and `jsonb` and lone surrogates in `jsonb`.
+ * What no request may carry, whatever its schema says (docs/input.md): checked once, by the
+ * middleware in front of each route's zValidator (`inputGuard`, shared/http/route.ts), before zod
+ * and long before Postgres, which refuses NUL in `text` and `jsonb` and lone surrogates in `jsonb`.
  */
 
-/**
- * Containers (objects and arrays) a JSON body may nest, the body itself counting as one. Real
- * documents (custom attributes, message metadata) use a handful; 32 stays far below every consumer
- * of what we store (Postgres jsonb, JSON.stringify in webhook payloads, clients' own parsers:
- * serde_json's default 128, Python's recursion limit ~1000), so a stored document can always be
- * read back and delivered.
- */
-export const MAX_JSON_DEPTH = 32;
-
-/** The problems and the issue each becomes. */
-export const HOSTILE_TEXT = {
-  nul: { msg: 'Text must not contain the NUL character (U+0000)', type: 'string_nul' },
-  surrogate: { msg: 'Text must be valid Unicode (lone surrogate)', type: 'string_unicode' },
-  tooDeep: { msg: `JSON must not nest deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_too_deep' },
-  notUtf8: { msg: 'Request body is not valid UTF-8', type: 'json_invalid' },
-  // JSON.parse reads 1e309 as Infinity, which JSON cannot write back: stored as-is it comes back null
-  notFinite: { msg: 'Number is out of range (larger than a double can hold)', type: 'number_not_finite' },
-} as const;
+export { HOSTILE_TEXT, MAX_JSON_DEPTH };
 
 // With the `u` flag a surrogate pair is one code point, so the class matches lone halves only.
 const FORBIDDEN_CHAR = /[\0\ud800-\udfff]/u;
@@ -92,4 +78,70 @@ export function decodeUtf8(bytes: ArrayBuffer): string | null {
   } catch {
     return null;
   }
+}
+
+/** Hono's validator reads a body as JSON only for these media types (hono/validator). */
+const JSON_MEDIA = /^application\/([\w.-]+\+)?json$/i;
+const mediaType = (contentType: string | undefined) => contentType?.split(';', 1)[0]?.trim() ?? '';
+
+/**
+ * The JSON body whatever the Content-Type (curl -d sends form encoding); an empty body is
+ * `undefined`. Read from the bytes, not through Hono's `c.req.json()`, which would decode invalid
+ * UTF-8 to U+FFFD and store the damage silently.
+ */
+async function readJsonBody(c: Context): Promise<unknown> {
+  const text = decodeUtf8(await c.req.arrayBuffer());
+  if (text === null) throw validationError([{ loc: ['body'], ...HOSTILE_TEXT.notUtf8 }]);
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw validationError(JSON_INVALID);
+  }
+}
+
+/**
+ * The body, read and checked here, is what the zValidator behind reads: Hono's JSON validator asks
+ * `c.req.json()` (answered with this value, not parsed again) and only under a JSON media type, so
+ * a body sent under another type is handed on as the JSON it is, as Hono's bodyLimit hands on its
+ * own reading of a body (a new `c.req.raw`).
+ */
+function handOn(c: Context, body: unknown): void {
+  if (!JSON_MEDIA.test(mediaType(c.req.header('content-type')))) {
+    const headers = new Headers(c.req.raw.headers);
+    headers.set('content-type', 'application/json');
+    c.req.raw = new Request(c.req.raw, {
+      headers,
+      body: body === undefined ? null : JSON.stringify(body),
+      duplex: 'half',
+    } as RequestInit);
+  }
+  c.req.json = <T>() => Promise.resolve(body as T);
+}
+
+/** A query string as Hono's validator hands it to zod: one value a string, a repeated one a list. */
+const queryOf = (c: Context) =>
+  Object.fromEntries(Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]));
+
+/** What each target's zValidator will read, for the checks zod cannot make. */
+const INPUT_OF: Record<Target, (c: Context) => unknown> = {
+  param: (c) => c.req.param(),
+  query: queryOf,
+  json: readJsonBody,
+};
+
+/**
+ * The middleware in front of a route's zValidator for `target` (path, query or JSON body): 422
+ * when the input has hostile text, nests too deep, or (a body) is not UTF-8 or not JSON.
+ */
+export function inputGuard(target: Target): MiddlewareHandler {
+  const read = INPUT_OF[target];
+  const root = LOC_ROOT[target];
+  return async function inputGuard(c, next) {
+    const input = await read(c);
+    const hostile = hostileInputIssues(input, root);
+    if (hostile.length > 0) throw validationError(hostile);
+    if (target === 'json') handOn(c, input);
+    await next();
+  };
 }

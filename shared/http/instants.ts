@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The instants a request may carry: what Postgres stores and an ISO 8601 string writes back, UTC

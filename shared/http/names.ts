@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A name the caller must give (a key's, a tenant's, a person's): trimmed before it is checked, so a

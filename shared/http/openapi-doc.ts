@@ -1,4 +1,5 @@
-import { type ZodType, z } from 'zod';
+import type { ZodType } from 'zod';
+import * as z from 'zod';
 import type { Surface } from '../context/surface';
 import { Detail } from './errors';
 import type { ComponentSet, RouteWithAccess } from './openapi';
@@ -483,6 +484,7 @@ function operationOf(route: RouteWithAccess, build: Build): Json {
     'x-surface': surface,
     responses: responsesOf(route, build),
   };
+  if (route.deprecated) op.deprecated = true;
   if (scopes.length > 0) op['x-required-scopes'] = [...scopes];
   const parameters = parametersOf(route, build);
   if (surface === 'api' && (route.method === 'post' || route.method === 'patch'))

@@ -1,4 +1,5 @@
-import { type ZodType, z } from 'zod';
+import type { ZodType } from 'zod';
+import * as z from 'zod';
 import type { ComponentDoc, ComponentSet } from './openapi';
 
 /**

@@ -63,16 +63,13 @@ export interface RouteDef {
   query?: ZodType;
   body?: ZodType;
   /**
-   * The handler reads the body's exact bytes itself (a signature covers them) and parses it with
-   * `body` once verified: `register` neither reads nor validates it. The document still shows `body`.
-   */
-  rawBody?: true;
-  /**
    * Why the document leaves this route out (it is served all the same): a redirect of an address
    * people guess is no operation a client calls, and lint rules rightly refuse its path or its
    * lack of a 2xx.
    */
   undocumented?: string;
+  /** an older address of another route, served for the clients that call it: the reference marks it */
+  deprecated?: true;
   /** a request body that the server accepts as is (the fuzz test sends it) */
   bodyExample?: unknown;
   /** parameter name -> description, for parameters particular to this route (common ones: the docs table) */

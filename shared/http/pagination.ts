@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The spec's pagination: `limit` 1..max (default per resource), `offset` >= 0, 422 outside.

@@ -1,99 +1,83 @@
-import type { Context, MiddlewareHandler } from 'hono';
-import { validator } from 'hono/validator';
-import type { ZodError, ZodType, z } from 'zod';
-import { JSON_INVALID, type ValidationIssue, validationError } from './errors';
-import { decodeUtf8, HOSTILE_TEXT, hostileInputIssues } from './input';
+import type { Hook } from '@hono/zod-validator';
+import type { z } from 'zod';
+import type { AppEnv } from '../context/app-env';
+import { type ValidationIssue, validationError } from './errors';
 
 /**
- * Request validation that answers the spec's 422 shape everywhere:
- * `{"detail": [{"loc": ["body", "name"], "msg": "...", "type": "..."}]}`.
- * `@hono/zod-validator` would answer 400 with zod's raw result; this is the one hook instead.
+ * The one hook every `zValidator` of a route takes (shared/http/route.ts): zod's issues become the
+ * spec's 422 `{"detail": [{"loc": ["body", "name"], "msg": "...", "type": "..."}]}`, with the type
+ * names FastAPI/pydantic clients already know. What zod cannot see (the body's bytes, NUL, depth)
+ * is refused before it, by shared/http/input.ts.
  */
-type Target = 'json' | 'query' | 'param';
-const LOC_ROOT: Record<Target, string> = { json: 'body', query: 'query', param: 'path' };
+export type Target = 'json' | 'query' | 'param';
+export const LOC_ROOT: Record<Target, string> = { json: 'body', query: 'query', param: 'path' };
 
-/** zod issue codes mapped to the type names FastAPI/pydantic clients already know. */
-function issueType(issue: z.core.$ZodIssue): string {
-  switch (issue.code) {
-    case 'invalid_type':
-      if (issue.input === undefined) return 'missing';
-      return `${issue.expected}_type`;
-    case 'too_small':
-      if (issue.origin === 'string') return 'string_too_short';
-      if (issue.origin === 'array' || issue.origin === 'set') return 'too_short';
-      return issue.inclusive === false ? 'greater_than' : 'greater_than_equal';
-    case 'too_big':
-      if (issue.origin === 'string') return 'string_too_long';
-      if (issue.origin === 'array' || issue.origin === 'set') return 'too_long';
-      return issue.inclusive === false ? 'less_than' : 'less_than_equal';
-    case 'unrecognized_keys':
-      return 'extra_forbidden';
-    case 'invalid_value':
-      return 'enum';
-    case 'invalid_format':
-      return issue.format === 'url' ? 'url_parsing' : 'value_error';
-    case 'not_multiple_of':
-      return 'multiple_of';
-    default:
-      return 'value_error';
-  }
-}
+type Issue = z.core.$ZodIssue;
+type Bounded = Extract<Issue, { code: 'too_small' | 'too_big' }>;
 
-export function toValidationIssues(error: ZodError, root: string): ValidationIssue[] {
-  const out: ValidationIssue[] = [];
-  for (const issue of error.issues) {
-    const loc = [root, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys)
-        out.push({ loc: [...loc, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
-      continue;
-    }
-    const type = issueType(issue);
-    out.push({ loc, msg: type === 'missing' ? 'Field required' : issue.message, type });
-  }
-  return out;
-}
-
-/**
- * The JSON body whatever the Content-Type (curl -d sends form encoding); an empty body is
- * `undefined`. Read from the bytes, not through Hono's `c.req.json()`, which would decode invalid
- * UTF-8 to U+FFFD and store the damage silently.
- */
-async function readJsonBody(c: Context): Promise<unknown> {
-  const text = decodeUtf8(await c.req.arrayBuffer());
-  if (text === null) throw validationError([{ loc: ['body'], ...HOSTILE_TEXT.notUtf8 }]);
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw validationError(JSON_INVALID);
-  }
-}
-
-/**
- * 422 unless `input` is free of hostile text (NUL, lone surrogates, deep nesting: shared/http/input.ts)
- * and matches `schema`. Every body, query and path parameter goes through here.
- */
-export function parseOrThrow<S extends ZodType>(schema: S, input: unknown, root: string): z.output<S> {
-  const hostile = hostileInputIssues(input, root);
-  if (hostile.length > 0) throw validationError(hostile);
-  // without options first: any parse option takes zod off its compiled fast path (a tenth of the
-  // time for a path parameter); only a refusal parses again, for the inputs its issues report
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const reported = schema.safeParse(input, { reportInput: true });
-  throw validationError(toValidationIssues(reported.error ?? result.error, root));
-}
-
-/** `validate('json', Schema)`: typed `c.req.valid('json')` in the handler, 422 on failure. */
-export const validate = <T extends Target, S extends ZodType>(target: T, schema: S) => {
-  const typed = validator(target, (value) => parseOrThrow(schema, value, LOC_ROOT[target]) as z.output<S>);
-  if (target !== 'json') return typed;
-  // Hono's validator would parse a JSON body itself (lossily, see readJsonBody): same contract, own reader
-  const jsonBody: MiddlewareHandler = async (c, next) => {
-    // Hono stores whatever its validator returns (an optional body's `undefined` too); its type says `{}`
-    c.req.addValidatedData('json', parseOrThrow(schema, await readJsonBody(c), 'body') as object);
-    await next();
+/** A bound's type by what it bounds: a string's length, a list's size, or a number (`>` or `>=`). */
+const boundType =
+  (words: { string: string; list: string; exclusive: string; inclusive: string }) => (issue: Issue) => {
+    const { origin, inclusive } = issue as Bounded;
+    if (origin === 'string') return words.string;
+    if (origin === 'array' || origin === 'set') return words.list;
+    return inclusive === false ? words.exclusive : words.inclusive;
   };
-  return jsonBody as unknown as typeof typed;
+
+/** zod issue code -> the 422 `type`; a code not listed is a `value_error`. */
+const ISSUE_TYPE: Partial<Record<Issue['code'], (issue: Issue) => string>> = {
+  invalid_type: (issue) =>
+    issue.input === undefined
+      ? 'missing'
+      : `${(issue as Extract<Issue, { code: 'invalid_type' }>).expected}_type`,
+  too_small: boundType({
+    string: 'string_too_short',
+    list: 'too_short',
+    exclusive: 'greater_than',
+    inclusive: 'greater_than_equal',
+  }),
+  too_big: boundType({
+    string: 'string_too_long',
+    list: 'too_long',
+    exclusive: 'less_than',
+    inclusive: 'less_than_equal',
+  }),
+  unrecognized_keys: () => 'extra_forbidden',
+  invalid_value: () => 'enum',
+  invalid_format: (issue) =>
+    (issue as Extract<Issue, { code: 'invalid_format' }>).format === 'url' ? 'url_parsing' : 'value_error',
+  not_multiple_of: () => 'multiple_of',
+};
+
+/** The message of a type where it is not zod's own (an unknown key is one issue per key). */
+const MESSAGE: Record<string, string> = {
+  missing: 'Field required',
+  extra_forbidden: 'Extra inputs are not permitted',
+};
+
+export function toValidationIssues(error: z.core.$ZodError, root: string): ValidationIssue[] {
+  return error.issues.flatMap((issue) => {
+    const loc = [root, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+    const type = ISSUE_TYPE[issue.code]?.(issue) ?? 'value_error';
+    const msg = MESSAGE[type] ?? issue.message;
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({ loc: [...loc, key], msg, type }));
+    return [{ loc, msg, type }];
+  });
+}
+
+/** The hook: 422 in the spec's shape on failure; on success zValidator stores the parsed value. */
+// biome-ignore lint/complexity/noBannedTypes: zValidator's type for "no typed response"
+export const toSpecShape: Hook<unknown, AppEnv, string, Target, {}, z.ZodType> = (result) => {
+  if (!result.success) throw validationError(toValidationIssues(result.error, LOC_ROOT[result.target]));
+};
+
+/**
+ * zValidator's parse: without options first, since any parse option takes zod off its compiled
+ * fast path (a tenth of the time for a path parameter); only a refusal parses again, with the
+ * inputs its issues report (a missing field is told from a wrong one by its input).
+ */
+export const parseFast = <S extends z.ZodType>(schema: S, value: unknown) => {
+  const result = schema.safeParse(value);
+  return result.success ? result : schema.safeParse(value, { reportInput: true });
 };

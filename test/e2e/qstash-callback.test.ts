@@ -12,8 +12,12 @@ async function sha256Base64url(text: string): Promise<string> {
   return Buffer.from(digest).toString('base64url');
 }
 
-async function sign(body: string, key: string, url = `${bindings().PUBLIC_BASE_URL}${PATH}`) {
-  const now = Math.floor(Date.now() / 1000);
+async function sign(
+  body: string,
+  key: string,
+  url = `${bindings().PUBLIC_BASE_URL}${PATH}`,
+  now = Math.floor(Date.now() / 1000),
+) {
   return new SignJWT({ body: await sha256Base64url(body) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer('Upstash')
@@ -51,13 +55,15 @@ describe('POST /api/internal/webhooks/qstash (signed surface)', () => {
     expect(res.status, res.text).toBe(200);
   });
 
-  it('refuses no signature, a foreign key, another body or another URL (401, no credential asked)', async () => {
+  it('refuses no signature, a foreign key, another body, another URL or an expired token (401, no credential asked)', async () => {
     const key = bindings().QSTASH_CURRENT_SIGNING_KEY as string;
     const cases: Record<string, string>[] = [
       {},
       { 'Upstash-Signature': await sign(body, 'sig_not_ours') },
       { 'Upstash-Signature': await sign(JSON.stringify({ delivery_id: 'x', attempt: 1 }), key) },
       { 'Upstash-Signature': await sign(body, key, 'https://evil.example/api/internal/webhooks/qstash') },
+      // stale: issued an hour ago, expired after five minutes
+      { 'Upstash-Signature': await sign(body, key, undefined, Math.floor(Date.now() / 1000) - 3600) },
     ];
     for (const headers of cases) {
       const res = await call('POST', PATH, {

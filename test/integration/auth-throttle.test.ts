@@ -5,14 +5,15 @@
  * addresses get the same answer for the same work.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { routes as signInRoutes } from '../../functions/auth/routes';
-import { routes as endUserRoutes } from '../../functions/end-user/routes';
+import * as signIn from '../../functions/auth/routes';
+import * as endUser from '../../functions/end-user/routes';
+import { routesOf } from '../../shared/http/route';
 import { login, PASSWORD, type SignedUpAdmin, signUpAdmin } from '../support/accounts';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
 
 const JSON_REQUIRED = { detail: 'Content-Type must be application/json' };
 /** every credential-free auth POST, from the route tables themselves */
-const AUTH_POSTS = [...signInRoutes, ...endUserRoutes]
+const AUTH_POSTS = [...routesOf(signIn), ...routesOf(endUser)]
   .filter((r) => r.method === 'post' && /^\/api\/v1\/(app\/)?auth\//.test(r.path))
   .map((r) => r.path);
 /** what a foreign page can send without a preflight (or a client that forgot the header) */

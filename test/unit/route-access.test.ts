@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACCESS_RULES, FUNCTIONS } from '../../functions/manifest';
 import { DOC_SOURCES } from '../../functions/registry';
+import type { FunctionApp } from '../../shared/context/app-env';
 import { underPrefix } from '../../shared/http/paths';
 import { toHonoPath } from '../../shared/http/route';
 
@@ -58,5 +59,27 @@ describe('route declarations and the manifest', () => {
       .map(({ source, path }) => ({ source, path, owner: ownerOf(path) }))
       .filter((r) => r.owner !== r.source);
     expect(misrouted).toEqual([]);
+  });
+});
+
+// A route is declared once (`defineRoute`, exported from routes.ts) and served by one `register`
+// line: the registry finds the declarations among the module's exports, so what a function serves
+// and what the registry holds of it are the same routes, both ways.
+describe('each route declared once, served from its declaration', () => {
+  const key = (method: string, path: string) => `${method.toUpperCase()} ${toHonoPath(path)}`;
+  it.each(DOC_SOURCES.map((s) => [s.name, s] as const))('%s', async (name, source) => {
+    const { app } = (await import(`../../functions/${name}/app.ts`)) as { app: FunctionApp };
+    const served = new Set(
+      app.routes.filter((r) => r.method !== 'ALL' && !r.path.includes('*')).map((r) => key(r.method, r.path)),
+    );
+    const declared = new Set(source.routes.map((r) => key(r.method, r.path)));
+    expect(
+      [...declared].filter((r) => !served.has(r)),
+      'declared, never registered',
+    ).toEqual([]);
+    expect(
+      [...served].filter((r) => !declared.has(r)),
+      'registered, not declared',
+    ).toEqual([]);
   });
 });

@@ -946,6 +946,7 @@ export interface paths {
         };
         /**
          * All general settings
+         * @deprecated
          * @description general, branding, channels and onboarding, with defaults filled in.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
@@ -968,6 +969,7 @@ export interface paths {
         };
         /**
          * Read branding settings
+         * @deprecated
          * @description The branding settings (same as GET /api/v1/config/branding).
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
@@ -975,6 +977,7 @@ export interface paths {
         get: operations["getConfigurationBranding"];
         /**
          * Replace branding settings
+         * @deprecated
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
          *     **Emits:** `config.updated` (see Webhooks).
@@ -988,6 +991,7 @@ export interface paths {
         head?: never;
         /**
          * Update branding settings
+         * @deprecated
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
          *     **Emits:** `config.updated` (see Webhooks).
@@ -1006,6 +1010,7 @@ export interface paths {
         };
         /**
          * Read channels settings
+         * @deprecated
          * @description The channel settings (same as GET /api/v1/config/channels).
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
@@ -1013,6 +1018,7 @@ export interface paths {
         get: operations["getConfigurationChannels"];
         /**
          * Replace channels settings
+         * @deprecated
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
          *     **Emits:** `config.updated` (see Webhooks).
@@ -1026,6 +1032,7 @@ export interface paths {
         head?: never;
         /**
          * Update channels settings
+         * @deprecated
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
          *     **Emits:** `config.updated` (see Webhooks).
@@ -1044,6 +1051,7 @@ export interface paths {
         };
         /**
          * Read general settings
+         * @deprecated
          * @description The general settings (same as GET /api/v1/config/general, under the `configuration` prefix).
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
@@ -1051,6 +1059,7 @@ export interface paths {
         get: operations["getConfigurationGeneral"];
         /**
          * Replace general settings
+         * @deprecated
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
          *     **Emits:** `config.updated` (see Webhooks).
@@ -1064,6 +1073,7 @@ export interface paths {
         head?: never;
         /**
          * Update general settings
+         * @deprecated
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
          *     **Emits:** `config.updated` (see Webhooks).
@@ -1082,6 +1092,7 @@ export interface paths {
         };
         /**
          * Read onboarding settings
+         * @deprecated
          * @description The onboarding section (same as GET /api/v1/config/onboarding).
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `config:read`.
@@ -1089,6 +1100,7 @@ export interface paths {
         get: operations["getConfigurationOnboarding"];
         /**
          * Replace onboarding settings
+         * @deprecated
          * @description Fields not given return to their defaults. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
          *     **Emits:** `config.updated` (see Webhooks).
@@ -1102,6 +1114,7 @@ export interface paths {
         head?: never;
         /**
          * Update onboarding settings
+         * @deprecated
          * @description Changes the fields given; null resets a field to its default. Emits one config.updated {config: {section, changes: {field: {from, to}}}} when something changed (nothing when not); secrets appear as [REDACTED].
          *
          *     **Emits:** `config.updated` (see Webhooks).

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SyncProvider } from '../../../shared/db/tables/contacts_kb';
 import { type HostResolver, hostOf, isPublicAddress } from '../../../shared/webhooks/ssrf';
 
