@@ -4,6 +4,7 @@ import { CONSOLE_FILE_TYPES } from './files';
 
 export const getConsolePage = defineRoute({
   operationId: 'getConsolePage',
+  undocumented: 'an HTML page for a browser, not an operation an API client calls',
   method: 'get',
   path: '/console',
   summary: 'The tenant console (browser app)',
@@ -15,6 +16,7 @@ export const getConsolePage = defineRoute({
 
 export const getConsoleAsset = defineRoute({
   operationId: 'getConsoleAsset',
+  undocumented: 'a static file of a browser page, not an operation an API client calls',
   method: 'get',
   path: '/console/assets/{file}',
   summary: 'Static files of the console',

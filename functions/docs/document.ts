@@ -1,4 +1,6 @@
+import { IDEMPOTENCY_DOC } from '../../shared/http/idempotency';
 import { type Audience, buildOpenApiDocument, type OpenApiDocument } from '../../shared/http/openapi-doc';
+import { RATE_LIMIT_DOC } from '../../shared/ratelimit/middleware';
 import { DOC_SOURCES } from '../registry';
 import { REFERENCE_GUIDE } from './guide';
 
@@ -9,7 +11,12 @@ import { REFERENCE_GUIDE } from './guide';
  */
 const built: Partial<Record<Audience, OpenApiDocument>> = {};
 export const openApiDocument = (audience: Audience = 'public'): OpenApiDocument => {
-  built[audience] ??= buildOpenApiDocument(DOC_SOURCES, { audience, guide: REFERENCE_GUIDE });
+  built[audience] ??= buildOpenApiDocument(DOC_SOURCES, {
+    audience,
+    guide: REFERENCE_GUIDE,
+    // the layers in front of every route, in the order they run (shared/runtime/root.ts)
+    middleware: [RATE_LIMIT_DOC, IDEMPOTENCY_DOC],
+  });
   return built[audience];
 };
 

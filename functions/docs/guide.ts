@@ -143,6 +143,11 @@ const TAGS: ReferenceGuide['tags'] = [
       'Signed HTTPS callbacks for events (`ticket.created`, `call.completed`, …): subscriptions, the delivery log, redelivery and recovery. See "Webhooks" above for the signature.',
   },
   {
+    name: 'Webhooks (dashboard)',
+    description:
+      'The console’s webhook operations, for a dashboard session only (API keys are refused): edit a subscription, send it a test event, rotate its secret, list the event types.',
+  },
+  {
     name: 'Usage',
     description:
       'What the tenant consumed this period (API requests, call minutes, webhook deliveries) against its plan.',
@@ -187,9 +192,14 @@ const TAGS: ReferenceGuide['tags'] = [
       "A tenant's published knowledge-base articles, public (no credential), for its help-center site.",
   },
   {
+    name: 'End-user sign-in',
+    description:
+      "How the tenant's own customers (end users) get an end-user token: sign up, log in with a password or a magic link. No credential needed.",
+  },
+  {
     name: 'End-user API',
     description:
-      "For the tenant's own customers (end users): sign up, log in (password or magic link) and manage their own tickets with an end-user token.",
+      "For the tenant's own customers (end users), with the end-user token from End-user sign-in: their profile and their own tickets.",
   },
   {
     name: 'Dashboard sign-in',
@@ -227,12 +237,7 @@ const TAGS: ReferenceGuide['tags'] = [
       'Dashboard only: write articles and publish them to the help center and connected providers.',
   },
   { name: 'Audit log', description: 'Dashboard only: who changed what, and when.' },
-  { name: 'Documentation', description: 'This document and the reference page.' },
-  {
-    name: 'Console',
-    description:
-      'The tenant console, a browser app at `/console` that signs in through Dashboard sign-in and uses the same public operations as everyone.',
-  },
+  { name: 'Documentation', description: 'This document, as JSON (the reference page at /docs reads it).' },
 ];
 
 /** Parameters many routes share; a route states its own in `paramText`. */

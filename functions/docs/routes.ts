@@ -70,6 +70,7 @@ export const getInternalOpenApi = defineRoute({
 
 export const getDocsPage = defineRoute({
   operationId: 'getDocsPage',
+  undocumented: 'an HTML page for a browser, not an operation an API client calls',
   method: 'get',
   path: '/docs',
   summary: 'API reference page (Swagger UI)',
@@ -92,6 +93,7 @@ export const redirectDocsSlash = defineRoute({
 
 export const getDocsAsset = defineRoute({
   operationId: 'getDocsAsset',
+  undocumented: 'a static file of a browser page, not an operation an API client calls',
   method: 'get',
   path: '/docs/assets/{file}',
   summary: 'Static files of the reference page',

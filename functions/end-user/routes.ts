@@ -16,6 +16,8 @@ import {
 } from './schemas';
 
 const tags = ['End-user API'];
+/** the credential-free sign-in operations that hand out the end-user token: one surface per tag */
+const signInTags = ['End-user sign-in'];
 const Ticket = z.record(z.string(), z.unknown());
 export const registerUser = defineRoute({
   operationId: 'registerEndUser',
@@ -24,7 +26,7 @@ export const registerUser = defineRoute({
   method: 'post',
   path: '/api/v1/app/auth/register',
   summary: 'Register an end user (password)',
-  tags,
+  tags: signInTags,
   body: RegisterBody,
   responses: {
     201: { description: 'Account and an end-user token', schema: TokenResponse },
@@ -41,7 +43,7 @@ export const logIn = defineRoute({
   summary: 'Log in with email and password',
   description:
     'Unknown tenant, unknown email and wrong password are the same 401 `Invalid email or password`.',
-  tags,
+  tags: signInTags,
   body: LoginBody,
   responses: {
     200: { description: 'End-user token', schema: TokenResponse },
@@ -57,7 +59,7 @@ export const requestMagicLink = defineRoute({
   summary: 'Request a one-time sign-in link',
   description:
     'Valid 15 minutes, single use. The answer is the same whether or not the address has an account; the link goes only by mail (development prints the mail on stdout), never in the answer.',
-  tags,
+  tags: signInTags,
   body: MagicLinkBody,
   responses: { 202: { description: 'Accepted', schema: MagicLinkResponse }, 415: jsonOnlyRefusal },
 });
@@ -69,7 +71,7 @@ export const verifyMagicLink = defineRoute({
   method: 'post',
   path: '/api/v1/app/auth/magic-link/verify',
   summary: 'Exchange a magic-link token for an end-user token',
-  tags,
+  tags: signInTags,
   body: MagicLinkVerifyBody,
   responses: {
     200: { description: 'End-user token', schema: TokenResponse },

@@ -116,7 +116,8 @@ export const listReplies = defineRoute({
   method: 'get',
   path: '/api/v1/tickets/{ticket_id}/replies',
   summary: "List a ticket's replies",
-  description: 'Oldest first.',
+  description:
+    'The replies posted to a ticket (with POST /api/v1/tickets/{ticket_id}/replies), oldest first, a page at a time (`limit`, `offset`; `total` counts them all). 404 when the ticket is not in this tenant.',
   tags: ['Tickets'],
   params: TicketIdParam,
   query: ListRepliesQuery,

@@ -31,6 +31,8 @@ const QStashCallbackResult = z.object({
   skipped: z.enum(['done', 'held', 'not_found']).optional(),
 });
 const tags = ['Webhooks'];
+/** the dashboard-only operations (the console's): a tag of their own, one surface per tag */
+const dashboardTags = ['Webhooks (dashboard)'];
 // the answers every route on one subscription may give
 const notFound = { description: '`Webhook not found`', schema: ErrorBody };
 const inactive = { description: '`Webhook is inactive`', schema: ErrorBody };
@@ -176,7 +178,7 @@ export const updateWebhook = defineRoute({
   summary: 'Change a webhook (dashboard)',
   description:
     'is_active, url, events and/or description; the same validation as creation. Dashboard session, tenant_admin or higher.',
-  tags,
+  tags: dashboardTags,
   params: WebhookIdParam,
   body: UpdateWebhookBody,
   responses: {
@@ -194,7 +196,7 @@ export const sendTestEvent = defineRoute({
   summary: 'Send a test event (dashboard)',
   description:
     "Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record. At most 10 test events a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent.",
-  tags,
+  tags: dashboardTags,
   params: WebhookIdParam,
   body: TestEventBody,
   responses: {
@@ -218,7 +220,7 @@ export const rotateSecret = defineRoute({
   summary: "Rotate a webhook's signing secret (dashboard)",
   description:
     'Replaces the signing secret at once and returns the new one, shown only here; every attempt from now on is signed with it (there is no overlap: see docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.',
-  tags,
+  tags: dashboardTags,
   params: WebhookIdParam,
   responses: {
     200: { description: 'The new secret', schema: SecretRotated },
@@ -233,7 +235,7 @@ export const listEventTypes = defineRoute({
   method: 'get',
   path: '/api/v2/webhooks/event-types',
   summary: 'The webhook event catalog (dashboard)',
-  tags,
+  tags: dashboardTags,
   responses: { 200: { description: 'Catalog names, by group, and the `*` wildcard', schema: EventTypes } },
 });
 

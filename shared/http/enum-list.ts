@@ -13,9 +13,13 @@ export const enumList = <T extends readonly [string, ...string[]]>(values: T) =>
     z
       .string()
       .max(200)
-      // one value from the list (what SDK generators turn into a union type), or a comma list of them
+      // one value from the list (what SDK generators turn into a union type), or a comma list of
+      // them; each branch a string (the document moves the string's own limits into the branches)
       .meta({
-        anyOf: [{ enum: [...values] }, { pattern: `^${one}(,${one})*$` }],
+        anyOf: [
+          { type: 'string', enum: [...values] },
+          { type: 'string', pattern: `^${one}(,${one})*$` },
+        ],
         examples: [values.slice(0, 2).join(',')],
       })
       .transform((v) => v.split(',').map((s) => s.trim()))

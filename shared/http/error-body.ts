@@ -3,7 +3,7 @@ import { Detail } from './errors';
 
 /**
  * The spec's error body, `{"detail": "<string>"}`, as a route declares a refusal of its own: one
- * schema for every function (the document shows it as `#/components/schemas/Error`).
+ * schema for every function (the document shows it as `#/components/schemas/ErrorBody`).
  */
 export const ErrorBody = z.object({ detail: z.string() });
 

@@ -16,6 +16,7 @@ import type { IdempotencyKeysTable } from '../db/tables/integrator';
 import type { AppConfig } from '../env';
 import { errorField, type Logger } from '../log/logger';
 import { ApiError, conflict, Detail, validationError } from './errors';
+import type { MiddlewareDoc } from './openapi';
 
 export type { BeginResult, IdempotencyClaim, IdempotencyScope, IdempotencyStore, StoredResponse };
 
@@ -318,7 +319,11 @@ async function begin(store: IdempotencyStore, db: Db, claim: IdempotencyClaim): 
   return committed;
 }
 
-const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+/** 1-255 visible ASCII characters, no spaces: the middleware's check and the document's `pattern` */
+const KEY_PATTERN = '^[!-~]{1,255}$';
+const KEY_SHAPE = new RegExp(KEY_PATTERN);
+/** The methods a key applies to (on the API-key surface). */
+const KEYED_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH']);
 
 function credentialOf(c: Context<AppEnv>): { tenantId: string; credential: string } | null {
   const auth = c.get('auth');
@@ -375,11 +380,7 @@ export function idempotency(
 ): MiddlewareHandler<AppEnv> {
   return async function idempotencyKey(c, next) {
     const key = c.req.header('idempotency-key');
-    if (
-      key === undefined ||
-      (c.req.method !== 'POST' && c.req.method !== 'PATCH') ||
-      !onApiSurface(c.req.path, c.req.method)
-    ) {
+    if (key === undefined || !KEYED_METHODS.has(c.req.method) || !onApiSurface(c.req.path, c.req.method)) {
       return next();
     }
     const who = credentialOf(c);
@@ -438,3 +439,35 @@ export function idempotency(
     await keepAnswer(c, store, claim, logger);
   };
 }
+
+/**
+ * The middleware as the OpenAPI document shows it (functions/docs/document.ts hands it to the
+ * builder): the header it reads on a keyed request, and the two refusals it answers.
+ */
+export const IDEMPOTENCY_DOC: MiddlewareDoc = {
+  appliesTo: (t) => t.surface === 'api' && KEYED_METHODS.has(t.method.toUpperCase()),
+  parameters: [
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: `Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept ${IDEMPOTENCY_TTL_SECONDS / 3600} hours and replayed (with \`${REPLAYED_HEADER}: true\`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.`,
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: KEY_PATTERN },
+      example: 'b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d',
+    },
+  ],
+  refusals: {
+    '409': {
+      description: 'A request with the same Idempotency-Key is still running: retry later',
+      detail: Detail.idempotencyInProgress,
+      name: 'inProgress',
+      summary: 'The first request with this Idempotency-Key is still running',
+    },
+    '422': {
+      description: 'the Idempotency-Key was already used with a different request (`detail` a string)',
+      detail: Detail.idempotencyKeyReused,
+      name: 'keyReused',
+      summary: 'Idempotency-Key reused with another request',
+    },
+  },
+};

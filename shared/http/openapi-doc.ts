@@ -2,15 +2,32 @@ import type { ZodType } from 'zod';
 import * as z from 'zod';
 import type { Surface } from '../context/surface';
 import { Detail } from './errors';
-import type { ComponentSet, RouteWithAccess } from './openapi';
+import type { ComponentSet, MiddlewareDoc, OperationTraits, RouteWithAccess } from './openapi';
+import {
+  ERROR_REF,
+  ERROR_SCHEMAS,
+  INFO_CONTACT,
+  INFO_LICENSE,
+  INTERNAL_DESCRIPTION,
+  MINIMAL_DESCRIPTION,
+  SECURITY_SCHEMES,
+  SHARED_HEADERS,
+  STANDARD_TEXT,
+  SURFACE_TEXT,
+  VALIDATION_EXAMPLE,
+  VALIDATION_REF,
+  WEBHOOK_HEADERS,
+  webhookDeliveryText,
+} from './openapi-content';
 import {
   COMPONENT_REF,
   type ExampleContext,
   type ExampleValues,
   exampleOf,
+  expandRequiredVariants,
   SchemaCatalog,
+  tidy,
 } from './openapi-schemas';
-import { isAuthPath } from './paths';
 import { toHonoPath } from './route';
 
 /**
@@ -75,48 +92,6 @@ const AUDIENCE_OF: Record<Surface, Audience> = {
 
 type Json = Record<string, unknown>;
 
-const SECURITY_SCHEMES = {
-  ApiKeyHeader: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-API-Key',
-    description:
-      'Tenant API key (`itsm_sk_live_…` or `itsm_sk_test_…`), created with POST /api/v1/api-keys. Scoped: each operation lists the scopes it needs in `x-required-scopes`. The same key is also accepted as `Authorization: Bearer <key>`.',
-  },
-  BearerAuth: {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
-    description:
-      'Dashboard session JWT (HS256 with the platform secret, or JWKS): claims `sub`, `tenant_id`, `role` (agent < tenant_admin < super_admin), `exp` at most 3600 s after `iat`. On API-key paths an API key is accepted here too.',
-  },
-  InternalToken: {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'INTERNAL_API_TOKEN of the platform (voice agent, jobs). /api/internal/* only.',
-  },
-  EndUserToken: {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
-    description: 'End-user JWT from /api/v1/app/auth/*. /api/v1/app/* only.',
-  },
-  WebhookSignature: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-Webhook-Signature',
-    description:
-      'How a subscriber knows a delivery is ours: lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body`.',
-  },
-  QStashSignature: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'Upstash-Signature',
-    description:
-      "QStash's signed callback (JWT signed with the QStash signing keys); verified by the handler.",
-  },
-} as const;
-
 const SECURITY_BY_SURFACE: Record<Surface, Json[]> = {
   public: [],
   signed: [{ QStashSignature: [] }],
@@ -128,25 +103,15 @@ const SECURITY_BY_SURFACE: Record<Surface, Json[]> = {
   sign_in: [{}, { BearerAuth: [] }],
 };
 
-const SURFACE_TEXT: Record<Surface, string> = {
-  public: 'No credential.',
-  signed: 'Called by QStash: the Upstash-Signature header is verified by the handler.',
-  internal: 'Internal services only: `Authorization: Bearer <INTERNAL_API_TOKEN>`.',
-  end_user: 'End-user JWT.',
-  api: 'API key (X-API-Key or Bearer) or dashboard session.',
-  dashboard: 'Dashboard session only: API keys are refused with 403.',
-  sign_in: 'No credential needed (dashboard sign-in); API keys are refused with 403.',
-};
-
 const errorBody = (example: unknown) => ({
-  'application/json': { schema: { $ref: '#/components/schemas/Error' }, example },
+  'application/json': { schema: { $ref: ERROR_REF }, example },
 });
 
 /** JSON Schema 2020-12 of a zod schema, without `$schema` (the document's dialect applies). */
 export function jsonSchemaOf(schema: ZodType, io: 'input' | 'output'): Json {
   const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
   delete out.$schema;
-  return out;
+  return tidy(out) as Json;
 }
 
 /** `/api/v1/tickets/{ticket_id}` -> `['ticket_id']` */
@@ -214,161 +179,164 @@ function paramExample(name: string, collection: string | undefined, schema: Json
 
 const scopeExample = (scope: string) => ({ detail: Detail.missingScope(scope) });
 
-/**
- * The responses every operation of a kind can get from the shared layers (shared/runtime/root.ts,
- * the gate, rate limits, Idempotency-Key, the error handler), whatever its handler does: one table,
- * so "every status the server answers is documented" holds for every function alike.
- */
-interface OperationTraits {
-  route: RouteWithAccess;
-  surface: Surface;
-  method: string;
-  hasPathIds: boolean;
-  hasInput: boolean;
-}
 /** the surfaces that take a credential (sign-in routes take none: they hand one out) */
 const credentialed = (t: OperationTraits) =>
   t.surface !== 'public' && t.surface !== 'signed' && t.surface !== 'sign_in';
-/** Idempotency-Key applies to POST and PATCH on the API-key surface (shared/http/idempotency.ts) */
-const replayable = (t: OperationTraits) =>
-  t.surface === 'api' && (t.method === 'post' || t.method === 'patch');
-const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolean; response: Json }[] = [
-  // spec rule 6 on credential-free paths: a key sent anyway is verified (401 when invalid), then refused
-  {
-    status: '401',
-    when: (t) => t.surface === 'public',
-    response: {
-      description: 'An API key was sent and it is not valid (this operation needs none)',
-      content: errorBody({ detail: Detail.invalidApiKey }),
-    },
-  },
-  {
-    status: '403',
-    when: (t) => t.surface === 'public',
-    response: {
-      description:
-        'An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one)',
-      content: errorBody({ detail: Detail.apiKeyNotPermitted }),
-    },
-  },
-  {
-    status: '404',
-    when: (t) => t.hasPathIds,
-    response: {
-      description: "No such resource in this tenant (unknown ids and other tenants' ids alike)",
-      content: errorBody({ detail: Detail.notFound }),
-    },
-  },
-  {
-    status: '409',
-    when: replayable,
-    response: {
-      description: 'A request with the same Idempotency-Key is still running: retry later',
-      content: errorBody({ detail: Detail.idempotencyInProgress }),
-    },
-  },
-  {
-    status: '413',
-    when: (t) => t.method !== 'get',
-    response: {
-      description: 'The request body is larger than the server accepts (MAX_BODY_BYTES)',
-      content: errorBody({ detail: Detail.bodyTooLarge }),
-    },
-  },
-  {
-    status: '422',
-    when: replayable,
-    response: { $ref: '#/components/responses/ValidationOrKeyReused' },
-  },
-  {
-    status: '422',
-    when: (t) => t.hasInput && !replayable(t),
-    response: { $ref: '#/components/responses/ValidationError' },
-  },
-  {
-    status: '429',
-    when: (t) => credentialed(t) || t.surface === 'sign_in' || isAuthPath(toHonoPath(t.route.path)),
-    response: { $ref: '#/components/responses/RateLimited' },
-  },
-  {
-    status: '503',
-    when: (t) => credentialed(t) || t.hasInput,
-    response: {
-      description: 'The database (or the Idempotency-Key store) is unreachable: retry after Retry-After',
-      headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
-      content: errorBody({ detail: Detail.databaseUnavailable }),
-    },
-  },
-];
 
-function standardErrors(route: RouteWithAccess, surface: Surface, scopes: string[]): Record<string, Json> {
+const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+const RETRY_AFTER = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
+
+/**
+ * The refusals the gate and the root layers give an operation of a kind, whatever its handler does
+ * (what a middleware adds is its `MiddlewareDoc`): one table, so "every status the server answers is
+ * documented" holds for every function alike. Each response is written out in the operation, not a
+ * `$ref` to `components/responses`, which some generators type as the first error schema they meet.
+ */
+const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolean; response: () => Json }[] =
+  [
+    // spec rule 6 on credential-free paths: a key sent anyway is verified (401 when invalid), then refused
+    {
+      status: '401',
+      when: (t) => t.surface === 'public',
+      response: () => ({
+        description: STANDARD_TEXT.publicKeyInvalid,
+        content: errorBody({ detail: Detail.invalidApiKey }),
+      }),
+    },
+    {
+      status: '403',
+      when: (t) => t.surface === 'public',
+      response: () => ({
+        description: STANDARD_TEXT.publicKeyRefused,
+        content: errorBody({ detail: Detail.apiKeyNotPermitted }),
+      }),
+    },
+    {
+      status: '404',
+      when: (t) => t.hasPathIds,
+      response: () => ({
+        description: STANDARD_TEXT.notFound,
+        content: errorBody({ detail: Detail.notFound }),
+      }),
+    },
+    {
+      status: '413',
+      when: (t) => t.method !== 'get',
+      response: () => ({
+        description: STANDARD_TEXT.bodyTooLarge,
+        content: errorBody({ detail: Detail.bodyTooLarge }),
+      }),
+    },
+    {
+      status: '422',
+      when: (t) => t.hasInput,
+      response: () => ({
+        description: STANDARD_TEXT.validation,
+        content: { 'application/json': { schema: { $ref: VALIDATION_REF }, example: VALIDATION_EXAMPLE } },
+      }),
+    },
+    {
+      status: '503',
+      when: (t) => credentialed(t) || t.hasInput,
+      response: () => ({
+        description: STANDARD_TEXT.unavailable,
+        headers: { ...RETRY_AFTER },
+        content: errorBody({ detail: Detail.databaseUnavailable }),
+      }),
+    },
+  ];
+
+/** The gate's 401 and 403 on a surface that takes a credential (or hands one out). */
+function gateErrors(surface: Surface, scopes: string[]): Record<string, Json> {
   const responses: Record<string, Json> = {};
-  const traits: OperationTraits = {
-    route,
-    surface,
-    method: route.method,
-    hasPathIds: pathParamsOf(route.path).length > 0,
-    hasInput: Boolean(route.params || route.query || route.body),
-  };
   if (surface === 'sign_in') {
     responses['403'] = {
-      description: 'API keys may not call this endpoint',
+      description: STANDARD_TEXT.signInKeyRefused,
       content: errorBody({ detail: Detail.apiKeyNotPermitted }),
     };
     // a key is verified before it is refused (an invalid one is 401, like everywhere)
     responses['401'] = {
-      description: 'An API key that is not valid was sent',
+      description: STANDARD_TEXT.signInKeyInvalid,
       content: errorBody({ detail: Detail.invalidApiKey }),
     };
   }
-  if (credentialed(traits)) {
-    const unauthorizedExamples: Record<string, Json> = {
-      missing: { value: { detail: Detail.missingCredentials } },
-    };
-    if (surface === 'api') unauthorizedExamples.invalidKey = { value: { detail: Detail.invalidApiKey } };
-    if (surface === 'api' || surface === 'dashboard')
-      unauthorizedExamples.invalidSession = { value: { detail: Detail.invalidSession } };
-    if (surface === 'internal')
-      unauthorizedExamples.invalidToken = { value: { detail: Detail.invalidInternalToken } };
-    if (surface === 'end_user')
-      unauthorizedExamples.invalidToken = { value: { detail: Detail.invalidEndUserToken } };
-    responses['401'] = {
-      description: 'Missing or invalid credential',
-      headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } },
-      content: {
-        'application/json': {
-          schema: { $ref: '#/components/schemas/Error' },
-          examples: unauthorizedExamples,
-        },
-      },
-    };
-    const forbiddenExamples: Record<string, Json> = {};
-    if (surface === 'api') {
-      const [pathScope, ...extra] = scopes;
-      if (pathScope) forbiddenExamples.missingScope = { value: scopeExample(pathScope) };
-      extra.forEach((s, i) => {
-        forbiddenExamples[`insufficientPermissions${i || ''}`] = {
-          value: { detail: Detail.insufficientPermissions(s) },
-        };
-      });
-    } else {
-      forbiddenExamples.apiKeyNotPermitted = { value: { detail: Detail.apiKeyNotPermitted } };
-    }
-    if (surface === 'api' || surface === 'dashboard')
-      forbiddenExamples.role = { value: { detail: Detail.roleRequired('tenant_admin') } };
-    responses['403'] = {
-      description:
-        surface === 'api'
-          ? 'The API key lacks a required scope (exact detail strings below), or the session lacks the role'
-          : 'This credential may not call this endpoint',
-      content: {
-        'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: forbiddenExamples },
-      },
+  if (surface === 'public' || surface === 'signed' || surface === 'sign_in') return responses;
+  const unauthorizedExamples: Record<string, Json> = {
+    missing: { value: { detail: Detail.missingCredentials } },
+  };
+  if (surface === 'api') unauthorizedExamples.invalidKey = { value: { detail: Detail.invalidApiKey } };
+  if (surface === 'api' || surface === 'dashboard')
+    unauthorizedExamples.invalidSession = { value: { detail: Detail.invalidSession } };
+  if (surface === 'internal')
+    unauthorizedExamples.invalidToken = { value: { detail: Detail.invalidInternalToken } };
+  if (surface === 'end_user')
+    unauthorizedExamples.invalidToken = { value: { detail: Detail.invalidEndUserToken } };
+  responses['401'] = {
+    description: STANDARD_TEXT.unauthorized,
+    headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } },
+    content: { 'application/json': { schema: { $ref: ERROR_REF }, examples: unauthorizedExamples } },
+  };
+  const forbiddenExamples: Record<string, Json> = {};
+  if (surface === 'api') {
+    const [pathScope, ...extra] = scopes;
+    if (pathScope) forbiddenExamples.missingScope = { value: scopeExample(pathScope) };
+    extra.forEach((s, i) => {
+      forbiddenExamples[`insufficientPermissions${i || ''}`] = {
+        value: { detail: Detail.insufficientPermissions(s) },
+      };
+    });
+  } else {
+    forbiddenExamples.apiKeyNotPermitted = { value: { detail: Detail.apiKeyNotPermitted } };
+  }
+  if (surface === 'api' || surface === 'dashboard')
+    forbiddenExamples.role = { value: { detail: Detail.roleRequired('tenant_admin') } };
+  responses['403'] = {
+    description: surface === 'api' ? STANDARD_TEXT.forbiddenApi : STANDARD_TEXT.forbidden,
+    content: { 'application/json': { schema: { $ref: ERROR_REF }, examples: forbiddenExamples } },
+  };
+  return responses;
+}
+
+/**
+ * A middleware's refusal added to an operation: on its own, an error body with its example; where
+ * the operation already answers that status (a 422 of validation), both bodies and both examples.
+ */
+function withRefusal(
+  existing: Json | undefined,
+  refusal: NonNullable<MiddlewareDoc['refusals']>[string],
+): Json {
+  const example = { summary: refusal.summary, value: { detail: refusal.detail } };
+  const headers = refusal.headers ? { ...refusal.headers } : undefined;
+  if (!existing) {
+    return {
+      description: refusal.description,
+      ...(headers ? { headers } : {}),
+      content: errorBody({ detail: refusal.detail }),
     };
   }
-  for (const standard of STANDARD_RESPONSES)
-    if (standard.when(traits)) responses[standard.status] = standard.response;
-  return responses;
+  const media = (existing.content as Record<string, Json>)['application/json'] as Json;
+  const schemas = media.schema ? [media.schema as Json] : [];
+  const examples: Record<string, Json> = (media.examples as Record<string, Json> | undefined) ?? {
+    ...(media.example !== undefined
+      ? { first: { summary: existing.description, value: media.example } }
+      : {}),
+  };
+  const isValidation = schemas.some((s) => s.$ref === VALIDATION_REF);
+  return {
+    description: `${existing.description}${isValidation ? ' (`detail` a list)' : ''}, or ${refusal.description}`,
+    ...(headers || existing.headers ? { headers: { ...(existing.headers as Json), ...headers } } : {}),
+    content: {
+      'application/json': {
+        schema: schemas.some((s) => s.$ref === ERROR_REF)
+          ? schemas[0]
+          : { oneOf: [...schemas, { $ref: ERROR_REF }] },
+        examples: {
+          ...(isValidation ? { validation: { summary: 'Invalid input', value: media.example } } : examples),
+          [refusal.name]: example,
+        },
+      },
+    },
+  };
 }
 
 /** What one document build shares across its operations. */
@@ -377,39 +345,22 @@ interface Build {
   examples: ExampleContext;
   params: Record<string, string>;
   paramExamples: Record<string, unknown>;
+  middleware: readonly MiddlewareDoc[];
 }
 
-const IDEMPOTENCY_KEY_PARAM = {
-  name: 'Idempotency-Key',
-  in: 'header',
-  required: false,
-  description:
-    'Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.',
-  // the server's KEY_SHAPE (shared/http/idempotency.ts): visible ASCII, no spaces
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]{1,255}$' },
-  example: 'b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d',
-};
-
-/** Rate-limited: tenant credentials, and end-user login by IP (shared/ratelimit/middleware.ts). */
-const isRateLimited = (surface: Surface, honoPath: string) =>
-  surface === 'api' || surface === 'dashboard' || surface === 'end_user' || isAuthPath(honoPath);
-
-const RATE_HEADERS = {
-  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
-  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
-  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
-};
-const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
-
-/** Every inline response gets X-Request-Id, and the X-RateLimit-* headers where the limiter counts. */
-function declareHeaders(responses: Record<string, Json>, limited: boolean) {
-  for (const response of Object.values(responses)) {
-    if ('$ref' in response) continue;
-    response.headers = {
-      ...REQUEST_ID_HEADER,
-      ...(limited ? RATE_HEADERS : {}),
-      ...((response.headers as Json | undefined) ?? {}),
-    };
+/**
+ * Every inline response gets X-Request-Id, and the headers each applying middleware sets on the
+ * answers that carry them.
+ */
+function declareHeaders(responses: Record<string, Json>, traits: OperationTraits, applying: MiddlewareDoc[]) {
+  for (const [status, response] of Object.entries(responses)) {
+    const set: Json = {};
+    for (const mw of applying) {
+      const h = mw.responseHeaders;
+      if (!h?.carriedBy(status, traits)) continue;
+      for (const name of Object.keys(h.components)) set[name] = { $ref: `#/components/headers/${name}` };
+    }
+    response.headers = { ...REQUEST_ID_HEADER, ...set, ...((response.headers as Json | undefined) ?? {}) };
   }
 }
 
@@ -439,8 +390,20 @@ const operationIdOf = (route: RouteWithAccess) =>
     .map((s) => s[0]?.toUpperCase() + s.slice(1))
     .join('')}${route.path.length > 1 && route.path.endsWith('/') ? 'Slash' : ''}`;
 
-/** The route's own responses, then the shared layers' (STANDARD_RESPONSES), with their headers. */
-function responsesOf(route: RouteWithAccess, build: Build): Record<string, Json> {
+const traitsOf = (route: RouteWithAccess): OperationTraits => ({
+  route,
+  surface: route.access.surface,
+  method: route.method,
+  honoPath: toHonoPath(route.path),
+  hasPathIds: pathParamsOf(route.path).length > 0,
+  hasInput: Boolean(route.params || route.query || route.body),
+});
+
+/**
+ * The route's own responses, then the gate's and the root layers' (STANDARD_RESPONSES), then each
+ * applying middleware's refusals, with the headers each answer carries.
+ */
+function responsesOf(route: RouteWithAccess, build: Build, applying: MiddlewareDoc[]): Record<string, Json> {
   const { surface, scopes = [] } = route.access;
   const responses: Record<string, Json> = {};
   for (const [status, r] of Object.entries(route.responses)) {
@@ -457,16 +420,26 @@ function responsesOf(route: RouteWithAccess, build: Build): Record<string, Json>
       const media: Json = {};
       if (r.schema) media.schema = build.catalog.convert(r.schema, 'output');
       // every refusal carries the spec's error body, declared or not
-      else if (Number(status) >= 400) media.schema = { $ref: `${COMPONENT_REF}Error` };
+      else if (Number(status) >= 400) media.schema = { $ref: ERROR_REF };
       if (r.example !== undefined) media.example = r.example;
       entry.content = { 'application/json': media };
     }
     responses[status] = entry;
   }
-  for (const [status, r] of Object.entries(standardErrors(route, surface, [...scopes])))
+  // a header a middleware reads is input the server validates (422) like the rest
+  const traits = { ...traitsOf(route) };
+  traits.hasInput ||= applying.some((mw) => (mw.parameters?.length ?? 0) > 0);
+  for (const [status, r] of Object.entries(gateErrors(surface, [...scopes])))
     if (!(status in responses)) responses[status] = r;
-  responses['503'] ??= { $ref: '#/components/responses/ServiceUnavailable' };
-  declareHeaders(responses, isRateLimited(surface, toHonoPath(route.path)));
+  for (const standard of STANDARD_RESPONSES)
+    if (standard.when(traits) && !(standard.status in responses))
+      responses[standard.status] = standard.response();
+  for (const mw of applying)
+    for (const [code, refusal] of Object.entries(mw.refusals ?? {}))
+      if (route.responses[Number(code)] === undefined)
+        responses[code] = withRefusal(responses[code], refusal);
+  responses['503'] ??= STANDARD_RESPONSES.find((s) => s.status === '503')!.response();
+  declareHeaders(responses, traits, applying);
   return responses;
 }
 
@@ -475,6 +448,7 @@ function operationOf(route: RouteWithAccess, build: Build): Json {
   const emits = route.emits?.length
     ? `**Emits:** ${route.emits.map((e) => `\`${e}\``).join(', ')} (see Webhooks).`
     : undefined;
+  const applying = build.middleware.filter((mw) => mw.appliesTo(traitsOf(route)));
   const op: Json = {
     operationId: operationIdOf(route),
     summary: route.summary,
@@ -482,13 +456,12 @@ function operationOf(route: RouteWithAccess, build: Build): Json {
     tags: route.tags,
     security: session === 'required' ? [{ BearerAuth: [] }] : SECURITY_BY_SURFACE[surface],
     'x-surface': surface,
-    responses: responsesOf(route, build),
+    responses: responsesOf(route, build, applying),
   };
   if (route.deprecated) op.deprecated = true;
   if (scopes.length > 0) op['x-required-scopes'] = [...scopes];
   const parameters = parametersOf(route, build);
-  if (surface === 'api' && (route.method === 'post' || route.method === 'patch'))
-    parameters.push(IDEMPOTENCY_KEY_PARAM);
+  for (const mw of applying) parameters.push(...(mw.parameters ?? []).map((p) => ({ ...p })));
   if (parameters.length > 0) op.parameters = parameters;
   if (route.body) {
     const media: Json = { schema: build.catalog.convert(route.body, 'input') };
@@ -529,6 +502,8 @@ export interface DocumentOptions {
   guide?: ReferenceGuide;
   /** called with every `Component.field` whose example value was made up (no table entry) */
   onExampleGap?: (where: string) => void;
+  /** what each middleware adds to the operations it runs on, declared beside it */
+  middleware?: readonly MiddlewareDoc[];
 }
 
 const SECURITY_BY_AUDIENCE: Record<Audience, readonly (keyof typeof SECURITY_SCHEMES)[]> = {
@@ -536,175 +511,16 @@ const SECURITY_BY_AUDIENCE: Record<Audience, readonly (keyof typeof SECURITY_SCH
   internal: ['InternalToken', 'QStashSignature'],
 };
 
-const MINIMAL_DESCRIPTION =
-  'Public API of a multi-tenant customer-support / IT-service-management platform. Errors are `{"detail": "<string>"}` with fixed strings; request validation answers 422 with `{"detail": [{"loc", "msg", "type"}]}`.';
-
-/** The error schemas every operation refers to (what the shared layers answer). */
-const ERROR_SCHEMAS: Record<string, Json> = {
-  Error: {
-    type: 'object',
-    description:
-      'Every error other than request validation: one fixed, human-readable string (the exact strings are part of the contract).',
-    required: ['detail'],
-    properties: { detail: { type: 'string', description: 'What went wrong' } },
-    example: { detail: Detail.notFound },
-  },
-  ValidationIssue: {
-    type: 'object',
-    description: 'One invalid input.',
-    required: ['loc', 'msg', 'type'],
-    properties: {
-      loc: {
-        type: 'array',
-        description: 'Where: `body`, `query`, `path` or `header`, then the field path',
-        items: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
-      },
-      msg: { type: 'string', description: 'Human-readable message' },
-      type: { type: 'string', description: 'Machine-readable kind, e.g. `missing`, `string_too_long`' },
-    },
-  },
-  ValidationError: {
-    type: 'object',
-    description: 'The 422 answer to invalid input (body, query, path or header).',
-    required: ['detail'],
-    properties: {
-      detail: {
-        type: 'array',
-        description: 'One entry per invalid input',
-        items: { $ref: '#/components/schemas/ValidationIssue' },
-      },
-    },
-  },
-};
-
-/** Response headers, and the responses many operations share. */
-const SHARED_COMPONENTS = {
-  headers: {
-    'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string', const: 'Bearer' } },
-    'Retry-After': {
-      description:
-        'Seconds to wait before retrying (429: until the rate window frees up; 503: try again shortly)',
-      schema: { type: 'integer', minimum: 0 },
-    },
-    'X-Request-Id': {
-      description:
-        'The request id: the caller’s own `X-Request-Id` (up to 128 characters) echoed back, else one generated by the server. Quote it when reporting a problem.',
-      schema: { type: 'string', maxLength: 128 },
-    },
-    'X-RateLimit-Limit': {
-      description: 'Requests allowed in the current window for this tenant, plan and kind of endpoint',
-      schema: { type: 'integer', minimum: 0 },
-    },
-    'X-RateLimit-Remaining': {
-      description: 'Requests left in the current window',
-      schema: { type: 'integer', minimum: 0 },
-    },
-    'X-RateLimit-Reset': {
-      description: 'Seconds until the current window resets',
-      schema: { type: 'integer', minimum: 0 },
-    },
-  },
-  responses: {
-    ValidationError: {
-      description: 'Request validation failed',
-      headers: REQUEST_ID_HEADER,
-      content: {
-        'application/json': {
-          schema: { $ref: '#/components/schemas/ValidationError' },
-          example: { detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }] },
-        },
-      },
-    },
-    ValidationOrKeyReused: {
-      description:
-        'Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string)',
-      headers: REQUEST_ID_HEADER,
-      content: {
-        'application/json': {
-          schema: {
-            oneOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/Error' }],
-          },
-          examples: {
-            validation: {
-              summary: 'Invalid input',
-              value: { detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }] },
-            },
-            keyReused: {
-              summary: 'Idempotency-Key reused with another request',
-              value: { detail: Detail.idempotencyKeyReused },
-            },
-          },
-        },
-      },
-    },
-    RateLimited: {
-      description: 'Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers)',
-      headers: {
-        ...REQUEST_ID_HEADER,
-        ...RATE_HEADERS,
-        'Retry-After': { $ref: '#/components/headers/Retry-After' },
-      },
-      content: errorBody({ detail: Detail.rateLimited }),
-    },
-    ServiceUnavailable: {
-      description:
-        'A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After',
-      headers: { ...REQUEST_ID_HEADER, 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
-      content: errorBody({ detail: Detail.databaseUnavailable }),
-    },
-  },
-};
-
 function infoOf(audience: Audience, options: DocumentOptions) {
   return {
     title: audience === 'public' ? 'Support Platform API' : 'Support Platform internal API',
     version: options.version ?? '1.0.0',
     description:
-      audience === 'public'
-        ? (options.guide?.description ?? MINIMAL_DESCRIPTION)
-        : 'Routes for the platform’s own services (voice agent, inbound channels, jobs) and the QStash delivery callback. Not for integrators; served to the internal token at /api/internal/openapi.json.',
-    // placeholders an operator replaces with the deployment's own (docs/reference.md)
-    contact: { name: 'Support Platform API team', email: 'api@support-platform.example' },
-    license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      audience === 'public' ? (options.guide?.description ?? MINIMAL_DESCRIPTION) : INTERNAL_DESCRIPTION,
+    contact: INFO_CONTACT,
+    license: INFO_LICENSE,
   };
 }
-
-/** The headers of every delivery (shared/webhooks/signing.ts), as the receiver reads them. */
-const WEBHOOK_HEADERS = (type: string): Json[] => [
-  {
-    name: 'X-Webhook-Event',
-    in: 'header',
-    required: true,
-    description: 'The event type (also `event_type` in the body)',
-    schema: { type: 'string', const: type },
-    example: type,
-  },
-  {
-    name: 'X-Webhook-Timestamp',
-    in: 'header',
-    required: true,
-    description: 'When this attempt was signed (ISO 8601 UTC): the first part of the signed message',
-    schema: { type: 'string', format: 'date-time' },
-    example: '2026-03-02T09:30:01.204Z',
-  },
-  {
-    name: 'X-Webhook-Signature',
-    in: 'header',
-    required: true,
-    description:
-      'Lowercase hex HMAC-SHA256, keyed with the subscription secret, over `X-Webhook-Timestamp + "." + raw body` (no `sha256=` prefix): recompute it and compare in constant time',
-    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-    example: '5f2b3c8e1d0a4f6b9c7e2a1d3b5f8e0c4a6d9b2e7f1c3a5d8b0e2f4a6c8d0e1f',
-  },
-  {
-    name: 'X-Webhook-Delivery-Id',
-    in: 'header',
-    required: true,
-    description: 'The delivery (`dlv_…`), the same on every retry of it: the delivery log’s id',
-    schema: { type: 'string' },
-    example: 'dlv_0mhbq3k9aQm2Vx8RtL5cBn',
-  },
-];
 
 /** `ticket.created` -> `TicketCreated`, `kb.article.published` -> `KbArticlePublished` */
 const pascalOf = (type: string) =>
@@ -741,7 +557,7 @@ function webhooksOf(events: readonly WebhookEventDoc[], catalog: SchemaCatalog):
       post: {
         operationId: `on${name}`,
         summary: event.type,
-        description: `${event.description}\n\nSent to every active subscription of the tenant that lists \`${event.type}\` or \`*\`. Answer 2xx within 10 seconds; otherwise the delivery is retried (2, 4, 8, 16 s later; at most 5 attempts). There is no event id: deduplicate on X-Webhook-Event with the resource's own id.`,
+        description: webhookDeliveryText(event.type, event.description),
         tags: [`Events: ${event.group}`],
         security: [{ WebhookSignature: [] }],
         parameters: WEBHOOK_HEADERS(event.type),
@@ -837,6 +653,7 @@ export function buildOpenApiDocument(sources: readonly DocSource[], options: Doc
     examples: { catalog, values: guide?.examples ?? { ids: {}, values: {} }, gaps },
     params: guide?.params ?? {},
     paramExamples: guide?.paramExamples ?? {},
+    middleware: options.middleware ?? [],
   };
   const { paths, tags } = collectPaths(sources, audience, build);
   const webhooks = audience === 'public' ? webhooksOf(guide?.webhooks ?? [], catalog) : undefined;
@@ -845,6 +662,10 @@ export function buildOpenApiDocument(sources: readonly DocSource[], options: Doc
   for (const gap of gaps) options.onExampleGap?.(gap);
   const schemas = { ...ERROR_SCHEMAS, ...catalog.schemas };
   describeFields(schemas, paths, guide?.fields ?? {});
+  // after the prose is on the properties: each variant carries its own copy of them
+  expandRequiredVariants(schemas, paths);
+  const headers = { ...SHARED_HEADERS };
+  for (const mw of build.middleware) Object.assign(headers, mw.responseHeaders?.components);
   return {
     openapi: '3.1.0',
     info: infoOf(audience, options),
@@ -862,7 +683,7 @@ export function buildOpenApiDocument(sources: readonly DocSource[], options: Doc
         SECURITY_BY_AUDIENCE[audience].map((name) => [name, SECURITY_SCHEMES[name]]),
       ),
       schemas,
-      ...SHARED_COMPONENTS,
+      headers,
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { ZodType } from 'zod';
 import * as z from 'zod';
 import type { ComponentDoc, ComponentSet } from './openapi';
+import { ERROR_REF } from './openapi-content';
 
 /**
  * Named component schemas for the OpenAPI document, and the examples built from them.
@@ -13,11 +14,34 @@ export type Io = 'input' | 'output';
 export const COMPONENT_REF = '#/components/schemas/';
 const SAFE = Number.MAX_SAFE_INTEGER;
 
+/** The keywords of a string that hold in every branch of its `anyOf` (what `typedBranches` moves). */
+const STRING_KEYWORDS = ['type', 'minLength', 'maxLength', 'format'] as const;
+
+/**
+ * A string whose `anyOf` branches carry no type of their own (an enum list: one value, or a `pattern`
+ * for a comma list) becomes an `anyOf` of typed branches, each with the string's own limits. The
+ * two say the same in JSON Schema, but generators read a branch without `type` as `unknown` (and
+ * zod generators put `.max()` on the union, which throws when the file loads).
+ */
+function typedBranches(node: Json): Json {
+  const branches = node.anyOf as Json[] | undefined;
+  if (node.type !== 'string' || !Array.isArray(branches) || branches.some((b) => '$ref' in b)) return node;
+  const shared: Json = {};
+  const rest: Json = {};
+  for (const [key, value] of Object.entries(node))
+    if ((STRING_KEYWORDS as readonly string[]).includes(key)) shared[key] = value;
+    else if (key !== 'anyOf') rest[key] = value;
+  // an enum branch needs no length: its values are the whole rule
+  const typed = branches.map((b) => (Array.isArray(b.enum) ? { type: 'string', ...b } : { ...shared, ...b }));
+  return { anyOf: typed, ...rest };
+}
+
 /**
  * zod's `.int()` bounds (±2^53-1) are noise in a reference (and made Swagger UI show
- * `-9007199254740991` as the example count); zod's local `#/$defs/X` refs become component refs.
+ * `-9007199254740991` as the example count); zod's local `#/$defs/X` refs become component refs;
+ * untyped string branches get their type (`typedBranches`).
  */
-function tidy(node: unknown): unknown {
+export function tidy(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(tidy);
   if (!node || typeof node !== 'object') return node;
   const out: Json = {};
@@ -26,7 +50,56 @@ function tidy(node: unknown): unknown {
     out[key] =
       key === '$ref' && typeof value === 'string' ? value.replace('#/$defs/', COMPONENT_REF) : tidy(value);
   }
-  return out;
+  return typedBranches(out);
+}
+
+/**
+ * An object whose `anyOf` only lists `required` sets ("one of these fields") becomes an `anyOf` of
+ * whole objects, one per set, each with the properties and the refusal of unknown fields. The two
+ * accept the same bodies, but generators read each bare `{required}` branch as an open object (or as
+ * `unknown`), so the generated type and zod schema lost every field and accepted anything.
+ */
+function expandedVariants(node: Json): Json {
+  const branches = node.anyOf as Json[] | undefined;
+  if (node.type !== 'object' || !node.properties || !Array.isArray(branches)) return node;
+  if (!branches.every((b) => Object.keys(b).length === 1 && Array.isArray(b.required))) return node;
+  const { anyOf: _, description, example, examples, ...object } = node;
+  const base = (object.required as string[] | undefined) ?? [];
+  return {
+    ...(description !== undefined ? { description } : {}),
+    anyOf: branches.map((b) => ({
+      ...object,
+      required: [...new Set([...base, ...(b.required as string[])])],
+    })),
+    ...(example !== undefined ? { example } : {}),
+    ...(examples !== undefined ? { examples } : {}),
+  };
+}
+
+function expandAll(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(expandAll);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) out[key] = expandAll(value);
+  return expandedVariants(out);
+}
+
+/** `expandedVariants` over the named schemas and the operations' inline ones, in place. */
+export function expandRequiredVariants(
+  schemas: Record<string, Json>,
+  paths: Record<string, Record<string, Json>>,
+) {
+  for (const [name, schema] of Object.entries(schemas)) schemas[name] = expandAll(schema) as Json;
+  for (const item of Object.values(paths))
+    for (const op of Object.values(item)) {
+      const body = op.requestBody as Json | undefined;
+      const media = (body?.content as Record<string, Json> | undefined)?.['application/json'];
+      if (media?.schema) media.schema = expandAll(media.schema);
+      for (const r of Object.values((op.responses ?? {}) as Record<string, Json>)) {
+        const m = (r.content as Record<string, Json> | undefined)?.['application/json'];
+        if (m?.schema) m.schema = expandAll(m.schema);
+      }
+    }
 }
 
 /** `{"detail": "<string>"}`: the spec's error shape, wherever a function declares its own copy. */
@@ -81,7 +154,7 @@ export class SchemaCatalog {
     delete raw.$defs;
     for (const [name, def] of Object.entries(defs)) this.register(name, tidy(def) as Json);
     const json = tidy(raw) as Json;
-    if (isErrorShape(json)) return { $ref: `${COMPONENT_REF}Error` };
+    if (isErrorShape(json)) return { $ref: ERROR_REF };
     return (io === 'output' && this.nameEnvelope(json)) || json;
   }
 

@@ -114,3 +114,44 @@ export interface ComponentSet {
 }
 
 export const defineComponents = (set: ComponentSet): ComponentSet => set;
+
+/** A fragment of the OpenAPI document (an operation, a response, a schema). */
+export type OpenApiJson = Record<string, unknown>;
+
+/** What the document knows of an operation when it asks a shared layer whether it applies. */
+export interface OperationTraits {
+  route: RouteWithAccess;
+  surface: Surface;
+  method: RouteDef['method'];
+  /** the Hono path (`/api/v1/tickets/:ticket_id`), as the middleware sees it */
+  honoPath: string;
+  hasPathIds: boolean;
+  hasInput: boolean;
+}
+
+/**
+ * What a middleware adds to the operations it runs on, declared beside the middleware (so its rule is
+ * written once) and handed to the document builder (functions/docs/document.ts): the request headers
+ * it reads, the refusals it may answer, and the response headers it sets.
+ */
+export interface MiddlewareDoc {
+  /** whether the middleware runs for this operation */
+  appliesTo: (t: OperationTraits) => boolean;
+  /** request parameters it reads (a header) */
+  parameters?: readonly OpenApiJson[];
+  /**
+   * Refusals it may answer, by status: a description, the exact `detail` and a summary for the
+   * example. Where the operation already has a response of that status, the two are combined
+   * (both bodies, both examples, this one's under `name`).
+   */
+  refusals?: Record<
+    string,
+    { description: string; detail: string; name: string; summary: string; headers?: OpenApiJson }
+  >;
+  /** response headers it sets (component name -> header object), and on which answers */
+  responseHeaders?: {
+    components: Record<string, OpenApiJson>;
+    /** whether an answer of `status` carries them (set before or after the layers that answer it) */
+    carriedBy: (status: string, t: OperationTraits) => boolean;
+  };
+}

@@ -1,8 +1,10 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../context/app-env';
+import type { Surface } from '../context/surface';
 import type { TenantPlan } from '../db/schema';
 import { clientIp } from '../http/client-ip';
 import { ApiError, Detail } from '../http/errors';
+import type { MiddlewareDoc } from '../http/openapi';
 import { setResponseHeader } from '../http/response-headers';
 import { andThen } from '../sync-first';
 import { type RateDecision, type RateRule, ruleOf } from './limiter';
@@ -84,3 +86,51 @@ function limit(c: Context<AppEnv>, next: Next) {
 
 // Hono awaits whatever a middleware returns; its type only admits promises (as for the gate)
 export const rateLimit = (): MiddlewareHandler<AppEnv> => limit as unknown as MiddlewareHandler<AppEnv>;
+
+/**
+ * The callers `subjectOf` counts, by the surface a path takes: a tenant's credential (API key,
+ * dashboard session below super_admin, end-user token; on a sign-in route, the session it may
+ * carry: GET /api/v1/auth/me, logout), and anyone on the auth paths (by IP).
+ */
+const LIMITED_SURFACES: ReadonlySet<Surface> = new Set(['api', 'dashboard', 'end_user', 'sign_in']);
+const isLimited = (surface: Surface, path: string) => LIMITED_SURFACES.has(surface) || isAuthPath(path);
+
+/**
+ * Answers made before this middleware runs carry no X-RateLimit-* headers: the front door's 413, the
+ * gate's 401 and its 403 (a missing scope, a credential the path refuses). A role refusal (403) comes
+ * after it, from the route (`roleGuard`), so an operation with a role carries them on its 403 too.
+ */
+const ANSWERED_BEFORE: ReadonlySet<string> = new Set(['401', '403', '413']);
+
+/** The limiter as the OpenAPI document shows it (functions/docs/document.ts hands it to the builder). */
+export const RATE_LIMIT_DOC: MiddlewareDoc = {
+  appliesTo: (t) => isLimited(t.surface, t.honoPath),
+  refusals: {
+    '429': {
+      description: 'Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers)',
+      detail: Detail.rateLimited,
+      name: 'rateLimited',
+      summary: 'Too many requests in the current window',
+      headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+    },
+  },
+  responseHeaders: {
+    components: {
+      'X-RateLimit-Limit': {
+        description: 'Requests allowed in the current window for this tenant, plan and kind of endpoint',
+        schema: { type: 'integer', minimum: 0 },
+      },
+      'X-RateLimit-Remaining': {
+        description: 'Requests left in the current window',
+        schema: { type: 'integer', minimum: 0 },
+      },
+      'X-RateLimit-Reset': {
+        description: 'Seconds until the current window resets',
+        schema: { type: 'integer', minimum: 0 },
+      },
+    },
+    carriedBy: (status, t) =>
+      !ANSWERED_BEFORE.has(status) ||
+      (status === '403' && t.route.access.role !== undefined && t.route.access.role !== 'agent'),
+  },
+};

@@ -108,7 +108,9 @@ describe('OpenAPI document', () => {
             detail: 'Missing authentication credentials',
           });
           expect(op.responses['401'].headers['WWW-Authenticate']).toBeTruthy();
-          expect(op.responses['429']).toBeTruthy();
+          // the limiter counts tenants' credentials; internal-token calls are not limited
+          if (surface !== 'internal') expect(op.responses['429'], `${method} ${path}`).toBeTruthy();
+          else expect(op.responses['429'], `${method} ${path}`).toBeUndefined();
         }
         if (surface === 'dashboard')
           expect(op.responses['403'].content['application/json'].examples.apiKeyNotPermitted.value).toEqual({
@@ -281,7 +283,7 @@ describe('a reference that teaches', () => {
       'Conversation',
       'Webhook',
       'ApiKey',
-      'Error',
+      'ErrorBody',
       'ValidationError',
     ])
       expect(publicDoc.components.schemas[name], name).toBeTruthy();
@@ -305,7 +307,7 @@ describe('a reference that teaches', () => {
   });
 
   it('declares X-Request-Id on every response and the rate-limit headers where the limiter counts', () => {
-    const { headers, responses } = publicDoc.components;
+    const { headers } = publicDoc.components;
     for (const h of [
       'X-Request-Id',
       'X-RateLimit-Limit',
@@ -314,16 +316,24 @@ describe('a reference that teaches', () => {
       'Retry-After',
     ])
       expect(headers[h], h).toBeTruthy();
-    expect(Object.keys(responses.RateLimited.headers)).toEqual(
+    const tickets = publicDoc.paths['/api/v1/tickets'].get.responses;
+    expect(Object.keys(tickets['429'].headers)).toEqual(
       expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-Request-Id']),
     );
-    expect(Object.keys(responses.ServiceUnavailable.headers)).toContain('Retry-After');
+    expect(Object.keys(tickets['503'].headers)).toContain('Retry-After');
+    // answered before the limiter runs (front door, gate): never with X-RateLimit-*
+    const before = ['401', '413'];
     for (const { where, op } of operations(publicDoc))
       for (const [status, r] of Object.entries<any>(op.responses)) {
-        if (r.$ref) continue;
+        expect(r.$ref, `${where} ${status}: written out, not a $ref`).toBeUndefined();
         expect(r.headers?.['X-Request-Id'], `${where} ${status}`).toBeTruthy();
-        if (op['x-surface'] === 'api')
-          expect(r.headers['X-RateLimit-Remaining'], `${where} ${status}`).toBeTruthy();
+        const limited = Boolean(r.headers['X-RateLimit-Remaining']);
+        if (before.includes(status)) expect(limited, `${where} ${status}`).toBe(false);
+        // a 403 comes from the gate, except a role refusal (the route's own guard, after the limiter)
+        else if (status === '403') {
+          const roleGuarded = /role or above/.test(op.description);
+          expect(limited, `${where} 403`).toBe(roleGuarded && op['x-surface'] !== 'public');
+        } else if (op['x-surface'] === 'api') expect(limited, `${where} ${status}`).toBe(true);
       }
   });
 
@@ -363,6 +373,97 @@ describe('a reference that teaches', () => {
     expect(publicDoc.paths['/api/v1/api-keys/{key_id}/rotate'].post.operationId).toBe('rotateApiKey');
     expect(publicDoc.paths['/api/v2/conversations'].get.operationId).toBe('listConversationsV2');
     expect(publicDoc.paths['/api/v1/tickets'].post.description).toContain('**Emits:** `ticket.created`');
+  });
+
+  it('names its error body so that no generated type shadows a built-in (no component `Error`)', () => {
+    for (const d of [publicDoc, internalDoc]) {
+      expect(Object.keys(d.components.schemas)).not.toContain('Error');
+      expect(JSON.stringify(d)).not.toContain('"#/components/schemas/Error"');
+    }
+    expect(publicDoc.components.responses, 'every response written out in its operation').toBeUndefined();
+  });
+
+  it('gives every operation a description of its own beyond its access line', () => {
+    const thin = operations(doc)
+      .map(({ where, op }) => ({ where, own: op.description.split('\n\n**')[0] as string }))
+      .filter(({ own }) => own.startsWith('**') || own.length < 40)
+      .map(({ where, own }) => `${where}: ${JSON.stringify(own)}`);
+    expect(thin).toEqual([]);
+  });
+
+  it('keeps each tag to one surface (one credential per SDK group)', () => {
+    const surfaces = new Map<string, Set<string>>();
+    for (const { op } of operations(publicDoc))
+      for (const tag of op.tags) surfaces.set(tag, (surfaces.get(tag) ?? new Set()).add(op['x-surface']));
+    const mixed = [...surfaces].filter(([, s]) => s.size > 1).map(([t, s]) => `${t}: ${[...s].join(', ')}`);
+    expect(mixed).toEqual([]);
+    expect(publicDoc.paths['/api/v2/webhooks/{id}'].patch.tags).toEqual(['Webhooks (dashboard)']);
+  });
+
+  it('leaves HTML pages and static files out of the API document', () => {
+    const pages = operations(publicDoc).flatMap(({ where, op }) =>
+      Object.values<any>(op.responses)
+        .flatMap((r) => Object.keys(r.content ?? {}))
+        .filter((t) => /^(text\/(html|css|javascript)|image\/)/.test(t))
+        .map((t) => `${where}: ${t}`),
+    );
+    expect(pages).toEqual([]);
+    for (const path of ['/docs', '/console', '/docs/assets/{file}', '/console/assets/{file}'])
+      expect(publicDoc.paths[path], path).toBeUndefined();
+  });
+
+  it('types every branch of an anyOf/oneOf (generators read an untyped branch as `unknown`)', () => {
+    const untyped: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) {
+        node.forEach((n, i) => {
+          walk(n, `${where}/${i}`);
+        });
+        return;
+      }
+      const n = node as Record<string, unknown>;
+      for (const key of ['anyOf', 'oneOf'])
+        (n[key] as any[] | undefined)?.forEach((b, i) => {
+          if (!('type' in b || '$ref' in b || 'const' in b)) untyped.push(`${where}/${key}/${i}`);
+        });
+      for (const [k, v] of Object.entries(n)) walk(v, `${where}/${k}`);
+    };
+    for (const d of [publicDoc, internalDoc]) walk(d, '#');
+    expect(untyped).toEqual([]);
+    // a comma list of an enum: one value (the enum) or a list (a pattern), both strings
+    const status = publicDoc.paths['/api/v1/tickets'].get.parameters.find((p: any) => p.name === 'status');
+    expect(status.schema.anyOf.map((b: any) => b.type)).toEqual(['string', 'string']);
+    expect(status.schema.type).toBeUndefined();
+  });
+
+  it('says `additionalProperties: false` exactly where the handler refuses an unknown body field', () => {
+    const resolve = (schema: any): any[] => {
+      if (schema.$ref)
+        return resolve(doc.components?.schemas?.[schema.$ref.split('/').pop()] ?? lookup(schema.$ref));
+      return schema.anyOf && !schema.properties ? schema.anyOf.flatMap(resolve) : [schema];
+    };
+    const lookup = (ref: string) =>
+      (publicDoc.components.schemas[ref.split('/').pop()!] ??
+        internalDoc.components.schemas[ref.split('/').pop()!]) as any;
+    const problems: string[] = [];
+    let strict = 0;
+    for (const source of DOC_SOURCES)
+      for (const route of source.routes) {
+        if (route.undocumented || !route.body) continue;
+        const media = doc.paths[route.path][route.method].requestBody.content['application/json'];
+        const example = media.example;
+        if (!example || typeof example !== 'object' || Array.isArray(example)) continue;
+        const refuses = !route.body.safeParse({ ...example, zz_unknown_field: 'x' }).success;
+        const closed = resolve(media.schema).every((s) => s.additionalProperties === false);
+        if (refuses) strict++;
+        if (refuses !== closed)
+          problems.push(
+            `${route.method} ${route.path}: refuses unknown=${refuses}, document closed=${closed}`,
+          );
+      }
+    expect(problems).toEqual([]);
+    expect(strict).toBeGreaterThan(40);
   });
 
   it('every parameter has an example that its schema accepts', () => {
@@ -431,9 +532,13 @@ describe('a reference that teaches', () => {
     const key = create.parameters.find((p: any) => p.name === 'Idempotency-Key');
     expect(new RegExp(key.schema.pattern).test('a b')).toBe(false);
     expect(new RegExp(key.schema.pattern).test(key.example)).toBe(true);
-    expect(create.responses['422']).toEqual({ $ref: '#/components/responses/ValidationOrKeyReused' });
-    const reused = publicDoc.components.responses.ValidationOrKeyReused.content['application/json'];
+    const reused = create.responses['422'].content['application/json'];
+    expect(reused.schema.oneOf).toEqual([
+      { $ref: '#/components/schemas/ValidationError' },
+      { $ref: '#/components/schemas/ErrorBody' },
+    ]);
     expect(check(reused.schema, reused.examples.keyReused.value)).toEqual([]);
+    expect(check(reused.schema, reused.examples.validation.value)).toEqual([]);
     expect(typeof reused.examples.keyReused.value.detail).toBe('string');
   });
 
@@ -560,8 +665,31 @@ describe.skipIf(postgresUnavailable())('served by the docs function', () => {
     const reused = await h.request('POST', '/api/v1/tickets', { apiKey, headers, body: { subject: 'Two' } });
     expect(reused.status).toBe(422);
     expect(typeof reused.body.detail).toBe('string');
-    const documented = publicDoc.components.responses.ValidationOrKeyReused.content['application/json'];
+    const documented = publicDoc.paths['/api/v1/tickets'].post.responses['422'].content['application/json'];
     expect(documented.examples.keyReused.value).toEqual(reused.body);
+  });
+
+  it('sends X-RateLimit-* exactly on the answers the document declares them on', async () => {
+    const tenant = await h.tenant();
+    const apiKey = await tenant.key(['tickets:read']);
+    const agent = await tenant.token('agent');
+    const cases: [method: string, path: string, docPath: string, opts: object, status: number][] = [
+      ['GET', '/api/v1/tickets', '/api/v1/tickets', { apiKey }, 200],
+      ['GET', '/api/v1/tickets/tkt_nope', '/api/v1/tickets/{ticket_id}', { apiKey }, 404],
+      ['GET', '/api/v1/tickets?limit=0', '/api/v1/tickets', { apiKey }, 422],
+      ['GET', '/api/v1/tickets', '/api/v1/tickets', {}, 401],
+      ['GET', '/api/v1/calls', '/api/v1/calls', { apiKey }, 403],
+      // a role refusal comes from the route's guard, after the limiter
+      ['GET', '/api/v1/api-keys', '/api/v1/api-keys', { bearer: agent }, 403],
+    ];
+    for (const [method, path, docPath, opts, status] of cases) {
+      const res = await h.request(method, path, opts);
+      expect(res.status, `${method} ${path}`).toBe(status);
+      const declared = publicDoc.paths[docPath][method.toLowerCase()].responses[String(status)].headers;
+      expect(res.headers.has('x-ratelimit-remaining'), `${method} ${path} ${status}`).toBe(
+        'X-RateLimit-Remaining' in declared,
+      );
+    }
   });
 
   it('GET /docs renders Swagger UI from local assets', async () => {

@@ -53,22 +53,16 @@ for (const [audience, doc] of Object.entries(docs)) ajv.addSchema(doc as unknown
 const pointer = (...parts: string[]) =>
   parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
-/** The documented response of a status, resolving `$ref: #/components/responses/...` */
+/** The documented response of a status (every response is written out in its operation). */
 function documentedResponse(operation: Operation, status: number): Json | undefined {
-  const r = (operation.op.responses as Json)[String(status)] ?? (operation.op.responses as Json).default;
-  if (!r?.$ref) return r;
-  return (docs[operation.audience].components.responses as Json)[
-    (r.$ref as string).split('/').pop() as string
-  ];
+  return (operation.op.responses as Json)[String(status)] ?? (operation.op.responses as Json).default;
 }
 
 /** ajv's verdict on a body against the documented schema of (operation, status); null when none is documented. */
 function schemaErrors(operation: Operation, status: number, body: unknown): string | null {
   const r = (operation.op.responses as Json)[String(status)];
   if (!r) return null;
-  const ref = r.$ref
-    ? `${operation.audience}#/components/responses/${(r.$ref as string).split('/').pop()}/content/application~1json/schema`
-    : `${operation.audience}#/paths/${pointer(operation.path)}/${operation.method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
+  const ref = `${operation.audience}#/paths/${pointer(operation.path)}/${operation.method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
   if (!documentedResponse(operation, status)?.content?.['application/json']?.schema) return null;
   const validate = ajv.getSchema(ref);
   if (!validate) throw new Error(`no schema at ${ref}`);
