@@ -2727,8 +2727,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * API reference page (Swagger UI)
-         * @description No credential. An HTML page rendering /api/v1/openapi.json; its scripts and styles are served from /docs/assets/*.
+         * API reference page
+         * @description No credential. This document rendered as one HTML page (its stylesheet and script are served from /docs/assets/*); /docs/try is Swagger UI, for sending requests from the browser.
          *
          *     **Access:** No credential.
          */
