@@ -133,7 +133,8 @@ describe.skipIf(postgresUnavailable())(
         WEBHOOK_SSRF_ALLOW: 'localhost',
         NODE_EXTRA_CA_CERTS: certPath,
       });
-      api = (await server.waitFor(/listening on (http:\/\/\S+)/))[1]!;
+      // PGlite's migrations on a busy two-core machine can take more than a minute
+      api = (await server.waitFor(/listening on (http:\/\/\S+)/, 150_000))[1]!;
       const token = spawnSync(
         process.execPath,
         [...npmScript('token'), '--tenant', 'ten_demo', '--role', 'tenant_admin'],
