@@ -26,8 +26,11 @@ shown only once, in the creation response. Operations in the dashboard-only grou
 \`403 {"detail": "API key missing required scope: tickets:write"}\`. API keys are for servers: never ship one
 to a browser (the widget, help-center and end-user routes exist for that).
 
+In the examples, \`BASE_URL\` is this server's address (the document's \`servers\` entry; the /docs page shows
+it filled in):
+
 \`\`\`sh
-curl https://api.example.com/api/v1/tickets -H "X-API-Key: itsm_sk_live_…"
+curl $BASE_URL/api/v1/tickets -H "X-API-Key: itsm_sk_live_…"
 \`\`\`
 
 ## Errors

@@ -1,5 +1,5 @@
 /**
- * The /docs page: Swagger UI over /api/v1/openapi.json, every script from /docs/assets (no CDN, no
+ * /docs/try: Swagger UI over /api/v1/openapi.json, every script from /docs/assets (no CDN, no
  * inline script: the page's Content-Security-Policy runs only same-origin files).
  */
 export const DOCS_PAGE = `<!doctype html>
@@ -34,4 +34,72 @@ export const DOCS_INIT_SCRIPT = `window.ui = SwaggerUIBundle({
   filter: true,
   validatorUrl: null,
 });
+`;
+
+/**
+ * The script of /docs (served as /docs/assets/docs.js, deferred: the page is readable before it
+ * runs). It shows the server's address in the examples (PUBLIC_BASE_URL when the page carries it,
+ * else the page's own origin), filters the operations by the search box, and opens the operation a
+ * link points at.
+ */
+export const REFERENCE_SCRIPT = `(() => {
+  const base = document.body.dataset.baseUrl || location.origin;
+  for (const el of document.querySelectorAll('.base-url')) el.textContent = base;
+  const input = document.getElementById('filter');
+  const ops = [...document.querySelectorAll('details.op')];
+  const sections = [...document.querySelectorAll('section.tag')];
+  input.addEventListener('input', () => {
+    const words = input.value.trim().toLowerCase().split(/\\s+/).filter(Boolean);
+    for (const op of ops) op.hidden = !words.every((w) => op.dataset.search.includes(w));
+    for (const s of sections) s.hidden = words.length > 0 && !s.querySelector('details.op:not([hidden])');
+    document.querySelector('main > .intro')?.toggleAttribute('hidden', words.length > 0);
+  });
+  const openLinked = () => {
+    const el = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (el instanceof HTMLDetailsElement) el.open = true;
+  };
+  addEventListener('hashchange', openLinked);
+  openLinked();
+})();
+`;
+
+/** The stylesheet of /docs (/docs/assets/docs.css). */
+export const REFERENCE_CSS = `*{box-sizing:border-box}
+body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#fff}
+header{position:sticky;top:0;z-index:1;display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center;padding:.6rem 1.25rem;background:#f6f8fa;border-bottom:1px solid #d0d7de}
+header h1{font-size:1.15rem;margin:0}
+.version{font-weight:400;color:#59636e;font-size:.9rem}
+.links{display:flex;gap:1rem}
+#filter{flex:1 1 18rem;max-width:32rem;padding:.4rem .6rem;font:inherit;border:1px solid #d0d7de;border-radius:6px}
+.layout{display:flex;align-items:flex-start}
+nav.tags{position:sticky;top:3.2rem;flex:0 0 15rem;max-height:calc(100vh - 3.2rem);overflow:auto;padding:1rem;font-size:.9rem}
+nav.tags ul{list-style:none;margin:0;padding:0}
+nav.tags li{margin:.15rem 0}
+main{flex:1;min-width:0;padding:1rem 1.5rem 4rem;max-width:72rem}
+a{color:#0969da}
+/* sections off screen are laid out only when scrolled to: the first operation shows sooner */
+section.tag+section.tag{content-visibility:auto;contain-intrinsic-size:auto 40rem}
+h2{margin:2rem 0 .5rem;padding-bottom:.25rem;border-bottom:1px solid #d0d7de}
+h4{margin:1rem 0 .25rem}
+pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:.6rem .8rem;overflow:auto;font-size:.85rem;line-height:1.4}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%;font-size:.9rem}
+th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}
+td p{margin:0}
+details.op{border:1px solid #d0d7de;border-radius:6px;margin:.4rem 0;background:#fff}
+details.op>summary{cursor:pointer;padding:.45rem .7rem;display:flex;gap:.6rem;align-items:baseline;flex-wrap:wrap}
+details.op[open]>summary{border-bottom:1px solid #d0d7de;background:#f6f8fa}
+details.op .body{padding:.25rem 1rem 1rem}
+.m{display:inline-block;min-width:4.2rem;text-align:center;font:600 .75rem/1.6 ui-monospace,monospace;color:#fff;border-radius:4px;padding:0 .3rem}
+.m-get{background:#0969da}.m-post{background:#1a7f37}.m-put{background:#9a6700}.m-patch{background:#8250df}.m-delete{background:#cf222e}.m-event{background:#59636e}
+.path{font-weight:600}
+.summary{color:#59636e}
+.req,.deprecated{font-size:.75rem;color:#cf222e}
+.deprecated{border:1px solid #cf222e;border-radius:4px;padding:0 .3rem}
+ul.responses{list-style:none;padding:0}
+ul.responses>li{margin:.4rem 0}
+ul.responses p{display:inline;margin:0}
+.status{font:600 .85rem ui-monospace,monospace;padding:0 .35rem;border-radius:4px;background:#eaeef2}
+.s2{background:#dafbe1}.s4{background:#ffebe9}.s5{background:#ffebe9}
+@media (max-width:800px){nav.tags{display:none}main{padding:1rem}}
 `;

@@ -73,9 +73,20 @@ export const getDocsPage = defineRoute({
   undocumented: 'an HTML page for a browser, not an operation an API client calls',
   method: 'get',
   path: '/docs',
-  summary: 'API reference page (Swagger UI)',
+  summary: 'API reference page',
   description:
-    'No credential. An HTML page rendering /api/v1/openapi.json; its scripts and styles are served from /docs/assets/*.',
+    'No credential. This document rendered as one HTML page (its stylesheet and script are served from /docs/assets/*); /docs/try is Swagger UI, for sending requests from the browser.',
+  tags: ['Documentation'],
+  responses: { 200: { description: 'HTML page', mediaTypes: ['text/html'] } },
+});
+
+export const getDocsTryPage = defineRoute({
+  operationId: 'getDocsTryPage',
+  method: 'get',
+  path: '/docs/try',
+  summary: 'Swagger UI over this document',
+  undocumented: 'an HTML page for people, linked from /docs; not an operation for a client',
+  description: 'No credential. Swagger UI rendering /api/v1/openapi.json, to send requests from the browser.',
   tags: ['Documentation'],
   responses: { 200: { description: 'HTML page', mediaTypes: ['text/html'] } },
 });

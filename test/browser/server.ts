@@ -1,5 +1,6 @@
-// `npm start` for the browser tests: its own port and DATA_DIR, a local HTTPS receiver allowed and
-// trusted, a short retry unit, and its stdout kept (the development mail adapter prints mail there).
+// `npm start` for the browser tests: a port the OS picks (PORT=0, read back from its start line),
+// its own DATA_DIR, a local HTTPS receiver allowed and trusted, a short retry unit, and its stdout
+// kept (the development mail adapter prints mail there).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,6 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { TLS_CERT_PATH } from '../../scripts/lib/https-receiver';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const PORT = Number(process.env.CONSOLE_TEST_PORT ?? 9161);
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /** With CI=true a missing Chromium fails (beforeAll throws) instead of skipping. */
@@ -54,30 +54,33 @@ export interface ConsoleServer {
   stop(): Promise<void>;
 }
 
-async function waitFor(url: string, ms: number, server: ChildProcess) {
+/**
+ * The address `npm start` prints once it listens. A server that exits first (a refused
+ * configuration, a port it could not take) fails the caller at once, with what it printed.
+ */
+async function listeningUrl(server: ChildProcess, output: () => string, ms: number): Promise<string> {
   const until = Date.now() + ms;
   for (;;) {
-    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > until) throw new Error(`${url} did not come up in ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 250));
+    const url = output().match(/listening on (http:\/\/\S+)/)?.[1];
+    if (url) return url;
+    if (server.exitCode !== null || server.signalCode !== null)
+      throw new Error(
+        `the server exited (${server.exitCode ?? server.signalCode}) before listening:\n${output()}`,
+      );
+    if (Date.now() > until) throw new Error(`the server did not listen within ${ms} ms:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 export async function startConsoleServer(): Promise<ConsoleServer> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: apt-get install -y chromium`);
   const dataDir = mkdtempSync(join(tmpdir(), 'spa-console-'));
-  const base = `http://127.0.0.1:${PORT}`;
   let out = '';
   const server = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/serve.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
-      PORT: String(PORT),
+      PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DATABASE_URL: '',
@@ -94,7 +97,7 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
   server.stderr?.on('data', (b: Buffer) => {
     out += b.toString();
   });
-  await waitFor(`${base}/api/v2/health`, 120_000, server);
+  const base = await listeningUrl(server, () => out, 120_000);
   return {
     base,
     output: () => out,

@@ -125,7 +125,9 @@ describe('happy paths', () => {
     expect(res.body.paths['/api/v2/health']).toBeTruthy();
     const page = await call('GET', '/docs');
     expect(page.status).toBe(200);
-    expect(page.text).toContain('swagger-ui');
+    expect(page.text).toContain('<details class="op" id="createTicket"');
+    const tryPage = await call('GET', '/docs/try');
+    expect(tryPage.text).toContain('swagger-ui');
     const asset = await call('GET', '/docs/assets/swagger-ui-bundle.js');
     expect(asset.status).toBe(200);
   });

@@ -1,13 +1,12 @@
 // The typed client (clients/typescript) against the real server: the embedded runtime listening on
-// a port of this test's range, called over HTTP exactly as an integrator's script would.
+// a port the OS picks, called over HTTP exactly as an integrator's script would.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { type ServerType, serve } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupportClient, SupportApiError } from '../../clients/typescript/index';
@@ -19,9 +18,7 @@ import {
   TEST_DB,
   type TestTenant,
 } from '../support/harness';
-
-/** one port per vitest project, so the pglite and postgres tiers may run side by side */
-const PORT = TEST_DB === 'postgres' ? 9142 : 9141;
+import { serveOnFreePort } from '../support/listen';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -108,10 +105,7 @@ describe.skipIf(postgresUnavailable())('typed client against the real server', {
 
   beforeAll(async () => {
     h = await startHarness();
-    server = await new Promise<ServerType>((resolve) => {
-      const s = serve({ fetch: h.runtime.app.fetch, port: PORT, hostname: '127.0.0.1' }, () => resolve(s));
-    });
-    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ server, base: baseUrl } = await serveOnFreePort(h.runtime.app.fetch));
     tenant = await h.tenant();
     key = await tenant.key(['tickets:read', 'tickets:write']);
   }, 120_000);

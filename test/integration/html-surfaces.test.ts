@@ -23,6 +23,8 @@ describe.skipIf(postgresUnavailable())('HTML surfaces: security headers', () => 
 
   for (const path of [
     '/docs',
+    '/docs/try',
+    '/docs/assets/docs.js',
     '/docs/assets/docs-init.js',
     '/docs/assets/nope.js',
     '/console',
@@ -39,8 +41,16 @@ describe.skipIf(postgresUnavailable())('HTML surfaces: security headers', () => 
       expect(res.headers.get('x-frame-options')).toBe('DENY');
     });
 
-  it('the /docs page has no inline script: Swagger UI starts from a served file', async () => {
+  it('/docs allows no inline style either: the reference page has none', async () => {
     const page = await h.request('GET', '/docs');
+    expect(directives(page.headers.get('content-security-policy') ?? '')['style-src']).toEqual(["'self'"]);
+    expect(page.text).not.toMatch(/<style|\sstyle=/);
+    expect(page.text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    expect(page.text).toMatch(/<script src="\/docs\/assets\/docs\.js\?v=[0-9a-f]+" defer><\/script>/);
+  });
+
+  it('/docs/try has no inline script: Swagger UI starts from a served file', async () => {
+    const page = await h.request('GET', '/docs/try');
     expect(page.text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
     expect(page.text).toContain('<script src="/docs/assets/docs-init.js"></script>');
     const init = await h.request('GET', '/docs/assets/docs-init.js');

@@ -692,13 +692,18 @@ describe.skipIf(postgresUnavailable())('served by the docs function', () => {
     }
   });
 
-  it('GET /docs renders Swagger UI from local assets', async () => {
-    const page = await h.request('GET', '/docs');
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toContain('text/html');
-    const scripts = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string);
-    expect(scripts.every((s) => s.startsWith('/docs/assets/'))).toBe(true);
-    for (const s of scripts) expect((await h.request('GET', s)).status, s).toBe(200);
+  it('GET /docs and /docs/try load their scripts and styles from local assets', async () => {
+    for (const path of ['/docs', '/docs/try']) {
+      const page = await h.request('GET', path);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      const scripts = [...page.text.matchAll(/<(?:script[^>]*\ssrc|link[^>]*\shref)="([^"]+)"/g)].map(
+        (m) => m[1] as string,
+      );
+      expect(scripts.length).toBeGreaterThan(1);
+      expect(scripts.every((s) => s.startsWith('/docs/assets/'))).toBe(true);
+      for (const s of scripts) expect((await h.request('GET', s)).status, s).toBe(200);
+    }
     expect((await h.request('GET', '/docs/assets/nope.js')).status).toBe(404);
   });
 });

@@ -5,6 +5,7 @@
 import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE_MS, RATE_LIMITS, ruleOf, UpstashRateLimiter } from '../../shared/ratelimit';
+import { freePort } from '../support/free-port';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
 import {
   redisReachable,
@@ -142,7 +143,7 @@ describe.skipIf(postgresUnavailable() || !redisUp)(
     it('fails open when nothing listens at the configured URL', async () => {
       const fallbacks: unknown[] = [];
       const dead = new Redis({
-        url: 'http://127.0.0.1:8889',
+        url: `http://127.0.0.1:${await freePort()}`,
         token: 'x',
         retry: false,
         enableTelemetry: false,

@@ -11,8 +11,6 @@ import { freePort } from '../support/free-port';
 import { postgresUnavailable, startHarness, TEST_DB } from '../support/harness';
 import { createTestDatabase } from '../support/pg';
 
-/** server and listener ports, one pair per vitest project */
-const [SERVER_PORT, LISTEN_PORT] = TEST_DB === 'postgres' ? [9145, 9146] : [9143, 9144];
 const ROOT = join(import.meta.dirname, '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
@@ -81,13 +79,15 @@ describe.skipIf(postgresUnavailable())(
     let listener: Proc | undefined;
     let dropDatabase: (() => Promise<void>) | undefined;
     let serverEnv: Env;
+    /** the server's address, from its start line (it listens on a port the OS picks) */
+    let api = '';
 
     beforeAll(async () => {
       // APP_ENV and the secrets unset, as on a fresh clone: the server runs in development
       serverEnv = {
         APP_ENV: undefined,
         DASHBOARD_JWT_SECRET: undefined,
-        PORT: String(SERVER_PORT),
+        PORT: '0',
         HOST: '127.0.0.1',
       };
       if (TEST_DB === 'postgres') {
@@ -133,7 +133,8 @@ describe.skipIf(postgresUnavailable())(
         WEBHOOK_SSRF_ALLOW: 'localhost',
         NODE_EXTRA_CA_CERTS: certPath,
       });
-      await server.waitFor(/listening on/);
+      // PGlite's migrations on a busy two-core machine can take more than a minute
+      api = (await server.waitFor(/listening on (http:\/\/\S+)/, 150_000))[1]!;
       const token = spawnSync(
         process.execPath,
         [...npmScript('token'), '--tenant', 'ten_demo', '--role', 'tenant_admin'],
@@ -145,7 +146,6 @@ describe.skipIf(postgresUnavailable())(
       ).stdout.trim();
       expect(token.split('.')).toHaveLength(3);
 
-      const api = `http://127.0.0.1:${SERVER_PORT}`;
       listener = start(
         [
           ...npmScript('webhooks:listen'),
@@ -154,7 +154,7 @@ describe.skipIf(postgresUnavailable())(
           '--api',
           api,
           '--port',
-          String(LISTEN_PORT),
+          String(await freePort()),
           '--dir',
           certDir,
         ],
@@ -199,8 +199,8 @@ describe.skipIf(postgresUnavailable())(
     });
 
     it('a wrong secret is reported INVALID and refused with 401', async () => {
-      const api = `http://127.0.0.1:${SERVER_PORT}`;
       expect(server, 'runs after the first test').toBeDefined();
+      const listenPort = await freePort();
       const token = spawnSync(process.execPath, [...npmScript('token'), '--tenant', 'ten_demo'], {
         cwd: ROOT,
         encoding: 'utf8',
@@ -210,7 +210,7 @@ describe.skipIf(postgresUnavailable())(
         method: 'POST',
         headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({
-          url: `https://localhost:${LISTEN_PORT}/webhooks`,
+          url: `https://localhost:${listenPort}/webhooks`,
           events: ['ticket.created'],
         }),
       }).then((r) => r.json() as Promise<{ id: string }>);
@@ -220,7 +220,7 @@ describe.skipIf(postgresUnavailable())(
           '--secret',
           'whsec_not_the_secret',
           '--port',
-          String(LISTEN_PORT),
+          String(listenPort),
           '--dir',
           certDir,
         ],

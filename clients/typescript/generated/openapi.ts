@@ -1880,7 +1880,7 @@ export interface paths {
         };
         /**
          * List a ticket's replies
-         * @description The replies posted to a ticket (with POST /api/v1/tickets/{ticket_id}/replies), oldest first, a page at a time (`limit`, `offset`; `total` counts them all). 404 when the ticket is not in this tenant.
+         * @description Oldest first.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
          */
@@ -2675,6 +2675,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant console (browser app)
+         * @description No credential. The HTML page of the console; it signs in through /api/v1/auth and calls the public endpoints with the dashboard session. Every /console/* path answers with the same page (client-side routes).
+         *
+         *     **Access:** No credential.
+         */
+        get: operations["getConsolePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Static files of the console
+         * @description No credential. One of: console.js, console.css.
+         *
+         *     **Access:** No credential.
+         */
+        get: operations["getConsoleAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API reference page
+         * @description No credential. This document rendered as one HTML page (its stylesheet and script are served from /docs/assets/*); /docs/try is Swagger UI, for sending requests from the browser.
+         *
+         *     **Access:** No credential.
+         */
+        get: operations["getDocsPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Static files of the reference page
+         * @description No credential. One of: swagger-ui-bundle.js, swagger-ui-standalone-preset.js, swagger-ui.css, favicon-32x32.png, favicon-16x16.png.
+         *
+         *     **Access:** No credential.
+         */
+        get: operations["getDocsAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "conversation.created": {
@@ -3148,7 +3236,7 @@ export interface components {
          *       "detail": "Not Found"
          *     }
          */
-        ErrorBody: {
+        Error: {
             /** @description What went wrong */
             detail: string;
         };
@@ -4094,7 +4182,7 @@ export interface components {
         };
         ConversationAssign: {
             /** @description The agent to assign it to */
-            assignee_user_id: string | null;
+            assignee_user_id?: string | null;
             /** @description The team to assign it to */
             assignee_team_id?: string | null;
             /**
@@ -4102,17 +4190,7 @@ export interface components {
              * @enum {string}
              */
             routing_reason?: "manual_assignment" | "manual_reassignment" | "auto_assignment" | "auto_reassignment" | "balanced" | "round_robin" | "least_busy" | "load_balanced" | "skill_based";
-        } | {
-            /** @description The agent to assign it to */
-            assignee_user_id?: string | null;
-            /** @description The team to assign it to */
-            assignee_team_id: string | null;
-            /**
-             * @description Why it is assigned: manual_assignment, manual_reassignment, …
-             * @enum {string}
-             */
-            routing_reason?: "manual_assignment" | "manual_reassignment" | "auto_assignment" | "auto_reassignment" | "balanced" | "round_robin" | "least_busy" | "load_balanced" | "skill_based";
-        };
+        } | unknown | unknown;
         /** @description One message of a conversation: from the contact, an agent, or the AI; or an internal note. */
         Message: {
             /** @description Message id (`msg_…`) */
@@ -4227,7 +4305,7 @@ export interface components {
              * Format: email
              * @description Email address
              */
-            email: string;
+            email?: string;
             /** @description The widget visitor’s own id (stable per browser) */
             visitor_id?: string;
             /** @description Name */
@@ -4236,23 +4314,7 @@ export interface components {
             body: string;
             /** @description The conversation (`cnv_…`) */
             conversation_id?: string;
-        } | {
-            /** @description The tenant (`ten_…`) */
-            tenant_id: string;
-            /**
-             * Format: email
-             * @description Email address
-             */
-            email?: string;
-            /** @description The widget visitor’s own id (stable per browser) */
-            visitor_id: string;
-            /** @description Name */
-            name?: string;
-            /** @description The text */
-            body: string;
-            /** @description The conversation (`cnv_…`) */
-            conversation_id?: string;
-        };
+        } | unknown | unknown;
         /** @description A person conversations are with, created here or imported by a contact sync. */
         Contact: {
             /** @description Contact id (`ctc_…`) */
@@ -4314,64 +4376,6 @@ export interface components {
             /** @description Last name */
             last_name?: string | null;
             /** @description Email address */
-            email: string | null;
-            /** @description Phone number (E.164) */
-            phone?: string | null;
-            /** @description Job title or role at the company */
-            role?: string | null;
-            /** @description Locale tag, e.g. `en-US` */
-            locale?: string | null;
-            /** @description IANA time zone, e.g. `Europe/Berlin` */
-            timezone?: string | null;
-            /** @description The company (`cmp_…`) */
-            company_id?: string | null;
-            /** @description Custom attributes: your own key/value pairs */
-            custom_attrs?: {
-                [key: string]: unknown;
-            };
-            /** @description Tags (free-form labels) */
-            tags?: string[];
-            /** @description True when the contact opted out of emails */
-            unsubscribed_from_emails?: boolean;
-            /** @description When the contact was last active */
-            last_seen_at?: string | null;
-        } | {
-            /** @description The id in your own system (unique per tenant) */
-            external_id?: string | null;
-            /** @description First name */
-            first_name?: string | null;
-            /** @description Last name */
-            last_name?: string | null;
-            /** @description Email address */
-            email?: string | null;
-            /** @description Phone number (E.164) */
-            phone: string | null;
-            /** @description Job title or role at the company */
-            role?: string | null;
-            /** @description Locale tag, e.g. `en-US` */
-            locale?: string | null;
-            /** @description IANA time zone, e.g. `Europe/Berlin` */
-            timezone?: string | null;
-            /** @description The company (`cmp_…`) */
-            company_id?: string | null;
-            /** @description Custom attributes: your own key/value pairs */
-            custom_attrs?: {
-                [key: string]: unknown;
-            };
-            /** @description Tags (free-form labels) */
-            tags?: string[];
-            /** @description True when the contact opted out of emails */
-            unsubscribed_from_emails?: boolean;
-            /** @description When the contact was last active */
-            last_seen_at?: string | null;
-        } | {
-            /** @description The id in your own system (unique per tenant) */
-            external_id: string | null;
-            /** @description First name */
-            first_name?: string | null;
-            /** @description Last name */
-            last_name?: string | null;
-            /** @description Email address */
             email?: string | null;
             /** @description Phone number (E.164) */
             phone?: string | null;
@@ -4393,65 +4397,7 @@ export interface components {
             unsubscribed_from_emails?: boolean;
             /** @description When the contact was last active */
             last_seen_at?: string | null;
-        } | {
-            /** @description The id in your own system (unique per tenant) */
-            external_id?: string | null;
-            /** @description First name */
-            first_name: string | null;
-            /** @description Last name */
-            last_name?: string | null;
-            /** @description Email address */
-            email?: string | null;
-            /** @description Phone number (E.164) */
-            phone?: string | null;
-            /** @description Job title or role at the company */
-            role?: string | null;
-            /** @description Locale tag, e.g. `en-US` */
-            locale?: string | null;
-            /** @description IANA time zone, e.g. `Europe/Berlin` */
-            timezone?: string | null;
-            /** @description The company (`cmp_…`) */
-            company_id?: string | null;
-            /** @description Custom attributes: your own key/value pairs */
-            custom_attrs?: {
-                [key: string]: unknown;
-            };
-            /** @description Tags (free-form labels) */
-            tags?: string[];
-            /** @description True when the contact opted out of emails */
-            unsubscribed_from_emails?: boolean;
-            /** @description When the contact was last active */
-            last_seen_at?: string | null;
-        } | {
-            /** @description The id in your own system (unique per tenant) */
-            external_id?: string | null;
-            /** @description First name */
-            first_name?: string | null;
-            /** @description Last name */
-            last_name: string | null;
-            /** @description Email address */
-            email?: string | null;
-            /** @description Phone number (E.164) */
-            phone?: string | null;
-            /** @description Job title or role at the company */
-            role?: string | null;
-            /** @description Locale tag, e.g. `en-US` */
-            locale?: string | null;
-            /** @description IANA time zone, e.g. `Europe/Berlin` */
-            timezone?: string | null;
-            /** @description The company (`cmp_…`) */
-            company_id?: string | null;
-            /** @description Custom attributes: your own key/value pairs */
-            custom_attrs?: {
-                [key: string]: unknown;
-            };
-            /** @description Tags (free-form labels) */
-            tags?: string[];
-            /** @description True when the contact opted out of emails */
-            unsubscribed_from_emails?: boolean;
-            /** @description When the contact was last active */
-            last_seen_at?: string | null;
-        };
+        } | unknown | unknown | unknown | unknown | unknown;
         ContactList: {
             /** @description The contacts of the page */
             contacts: components["schemas"]["Contact"][];
@@ -6632,7 +6578,77 @@ export interface components {
             data: components["schemas"]["ConfigUpdatedEventData"];
         };
     };
-    responses: never;
+    responses: {
+        /** @description Request validation failed */
+        ValidationError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": [
+                 *         {
+                 *           "loc": [
+                 *             "body",
+                 *             "name"
+                 *           ],
+                 *           "msg": "Field required",
+                 *           "type": "missing"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ValidationError"];
+            };
+        };
+        /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
+        ValidationOrKeyReused: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+            };
+        };
+        /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+        RateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Rate limit exceeded"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "detail": "Service temporarily unavailable: database unreachable"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -6684,6 +6700,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6692,13 +6711,16 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6707,25 +6729,10 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createArticle: {
@@ -6815,34 +6822,43 @@ export interface operations {
                      *       "detail": "Destination itsm is not configured"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6851,56 +6867,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6916,7 +6888,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6960,11 +6932,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -6977,29 +6952,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7015,7 +6972,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7071,11 +7028,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -7088,7 +7048,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such resource in this tenant (unknown ids and other tenants' ids alike) */
@@ -7106,13 +7066,16 @@ export interface operations {
                      *       "detail": "Not Found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7121,56 +7084,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7186,7 +7105,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7221,11 +7140,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -7238,7 +7160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -7256,13 +7178,16 @@ export interface operations {
                      *       "detail": "Sync connection not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7271,56 +7196,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7336,7 +7217,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7409,11 +7290,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -7426,56 +7310,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7491,7 +7331,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7562,18 +7402,21 @@ export interface operations {
                      *       "detail": "No sync connection configured for helpdesk_a"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -7586,13 +7429,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7601,56 +7447,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7666,7 +7468,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7722,11 +7524,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -7739,7 +7544,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -7757,56 +7562,12 @@ export interface operations {
                      *       "detail": "Sync run not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7822,7 +7583,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7876,11 +7637,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -7893,29 +7657,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7931,7 +7677,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8003,18 +7749,21 @@ export interface operations {
                      *       "detail": "Unknown API key scope(s): tickets:admin. Valid scopes: tickets:read, tickets:write, calls:read, calls:write, usage:read, usage:write, billing:read, billing:write, webhooks:read, webhooks:write, webhooks:delete, kb:read, kb:write, kb:media, users:read, users:write, roles:write, conversations:read, conversations:write, conversations:export, config:read, config:write, exports:read, exports:write, contacts:read, contacts:write"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -8027,13 +7776,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8042,56 +7794,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8107,7 +7815,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8142,11 +7850,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -8159,7 +7870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown key, or a key of another tenant */
@@ -8177,13 +7888,16 @@ export interface operations {
                      *       "detail": "API key not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8192,56 +7906,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8257,7 +7927,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8292,11 +7962,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -8309,7 +7982,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown key, or a key of another tenant */
@@ -8327,13 +8000,16 @@ export interface operations {
                      *       "detail": "API key not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8342,56 +8018,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8407,7 +8039,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8459,11 +8091,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -8476,7 +8111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown key, or a key of another tenant */
@@ -8494,7 +8129,7 @@ export interface operations {
                      *       "detail": "API key not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The key is already revoked */
@@ -8512,13 +8147,16 @@ export interface operations {
                      *       "detail": "API key is revoked and cannot be rotated"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8527,56 +8165,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8592,7 +8186,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8646,16 +8240,22 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8664,13 +8264,16 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8679,7 +8282,7 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
@@ -8697,56 +8300,12 @@ export interface operations {
                      *       "detail": "Content-Type must be application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8762,7 +8321,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8809,6 +8368,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8817,13 +8379,16 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8832,13 +8397,16 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8847,7 +8415,7 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
@@ -8865,56 +8433,12 @@ export interface operations {
                      *       "detail": "Content-Type must be application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8930,7 +8454,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8982,16 +8506,22 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9000,13 +8530,16 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9015,7 +8548,7 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
@@ -9033,56 +8566,12 @@ export interface operations {
                      *       "detail": "Content-Type must be application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9098,7 +8587,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9153,6 +8642,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9161,13 +8653,16 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9176,7 +8671,7 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Tenant not found */
@@ -9189,7 +8684,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Email already registered in the tenant */
@@ -9202,13 +8697,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9217,7 +8715,7 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
@@ -9235,56 +8733,12 @@ export interface operations {
                      *       "detail": "Content-Type must be application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9300,7 +8754,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9340,43 +8794,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9392,7 +8834,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9449,70 +8891,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9528,7 +8932,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9576,27 +8980,36 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9605,56 +9018,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9670,7 +9039,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9708,21 +9077,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Ticket not found */
@@ -9735,56 +9110,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9800,7 +9131,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9829,9 +9160,6 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9850,9 +9178,6 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9861,7 +9186,7 @@ export interface operations {
                      *       "detail": "Invalid or expired invite"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key that is not valid was sent */
@@ -9876,7 +9201,7 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description API keys may not call this endpoint */
@@ -9891,13 +9216,16 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9906,16 +9234,13 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9924,56 +9249,12 @@ export interface operations {
                      *       "detail": "Content-Type must be application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9989,7 +9270,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10016,9 +9297,6 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10048,7 +9326,7 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description API keys may not call this endpoint */
@@ -10063,16 +9341,13 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown, used or expired */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10081,13 +9356,16 @@ export interface operations {
                      *       "detail": "Invitation not found or expired"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10096,16 +9374,13 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10114,56 +9389,12 @@ export interface operations {
                      *       "detail": "Content-Type must be application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10179,7 +9410,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10208,9 +9439,6 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10237,7 +9465,7 @@ export interface operations {
                      *       "detail": "Invalid email or password"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description API keys may not call this endpoint */
@@ -10252,13 +9480,16 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10267,16 +9498,13 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10285,43 +9513,14 @@ export interface operations {
                      *       "detail": "Content-Type must be application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
+            422: components["responses"]["ValidationError"];
             /** @description Too many failed sign-ins for this account from this client address (5 in 15 minutes) or from this address (20 in 15 minutes): locked there for 15 minutes, Retry-After in seconds; other addresses are not affected */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10330,10 +9529,10 @@ export interface operations {
                      *       "detail": "Too many failed sign-in attempts; try again later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10349,7 +9548,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10376,9 +9575,6 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10395,7 +9591,7 @@ export interface operations {
                      *       "detail": "Missing authentication credentials"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description API keys may not call this endpoint */
@@ -10410,13 +9606,16 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10425,16 +9624,13 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10443,56 +9639,12 @@ export interface operations {
                      *       "detail": "Content-Type must be application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10508,7 +9660,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10526,9 +9678,6 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10564,7 +9713,7 @@ export interface operations {
                      *       "detail": "Missing authentication credentials"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description API keys may not call this endpoint */
@@ -10579,16 +9728,13 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The token names a tenant that does not exist */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10597,47 +9743,11 @@ export interface operations {
                      *       "detail": "Tenant not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     requestPasswordReset: {
@@ -10681,6 +9791,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10689,13 +9802,16 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description API keys may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10704,13 +9820,16 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10719,7 +9838,7 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
@@ -10737,56 +9856,12 @@ export interface operations {
                      *       "detail": "Content-Type must be application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10802,7 +9877,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10862,13 +9937,16 @@ export interface operations {
                      *       "detail": "Invalid or expired password reset token"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key that is not valid was sent */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10877,13 +9955,16 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description API keys may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10892,13 +9973,16 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10907,7 +9991,7 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
@@ -10925,56 +10009,12 @@ export interface operations {
                      *       "detail": "Content-Type must be application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10990,7 +10030,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11017,9 +10057,6 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11046,7 +10083,7 @@ export interface operations {
                      *       "detail": "Invalid or expired refresh token"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description API keys may not call this endpoint */
@@ -11061,13 +10098,16 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11076,16 +10116,13 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11094,56 +10131,12 @@ export interface operations {
                      *       "detail": "Content-Type must be application/json"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11159,7 +10152,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11232,11 +10225,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -11249,56 +10245,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11314,7 +10266,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11375,11 +10327,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -11392,7 +10347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Invoice not found */
@@ -11405,56 +10360,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11470,7 +10381,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11516,11 +10427,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -11533,29 +10447,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11571,7 +10467,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11641,11 +10537,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -11658,13 +10557,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11673,56 +10575,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11738,7 +10596,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11814,11 +10672,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -11831,7 +10692,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -11849,13 +10710,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11864,42 +10728,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11915,7 +10749,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -11963,11 +10797,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -11980,29 +10817,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12018,7 +10837,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12075,11 +10894,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -12092,13 +10914,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12107,56 +10932,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12172,7 +10953,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12235,11 +11016,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -12252,7 +11036,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -12270,13 +11054,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12285,42 +11072,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12336,7 +11093,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12388,11 +11145,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -12405,29 +11165,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12443,7 +11185,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12465,7 +11207,7 @@ export interface operations {
                  * @description Only calls with this outcome
                  * @example ticket_created
                  */
-                outcome?: ("ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error") | string;
+                outcome?: string | ("ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error") | unknown;
                 /**
                  * @description Only calls of this direction
                  * @example inbound
@@ -12566,70 +11308,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12645,7 +11349,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12720,21 +11424,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown call, or a call of another tenant */
@@ -12752,56 +11462,12 @@ export interface operations {
                      *       "detail": "Call not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12817,7 +11483,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12853,43 +11519,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12905,7 +11559,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -12948,43 +11602,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13000,7 +11642,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13061,11 +11703,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -13078,13 +11723,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13093,56 +11741,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13158,7 +11762,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13222,11 +11826,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -13239,7 +11846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -13257,13 +11864,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13272,42 +11882,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13323,7 +11903,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13367,43 +11947,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13419,7 +11987,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13482,11 +12050,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -13499,13 +12070,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13514,56 +12088,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13579,7 +12109,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13644,11 +12174,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -13661,7 +12194,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -13679,13 +12212,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13694,42 +12230,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13745,7 +12251,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13791,43 +12297,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13843,7 +12337,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -13910,11 +12404,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -13927,13 +12424,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13942,56 +12442,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14007,7 +12463,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14074,11 +12530,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -14091,7 +12550,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -14109,13 +12568,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14124,42 +12586,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14175,7 +12607,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14219,43 +12651,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14271,7 +12691,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14334,11 +12754,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -14351,13 +12774,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14366,56 +12792,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14431,7 +12813,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14496,11 +12878,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -14513,7 +12898,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -14531,13 +12916,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14546,42 +12934,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14597,7 +12955,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14633,43 +12991,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14685,7 +13031,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14728,43 +13074,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14780,7 +13114,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -14841,11 +13175,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -14858,13 +13195,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14873,56 +13213,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14938,7 +13234,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15002,11 +13298,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -15019,7 +13318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -15037,13 +13336,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15052,42 +13354,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15103,7 +13375,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15147,43 +13419,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15199,7 +13459,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15262,11 +13522,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -15279,13 +13542,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15294,56 +13560,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15359,7 +13581,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15424,11 +13646,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -15441,7 +13666,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -15459,13 +13684,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15474,42 +13702,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15525,7 +13723,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15571,43 +13769,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15623,7 +13809,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15690,11 +13876,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -15707,13 +13896,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15722,56 +13914,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15787,7 +13935,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15854,11 +14002,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -15871,7 +14022,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -15889,13 +14040,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15904,42 +14058,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15955,7 +14079,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -15999,43 +14123,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16051,7 +14163,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16114,11 +14226,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -16131,13 +14246,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16146,56 +14264,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16211,7 +14285,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16276,11 +14350,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -16293,7 +14370,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -16311,13 +14388,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16326,42 +14406,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16377,7 +14427,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16480,70 +14530,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16559,7 +14571,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16631,21 +14643,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -16663,13 +14681,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16678,42 +14699,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16729,7 +14720,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16785,21 +14776,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -16817,56 +14814,12 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16882,7 +14835,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -16959,21 +14912,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -16991,7 +14950,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -17009,13 +14968,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17024,42 +14986,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17075,7 +15007,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17148,21 +15080,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -17180,7 +15118,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -17198,13 +15136,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17213,42 +15154,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17264,7 +15175,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17330,21 +15241,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No conversation or call of the tenant has this id */
@@ -17362,7 +15279,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -17380,13 +15297,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17395,42 +15315,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17446,7 +15336,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17501,21 +15391,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -17533,56 +15429,12 @@ export interface operations {
                      *       "detail": "Export not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17598,7 +15450,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17642,21 +15494,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -17674,56 +15532,12 @@ export interface operations {
                      *       "detail": "Export not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17739,7 +15553,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17808,21 +15622,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -17840,56 +15660,12 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17905,7 +15681,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -17973,21 +15749,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -18005,7 +15787,7 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -18023,13 +15805,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18038,42 +15823,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18089,7 +15844,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18166,6 +15921,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18174,13 +15932,16 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18189,7 +15950,7 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown tenant */
@@ -18204,37 +15965,17 @@ export interface operations {
                      *       "detail": "Help center not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -18244,7 +15985,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18298,6 +16039,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18306,13 +16050,16 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18321,7 +16068,7 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not published here */
@@ -18336,37 +16083,17 @@ export interface operations {
                      *       "detail": "Article not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -18376,7 +16103,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18420,43 +16147,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18472,7 +16187,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18518,21 +16233,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such resource in this tenant (unknown ids and other tenants' ids alike) */
@@ -18550,56 +16271,12 @@ export interface operations {
                      *       "detail": "Not Found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18615,7 +16292,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18676,11 +16353,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -18693,7 +16373,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such resource in this tenant (unknown ids and other tenants' ids alike) */
@@ -18711,13 +16391,16 @@ export interface operations {
                      *       "detail": "Not Found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18726,56 +16409,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18791,7 +16430,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -18826,11 +16465,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -18843,7 +16485,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such resource in this tenant (unknown ids and other tenants' ids alike) */
@@ -18861,13 +16503,16 @@ export interface operations {
                      *       "detail": "Not Found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -18876,56 +16521,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18941,7 +16542,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19008,11 +16609,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -19025,7 +16629,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such resource in this tenant (unknown ids and other tenants' ids alike) */
@@ -19043,7 +16647,7 @@ export interface operations {
                      *       "detail": "Not Found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -19061,13 +16665,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19076,42 +16683,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19127,7 +16704,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19168,43 +16745,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19220,7 +16785,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19281,11 +16846,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -19298,7 +16866,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -19316,13 +16884,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19331,42 +16902,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19382,7 +16923,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19419,6 +16960,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19427,13 +16971,16 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19442,25 +16989,10 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listRequesters: {
@@ -19527,70 +17059,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19606,7 +17100,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19653,21 +17147,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Requester not found */
@@ -19680,56 +17180,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19745,7 +17201,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19783,43 +17239,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19835,7 +17279,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -19892,11 +17336,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -19909,13 +17356,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -19924,56 +17374,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19989,7 +17395,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20052,11 +17458,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -20069,7 +17478,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -20087,13 +17496,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20102,42 +17514,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20153,7 +17535,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20194,43 +17576,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20246,7 +17616,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20302,11 +17672,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -20319,7 +17692,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -20337,13 +17710,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20352,42 +17728,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20403,7 +17749,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20477,11 +17823,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -20494,56 +17843,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20559,7 +17864,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20622,11 +17927,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -20639,7 +17947,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -20657,13 +17965,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -20672,42 +17983,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20723,7 +18004,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20775,11 +18056,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -20792,7 +18076,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Export not found */
@@ -20805,56 +18089,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20870,7 +18110,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -20909,11 +18149,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -20926,7 +18169,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Export or file not found */
@@ -20939,56 +18182,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21004,7 +18203,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21062,70 +18261,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21141,7 +18302,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21176,11 +18337,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -21193,7 +18357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Invitation not found */
@@ -21206,13 +18370,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21221,56 +18388,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21286,7 +18409,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21343,11 +18466,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -21360,7 +18486,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Invitation not found */
@@ -21373,7 +18499,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -21391,13 +18517,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21406,42 +18535,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21457,7 +18556,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21526,70 +18625,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21605,7 +18666,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21668,11 +18729,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -21685,7 +18749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Email already used */
@@ -21698,13 +18762,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21713,42 +18780,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21764,7 +18801,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21811,21 +18848,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description User not found */
@@ -21838,56 +18881,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21903,7 +18902,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -21938,11 +18937,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -21955,7 +18957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description User not found */
@@ -21968,13 +18970,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -21983,56 +18988,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -22048,7 +19009,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22111,11 +19072,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -22128,7 +19092,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description User not found */
@@ -22141,7 +19105,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -22159,13 +19123,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22174,42 +19141,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -22225,7 +19162,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22279,11 +19216,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -22296,13 +19236,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22311,56 +19254,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -22376,7 +19275,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22424,11 +19323,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -22441,7 +19343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown tenant, or not yours */
@@ -22459,56 +19361,12 @@ export interface operations {
                      *       "detail": "Tenant not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -22524,7 +19382,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22546,17 +19404,17 @@ export interface operations {
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
                  * @example open
                  */
-                status?: ("new" | "open" | "pending" | "on_hold" | "resolved" | "closed") | string;
+                status?: string | ("new" | "open" | "pending" | "on_hold" | "resolved" | "closed") | unknown;
                 /**
                  * @description Only tickets with this priority (one value or a comma-separated list)
                  * @example low,medium
                  */
-                priority?: ("low" | "medium" | "high" | "urgent") | string;
+                priority?: string | ("low" | "medium" | "high" | "urgent") | unknown;
                 /**
                  * @description Only tickets of this type (one value or a comma-separated list)
                  * @example incident
                  */
-                type?: ("question" | "incident" | "problem" | "service_request" | "change") | string;
+                type?: string | ("question" | "incident" | "problem" | "service_request" | "change") | unknown;
                 /**
                  * @description Only tickets of this requester
                  * @example req_0mh9y4t6cWn3LbQ8rFs1Mz
@@ -22654,70 +19512,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -22733,7 +19553,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22814,21 +19634,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -22846,13 +19672,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -22861,42 +19690,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -22912,7 +19711,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -22975,21 +19774,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown ticket, or a ticket of another tenant */
@@ -23007,56 +19812,12 @@ export interface operations {
                      *       "detail": "Ticket not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -23072,7 +19833,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23156,21 +19917,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown ticket, or a ticket of another tenant */
@@ -23188,7 +19955,7 @@ export interface operations {
                      *       "detail": "Ticket not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Status transition not allowed */
@@ -23206,13 +19973,16 @@ export interface operations {
                      *       "detail": "Invalid status transition: closed -> open"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23221,42 +19991,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -23272,7 +20012,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23338,21 +20078,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown ticket, or a ticket of another tenant */
@@ -23370,56 +20116,12 @@ export interface operations {
                      *       "detail": "Ticket not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -23435,7 +20137,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23499,21 +20201,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown ticket, or a ticket of another tenant */
@@ -23531,7 +20239,7 @@ export interface operations {
                      *       "detail": "Ticket not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The ticket is closed */
@@ -23549,13 +20257,16 @@ export interface operations {
                      *       "detail": "Ticket is closed"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -23564,42 +20275,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -23615,7 +20296,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23725,77 +20406,39 @@ export interface operations {
                      *       "detail": "from must be earlier than to"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -23811,7 +20454,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -23881,70 +20524,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -23960,7 +20565,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -24018,21 +20623,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -24050,13 +20661,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24065,42 +20679,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24116,7 +20700,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -24164,43 +20748,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24216,7 +20788,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -24288,18 +20860,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -24312,7 +20887,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A request with the same Idempotency-Key is still running: retry later */
@@ -24330,13 +20905,16 @@ export interface operations {
                      *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24345,42 +20923,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24396,7 +20944,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -24447,21 +20995,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Webhook not found` */
@@ -24474,56 +21028,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24539,7 +21049,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -24574,11 +21084,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -24591,7 +21104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Webhook not found` */
@@ -24604,13 +21117,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -24619,56 +21135,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24684,7 +21156,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -24750,21 +21222,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Webhook not found` */
@@ -24777,56 +21255,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24842,7 +21276,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -24917,21 +21351,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Webhook not found` or `Delivery not found` */
@@ -24944,56 +21384,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -25009,7 +21405,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -25071,11 +21467,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -25088,7 +21487,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Webhook not found` or `Delivery not found` */
@@ -25101,7 +21500,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Delivery is still pending` or `Webhook is inactive` */
@@ -25114,13 +21513,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25129,42 +21531,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -25180,7 +21552,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -25250,11 +21622,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
@@ -25267,7 +21642,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Webhook not found` */
@@ -25280,7 +21655,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Webhook is inactive` */
@@ -25293,13 +21668,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25308,42 +21686,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationOrKeyReused"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -25359,7 +21707,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -25431,6 +21779,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25439,13 +21790,16 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25454,7 +21808,7 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -25469,13 +21823,16 @@ export interface operations {
                      *       "detail": "Tenant not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25484,37 +21841,17 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -25524,7 +21861,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -25616,11 +21953,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -25633,56 +21973,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -25698,7 +21994,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -25787,70 +22083,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -25866,7 +22124,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -25945,27 +22203,36 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -25974,56 +22241,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -26039,7 +22262,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -26101,21 +22324,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -26133,56 +22362,12 @@ export interface operations {
                      *       "detail": "Company not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -26198,7 +22383,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -26233,21 +22418,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -26265,13 +22456,16 @@ export interface operations {
                      *       "detail": "Company not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26280,56 +22474,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -26345,7 +22495,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -26430,21 +22580,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -26462,13 +22618,16 @@ export interface operations {
                      *       "detail": "Company not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26477,56 +22636,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -26542,7 +22657,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -26604,21 +22719,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -26636,13 +22757,16 @@ export interface operations {
                      *       "detail": "Company not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -26651,56 +22775,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -26716,7 +22796,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -26823,70 +22903,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -26902,7 +22944,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -26985,21 +23027,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Email or external_id already used by a live contact */
@@ -27017,13 +23065,16 @@ export interface operations {
                      *       "detail": "A contact with this email already exists"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27032,56 +23083,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -27097,7 +23104,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -27162,21 +23169,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -27194,56 +23207,12 @@ export interface operations {
                      *       "detail": "Contact not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -27259,7 +23228,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -27294,21 +23263,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -27326,13 +23301,16 @@ export interface operations {
                      *       "detail": "Contact not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27341,56 +23319,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -27406,7 +23340,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -27495,21 +23429,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -27527,7 +23467,7 @@ export interface operations {
                      *       "detail": "Contact not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Email or external_id already used by another live contact */
@@ -27540,13 +23480,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27555,56 +23498,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -27620,7 +23519,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -27685,21 +23584,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -27717,7 +23622,7 @@ export interface operations {
                      *       "detail": "Contact not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Its email (or external_id) now belongs to a live contact; nothing changed */
@@ -27735,13 +23640,16 @@ export interface operations {
                      *       "detail": "Cannot restore: another contact now uses this email"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -27750,56 +23658,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -27815,7 +23679,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -27918,70 +23782,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -27997,7 +23823,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -28063,27 +23889,36 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28092,56 +23927,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -28157,7 +23948,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -28213,21 +24004,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -28245,56 +24042,12 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -28310,7 +24063,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -28381,21 +24134,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -28413,13 +24172,16 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28428,56 +24190,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -28493,7 +24211,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -28560,21 +24278,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -28592,13 +24316,16 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28607,56 +24334,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -28672,7 +24355,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -28732,21 +24415,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No conversation or call of the tenant has this id */
@@ -28764,13 +24453,16 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -28779,56 +24471,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -28844,7 +24492,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -28899,21 +24547,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -28931,56 +24585,12 @@ export interface operations {
                      *       "detail": "Export not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -28996,7 +24606,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -29040,21 +24650,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -29072,56 +24688,12 @@ export interface operations {
                      *       "detail": "Export not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -29137,7 +24709,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -29206,21 +24778,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -29238,56 +24816,12 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -29303,7 +24837,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -29365,21 +24899,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
@@ -29397,13 +24937,16 @@ export interface operations {
                      *       "detail": "Conversation not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29412,56 +24955,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -29477,7 +24976,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -29516,6 +25015,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29524,13 +25026,16 @@ export interface operations {
                      *       "detail": "Invalid API key"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -29539,7 +25044,7 @@ export interface operations {
                      *       "detail": "API keys are not permitted for this endpoint"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The database is unreachable */
@@ -29649,70 +25154,32 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -29728,7 +25195,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -29795,21 +25262,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown or another tenant */
@@ -29822,56 +25295,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -29887,7 +25316,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -29971,21 +25400,27 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unknown or another tenant */
@@ -30003,13 +25438,16 @@ export interface operations {
                      *       "detail": "Article not found"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30018,56 +25456,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -30083,7 +25477,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -30155,18 +25549,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credential */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -30179,7 +25576,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Webhook not found` */
@@ -30192,13 +25589,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30207,56 +25607,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -30272,7 +25628,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -30314,11 +25670,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -30331,7 +25690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Webhook not found` */
@@ -30344,13 +25703,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30359,56 +25721,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -30424,7 +25742,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -30475,11 +25793,14 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
@@ -30492,7 +25813,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Webhook not found` */
@@ -30505,7 +25826,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `Webhook is inactive` */
@@ -30518,13 +25839,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -30533,56 +25857,12 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -30598,7 +25878,7 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -30638,43 +25918,31 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description This credential may not call this endpoint */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            429: components["responses"]["RateLimited"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -30690,7 +25958,312 @@ export interface operations {
                      *       "detail": "Service temporarily unavailable: database unreachable"
                      *     }
                      */
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConsolePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An API key was sent and it is not valid (this operation needs none) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API keys are not permitted for this endpoint"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getConsoleAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The file name
+                 * @example console.js
+                 */
+                file: "console.js" | "console.css";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                };
+            };
+            /** @description An API key was sent and it is not valid (this operation needs none) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API keys are not permitted for this endpoint"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDocsPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An API key was sent and it is not valid (this operation needs none) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API keys are not permitted for this endpoint"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDocsAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The file name
+                 * @example swagger-ui-bundle.js
+                 */
+                file: "swagger-ui-bundle.js" | "swagger-ui-standalone-preset.js" | "swagger-ui.css" | "favicon-32x32.png" | "favicon-16x16.png";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                    "image/png": string;
+                };
+            };
+            /** @description An API key was sent and it is not valid (this operation needs none) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An API key was sent: this operation takes none (only GET /api/v2/health and GET /api/v1/openapi.json tolerate one) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API keys are not permitted for this endpoint"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            422: components["responses"]["ValidationError"];
+            /** @description The database (or the Idempotency-Key store) is unreachable: retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

@@ -1,0 +1,301 @@
+/**
+ * The /docs page: the public OpenAPI document rendered on the server into plain HTML, one closed
+ * `<details>` per operation and webhook. A browser shows the first operation as soon as the HTML
+ * arrives: no script has to load, parse the document and build the page first (Swagger UI, Redoc
+ * and Scalar each took 10 s or more here for this document; see docs/reference.md). The page's
+ * one script (docs.js) only filters by the search box and shows the server's address in the
+ * examples. Swagger UI stays at /docs/try for sending requests from the browser.
+ *
+ * The descriptions are the document's own Markdown (our text, never a caller's), rendered by marked.
+ */
+import { marked } from 'marked';
+import type { OpenApiDocument } from '../../shared/http/openapi-doc';
+
+type Json = Record<string, unknown>;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+/** What the examples show for the server until docs.js (or PUBLIC_BASE_URL) gives its address. */
+export const BASE_URL_PLACEHOLDER = '$BASE_URL';
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
+/** Text between tags needs only `&` and `<` escaped (and `>` for readers): JSON's quotes stay as they are. */
+const escapeText = (text: string) => text.replace(/[&<>]/g, (ch) => ESCAPES[ch]!);
+const md = (text: unknown) =>
+  typeof text === 'string' ? (marked.parse(text, { async: false }) as string) : '';
+const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `{$ref: '#/components/x/Name'}` -> the component (one level: what a reader needs beside it). */
+function deref(doc: Json, value: unknown): Json {
+  if (!isObject(value) || typeof value.$ref !== 'string') return isObject(value) ? value : {};
+  let node: unknown = doc;
+  for (const part of value.$ref.replace(/^#\//, '').split('/'))
+    node = isObject(node) ? node[part] : undefined;
+  return isObject(node) ? node : {};
+}
+
+/** A schema in a few words: `Ticket`, `string (date-time)`, `"open" | "closed"`, `Tag[]`. */
+function typeOf(schema: unknown): string {
+  if (!isObject(schema)) return 'any';
+  if (typeof schema.$ref === 'string') return schema.$ref.split('/').pop()!;
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
+  if ('const' in schema) return JSON.stringify(schema.const);
+  const branches = (schema.anyOf ?? schema.oneOf) as unknown[] | undefined;
+  if (Array.isArray(branches)) return branches.map(typeOf).join(' | ');
+  const type = Array.isArray(schema.type) ? schema.type.join(' | ') : (schema.type as string | undefined);
+  if (type === 'array') return `${typeOf(schema.items)}[]`;
+  const format = typeof schema.format === 'string' ? ` (${schema.format})` : '';
+  return `${type ?? 'any'}${format}`;
+}
+
+/** The first example of a media type: `example`, else the first of `examples`. */
+function exampleOf(media: Json): unknown {
+  if ('example' in media) return media.example;
+  const first = isObject(media.examples) ? Object.values(media.examples)[0] : undefined;
+  return isObject(first) ? first.value : undefined;
+}
+
+/** An example as JSON: a short one on one line (most error bodies), a longer one indented. */
+function pre(value: unknown): string {
+  if (value === undefined) return '';
+  const line = JSON.stringify(value);
+  return line.length <= 100
+    ? ` <code class="example">${escapeText(line)}</code>`
+    : `<pre><code>${escapeText(JSON.stringify(value, null, 2))}</code></pre>`;
+}
+
+function table(head: string[], rows: string[][]): string {
+  if (rows.length === 0) return '';
+  const th = head.map((h) => `<th>${h}</th>`).join('');
+  const body = rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('');
+  return `<table><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+function parametersOf(doc: Json, op: Json): string {
+  const params = (Array.isArray(op.parameters) ? op.parameters : []).map((p) => deref(doc, p));
+  const rows = params.map((p) => [
+    `<code>${escapeHtml(String(p.name))}</code>${p.required ? ' <span class="req">required</span>' : ''}`,
+    escapeHtml(String(p.in)),
+    `<code>${escapeHtml(typeOf(p.schema))}</code>`,
+    md(p.description),
+  ]);
+  return rows.length ? `<h4>Parameters</h4>${table(['Name', 'In', 'Type', 'Description'], rows)}` : '';
+}
+
+/** A body's fields (its schema's own properties, one level) and its example. */
+function bodyOf(doc: Json, media: Json): string {
+  const schema = deref(doc, media.schema);
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const props = isObject(schema.properties) ? Object.entries(schema.properties) : [];
+  const rows = props.map(([name, s]) => [
+    `<code>${escapeHtml(name)}</code>${required.has(name) ? ' <span class="req">required</span>' : ''}`,
+    `<code>${escapeHtml(typeOf(s))}</code>`,
+    md(isObject(s) ? s.description : undefined),
+  ]);
+  return `${table(['Field', 'Type', 'Description'], rows)}${pre(exampleOf(media))}`;
+}
+
+function requestBodyOf(doc: Json, op: Json): string {
+  const body = deref(doc, op.requestBody);
+  const content = isObject(body.content) ? Object.entries(body.content) : [];
+  return content
+    .map(
+      ([type, media]) =>
+        `<h4>Request body <code>${escapeHtml(type)}</code>${body.required ? '' : ' (optional)'}</h4>${bodyOf(doc, media as Json)}`,
+    )
+    .join('');
+}
+
+/** A response as one list item: status, description, example. */
+function responseItem(status: string, res: Json, id = ''): string {
+  const json = isObject(res.content) ? (res.content['application/json'] as Json | undefined) : undefined;
+  return `<li${id ? ` id="${id}"` : ''}><span class="status s${status[0]}">${escapeHtml(status)}</span> ${md(res.description)}${
+    json ? pre(exampleOf(json)) : ''
+  }</li>`;
+}
+
+const responsesOfOp = (doc: Json, op: Json) =>
+  Object.entries(isObject(op.responses) ? op.responses : {}).map(([status, r]) => {
+    const res = deref(doc, r);
+    return { status, res, key: `${status} ${JSON.stringify(res)}` };
+  });
+
+/**
+ * Error answers that many operations share word for word (401, 409, 413, 429, 503…): listed once,
+ * in "Common errors", and linked from each operation, instead of repeated 100 times in the page.
+ */
+function commonErrors(doc: Json, operations: Json[]): Map<string, { id: string; html: string }> {
+  const counts = new Map<string, number>();
+  for (const op of operations)
+    for (const { status, key } of responsesOfOp(doc, op))
+      if (Number(status) >= 400) counts.set(key, (counts.get(key) ?? 0) + 1);
+  const common = new Map<string, { id: string; html: string }>();
+  for (const op of operations)
+    for (const { status, res, key } of responsesOfOp(doc, op))
+      if ((counts.get(key) ?? 0) >= 3 && !common.has(key)) {
+        const id = `error-${status}-${common.size + 1}`;
+        common.set(key, { id, html: responseItem(status, res, id) });
+      }
+  return common;
+}
+
+function responsesOf(doc: Json, op: Json, common: Map<string, { id: string }>): string {
+  const own: string[] = [];
+  const shared: string[] = [];
+  for (const { status, res, key } of responsesOfOp(doc, op)) {
+    const listed = common.get(key);
+    if (listed) shared.push(`<a class="status s${status[0]}" href="#${listed.id}">${escapeHtml(status)}</a>`);
+    else own.push(responseItem(status, res));
+  }
+  if (shared.length) own.push(`<li>Common errors: ${shared.join(' ')}</li>`);
+  return own.length ? `<h4>Responses</h4><ul class="responses">${own.join('')}</ul>` : '';
+}
+
+/** A curl line for the operation, with the credential it takes and its example body. */
+function curlOf(doc: Json, method: string, path: string, op: Json): string {
+  const security = Array.isArray(op.security) ? op.security.flatMap((s) => Object.keys(s as Json)) : [];
+  const lines = [
+    `curl -X ${method.toUpperCase()} "<span class="base-url">${BASE_URL_PLACEHOLDER}</span>${escapeHtml(path)}"`,
+  ];
+  if (security.includes('ApiKeyHeader')) lines.push('  -H "X-API-Key: $API_KEY"');
+  else if (security.includes('BearerAuth')) lines.push('  -H "Authorization: Bearer $TOKEN"');
+  else if (security.includes('EndUserToken')) lines.push('  -H "Authorization: Bearer $END_USER_TOKEN"');
+  const json = isObject(deref(doc, op.requestBody).content)
+    ? ((deref(doc, op.requestBody).content as Json)['application/json'] as Json | undefined)
+    : undefined;
+  const example = json ? exampleOf(json) : undefined;
+  if (example !== undefined)
+    lines.push(
+      '  -H "Content-Type: application/json"',
+      `  -d '${escapeText(JSON.stringify(example).replaceAll("'", "'\\''"))}'`,
+    );
+  return `<h4>Example</h4><pre class="curl"><code>${lines.join(' \\\n')}</code></pre>`;
+}
+
+function operationHtml(
+  doc: Json,
+  common: Map<string, { id: string }>,
+  method: string,
+  path: string,
+  op: Json,
+  tag: string,
+): string {
+  const id = typeof op.operationId === 'string' ? op.operationId : slug(`${method} ${path}`);
+  const search = escapeHtml(`${method} ${path} ${op.summary ?? ''} ${tag}`.toLowerCase());
+  return `<details class="op" id="${escapeHtml(id)}" data-search="${search}"><summary><span class="m m-${method}">${method.toUpperCase()}</span> <code class="path">${escapeHtml(path)}</code> <span class="summary">${escapeHtml(String(op.summary ?? ''))}</span>${op.deprecated ? ' <span class="deprecated">deprecated</span>' : ''}</summary><div class="body">${md(op.description)}${parametersOf(doc, op)}${requestBodyOf(doc, op)}${responsesOf(doc, op, common)}${curlOf(doc, method, path, op)}</div></details>`;
+}
+
+function webhookHtml(doc: Json, name: string, op: Json): string {
+  const body = deref(doc, op.requestBody);
+  const json = isObject(body.content) ? (body.content['application/json'] as Json | undefined) : undefined;
+  const search = escapeHtml(`webhook ${name} ${op.summary ?? ''}`.toLowerCase());
+  return `<details class="op" id="webhook-${escapeHtml(slug(name))}" data-search="${search}"><summary><span class="m m-event">EVENT</span> <code class="path">${escapeHtml(name)}</code> <span class="summary">${escapeHtml(String(op.summary ?? ''))}</span></summary><div class="body">${md(op.description)}${json ? `<h4>Payload</h4>${bodyOf(doc, json)}` : ''}</div></details>`;
+}
+
+/** The document's operations grouped by their first tag, in the document's tag order. */
+function byTag(doc: Json, common: Map<string, { id: string }>): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const t of Array.isArray(doc.tags) ? (doc.tags as Json[]) : []) groups.set(String(t.name), []);
+  for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {}))
+    for (const method of METHODS) {
+      const op = isObject(item) ? item[method] : undefined;
+      if (!isObject(op)) continue;
+      const tag = Array.isArray(op.tags) && op.tags.length ? String(op.tags[0]) : 'Other';
+      if (!groups.has(tag)) groups.set(tag, []);
+      groups.get(tag)!.push(operationHtml(doc, common, method, path, op, tag));
+    }
+  const hooks = Object.entries(isObject(doc.webhooks) ? doc.webhooks : {});
+  for (const [name, item] of hooks) {
+    const op = isObject(item) ? item.post : undefined;
+    if (!isObject(op)) continue;
+    const tag = Array.isArray(op.tags) && op.tags.length ? String(op.tags[0]) : 'Webhooks';
+    if (!groups.has(tag)) groups.set(tag, []);
+    groups.get(tag)!.push(webhookHtml(doc, name, op));
+  }
+  for (const [tag, ops] of groups) if (ops.length === 0) groups.delete(tag);
+  return groups;
+}
+
+export interface ReferencePageOptions {
+  /** PUBLIC_BASE_URL when set: shown in the examples as is; else docs.js shows the page's origin */
+  baseUrl?: string;
+  /** addresses of the page's files, each with its content hash (cacheable for a year) */
+  css: string;
+  script: string;
+}
+
+/** The whole page for one document. */
+export function renderReferencePage(document: OpenApiDocument, options: ReferencePageOptions): string {
+  const doc = document as unknown as Json;
+  const info = isObject(doc.info) ? doc.info : {};
+  const tagInfo = new Map(
+    (Array.isArray(doc.tags) ? (doc.tags as Json[]) : []).map((t) => [String(t.name), t]),
+  );
+  const operations = Object.values(isObject(doc.paths) ? doc.paths : {}).flatMap((item) =>
+    METHODS.map((m) => (isObject(item) ? item[m] : undefined)).filter(isObject),
+  );
+  const common = commonErrors(doc, operations);
+  const groups = byTag(doc, common);
+  if (common.size > 0)
+    groups.set('Common errors', [
+      `<p>The error answers many operations share, listed once; each operation links here.</p><ul class="responses">${[
+        ...common.values(),
+      ]
+        .map((e) => e.html)
+        .join('')}</ul>`,
+    ]);
+  const nav = [...groups.keys()]
+    .map((tag) => `<li><a href="#tag-${slug(tag)}">${escapeHtml(tag)}</a></li>`)
+    .join('');
+  const sections = [...groups]
+    // Element Timing on the first operation: the browser records when it is painted
+    // (test/browser/docs-page.test.ts holds that under 2 s)
+    .map(
+      ([tag, ops], i) =>
+        [
+          tag,
+          i === 0
+            ? [
+                ops[0]!.replace('<code class="path">', '<code class="path" elementtiming="first-operation">'),
+                ...ops.slice(1),
+              ]
+            : ops,
+        ] as const,
+    )
+    .map(
+      ([tag, ops]) =>
+        `<section class="tag" id="tag-${slug(tag)}"><h2>${escapeHtml(tag)}</h2>${md(tagInfo.get(tag)?.description)}${ops.join('')}</section>`,
+    )
+    .join('');
+  const intro = md(info.description);
+  const base = options.baseUrl ? escapeHtml(options.baseUrl.replace(/\/+$/, '')) : BASE_URL_PLACEHOLDER;
+  // the intro's examples name the server as the curl lines do
+  const withBase = (html: string) =>
+    html.replaceAll(BASE_URL_PLACEHOLDER, `<span class="base-url">${BASE_URL_PLACEHOLDER}</span>`);
+  const body = `<section class="intro">${withBase(intro)}</section>${sections}`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(String(info.title ?? 'API'))} reference</title>
+<link rel="stylesheet" href="${options.css}">
+<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png" sizes="32x32">
+<script src="${options.script}" defer></script>
+</head>
+<body data-base-url="${options.baseUrl ? base : ''}">
+<header><h1>${escapeHtml(String(info.title ?? 'API'))} <span class="version">${escapeHtml(String(info.version ?? ''))}</span></h1>
+<nav class="links"><a href="/api/v1/openapi.json">OpenAPI document (JSON)</a> <a href="/docs/try">Try requests (Swagger UI)</a></nav>
+<input type="search" id="filter" placeholder="Filter operations: path, method, summary or tag" aria-label="Filter operations"></header>
+<div class="layout"><nav class="tags" aria-label="Sections"><ul>${nav}</ul></nav>
+<main>${options.baseUrl ? body.replaceAll(BASE_URL_PLACEHOLDER, base) : body}</main></div>
+</body>
+</html>
+`;
+}
