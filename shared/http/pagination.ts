@@ -137,3 +137,7 @@ const nextPosition = (
   query: Record<string, unknown>,
   at: { key: string; id: string },
 ): CursorPosition => ({ list, filters: filtersHash(query, PAGE_KEYS), ...at });
+
+/** The response schema of a list that takes cursors: `{<key>: [item], total, limit, offset, next_cursor}`. */
+export const cursorList = <K extends string, T extends z.ZodType>(key: K, item: T) =>
+  z.object({ [key]: z.array(item) } as { [P in K]: z.ZodArray<T> }).extend(cursorPageFields);
