@@ -105,6 +105,7 @@ const LISTS: ListCase[] = [
           id: `ctc_cur${pad(i)}`,
           tenant_id: tenantId,
           email: `c${i}@example.com`,
+          custom_attrs: '{}',
           tags: i % 3 === 0 ? ['cold'] : ['warm'],
           created_at: at(when, i),
           updated_at: at(when, i),
@@ -125,6 +126,7 @@ const LISTS: ListCase[] = [
           id: `cmp_cur${pad(i)}`,
           tenant_id: tenantId,
           name: `Company ${i}`,
+          custom_attrs: '{}',
           tags: i % 3 === 0 ? ['cold'] : ['warm'],
           created_at: at(when, i),
           updated_at: at(when, i),
@@ -149,6 +151,7 @@ const LISTS: ListCase[] = [
           action: 'api_key.created',
           target_type: 'api_key',
           target_id: `key${i}`,
+          metadata: '{}',
           created_at: at(when, i),
         })
         .execute();
