@@ -3538,11 +3538,13 @@ export interface components {
             /** @description This page */
             tickets: components["schemas"]["Ticket"][];
             /** @description Tickets matching the filters, all pages */
-            total: number;
+            total: number | null;
             /** @description Page size used */
             limit: number;
             /** @description Items skipped */
             offset: number;
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
         };
         /** @description A support request: what is wrong, who asked, who works on it, and where it stands. */
         Ticket: {
@@ -3718,11 +3720,13 @@ export interface components {
             /** @description The calls of the page */
             calls: components["schemas"]["Call"][];
             /** @description How many items match, across all pages */
-            total: number;
+            total: number | null;
             /** @description The page size used */
             limit: number;
             /** @description How many matching items were skipped */
             offset: number;
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
         };
         /** @description A voice call handled by the AI voice agent, from first ring to outcome. */
         Call: {
@@ -4154,16 +4158,6 @@ export interface components {
              */
             tags: string[];
         };
-        ConversationList: {
-            /** @description Conversations */
-            conversations: components["schemas"]["Conversation"][];
-            /** @description How many items match, across all pages */
-            total: number;
-            /** @description The page size used */
-            limit: number;
-            /** @description How many matching items were skipped */
-            offset: number;
-        };
         ConversationUpdate: {
             /**
              * @description Current status (the values the schema lists)
@@ -4398,16 +4392,6 @@ export interface components {
             /** @description When the contact was last active */
             last_seen_at?: string | null;
         } | unknown | unknown | unknown | unknown | unknown;
-        ContactList: {
-            /** @description The contacts of the page */
-            contacts: components["schemas"]["Contact"][];
-            /** @description How many items match, across all pages */
-            total: number;
-            /** @description The page size used */
-            limit: number;
-            /** @description How many matching items were skipped */
-            offset: number;
-        };
         ContactUpdate: {
             /** @description The id in your own system (unique per tenant) */
             external_id?: string | null;
@@ -4512,16 +4496,6 @@ export interface components {
             };
             /** @description Tags (free-form labels) */
             tags?: string[];
-        };
-        CompanyList: {
-            /** @description The companies of the page */
-            companies: components["schemas"]["Company"][];
-            /** @description How many items match, across all pages */
-            total: number;
-            /** @description The page size used */
-            limit: number;
-            /** @description How many matching items were skipped */
-            offset: number;
         };
         CompanyUpdate: {
             /** @description Name */
@@ -5651,16 +5625,6 @@ export interface components {
             };
             /** @description When it was created (ISO 8601 UTC) */
             created_at: string;
-        };
-        AuditEntryList: {
-            /** @description The audit entries of the page */
-            entries: components["schemas"]["AuditEntry"][];
-            /** @description How many items match, across all pages */
-            total: number;
-            /** @description The page size used */
-            limit: number;
-            /** @description How many matching items were skipped */
-            offset: number;
         };
         RootLinks: {
             /** @description Name */
@@ -11204,6 +11168,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example cursor
+                 */
+                cursor?: string;
+                /**
                  * @description Only calls with this outcome
                  * @example ticket_created
                  */
@@ -11298,7 +11267,8 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "next cursor"
                      *     }
                      */
                     "application/json": components["schemas"]["CallList"];
@@ -14446,6 +14416,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example cursor
+                 */
+                cursor?: string;
+                /**
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
                  * @example open
                  */
@@ -14520,10 +14495,22 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "next cursor"
                      *     }
                      */
-                    "application/json": components["schemas"]["ConversationList"];
+                    "application/json": {
+                        /** @description Conversations */
+                        conversations: components["schemas"]["Conversation"][];
+                        /** @description How many items match, across all pages */
+                        total: number | null;
+                        /** @description The page size used */
+                        limit: number;
+                        /** @description How many matching items were skipped */
+                        offset: number;
+                        /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -19401,6 +19388,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example cursor
+                 */
+                cursor?: string;
+                /**
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
                  * @example open
                  */
@@ -21880,6 +21872,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example cursor
+                 */
+                cursor?: string;
+                /**
                  * @description Only entries of this action (e.g. `api_key.created`)
                  * @example api_key.created
                  */
@@ -21943,10 +21940,22 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "next cursor"
                      *     }
                      */
-                    "application/json": components["schemas"]["AuditEntryList"];
+                    "application/json": {
+                        /** @description The audit entries of the page */
+                        entries: components["schemas"]["AuditEntry"][];
+                        /** @description How many items match, across all pages */
+                        total: number | null;
+                        /** @description The page size used */
+                        limit: number;
+                        /** @description How many matching items were skipped */
+                        offset: number;
+                        /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -22013,6 +22022,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example cursor
+                 */
+                cursor?: string;
+                /**
                  * @description Free-text search (case-insensitive substring)
                  * @example printer
                  */
@@ -22073,10 +22087,22 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "next cursor"
                      *     }
                      */
-                    "application/json": components["schemas"]["CompanyList"];
+                    "application/json": {
+                        /** @description The companies of the page */
+                        companies: components["schemas"]["Company"][];
+                        /** @description How many items match, across all pages */
+                        total: number | null;
+                        /** @description The page size used */
+                        limit: number;
+                        /** @description How many matching items were skipped */
+                        offset: number;
+                        /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -22815,6 +22841,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example cursor
+                 */
+                cursor?: string;
+                /**
                  * @description Free-text search (case-insensitive substring)
                  * @example printer
                  */
@@ -22893,10 +22924,22 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "next cursor"
                      *     }
                      */
-                    "application/json": components["schemas"]["ContactList"];
+                    "application/json": {
+                        /** @description The contacts of the page */
+                        contacts: components["schemas"]["Contact"][];
+                        /** @description How many items match, across all pages */
+                        total: number | null;
+                        /** @description The page size used */
+                        limit: number;
+                        /** @description How many matching items were skipped */
+                        offset: number;
+                        /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description Missing or invalid credential */
@@ -23698,6 +23741,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example cursor
+                 */
+                cursor?: string;
+                /**
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
                  * @example open
                  */
@@ -23772,10 +23820,22 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "next cursor"
                      *     }
                      */
-                    "application/json": components["schemas"]["ConversationList"];
+                    "application/json": {
+                        /** @description Conversations */
+                        conversations: components["schemas"]["Conversation"][];
+                        /** @description How many items match, across all pages */
+                        total: number | null;
+                        /** @description The page size used */
+                        limit: number;
+                        /** @description How many matching items were skipped */
+                        offset: number;
+                        /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
                 };
             };
             /** @description Missing or invalid credential */
