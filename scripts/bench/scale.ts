@@ -1,11 +1,13 @@
-// `npm run bench:scale`: the ticket list as one tenant grows from 100,000 to 1,000,000 tickets (and
-// 5,000,000 with BENCH_SCALE_5M=1), beside four other tenants of 50,000 each, on real Postgres, in
-// a database of its own (created, then dropped). Each request goes through the whole API (the
+// `npm run bench:scale`: the ticket list of a tenant of 100,000 tickets beside one of 1,000,000 (and
+// one of 5,000,000 with BENCH_SCALE_5M=1), with four other tenants of 50,000 each, on real Postgres,
+// in a database of its own (created, then dropped). Each request goes through the whole API (the
 // embedded runtime's Hono app, an API key, validation, the handler, its SQL), in process, so the
-// figures are the server's own time without a socket. Prints p50/p99 per request and size, and the
-// growth factor from the first size to each larger one, MET or MISSED against 1.5x for the cases
-// whose cost must not grow (first pages, cursor pages at depth, reads, creations). docs/benchmarks.md
-// holds the method and the latest table.
+// figures are the server's own time without a socket. The sizes are timed in turn, request by
+// request (one to the small tenant, one to the large, ...), so a burst of load on this shared
+// machine weighs on every size alike instead of on whichever ran during it. Prints p50/p99 per
+// request and size, and the growth factor from the first size to each larger one, MET or MISSED
+// against 1.5x for the cases whose cost must not grow (first pages, cursor pages at depth, reads,
+// creations). docs/benchmarks.md holds the method and the latest table.
 //
 //   BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_SCALE_SIZES (default 100000,1000000; BENCH_SCALE_5M=1 adds 5000000)
@@ -23,7 +25,7 @@ const SIZES = (process.env.BENCH_SCALE_SIZES ?? '100000,1000000')
   .split(',')
   .map(Number)
   .concat(process.env.BENCH_SCALE_5M === '1' ? [5_000_000] : []);
-const ITER = Number(process.env.BENCH_SCALE_ITERATIONS ?? 30);
+const ITER = Number(process.env.BENCH_SCALE_ITERATIONS ?? 40);
 const OTHER_TENANTS = 4;
 const OTHER_ROWS = 50_000;
 const CEILING = 1.5;
@@ -75,7 +77,8 @@ interface Case {
   label: string;
   /** whether its cost must stay within 1.5x (first pages, cursor pages, reads, creations) */
   flat: boolean;
-  request(size: number): { method: string; path: string; body?: unknown };
+  /** the request to the tenant of `size` tickets, whose ids start with `prefix` */
+  request(size: number, prefix: string): { method: string; path: string; body?: unknown };
 }
 
 /** The newest ticket's instant at `size` rows (g = size): windows of a day hold 1,440 at any size. */
@@ -83,7 +86,7 @@ const newest = (size: number) => new Date(Date.parse('2020-01-01T00:00:00Z') + s
 const dayBefore = (size: number) => new Date(newest(size).getTime() - 86_400_000).toISOString();
 
 /** A cursor at depth `size / 2` of the list with `query`, written as the API writes it. */
-function cursorAtDepth(query: Record<string, string>, size: number) {
+function cursorAtDepth(query: Record<string, string>, size: number, prefix: string) {
   const g = Math.floor(size / 2);
   const parsed = ListTicketsQuery.parse(query) as Record<string, unknown>;
   const at = new Date(Date.parse('2020-01-01T00:00:00Z') + g * 60_000).toISOString().replace('Z', '000Z');
@@ -91,7 +94,7 @@ function cursorAtDepth(query: Record<string, string>, size: number) {
     list: 'tickets',
     filters: filtersHash(parsed, ['limit', 'offset', 'cursor']),
     key: at,
-    id: `tkt_bench${String(g).padStart(9, '0')}`,
+    id: `${prefix}${String(g).padStart(9, '0')}`,
   });
 }
 
@@ -158,21 +161,24 @@ const CASES: Case[] = [
   {
     label: 'cursor at half the rows',
     flat: true,
-    request: (n) => ({ method: 'GET', path: `/api/v1/tickets?cursor=${cursorAtDepth({}, n)}` }),
+    request: (n, prefix) => ({
+      method: 'GET',
+      path: `/api/v1/tickets?cursor=${cursorAtDepth({}, n, prefix)}`,
+    }),
   },
   {
     label: 'status=open, cursor at half',
     flat: true,
     // a position need not be a matching row: the page is the matching rows after it
-    request: (n) => ({
+    request: (n, prefix) => ({
       method: 'GET',
-      path: `/api/v1/tickets?status=open&cursor=${cursorAtDepth({ status: 'open' }, n)}`,
+      path: `/api/v1/tickets?status=open&cursor=${cursorAtDepth({ status: 'open' }, n, prefix)}`,
     }),
   },
   {
     label: 'read one ticket',
     flat: true,
-    request: () => ({ method: 'GET', path: '/api/v1/tickets/tkt_bench000000077' }),
+    request: (_, prefix) => ({ method: 'GET', path: `/api/v1/tickets/${prefix}000000077` }),
   },
   {
     label: 'create a ticket',
@@ -217,25 +223,7 @@ async function run(runtime: Awaited<ReturnType<typeof createEmbeddedRuntime>>) {
   };
   const sign = (tenantId: string, role: 'super_admin' | 'tenant_admin') =>
     signDashboardToken(SECRETS.DASHBOARD_JWT_SECRET, { sub: 'bench', tenant_id: tenantId, role });
-  const tenant = await call(
-    'POST',
-    '/api/v1/tenants',
-    {
-      authorization: `Bearer ${await sign('platform', 'super_admin')}`,
-    },
-    { name: 'Bench', plan: 'enterprise', environment: 'production' },
-  );
-  const key = (
-    await call(
-      'POST',
-      '/api/v1/api-keys',
-      { authorization: `Bearer ${await sign(tenant.id, 'tenant_admin')}` },
-      {
-        name: 'bench',
-        scopes: ['tickets:read', 'tickets:write'],
-      },
-    )
-  ).api_key as string;
+  const superAdmin = { authorization: `Bearer ${await sign('platform', 'super_admin')}` };
   const db = runtime.handle.db;
   let t0 = performance.now();
   for (let i = 0; i < OTHER_TENANTS; i++) {
@@ -243,40 +231,54 @@ async function run(runtime: Awaited<ReturnType<typeof createEmbeddedRuntime>>) {
     await db.insertInto('tenants').values({ id, name: id, plan: 'pro', environment: 'production' }).execute();
     await seedSql(id, `tkt_o${i}_`, 1, OTHER_ROWS).execute(db);
   }
-  console.log(
-    `other tenants: ${OTHER_TENANTS} x ${OTHER_ROWS} tickets in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
-  );
+  console.log(`other tenants: ${OTHER_TENANTS} x ${OTHER_ROWS} tickets in ${seconds(t0)} s`);
+
+  // one tenant per size, each with its API key
+  const tenants: { size: number; prefix: string; headers: Record<string, string> }[] = [];
+  for (const [i, size] of SIZES.entries()) {
+    const body = { name: `Bench ${size}`, plan: 'enterprise', environment: 'production' };
+    const tenant = await call('POST', '/api/v1/tenants', superAdmin, body);
+    const admin = { authorization: `Bearer ${await sign(tenant.id, 'tenant_admin')}` };
+    const keyBody = { name: 'bench', scopes: ['tickets:read', 'tickets:write'] };
+    const { api_key } = await call('POST', '/api/v1/api-keys', admin, keyBody);
+    const prefix = `tkt_s${i}_`;
+    t0 = performance.now();
+    await seedSql(tenant.id, prefix, 1, size).execute(db);
+    console.log(`tenant of ${size.toLocaleString('en')} tickets seeded in ${seconds(t0)} s`);
+    tenants.push({ size, prefix, headers: { 'x-api-key': api_key } });
+  }
+  await sql`VACUUM ANALYZE tickets`.execute(db);
 
   const results = new Map<string, Map<number, { p50: number; p99: number }>>();
-  let seeded = 0;
-  for (const size of SIZES) {
-    t0 = performance.now();
-    await seedSql(tenant.id, 'tkt_bench', seeded + 1, size).execute(db);
-    seeded = size;
-    await sql`VACUUM ANALYZE tickets`.execute(db);
-    console.log(
-      `\n${size.toLocaleString('en')} tickets in the tenant (seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
-    );
-    console.log(`${'request'.padEnd(44)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`);
-    for (const c of CASES) {
-      const { method, path, body } = c.request(size);
-      const headers = { 'x-api-key': key };
-      for (let i = 0; i < 5; i++) await call(method, path, headers, body); // warm-up
-      const times: number[] = [];
-      for (let i = 0; i < ITER; i++) {
+  console.log(
+    `\n${'request'.padEnd(44)}${tenants.map((t) => `p50/p99 @${fmt(t.size)}`.padStart(22)).join('')}`,
+  );
+  for (const c of CASES) {
+    const requests = tenants.map((t) => ({ ...c.request(t.size, t.prefix), headers: t.headers }));
+    const times = requests.map(() => [] as number[]);
+    for (let i = 0; i < ITER + 5; i++)
+      for (const [k, r] of requests.entries()) {
         const start = performance.now();
-        await call(method, path, headers, body);
-        times.push(performance.now() - start);
+        await call(r.method, r.path, r.headers, r.body);
+        if (i >= 5) times[k]!.push(performance.now() - start); // the first five warm up
       }
-      times.sort((a, b) => a - b);
-      const r = { p50: pct(times, 0.5), p99: pct(times, 0.99) };
-      if (!results.has(c.label)) results.set(c.label, new Map());
-      results.get(c.label)!.set(size, r);
-      console.log(`${c.label.padEnd(44)}${r.p50.toFixed(2).padStart(9)}${r.p99.toFixed(2).padStart(9)}`);
+    const bySize = new Map<number, { p50: number; p99: number }>();
+    for (const [k, t] of tenants.entries()) {
+      const sorted = times[k]!.sort((a, b) => a - b);
+      bySize.set(t.size, { p50: pct(sorted, 0.5), p99: pct(sorted, 0.99) });
     }
+    results.set(c.label, bySize);
+    const cells = tenants.map((t) => {
+      const r = bySize.get(t.size)!;
+      return `${r.p50.toFixed(2)} / ${r.p99.toFixed(2)}`.padStart(22);
+    });
+    console.log(`${c.label.padEnd(44)}${cells.join('')}`);
   }
   printGrowth(results);
 }
+
+const seconds = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
+const fmt = (n: number) => `${(n / 1000).toLocaleString('en')}k`;
 
 /** p50 at each size beside the first, the factor, and MET/MISSED for the cases that must stay flat. */
 function printGrowth(results: Map<string, Map<number, { p50: number; p99: number }>>) {
@@ -285,7 +287,6 @@ function printGrowth(results: Map<string, Map<number, { p50: number; p99: number
   console.log(
     `\ngrowth of p50 from ${base.toLocaleString('en')} rows (ceiling ${CEILING}x for the flat cases)`,
   );
-  const fmt = (n: number) => `${(n / 1000).toLocaleString('en')}k`;
   console.log(
     'request'.padEnd(44) +
       [base, ...larger].map((s) => `p50@${fmt(s)}`.padStart(12)).join('') +

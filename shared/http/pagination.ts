@@ -85,8 +85,8 @@ export const pageFields = {
   total: z
     .number()
     .int()
-    .describe('Every row the filters match (exact); null on a page read by `cursor`')
-    .nullable(),
+    .nullable()
+    .describe('Every row the filters match (exact); null on a page read by `cursor`'),
   limit: z.number().int(),
   offset: z.number().int(),
 };
