@@ -46,8 +46,9 @@ CREATE INDEX audit_log_tenant_action_created_idx ON audit_log (tenant_id, action
 CREATE INDEX audit_log_tenant_target_created_idx ON audit_log (tenant_id, target_id, created_at DESC, id DESC);
 CREATE INDEX audit_log_tenant_actor_created_idx ON audit_log (tenant_id, actor, created_at DESC, id DESC);
 
--- Live counts per (tenant, filter, value) of the tickets' status, priority, type and tags: the
--- `total` of a page filtered by one of them (values of a comma list are summed). Kept by
+-- Live counts per (tenant, filter, value) of the tickets' status, priority, type, requester,
+-- assignee and tags: the `total` of a page filtered by one of them (values of a comma list are
+-- summed). A requester's or an assignee's count grows with the tenant as a status's does. Kept by
 -- statement-level triggers like ticket_counts: one upsert per statement and (tenant, field, value),
 -- in key order so concurrent writers lock the same rows in the same order.
 CREATE TABLE ticket_filter_counts (
@@ -64,10 +65,10 @@ CREATE TABLE ticket_filter_counts (
 CREATE FUNCTION ticket_filter_counts_on_change() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   changed text := CASE TG_OP
-    WHEN 'INSERT' THEN 'SELECT tenant_id, status, priority, type, tags, 1 AS sign FROM new_rows'
-    WHEN 'DELETE' THEN 'SELECT tenant_id, status, priority, type, tags, -1 AS sign FROM old_rows'
-    ELSE 'SELECT tenant_id, status, priority, type, tags, 1 AS sign FROM new_rows
-          UNION ALL SELECT tenant_id, status, priority, type, tags, -1 FROM old_rows'
+    WHEN 'INSERT' THEN 'SELECT tenant_id, status, priority, type, requester_id, assignee_id, tags, 1 AS sign FROM new_rows'
+    WHEN 'DELETE' THEN 'SELECT tenant_id, status, priority, type, requester_id, assignee_id, tags, -1 AS sign FROM old_rows'
+    ELSE 'SELECT tenant_id, status, priority, type, requester_id, assignee_id, tags, 1 AS sign FROM new_rows
+          UNION ALL SELECT tenant_id, status, priority, type, requester_id, assignee_id, tags, -1 FROM old_rows'
   END;
 BEGIN
   EXECUTE format($q$
@@ -76,6 +77,8 @@ BEGIN
         FROM changed AS c,
              LATERAL (SELECT 'status', c.status UNION ALL SELECT 'priority', c.priority
                       UNION ALL SELECT 'type', c.type
+                      UNION ALL SELECT 'requester_id', c.requester_id WHERE c.requester_id IS NOT NULL
+                      UNION ALL SELECT 'assignee_id', c.assignee_id WHERE c.assignee_id IS NOT NULL
                       UNION ALL SELECT 'tag', t FROM unnest(c.tags) AS t) AS k (field, value)
        GROUP BY 1, 2, 3
       HAVING sum(c.sign) <> 0
@@ -100,5 +103,7 @@ INSERT INTO ticket_filter_counts (tenant_id, field, value, n)
     FROM tickets AS t,
          LATERAL (SELECT 'status', t.status UNION ALL SELECT 'priority', t.priority
                   UNION ALL SELECT 'type', t.type
+                  UNION ALL SELECT 'requester_id', t.requester_id WHERE t.requester_id IS NOT NULL
+                  UNION ALL SELECT 'assignee_id', t.assignee_id WHERE t.assignee_id IS NOT NULL
                   UNION ALL SELECT 'tag', g FROM unnest(t.tags) AS g) AS k (field, value)
    GROUP BY 1, 2, 3;

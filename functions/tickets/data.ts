@@ -59,7 +59,14 @@ type ListTicketsInput = Partial<ListTicketsFilters> & Page;
  * The filters whose total a kept counter answers (ticket_filter_counts), with the column each
  * counts: alone on a request (or with the sort), their `total` is a few rows read at any size.
  */
-const COUNTED = { status: 'status', priority: 'priority', type: 'type', tag: 'tag' } as const;
+const COUNTED = {
+  status: 'status',
+  priority: 'priority',
+  type: 'type',
+  requester_id: 'requester_id',
+  assignee_id: 'assignee_id',
+  tag: 'tag',
+} as const;
 
 /**
  * The `total` of an offset page: the tenant's counter when unfiltered, the per-value counters when

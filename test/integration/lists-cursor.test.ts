@@ -46,6 +46,8 @@ const LISTS: ListCase[] = [
           status: i % 3 === 0 ? 'pending' : 'open',
           priority: i % 2 === 0 ? 'high' : 'low',
           tags: i % 5 === 0 ? ['vip'] : [],
+          requester_id: `req_${i % 4}`,
+          assignee_id: i % 3 === 0 ? null : `agent_${i % 2}`,
           created_by: 'test',
           created_at: at(when, i),
           updated_at: at(when, i),
@@ -291,7 +293,7 @@ describe.skipIf(postgresUnavailable())('Cursor pages', () => {
     await h.db.updateTable('tickets').set({ status: 'closed' }).where('id', '=', sample[0].id).execute();
     await h.db
       .updateTable('tickets')
-      .set({ priority: 'urgent', tags: ['vip', 'later'] })
+      .set({ priority: 'urgent', tags: ['vip', 'later'], requester_id: 'req_new', assignee_id: null })
       .where('id', '=', sample[1].id)
       .execute();
     await h.db.deleteFrom('tickets').where('id', '=', sample[2].id).execute();
@@ -305,6 +307,10 @@ describe.skipIf(postgresUnavailable())('Cursor pages', () => {
       'tag=vip',
       'tag=later',
       'tag=none',
+      'requester_id=req_1',
+      'requester_id=req_new',
+      'assignee_id=agent_0',
+      'assignee_id=agent_1',
     ]) {
       const { total, rows } = await count(q);
       expect(total, q).toBe(rows);

@@ -79,12 +79,12 @@ export interface TicketCountsTable {
 }
 
 /**
- * Live ticket count per (tenant, filter, value) for status, priority, type and tag
+ * Live ticket count per (tenant, filter, value) for status, priority, type, requester, assignee and tag
  * (trigger-maintained): the `total` of a page filtered by one of them.
  */
 export interface TicketFilterCountsTable {
   tenant_id: string;
-  field: 'status' | 'priority' | 'type' | 'tag';
+  field: 'status' | 'priority' | 'type' | 'requester_id' | 'assignee_id' | 'tag';
   value: string;
   n: Generated<string>;
 }
