@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { defineComponents } from '../../shared/http/openapi';
 import { cursorList } from '../../shared/http/pagination';
 import { defineRoute } from '../../shared/http/route';

@@ -211,7 +211,8 @@ export const components = defineComponents({
         total: 'Tickets matching the filters, all pages; null on a page read by `cursor`',
         limit: 'Page size used',
         offset: 'Items skipped',
-        next_cursor: 'Pass as `cursor`, with the same filters and sort, for the next page; null on the last page',
+        next_cursor:
+          'Pass as `cursor`, with the same filters and sort, for the next page; null on the last page',
       },
       example: { tickets: [TICKET_EXAMPLE], total: 42, limit: 20, offset: 0, next_cursor: null },
     },

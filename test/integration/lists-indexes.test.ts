@@ -34,11 +34,9 @@ const LARGE = ['tickets', 'calls', 'conversations', 'contacts', 'companies', 'au
 const PAGE_KEYS = new Set(['limit', 'offset', 'cursor', 'sort', 'include_deleted']);
 const instant = '2026-11-01T00:00:00Z';
 
-// biome-ignore lint/suspicious/noExplicitAny: each list's function takes its own parsed query
 type Lister = (db: Kysely<Database>, tenantId: string, query: any) => Promise<{ next: unknown }>;
 interface ListCase {
   name: string;
-  // biome-ignore lint/suspicious/noExplicitAny: a zod object of the list's query
   schema: { shape: Record<string, unknown>; parse(input: unknown): any };
   list: Lister;
   /** one value per documented filter (a filter without one fails the test) */
