@@ -3537,13 +3537,13 @@ export interface components {
         TicketList: {
             /** @description This page */
             tickets: components["schemas"]["Ticket"][];
-            /** @description Tickets matching the filters, all pages */
+            /** @description Tickets matching the filters, all pages; null on a page read by `cursor` */
             total: number | null;
             /** @description Page size used */
             limit: number;
             /** @description Items skipped */
             offset: number;
-            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            /** @description Pass as `cursor`, with the same filters and sort, for the next page; null on the last page */
             next_cursor: string | null;
         };
         /** @description A support request: what is wrong, who asked, who works on it, and where it stands. */
@@ -3719,7 +3719,7 @@ export interface components {
         CallList: {
             /** @description The calls of the page */
             calls: components["schemas"]["Call"][];
-            /** @description How many items match, across all pages */
+            /** @description Every row the filters match (exact); null on a page read by `cursor` */
             total: number | null;
             /** @description The page size used */
             limit: number;
@@ -4158,6 +4158,18 @@ export interface components {
              */
             tags: string[];
         };
+        ConversationList: {
+            /** @description Conversations */
+            conversations: components["schemas"]["Conversation"][];
+            /** @description Every row the filters match (exact); null on a page read by `cursor` */
+            total: number | null;
+            /** @description The page size used */
+            limit: number;
+            /** @description How many matching items were skipped */
+            offset: number;
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
+        };
         ConversationUpdate: {
             /**
              * @description Current status (the values the schema lists)
@@ -4392,6 +4404,18 @@ export interface components {
             /** @description When the contact was last active */
             last_seen_at?: string | null;
         } | unknown | unknown | unknown | unknown | unknown;
+        ContactList: {
+            /** @description The contacts of the page */
+            contacts: components["schemas"]["Contact"][];
+            /** @description Every row the filters match (exact); null on a page read by `cursor` */
+            total: number | null;
+            /** @description The page size used */
+            limit: number;
+            /** @description How many matching items were skipped */
+            offset: number;
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
+        };
         ContactUpdate: {
             /** @description The id in your own system (unique per tenant) */
             external_id?: string | null;
@@ -4496,6 +4520,18 @@ export interface components {
             };
             /** @description Tags (free-form labels) */
             tags?: string[];
+        };
+        CompanyList: {
+            /** @description The companies of the page */
+            companies: components["schemas"]["Company"][];
+            /** @description Every row the filters match (exact); null on a page read by `cursor` */
+            total: number | null;
+            /** @description The page size used */
+            limit: number;
+            /** @description How many matching items were skipped */
+            offset: number;
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
         };
         CompanyUpdate: {
             /** @description Name */
@@ -5625,6 +5661,18 @@ export interface components {
             };
             /** @description When it was created (ISO 8601 UTC) */
             created_at: string;
+        };
+        AuditEntryList: {
+            /** @description The audit entries of the page */
+            entries: components["schemas"]["AuditEntry"][];
+            /** @description Every row the filters match (exact); null on a page read by `cursor` */
+            total: number | null;
+            /** @description The page size used */
+            limit: number;
+            /** @description How many matching items were skipped */
+            offset: number;
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
         };
         RootLinks: {
             /** @description Name */
@@ -11169,7 +11217,7 @@ export interface operations {
                 offset?: number;
                 /**
                  * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example cursor
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
                  */
                 cursor?: string;
                 /**
@@ -11268,7 +11316,7 @@ export interface operations {
                      *       "total": 42,
                      *       "limit": 20,
                      *       "offset": 0,
-                     *       "next_cursor": "next cursor"
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
                     "application/json": components["schemas"]["CallList"];
@@ -14417,7 +14465,7 @@ export interface operations {
                 offset?: number;
                 /**
                  * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example cursor
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
                  */
                 cursor?: string;
                 /**
@@ -14496,21 +14544,10 @@ export interface operations {
                      *       "total": 42,
                      *       "limit": 20,
                      *       "offset": 0,
-                     *       "next_cursor": "next cursor"
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
-                    "application/json": {
-                        /** @description Conversations */
-                        conversations: components["schemas"]["Conversation"][];
-                        /** @description How many items match, across all pages */
-                        total: number | null;
-                        /** @description The page size used */
-                        limit: number;
-                        /** @description How many matching items were skipped */
-                        offset: number;
-                        /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ConversationList"];
                 };
             };
             /** @description Missing or invalid credential */
@@ -19389,7 +19426,7 @@ export interface operations {
                 offset?: number;
                 /**
                  * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example cursor
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
                  */
                 cursor?: string;
                 /**
@@ -19494,7 +19531,8 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["TicketList"];
@@ -21873,7 +21911,7 @@ export interface operations {
                 offset?: number;
                 /**
                  * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example cursor
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
                  */
                 cursor?: string;
                 /**
@@ -21941,21 +21979,10 @@ export interface operations {
                      *       "total": 42,
                      *       "limit": 20,
                      *       "offset": 0,
-                     *       "next_cursor": "next cursor"
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
-                    "application/json": {
-                        /** @description The audit entries of the page */
-                        entries: components["schemas"]["AuditEntry"][];
-                        /** @description How many items match, across all pages */
-                        total: number | null;
-                        /** @description The page size used */
-                        limit: number;
-                        /** @description How many matching items were skipped */
-                        offset: number;
-                        /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["AuditEntryList"];
                 };
             };
             /** @description Missing or invalid credential */
@@ -22023,7 +22050,7 @@ export interface operations {
                 offset?: number;
                 /**
                  * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example cursor
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
                  */
                 cursor?: string;
                 /**
@@ -22088,21 +22115,10 @@ export interface operations {
                      *       "total": 42,
                      *       "limit": 20,
                      *       "offset": 0,
-                     *       "next_cursor": "next cursor"
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
-                    "application/json": {
-                        /** @description The companies of the page */
-                        companies: components["schemas"]["Company"][];
-                        /** @description How many items match, across all pages */
-                        total: number | null;
-                        /** @description The page size used */
-                        limit: number;
-                        /** @description How many matching items were skipped */
-                        offset: number;
-                        /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["CompanyList"];
                 };
             };
             /** @description Missing or invalid credential */
@@ -22842,7 +22858,7 @@ export interface operations {
                 offset?: number;
                 /**
                  * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example cursor
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
                  */
                 cursor?: string;
                 /**
@@ -22925,21 +22941,10 @@ export interface operations {
                      *       "total": 42,
                      *       "limit": 20,
                      *       "offset": 0,
-                     *       "next_cursor": "next cursor"
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
-                    "application/json": {
-                        /** @description The contacts of the page */
-                        contacts: components["schemas"]["Contact"][];
-                        /** @description How many items match, across all pages */
-                        total: number | null;
-                        /** @description The page size used */
-                        limit: number;
-                        /** @description How many matching items were skipped */
-                        offset: number;
-                        /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ContactList"];
                 };
             };
             /** @description Missing or invalid credential */
@@ -23742,7 +23747,7 @@ export interface operations {
                 offset?: number;
                 /**
                  * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example cursor
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
                  */
                 cursor?: string;
                 /**
@@ -23821,21 +23826,10 @@ export interface operations {
                      *       "total": 42,
                      *       "limit": 20,
                      *       "offset": 0,
-                     *       "next_cursor": "next cursor"
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
-                    "application/json": {
-                        /** @description Conversations */
-                        conversations: components["schemas"]["Conversation"][];
-                        /** @description How many items match, across all pages */
-                        total: number | null;
-                        /** @description The page size used */
-                        limit: number;
-                        /** @description How many matching items were skipped */
-                        offset: number;
-                        /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["ConversationList"];
                 };
             };
             /** @description Missing or invalid credential */
