@@ -42,8 +42,9 @@ export function listShape(doc: Json, operation: Json): ListShape | null {
       .map((p: Json) => p.name),
   );
   const has = (name: string) => name in properties;
-  if (has('total') && query.has('limit') && query.has('offset')) return { paging: 'offset', items };
+  // a list that takes both is walked by cursor: the same cost at any depth, and stable under inserts
   if (has('next_cursor') && query.has('cursor')) return { paging: 'cursor', items };
+  if (has('total') && query.has('limit') && query.has('offset')) return { paging: 'offset', items };
   if (Object.keys(properties).length === 1) return { paging: 'none', items };
   return null;
 }

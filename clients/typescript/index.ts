@@ -66,7 +66,9 @@ export type ListItem<P extends ListPath> = MethodResponse<Client<paths>, 'get', 
 export type SupportClient = Client<paths> & {
   /**
    * Every row of a list, page after page (`limit` sets the page size, `offset` where to start;
-   * other filters are kept on every page). Lists without paging are fetched once.
+   * other filters are kept on every page). A list that answers `next_cursor` is walked by cursor
+   * (each page the same cost at any depth, none skipped or repeated when rows are added meanwhile);
+   * one without it by offset. Lists without paging are fetched once.
    */
   paginate<P extends ListPath>(
     path: P,
@@ -139,7 +141,9 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
         if (next >= Number(data?.total ?? 0)) return;
         query.offset = next;
       } else if (shape.paging === 'cursor' && data?.next_cursor) {
+        // the cursor carries the position: a start offset applies to the first page only
         query.cursor = data.next_cursor;
+        delete query.offset;
       } else {
         return;
       }

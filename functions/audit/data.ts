@@ -1,5 +1,5 @@
 import type { AuditAction } from '../../shared/audit/audit';
-import { pageWithTotal } from '../../shared/db/paging';
+import { cursorPage } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type { Page } from '../../shared/http/pagination';
 
@@ -21,10 +21,7 @@ export function listAuditEntries(db: Executor, tenantId: string, q: AuditFilters
   if (q.actor) base = base.where('actor', '=', q.actor);
   if (q.since) base = base.where('created_at', '>=', new Date(q.since));
   if (q.until) base = base.where('created_at', '<', new Date(q.until));
-  return pageWithTotal(base, q, (page) =>
-    page
-      .select(['id', 'actor', 'action', 'target_type', 'target_id', 'source_ip', 'metadata', 'created_at'])
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc'),
+  return cursorPage(base, q, { column: 'created_at', dir: 'desc' }, (page) =>
+    page.select(['id', 'actor', 'action', 'target_type', 'target_id', 'source_ip', 'metadata', 'created_at']),
   );
 }

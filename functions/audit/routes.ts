@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { defineComponents } from '../../shared/http/openapi';
+import { cursorList } from '../../shared/http/pagination';
 import { defineRoute } from '../../shared/http/route';
 import { AuditEntry, AuditListQuery } from './schemas';
 
@@ -16,12 +16,7 @@ export const listAuditLog = defineRoute({
   responses: {
     200: {
       description: 'A page of entries, newest first',
-      schema: z.object({
-        entries: z.array(AuditEntry),
-        total: z.number(),
-        limit: z.number(),
-        offset: z.number(),
-      }),
+      schema: cursorList('entries', AuditEntry),
     },
   },
 });

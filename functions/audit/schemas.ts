@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { AUDIT_ACTIONS, AUDIT_TARGET_TYPES } from '../../shared/audit/audit';
 import { isoDateTime } from '../../shared/http/instants';
-import { pageQuery } from '../../shared/http/pagination';
+import { cursorPageQuery } from '../../shared/http/pagination';
 
-export const AuditListQuery = pageQuery({ defaultLimit: 50, maxLimit: 200 }).extend({
+export const AuditListQuery = cursorPageQuery({ defaultLimit: 50, maxLimit: 200, items: 'entries' }).extend({
   action: z.enum(AUDIT_ACTIONS).optional(),
   target_id: z.string().max(64).optional(),
   actor: z

@@ -6,7 +6,7 @@ import type { Db, Executor } from '../../shared/db/schema';
 import { tenantExists } from '../../shared/db/tenants';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { ApiError, conflict, Detail, notFound, validationError } from '../../shared/http/errors';
-import { pageEnvelope } from '../../shared/http/pagination';
+import { cursorEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
 import { createTicket } from '../../shared/tickets/tickets';
@@ -39,8 +39,8 @@ export const app = new Hono<AppEnv>();
 
 register(app, routes.listCalls, async (c) => {
   const f = c.req.valid('query');
-  const { rows, total } = await listCalls(c.get('services').db, tenantOf(c), f);
-  return c.json(pageEnvelope('calls', rows.map(callView), total, f));
+  const page = await listCalls(c.get('services').db, tenantOf(c), f);
+  return c.json(cursorEnvelope('calls', page.rows.map(callView), page, f));
 });
 
 register(app, routes.getCall, async (c) => {

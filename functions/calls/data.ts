@@ -1,5 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { CallRow } from '../../shared/calls/calls';
+import { cursorPage, type ListOrder, type Page } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type { CallEscalationsTable, CallsTable } from '../../shared/db/tables/tickets_calls';
 import type { ListCallsFilters } from './schemas';
@@ -119,22 +120,12 @@ function filtered(db: Executor, tenantId: string, f: Partial<ListCallsFilters>) 
   return q;
 }
 
-/** GET /api/v1/calls: newest started first (default) or updated_at ascending then id. */
-export async function listCalls(
-  db: Executor,
-  tenantId: string,
-  f: Partial<ListCallsFilters> & { limit: number; offset: number },
-) {
-  let page = filtered(db, tenantId, f).selectAll();
-  page =
-    f.sort === 'updated_at'
-      ? page.orderBy('updated_at', 'asc').orderBy('id', 'asc')
-      : page.orderBy('started_at', 'desc').orderBy('id', 'desc');
-  const [rows, count] = await Promise.all([
-    page.limit(f.limit).offset(f.offset).execute(),
-    filtered(db, tenantId, f)
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+/**
+ * GET /api/v1/calls: newest started first (default) or updated_at ascending then id; after the
+ * cursor's position when one is given (`total` null then).
+ */
+export function listCalls(db: Executor, tenantId: string, f: Partial<ListCallsFilters> & Page) {
+  const order: ListOrder =
+    f.sort === 'updated_at' ? { column: 'updated_at', dir: 'asc' } : { column: 'started_at', dir: 'desc' };
+  return cursorPage(filtered(db, tenantId, f), f, order, (q) => q.selectAll());
 }

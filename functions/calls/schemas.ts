@@ -3,7 +3,7 @@ import { CALL_OUTCOMES, ESCALATION_REASONS, ESCALATION_ROUTES } from '../../shar
 import { smtpLimits } from '../../shared/http/email';
 import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
-import { pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
+import { cursorPageFields, cursorPageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
 import { TICKET_PRIORITIES, TICKET_TYPES } from '../../shared/tickets/schemas';
 import { isPhoneNumber, isSipUri } from './masking';
 
@@ -110,7 +110,7 @@ export type CompleteCallInput = z.output<typeof CompleteCallBody>;
 
 export const CallIdParam = z.object({ call_id: z.string().min(1).max(128) });
 
-export const ListCallsQuery = pageQuery(TICKETS_PAGE).extend({
+export const ListCallsQuery = cursorPageQuery({ ...TICKETS_PAGE, items: 'calls' }).extend({
   outcome: enumList(CALL_OUTCOMES).optional(),
   direction: z.enum(CALL_DIRECTIONS).optional(),
   channel: z.enum(CALL_CHANNELS).optional(),
@@ -175,12 +175,7 @@ export const Call = z.object({
   updated_at: z.iso.datetime(),
 });
 export const CallDetail = Call.extend({ escalations: z.array(Escalation) });
-export const CallList = z.object({
-  calls: z.array(Call),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-});
+export const CallList = z.object({ calls: z.array(Call), ...cursorPageFields });
 export const VoiceWidgetToken = z.object({
   token: z.string(),
   token_type: z.literal('Bearer'),

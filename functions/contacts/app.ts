@@ -5,7 +5,7 @@ import { encryptSecret } from '../../shared/crypto';
 import type { Executor } from '../../shared/db/schema';
 import { emitEvent } from '../../shared/events/emit';
 import { conflict, Detail, notFound, validationError } from '../../shared/http/errors';
-import { pageEnvelope } from '../../shared/http/pagination';
+import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
 import { outboundPortOf } from '../../shared/webhooks/port';
@@ -107,8 +107,8 @@ register(app, routes.createContact, async (c) => {
 
 register(app, routes.listContacts, async (c) => {
   const query = c.req.valid('query');
-  const { rows, total } = await listContacts(c.get('services').db, tenantOf(c), query);
-  return c.json(pageEnvelope('contacts', rows.map(contactView), total, query));
+  const page = await listContacts(c.get('services').db, tenantOf(c), query);
+  return c.json(cursorEnvelope('contacts', page.rows.map(contactView), page, query));
 });
 
 register(app, routes.getContact, async (c) => {
@@ -280,8 +280,8 @@ register(app, routes.createCompany, async (c) => {
 
 register(app, routes.listCompanies, async (c) => {
   const query = c.req.valid('query');
-  const { rows, total } = await listCompanies(c.get('services').db, tenantOf(c), query);
-  return c.json(pageEnvelope('companies', rows.map(companyView), total, query));
+  const page = await listCompanies(c.get('services').db, tenantOf(c), query);
+  return c.json(cursorEnvelope('companies', page.rows.map(companyView), page, query));
 });
 
 register(app, routes.getCompany, async (c) => {

@@ -2,7 +2,7 @@ import type { Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import { containsPattern } from '../../shared/db/like';
-import { pageWithTotal } from '../../shared/db/paging';
+import { cursorPage, type ListOrder, pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type {
   CompaniesTable,
@@ -235,12 +235,8 @@ export async function insertContact(trx: Executor, tenantId: string, id: string,
     .execute();
 }
 
-/** A page of the tenant's contacts matching the filters, and their total. */
-export async function listContacts(
-  db: Executor,
-  tenantId: string,
-  query: z.output<typeof ListContactsQuery>,
-) {
+/** A page of the tenant's contacts matching the filters, and their total (null on a cursor page). */
+export function listContacts(db: Executor, tenantId: string, query: z.output<typeof ListContactsQuery>) {
   let base = contactsWithCompany(db, tenantId);
   if (!query.include_deleted) base = base.where('contacts.deleted_at', 'is', null);
   if (query.q) {
@@ -260,24 +256,26 @@ export async function listContacts(
       ]),
     );
   }
-  if (query.tag) base = base.where(sql<boolean>`contacts.tags @> array[${query.tag}]::text[]`);
+  if (query.tag) base = base.where(hasTag('contacts', tenantId, query.tag));
   if (query.company_id) base = base.where('contacts.company_id', '=', query.company_id);
   if (query.updated_since)
     // compared in SQL, so sub-millisecond and offset forms keep their exact meaning
     base = base.where(sql<boolean>`contacts.updated_at >= ${query.updated_since}::timestamptz`);
-  const ordered =
+  const order: ListOrder =
     query.sort === 'updated_at'
-      ? base.orderBy('contacts.updated_at', 'asc').orderBy('contacts.id', 'asc')
-      : base.orderBy('contacts.created_at', 'desc').orderBy('contacts.id', 'desc');
-  const [rows, count] = await Promise.all([
-    ordered.limit(query.limit).offset(query.offset).execute(),
-    base
-      .clearSelect()
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+      ? { column: 'contacts.updated_at', dir: 'asc' }
+      : { column: 'contacts.created_at', dir: 'desc' };
+  return cursorPage(base.clearSelect(), query, order, (q) =>
+    q.selectAll('contacts').select('companies.name as joined_company_name'),
+  );
 }
+
+/**
+ * `tag=x` through the tenant-first GIN index (schema/0017_lists_at_scale.sql): only this tenant's
+ * rows carrying the tag are read.
+ */
+const hasTag = (table: 'contacts' | 'companies', tenantId: string, tag: string) =>
+  sql<boolean>`tenant_tag_keys(${sql.ref(`${table}.tenant_id`)}, ${sql.ref(`${table}.tags`)}) @> ARRAY[${`${tenantId}:${tag}`}]::text[]`;
 
 /** Writes `set` (already diffed by the handler) and a new updated_at to one contact. */
 export async function updateContactRow(trx: Executor, id: string, set: Record<string, unknown>) {
@@ -368,8 +366,8 @@ export function listCompanies(db: Executor, tenantId: string, query: z.output<ty
     const p = containsPattern(query.q);
     base = base.where((eb) => eb.or([eb('name', 'ilike', p), eb('domain', 'ilike', p)]));
   }
-  if (query.tag) base = base.where(sql<boolean>`tags @> array[${query.tag}]::text[]`);
-  return pageWithTotal(base, query, (q) => q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'));
+  if (query.tag) base = base.where(hasTag('companies', tenantId, query.tag));
+  return cursorPage(base, query, { column: 'created_at', dir: 'desc' }, (q) => q.selectAll());
 }
 
 /** Writes `set` and a new updated_at to a live company; undefined when it is no longer live. */

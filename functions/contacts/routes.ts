@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ErrorBody, notFoundResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
+import { cursorList } from '../../shared/http/pagination';
 import { defineRoute } from '../../shared/http/route';
 import {
   CompanyIdParam,
@@ -64,7 +65,7 @@ export const listContacts = defineRoute({
     'Newest first by default; `sort=updated_at` is ascending by updated_at then id (for incremental reads with `updated_since`, which is inclusive). `q` searches first/last/full name, email and phone; `tag` filters by tag; `include_deleted=true` also lists soft-deleted contacts.',
   tags: contacts,
   query: ListContactsQuery,
-  responses: { 200: { description: 'A page of contacts', schema: page('contacts', ContactRecord) } },
+  responses: { 200: { description: 'A page of contacts', schema: cursorList('contacts', ContactRecord) } },
 });
 
 export const getContact = defineRoute({
@@ -156,7 +157,7 @@ export const listCompanies = defineRoute({
     'Newest first. `q` searches name and domain; `tag` filters; `include_deleted=true` adds soft-deleted ones.',
   tags: companies,
   query: ListCompaniesQuery,
-  responses: { 200: { description: 'A page of companies', schema: page('companies', CompanyRecord) } },
+  responses: { 200: { description: 'A page of companies', schema: cursorList('companies', CompanyRecord) } },
 });
 
 export const getCompany = defineRoute({

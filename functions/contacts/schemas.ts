@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { smtpLimits } from '../../shared/http/email';
 import { ianaTimeZone, isoDateTime } from '../../shared/http/instants';
-import { pageQuery } from '../../shared/http/pagination';
+import { cursorPageQuery, pageQuery } from '../../shared/http/pagination';
 
 /**
  * Request and response schemas of contacts, companies and contact sync. The handlers validate
@@ -80,7 +80,7 @@ const boolFlag = z
   .default('false')
   .transform((v) => v === 'true');
 
-export const ListContactsQuery = pageQuery(CONTACTS_PAGE).extend({
+export const ListContactsQuery = cursorPageQuery({ ...CONTACTS_PAGE, items: 'contacts' }).extend({
   /** case-insensitive substring of first name, last name, full name, email or phone */
   q: z.string().trim().min(1).max(200).optional(),
   /** contacts carrying this tag */
@@ -116,7 +116,7 @@ export type CreateCompanyBody = z.infer<typeof CreateCompanyBody>;
 export const UpdateCompanyBody = z.strictObject(companyFields).partial();
 export type UpdateCompanyBody = z.infer<typeof UpdateCompanyBody>;
 
-export const ListCompaniesQuery = pageQuery(CONTACTS_PAGE).extend({
+export const ListCompaniesQuery = cursorPageQuery({ ...CONTACTS_PAGE, items: 'companies' }).extend({
   /** case-insensitive substring of name or domain */
   q: z.string().trim().min(1).max(200).optional(),
   tag: text(50).optional(),

@@ -4,7 +4,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import type { Executor } from '../../shared/db/schema';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
-import { pageEnvelope } from '../../shared/http/pagination';
+import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
 import { assertReferences } from '../../shared/http/references';
 import { type HandlerOf, register } from '../../shared/http/route';
 import { deliverMessage, initialDeliveryStatus } from './channels';
@@ -98,8 +98,8 @@ register(app, routes.createConversationV2, createConversation);
 
 const listConversations: HandlerOf<typeof routes.listConversationsV1> = async (c) => {
   const q = c.req.valid('query');
-  const { rows, total } = await conversationPage(c.get('services').db, tenantOf(c), q);
-  return c.json(pageEnvelope('conversations', rows.map(conversationView), total, q));
+  const page = await conversationPage(c.get('services').db, tenantOf(c), q);
+  return c.json(cursorEnvelope('conversations', page.rows.map(conversationView), page, q));
 };
 register(app, routes.listConversationsV1, listConversations);
 register(app, routes.listConversationsV2, listConversations);

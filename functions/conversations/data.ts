@@ -1,6 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import { type CallRow, findCall } from '../../shared/calls/calls';
-import { pageWithTotal } from '../../shared/db/paging';
+import { cursorPage, pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type {
   ConversationChannel,
@@ -297,7 +297,7 @@ export async function conversationPage(db: Executor, tenantId: string, q: Conver
   const desc = q.sort.startsWith('-');
   const field = q.sort.replace(/^-/, '') as keyof ConversationsTable & ('created_at' | 'updated_at');
   const dir = desc ? 'desc' : 'asc';
-  return pageWithTotal(filtered, q, (page) => page.selectAll().orderBy(field, dir).orderBy('id', dir));
+  return cursorPage(filtered, q, { column: field, dir }, (page) => page.selectAll());
 }
 
 /** The contact's live (open or waiting) conversation on a channel, most recently updated, locked. */

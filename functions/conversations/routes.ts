@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { notFoundResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
+import { cursorList } from '../../shared/http/pagination';
 import { defineRoute, type RouteDef } from '../../shared/http/route';
 import {
   AssignConversationBody,
@@ -37,7 +38,7 @@ const listConversations: Prose = {
   summary: 'List conversations',
   description:
     'Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`.',
-  responses: { 200: { description: 'A page', schema: page('conversations', ConversationSchema) } },
+  responses: { 200: { description: 'A page', schema: cursorList('conversations', ConversationSchema) } },
 };
 const getConversation: Prose = {
   summary: 'Get a conversation',

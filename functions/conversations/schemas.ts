@@ -3,7 +3,7 @@ import { ROUTING_REASONS_FIXED } from '../../shared/events/catalog';
 import { smtpLimits } from '../../shared/http/email';
 import { isoDateTime } from '../../shared/http/instants';
 import { requiredName } from '../../shared/http/names';
-import { pageQuery } from '../../shared/http/pagination';
+import { cursorPageQuery, pageQuery } from '../../shared/http/pagination';
 
 /** The complete conversation status set; `open`/`waiting` are the open side, `resolved`/`closed` the closed side. */
 export const CONVERSATION_STATUSES = ['open', 'waiting', 'resolved', 'closed'] as const;
@@ -79,7 +79,10 @@ export type CreateMessageBody = z.infer<typeof CreateMessageBody>;
 
 const SORTS = ['-created_at', 'created_at', 'updated_at', '-updated_at'] as const;
 
-export const ListConversationsQuery = pageQuery(CONVERSATIONS_PAGE).extend({
+export const ListConversationsQuery = cursorPageQuery({
+  ...CONVERSATIONS_PAGE,
+  items: 'conversations',
+}).extend({
   status: z.enum(CONVERSATION_STATUSES).optional(),
   channel: z.enum(CONVERSATION_CHANNELS).optional(),
   contact_id: RefId.optional(),

@@ -132,6 +132,11 @@ export const EXAMPLE_VALUES: ExampleValues = {
     total: 42,
     limit: 20,
     offset: 0,
+    // a ticket list's cursor (the default filters and sort): opaque to clients
+    cursor:
+      'WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0',
+    next_cursor:
+      'WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0',
     count: 1284,
     reply_count: 1,
     ticket_count: 3,

@@ -5,7 +5,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { readThrough } from '../../shared/db/row-cache';
 import { emitEvent } from '../../shared/events/emit';
 import { ApiError, Detail, notFound } from '../../shared/http/errors';
-import { pageEnvelope } from '../../shared/http/pagination';
+import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
 import { assertReferences } from '../../shared/http/references';
 import { register } from '../../shared/http/route';
 import {
@@ -29,8 +29,8 @@ const authorTypeOf = (auth: Credential) =>
 
 register(app, routes.listTickets, async (c) => {
   const f = c.req.valid('query');
-  const { rows, total } = await listTickets(c.get('services').db, tenantOf(c), f);
-  return c.json(pageEnvelope('tickets', rows.map(ticketView), total, f));
+  const page = await listTickets(c.get('services').db, tenantOf(c), f);
+  return c.json(cursorEnvelope('tickets', page.rows.map(ticketView), page, f));
 });
 
 register(app, routes.createTicket, async (c) => {

@@ -1,4 +1,13 @@
 import { type Selectable, sql } from 'kysely';
+import {
+  afterPosition,
+  type ListOrder,
+  type ListPage,
+  nextPosition,
+  type Page,
+  readCursor,
+  sortKeyText,
+} from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type { TicketRepliesTable } from '../../shared/db/tables/tickets_calls';
 import { iso } from '../../shared/events/emit';
@@ -35,39 +44,80 @@ function filtered(db: Executor, tenantId: string, f: Partial<ListTicketsFilters>
   if (f.requester_id) q = q.where('requester_id', '=', f.requester_id);
   if (f.assignee_id) q = q.where('assignee_id', '=', f.assignee_id);
   if (f.call_id) q = q.where('call_id', '=', f.call_id);
-  if (f.tag) q = q.where(sql<boolean>`tags @> ARRAY[${f.tag}]::text[]`);
+  // the tenant-first GIN index (schema/0017_lists_at_scale.sql): only this tenant's tagged rows
+  if (f.tag)
+    q = q.where(sql<boolean>`tenant_tag_keys(tenant_id, tags) @> ARRAY[${`${tenantId}:${f.tag}`}]::text[]`);
   if (f.created_after) q = q.where('created_at', '>=', f.created_after);
   if (f.created_before) q = q.where('created_at', '<', f.created_before);
   if (f.updated_since) q = q.where('updated_at', '>=', f.updated_since);
   return q;
 }
 
+type ListTicketsInput = Partial<ListTicketsFilters> & Page;
+
 /**
- * The list query GET /api/v1/tickets runs (and the benchmark times). The page of ids comes from
- * an index-only scan (deferred join), so a deep offset skips index entries, not heap rows.
+ * The filters whose total a kept counter answers (ticket_filter_counts), with the column each
+ * counts: alone on a request (or with the sort), their `total` is a few rows read at any size.
  */
-export function ticketListQueries(
-  db: Executor,
-  tenantId: string,
-  f: Partial<ListTicketsFilters> & { limit: number; offset: number },
-) {
-  const byUpdated = f.sort === 'updated_at';
-  // biome-ignore lint/suspicious/noExplicitAny: one ordering for two differently-typed Kysely builders
-  const order = <Q extends { orderBy: (...a: any[]) => Q }>(q: Q): Q =>
-    byUpdated
-      ? q.orderBy('updated_at', 'asc').orderBy('id', 'asc')
-      : q.orderBy('created_at', 'desc').orderBy('id', 'desc');
-  const pageIds = order(filtered(db, tenantId, f).select('id'))
-    .limit(f.limit)
-    .offset(f.offset);
-  const rows = order(
-    db.selectFrom('tickets').selectAll().where('tenant_id', '=', tenantId).where('id', 'in', pageIds),
-  );
-  // Unfiltered: the trigger-kept counter (one row); filtered: an exact count over the indexes.
-  const count = hasFilters(f)
-    ? filtered(db, tenantId, f).select((eb) => eb.fn.countAll<string>().as('n'))
-    : db.selectFrom('ticket_counts').select('n').where('tenant_id', '=', tenantId);
-  return { rows, count };
+const COUNTED = {
+  status: 'status',
+  priority: 'priority',
+  type: 'type',
+  requester_id: 'requester_id',
+  assignee_id: 'assignee_id',
+  tag: 'tag',
+} as const;
+
+/**
+ * The `total` of an offset page: the tenant's counter when unfiltered, the per-value counters when
+ * the one filter given is a counted one (a comma list sums its values), an exact count over the
+ * filters' indexes otherwise (its cost grows with the rows matched: docs/benchmarks.md).
+ */
+function totalQuery(db: Executor, tenantId: string, f: ListTicketsInput) {
+  const given = FILTER_KEYS.filter((k) => f[k] !== undefined);
+  if (given.length === 0) return db.selectFrom('ticket_counts').select('n').where('tenant_id', '=', tenantId);
+  const only = given.length === 1 ? given[0]! : undefined;
+  if (only && only in COUNTED) {
+    const field = COUNTED[only as keyof typeof COUNTED];
+    const raw = f[only as keyof typeof COUNTED]!;
+    const values = Array.isArray(raw) ? raw : [raw];
+    return db
+      .selectFrom('ticket_filter_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('n'), sql<string>`0`).as('n'))
+      .where('tenant_id', '=', tenantId)
+      .where('field', '=', field)
+      .where('value', 'in', [...new Set(values)]);
+  }
+  return filtered(db, tenantId, f).select((eb) => eb.fn.countAll<string>().as('n'));
+}
+
+/** The list's order: newest first, or oldest change first with sort=updated_at (then id alike). */
+export const ticketOrder = (f: Partial<ListTicketsFilters>): ListOrder =>
+  f.sort === 'updated_at' ? { column: 'updated_at', dir: 'asc' } : { column: 'created_at', dir: 'desc' };
+
+/**
+ * The list query GET /api/v1/tickets runs (and the benchmarks time). The page of ids comes from
+ * an index-only scan (deferred join), so a deep offset skips index entries, not heap rows; a cursor
+ * page starts at its position in the same index (the same cost at any depth) and counts nothing.
+ * One row beyond `limit` says whether there is a next page.
+ */
+export function ticketListQueries(db: Executor, tenantId: string, f: ListTicketsInput) {
+  const order = ticketOrder(f);
+  const after = f.cursor ? readCursor(f.cursor) : null;
+  let ids = filtered(db, tenantId, f).select('id');
+  if (after) ids = ids.where(afterPosition(order, after));
+  const pageIds = ids
+    .orderBy(order.column as 'created_at', order.dir)
+    .orderBy('id', order.dir)
+    .limit(f.limit + 1)
+    .offset(after ? 0 : f.offset);
+  const rows = db
+    .selectFrom('tickets')
+    .selectAll()
+    .select(sortKeyText(order.column).as('cursor_key'))
+    .where('tenant_id', '=', tenantId)
+    .where('id', 'in', pageIds);
+  return { rows, count: after ? null : totalQuery(db, tenantId, f) };
 }
 
 const FILTER_KEYS = [
@@ -82,30 +132,45 @@ const FILTER_KEYS = [
   'created_before',
   'updated_since',
 ] as const satisfies readonly (keyof ListTicketsFilters)[];
-const hasFilters = (f: Partial<ListTicketsFilters>) => FILTER_KEYS.some((k) => f[k] !== undefined);
 
 export async function listTickets(
   db: Executor,
   tenantId: string,
-  f: Partial<ListTicketsFilters> & { limit: number; offset: number },
-) {
+  f: ListTicketsInput,
+): Promise<ListPage<TicketRow>> {
   const q = ticketListQueries(db, tenantId, f);
+  const { column, dir } = ticketOrder(f);
+  const byColumn = column as 'created_at';
+  if (!q.count) {
+    const rows = await q.rows.orderBy(byColumn, dir).orderBy('id', dir).execute();
+    return withoutKeys(nextPosition(rows, f.limit), null);
+  }
   // One statement (one round trip on the edge): the total is the outer row, the page joined to it
   // laterally (a page past the end still brings the total, as one row of nulls). No count row (a
   // tenant that never had a ticket) means no tickets.
-  const byUpdated = f.sort === 'updated_at';
   const joined = await db
     .selectFrom(q.count.as('c'))
     .leftJoinLateral(q.rows.as('p'), (join) => join.onTrue())
     .selectAll('p')
     .select('c.n as list_total')
-    .orderBy(byUpdated ? 'p.updated_at' : 'p.created_at', byUpdated ? 'asc' : 'desc')
-    .orderBy('p.id', byUpdated ? 'asc' : 'desc')
+    .orderBy(`p.${byColumn}`, dir)
+    .orderBy('p.id', dir)
     .execute();
   const total = Number(joined[0]?.list_total ?? 0);
-  const rows = joined.filter((r) => r.id !== null).map(({ list_total: _, ...row }) => row as TicketRow);
-  return { rows, total };
+  const rows = joined
+    .filter((r) => r.id !== null)
+    .map(({ list_total: _, ...row }) => row as typeof row & { id: string; cursor_key: string });
+  return withoutKeys(nextPosition(rows, f.limit), total);
 }
+
+const withoutKeys = (
+  { page, next }: { page: { cursor_key: string }[]; next: ListPage<unknown>['next'] },
+  total: number | null,
+): ListPage<TicketRow> => ({
+  rows: page.map(({ cursor_key: _, ...row }) => row as unknown as TicketRow),
+  total,
+  next,
+});
 
 /** Writes `patch` (already validated and diffed by the handler) to one ticket of the tenant. */
 export async function updateTicketRow(

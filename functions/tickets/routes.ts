@@ -206,11 +206,13 @@ export const components = defineComponents({
       description: 'A page of tickets, with the total matching the filters.',
       fields: {
         tickets: 'This page',
-        total: 'Tickets matching the filters, all pages',
+        total: 'Tickets matching the filters, all pages; null on a page read by `cursor`',
         limit: 'Page size used',
         offset: 'Items skipped',
+        next_cursor:
+          'Pass as `cursor`, with the same filters and sort, for the next page; null on the last page',
       },
-      example: { tickets: [TICKET_EXAMPLE], total: 42, limit: 20, offset: 0 },
+      example: { tickets: [TICKET_EXAMPLE], total: 42, limit: 20, offset: 0, next_cursor: null },
     },
     TicketReplyList: {
       description: 'A page of replies, oldest first.',

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
-import { pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
+import { cursorPageFields, cursorPageQuery, pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
 import {
   LIMITS,
   ref,
@@ -52,7 +52,7 @@ export const CreateReplyBody = z.strictObject({
 
 export const TICKET_SORTS = ['-created_at', 'updated_at'] as const;
 
-export const ListTicketsQuery = pageQuery(TICKETS_PAGE).extend({
+export const ListTicketsQuery = cursorPageQuery({ ...TICKETS_PAGE, items: 'tickets' }).extend({
   status: enumList(TICKET_STATUSES).optional(),
   priority: enumList(TICKET_PRIORITIES).optional(),
   type: enumList(TICKET_TYPES).optional(),
@@ -107,12 +107,7 @@ export const TicketReply = z.object({
   created_at: z.iso.datetime(),
 });
 
-export const TicketList = z.object({
-  tickets: z.array(Ticket),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int(),
-});
+export const TicketList = z.object({ tickets: z.array(Ticket), ...cursorPageFields });
 export const ReplyList = z.object({
   replies: z.array(TicketReply),
   total: z.number().int(),

@@ -119,6 +119,7 @@ top.get('/__bench/list', async (c) => {
   let q = listQueries.get(key);
   if (!q) {
     const built = ticketListQueries(db, tenantId, { limit: 20, offset });
+    if (!built.count) throw new Error('an offset page has a count');
     q = { rows: built.rows.compile(), count: built.count.compile() };
     listQueries.set(key, q);
   }

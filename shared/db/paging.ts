@@ -1,9 +1,109 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 
 /** Which slice of a list a request asks for (validated by shared/http/pagination.ts). */
 export interface Page {
   limit: number;
   offset: number;
+  /** the previous page's `next_cursor`: the page starts after its position (offset is then 0) */
+  cursor?: string | undefined;
+}
+
+/**
+ * Where a cursor page starts: the last row of the previous page, by its sort key (the timestamp as
+ * exact text, microseconds and UTC, because a JavaScript Date would drop the microseconds Postgres
+ * keeps and skip rows) and id. `list` and `filters` bind the cursor to the list and query it was
+ * made for: used anywhere else it is refused (shared/http/pagination.ts).
+ */
+export interface CursorPosition {
+  list: string;
+  filters: string;
+  key: string;
+  id: string;
+}
+
+const SORT_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const ID = /^[A-Za-z0-9_-]{1,128}$/;
+const FIELD = /^[a-z_]{1,40}$/;
+const HASH = /^[0-9a-f]{8}$/;
+
+/** base64url of `[list, filters, key, id]`: opaque to clients, read back only by readCursor. */
+export function writeCursor(p: CursorPosition): string {
+  // every field is ASCII (checked on the way back in), so btoa's Latin-1 input is the JSON itself
+  const b64 = btoa(JSON.stringify([1, p.list, p.filters, p.key, p.id]));
+  return b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** The position a cursor names, or null when it is not one this API wrote (any byte out of place). */
+export function readCursor(cursor: string): CursorPosition | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(atob(cursor.replace(/-/g, '+').replace(/_/g, '/')));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 5 || parsed[0] !== 1) return null;
+  const [, list, filters, key, id] = parsed as unknown[];
+  const fits = (v: unknown, re: RegExp) => typeof v === 'string' && re.test(v);
+  if (!fits(list, FIELD) || !fits(filters, HASH) || !fits(key, SORT_KEY) || !fits(id, ID)) return null;
+  // the round trip must give the same text: no second spelling of one position
+  const position = { list, filters, key, id } as CursorPosition;
+  return writeCursor(position) === cursor ? position : null;
+}
+
+/**
+ * A short hash (FNV-1a, 32 bits) of a query's filters and sort, keys sorted: what a cursor is bound
+ * to. Not a secret: a client that forges a position only reads its own tenant's rows from elsewhere.
+ */
+export function filtersHash(query: Record<string, unknown>, omit: readonly string[]): string {
+  const keys = Object.keys(query)
+    .filter((k) => !omit.includes(k) && query[k] !== undefined)
+    .sort();
+  const text = JSON.stringify(keys.map((k) => [k, query[k]]));
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** A list's order: one timestamp column (`created_at` or `table.created_at`), then the id the same way. */
+export interface ListOrder {
+  column: string;
+  dir: 'asc' | 'desc';
+}
+
+/** The exact text of the sort key the next cursor carries (UTC, microseconds, whatever the session's zone). */
+export const sortKeyText = (column: string) =>
+  sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * Rows strictly after `after` in the list's order, as one row comparison: the list's index
+ * (tenant, [filter,] column, id) serves it as a range, so a page costs the same at any depth.
+ */
+export function afterPosition(order: ListOrder, after: { key: string; id: string }) {
+  const op = sql.raw(order.dir === 'desc' ? '<' : '>');
+  // `contacts.created_at` -> `contacts.id`: the id of the same table
+  const id = order.column.replace(/[^.]+$/, 'id');
+  return sql<SqlBool>`(${sql.ref(order.column)}, ${sql.ref(id)}) ${op} (${after.key}::timestamptz, ${after.id})`;
+}
+
+/** The next position from a page read with one row beyond `limit` (null: this page is the last). */
+export function nextPosition<R extends { id: string; cursor_key: string }>(
+  rows: R[],
+  limit: number,
+): { page: R[]; next: { key: string; id: string } | null } {
+  if (rows.length <= limit) return { page: rows, next: null };
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1]!;
+  return { page, next: { key: last.cursor_key, id: last.id } };
+}
+
+/** One page of a list and how the envelope reports it: `total` null on a cursor page. */
+export interface ListPage<O> {
+  rows: O[];
+  total: number | null;
+  next: { key: string; id: string } | null;
 }
 
 /**
@@ -20,4 +120,39 @@ export async function pageWithTotal<DB, TB extends keyof DB, O>(
     filtered.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst(),
   ]);
   return { rows: rows as O[], total: Number((count as { n?: unknown } | undefined)?.n ?? 0) };
+}
+
+/**
+ * `pageWithTotal` for the lists that take a cursor: the page in the list's `order` (the id breaks
+ * ties), read one row beyond `limit` to know whether a next page exists. With a cursor the page
+ * starts after its position and nothing is counted (`total` null). `count` replaces the exact count
+ * where a kept counter answers it. `select` adds the columns only.
+ */
+export async function cursorPage<DB, TB extends keyof DB, O>(
+  filtered: SelectQueryBuilder<DB, TB, object>,
+  page: Page,
+  order: ListOrder,
+  select: (q: SelectQueryBuilder<DB, TB, object>) => SelectQueryBuilder<DB, TB, O>,
+  count?: () => Promise<number>,
+): Promise<ListPage<O>> {
+  const after = page.cursor ? readCursor(page.cursor) : null;
+  const scoped = after ? filtered.where(afterPosition(order, after) as Expression<SqlBool>) : filtered;
+  // biome-ignore lint/suspicious/noExplicitAny: the order and key columns are the caller's, not typed per table
+  const rowsQuery = (select(scoped) as SelectQueryBuilder<any, any, any>)
+    .select(sortKeyText(order.column).as('cursor_key'))
+    .orderBy(order.column, order.dir)
+    .orderBy(order.column.replace(/[^.]+$/, 'id'), order.dir)
+    .limit(page.limit + 1)
+    .offset(after ? 0 : page.offset);
+  const counted = after
+    ? Promise.resolve(null)
+    : count
+      ? count()
+      : filtered
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirst()
+          .then((c) => Number((c as { n?: unknown } | undefined)?.n ?? 0));
+  const [rows, total] = await Promise.all([rowsQuery.execute(), counted]);
+  const { page: slice, next } = nextPosition(rows as (O & { id: string; cursor_key: string })[], page.limit);
+  return { rows: slice.map(({ cursor_key: _, ...row }) => row as unknown as O), total, next };
 }

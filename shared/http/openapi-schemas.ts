@@ -169,8 +169,12 @@ export class SchemaCatalog {
     const lists = props.filter(
       (p) => p.type === 'array' && typeof (p.items as Json | undefined)?.$ref === 'string',
     );
+    // a nullable scalar (`total` and `next_cursor` of a cursor page) is a scalar too
+    const scalar = (t: unknown) => ['integer', 'number', 'string', 'boolean', 'null'].includes(t as string);
     const scalars = props.filter((p) =>
-      ['integer', 'number', 'string', 'boolean'].includes(p.type as string),
+      Array.isArray(p.anyOf)
+        ? (p.anyOf as Json[]).every((a) => scalar(a.type))
+        : (Array.isArray(p.type) ? p.type : [p.type]).every(scalar) && p.type !== 'null',
     );
     if (lists.length !== 1 || lists.length + scalars.length !== props.length) return null;
     const item = ((lists[0] as Json).items as Json).$ref as string;

@@ -84,11 +84,12 @@ const tsc = (args: string[], cwd: string) =>
 
 /** Records every request the client sends (method, path and headers as they left). */
 function recordingFetch() {
-  const sent: { method: string; path: string; headers: Headers }[] = [];
+  const sent: { method: string; path: string; query: URLSearchParams; headers: Headers }[] = [];
   const fetchImpl = (request: Request) => {
     sent.push({
       method: request.method,
       path: new URL(request.url).pathname,
+      query: new URL(request.url).searchParams,
       headers: new Headers(request.headers),
     });
     return fetch(request);
@@ -166,6 +167,10 @@ describe.skipIf(postgresUnavailable())('typed client against the real server', {
     expect(seen.sort()).toEqual(subjects.sort());
     // 4 rows at 3 per page: two requests, and no request for an empty third page
     expect(rec.sent.length).toBe(2);
+    // the second page by the first one's cursor, with the same filters
+    expect(rec.sent[1]!.query.get('cursor')).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(rec.sent[1]!.query.get('priority')).toBe('high');
+    expect(rec.sent[1]!.query.has('offset')).toBe(false);
     const all: string[] = [];
     for await (const ticket of api.paginate('/api/v1/tickets', { params: { query: { limit: 2 } } }))
       all.push(ticket.id);

@@ -435,7 +435,13 @@ describe.skipIf(postgresUnavailable())('conversations: list filters, pagination,
   it('default: newest first, envelope {conversations, total, limit, offset}, default limit 20', async () => {
     const res = await list();
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['conversations', 'limit', 'offset', 'total']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'conversations',
+      'limit',
+      'next_cursor',
+      'offset',
+      'total',
+    ]);
     expect(res.body).toMatchObject({ total: 5, limit: 20, offset: 0 });
     expect(idsOf(res)).toEqual([...ids].reverse());
   });

@@ -68,7 +68,7 @@ describe.skipIf(postgresUnavailable())('Ticket and call lists', () => {
   it('default: newest first, limit 20, offset 0, exact total', async () => {
     const res = await list();
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['limit', 'offset', 'tickets', 'total']);
+    expect(Object.keys(res.body).sort()).toEqual(['limit', 'next_cursor', 'offset', 'tickets', 'total']);
     expect(res.body).toMatchObject({ total: 25, limit: 20, offset: 0 });
     expect(res.body.tickets.map((x: any) => x.id)).toEqual(newestFirst().slice(0, 20));
   });
@@ -187,7 +187,7 @@ describe.skipIf(postgresUnavailable())('Ticket and call lists', () => {
     it('default envelope: newest started first, 20, 0, total', async () => {
       const res = await calls();
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body).sort()).toEqual(['calls', 'limit', 'offset', 'total']);
+      expect(Object.keys(res.body).sort()).toEqual(['calls', 'limit', 'next_cursor', 'offset', 'total']);
       expect(res.body).toMatchObject({ total: 6, limit: 20, offset: 0 });
       expect(res.body.calls.map((c: any) => c.id)).toEqual([5, 4, 3, 2, 1, 0].map((i) => `call_list${i}`));
       expect(await callIds('?limit=2&offset=2')).toEqual(['call_list3', 'call_list2']);

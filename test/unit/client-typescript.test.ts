@@ -32,8 +32,10 @@ describe('generated client sources', () => {
 
   it('finds the list endpoints of the document, paged or not', () => {
     const lists = listEndpoints(openApiDocument());
-    expect(lists['/api/v1/tickets']).toEqual({ paging: 'offset', items: 'tickets' });
-    expect(lists['/api/v2/contacts']).toEqual({ paging: 'offset', items: 'contacts' });
+    // lists that take a cursor are walked by it; the others by offset
+    expect(lists['/api/v1/tickets']).toEqual({ paging: 'cursor', items: 'tickets' });
+    expect(lists['/api/v2/contacts']).toEqual({ paging: 'cursor', items: 'contacts' });
+    expect(lists['/api/v1/tickets/{ticket_id}/replies']).toEqual({ paging: 'offset', items: 'replies' });
     expect(lists['/api/v1/webhooks']).toEqual({ paging: 'none', items: 'webhooks' });
     // one resource, or an object with more than one array: not a list
     expect(lists['/api/v1/tickets/{ticket_id}']).toBeUndefined();
@@ -74,6 +76,12 @@ describe('list detection', () => {
       'cursor page',
       { properties: { rows, next_cursor: {} } },
       ['cursor', 'limit'],
+      { paging: 'cursor', items: 'rows' },
+    ],
+    [
+      'offset and cursor both: the cursor',
+      { properties: { rows, total: {}, limit: {}, offset: {}, next_cursor: {} } },
+      ['cursor', 'limit', 'offset'],
       { paging: 'cursor', items: 'rows' },
     ],
     ['a bare wrapper', { properties: { rows } }, [], { paging: 'none', items: 'rows' }],

@@ -26,11 +26,11 @@ export const LIST_ENDPOINTS = {
     "items": "plans"
   },
   "/api/v1/calls": {
-    "paging": "offset",
+    "paging": "cursor",
     "items": "calls"
   },
   "/api/v1/conversations": {
-    "paging": "offset",
+    "paging": "cursor",
     "items": "conversations"
   },
   "/api/v1/conversations/{id}/messages": {
@@ -62,7 +62,7 @@ export const LIST_ENDPOINTS = {
     "items": "users"
   },
   "/api/v1/tickets": {
-    "paging": "offset",
+    "paging": "cursor",
     "items": "tickets"
   },
   "/api/v1/tickets/{ticket_id}/replies": {
@@ -78,19 +78,19 @@ export const LIST_ENDPOINTS = {
     "items": "deliveries"
   },
   "/api/v2/audit-log": {
-    "paging": "offset",
+    "paging": "cursor",
     "items": "entries"
   },
   "/api/v2/companies": {
-    "paging": "offset",
+    "paging": "cursor",
     "items": "companies"
   },
   "/api/v2/contacts": {
-    "paging": "offset",
+    "paging": "cursor",
     "items": "contacts"
   },
   "/api/v2/conversations": {
-    "paging": "offset",
+    "paging": "cursor",
     "items": "conversations"
   },
   "/api/v2/conversations/{id}/messages": {

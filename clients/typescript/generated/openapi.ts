@@ -3537,12 +3537,14 @@ export interface components {
         TicketList: {
             /** @description This page */
             tickets: components["schemas"]["Ticket"][];
-            /** @description Tickets matching the filters, all pages */
-            total: number;
+            /** @description Tickets matching the filters, all pages; null on a page read by `cursor` */
+            total: number | null;
             /** @description Page size used */
             limit: number;
             /** @description Items skipped */
             offset: number;
+            /** @description Pass as `cursor`, with the same filters and sort, for the next page; null on the last page */
+            next_cursor: string | null;
         };
         /** @description A support request: what is wrong, who asked, who works on it, and where it stands. */
         Ticket: {
@@ -3717,12 +3719,14 @@ export interface components {
         CallList: {
             /** @description The calls of the page */
             calls: components["schemas"]["Call"][];
-            /** @description How many items match, across all pages */
-            total: number;
+            /** @description Every row the filters match (exact); null on a page read by `cursor` */
+            total: number | null;
             /** @description The page size used */
             limit: number;
             /** @description How many matching items were skipped */
             offset: number;
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
         };
         /** @description A voice call handled by the AI voice agent, from first ring to outcome. */
         Call: {
@@ -4157,12 +4161,14 @@ export interface components {
         ConversationList: {
             /** @description Conversations */
             conversations: components["schemas"]["Conversation"][];
-            /** @description How many items match, across all pages */
-            total: number;
+            /** @description Every row the filters match (exact); null on a page read by `cursor` */
+            total: number | null;
             /** @description The page size used */
             limit: number;
             /** @description How many matching items were skipped */
             offset: number;
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
         };
         ConversationUpdate: {
             /**
@@ -4401,12 +4407,14 @@ export interface components {
         ContactList: {
             /** @description The contacts of the page */
             contacts: components["schemas"]["Contact"][];
-            /** @description How many items match, across all pages */
-            total: number;
+            /** @description Every row the filters match (exact); null on a page read by `cursor` */
+            total: number | null;
             /** @description The page size used */
             limit: number;
             /** @description How many matching items were skipped */
             offset: number;
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
         };
         ContactUpdate: {
             /** @description The id in your own system (unique per tenant) */
@@ -4516,12 +4524,14 @@ export interface components {
         CompanyList: {
             /** @description The companies of the page */
             companies: components["schemas"]["Company"][];
-            /** @description How many items match, across all pages */
-            total: number;
+            /** @description Every row the filters match (exact); null on a page read by `cursor` */
+            total: number | null;
             /** @description The page size used */
             limit: number;
             /** @description How many matching items were skipped */
             offset: number;
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
         };
         CompanyUpdate: {
             /** @description Name */
@@ -5655,12 +5665,14 @@ export interface components {
         AuditEntryList: {
             /** @description The audit entries of the page */
             entries: components["schemas"]["AuditEntry"][];
-            /** @description How many items match, across all pages */
-            total: number;
+            /** @description Every row the filters match (exact); null on a page read by `cursor` */
+            total: number | null;
             /** @description The page size used */
             limit: number;
             /** @description How many matching items were skipped */
             offset: number;
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
         };
         RootLinks: {
             /** @description Name */
@@ -11204,6 +11216,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
+                /**
                  * @description Only calls with this outcome
                  * @example ticket_created
                  */
@@ -11298,7 +11315,8 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
                     "application/json": components["schemas"]["CallList"];
@@ -14446,6 +14464,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
+                /**
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
                  * @example open
                  */
@@ -14520,7 +14543,8 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
                     "application/json": components["schemas"]["ConversationList"];
@@ -19401,6 +19425,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
+                /**
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
                  * @example open
                  */
@@ -19502,7 +19531,8 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["TicketList"];
@@ -21880,6 +21910,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
+                /**
                  * @description Only entries of this action (e.g. `api_key.created`)
                  * @example api_key.created
                  */
@@ -21943,7 +21978,8 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
                     "application/json": components["schemas"]["AuditEntryList"];
@@ -22013,6 +22049,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
+                /**
                  * @description Free-text search (case-insensitive substring)
                  * @example printer
                  */
@@ -22073,7 +22114,8 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
                     "application/json": components["schemas"]["CompanyList"];
@@ -22815,6 +22857,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
+                /**
                  * @description Free-text search (case-insensitive substring)
                  * @example printer
                  */
@@ -22893,7 +22940,8 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
                     "application/json": components["schemas"]["ContactList"];
@@ -23698,6 +23746,11 @@ export interface operations {
                  */
                 offset?: number;
                 /**
+                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
+                /**
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
                  * @example open
                  */
@@ -23772,7 +23825,8 @@ export interface operations {
                      *       ],
                      *       "total": 42,
                      *       "limit": 20,
-                     *       "offset": 0
+                     *       "offset": 0,
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
                     "application/json": components["schemas"]["ConversationList"];

@@ -78,9 +78,21 @@ export interface TicketCountsTable {
   n: Generated<string>;
 }
 
+/**
+ * Live ticket count per (tenant, filter, value) for status, priority, type, requester, assignee and tag
+ * (trigger-maintained): the `total` of a page filtered by one of them.
+ */
+export interface TicketFilterCountsTable {
+  tenant_id: string;
+  field: 'status' | 'priority' | 'type' | 'requester_id' | 'assignee_id' | 'tag';
+  value: string;
+  n: Generated<string>;
+}
+
 export interface TicketsCallsTables {
   tickets: TicketsTable;
   ticket_counts: TicketCountsTable;
+  ticket_filter_counts: TicketFilterCountsTable;
   ticket_replies: TicketRepliesTable;
   calls: CallsTable;
   call_escalations: CallEscalationsTable;

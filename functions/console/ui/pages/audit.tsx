@@ -133,7 +133,7 @@ function AuditList() {
           <Pager
             offset={offset}
             shown={entries.length}
-            total={log.data.total}
+            total={log.data.total as number}
             size={PAGE}
             onMove={setOffset}
             labels={['Newer', 'Older']}
