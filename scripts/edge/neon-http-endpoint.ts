@@ -170,9 +170,11 @@ export interface Trip {
  * - `5xx`: every request answered 503 with a plain-text body, as a failing gateway does, nothing run;
  * - `stall`: every request held unanswered (its socket closed when the fault is cleared);
  * - `drop`: the request's statements run inside a transaction that is rolled back, then the
- *   connection is cut before any answer: the client cannot tell whether anything committed.
+ *   connection is cut before any answer: the client cannot tell whether anything committed;
+ * - `stall-selects`: a request whose statement begins with SELECT is held as under `stall`, others
+ *   run (a creation commits; the delivery cycle after it, which begins by reading, never ends).
  */
-export type NeonFault = 'refuse' | '5xx' | 'stall' | 'drop' | null;
+export type NeonFault = 'refuse' | '5xx' | 'stall' | 'drop' | 'stall-selects' | null;
 
 export interface NeonHttpEndpoint {
   /** what to set as NEON_HTTP_ENDPOINT */
@@ -249,6 +251,7 @@ async function answerSql(
   req: IncomingMessage,
   poolFor: (connectionString: string) => pg.Pool,
   rollBack = false,
+  read: Promise<unknown> = readJson(req),
 ): Promise<{ body: unknown; echo: Record<string, string> }> {
   const path = (req.url ?? '/').split('?')[0];
   if (path !== '/sql') throw Object.assign(new ProtocolError('not found'), { status: 404 });
@@ -257,7 +260,7 @@ async function answerSql(
   if (typeof connectionString !== 'string' || !connectionString)
     throw new ProtocolError('missing connection string');
   const options = requestOptions(req);
-  const payload = await readJson(req);
+  const payload = await read;
   const client = await poolFor(connectionString).connect();
   const connection = { broken: false };
   try {
@@ -333,6 +336,15 @@ export async function startNeonHttpEndpoint(
       res.end('upstream connect error or disconnect/reset before headers');
       return;
     }
+    let read: Promise<unknown> | undefined;
+    if (state.fault === 'stall-selects') {
+      read = readJson(req);
+      const payload = await read.catch(() => null);
+      if (isQuery(payload) && /^\s*select\b/i.test(payload.query)) {
+        stalled.add(res);
+        return;
+      }
+    }
     let status = 200;
     let answer: { body: unknown; echo: Record<string, string> };
     if (state.fault === 'drop') {
@@ -341,7 +353,7 @@ export async function startNeonHttpEndpoint(
       return;
     }
     try {
-      answer = await answerSql(req, pools.poolFor);
+      answer = await answerSql(req, pools.poolFor, false, read);
     } catch (err) {
       status =
         (err as { status?: number }).status ??
@@ -368,7 +380,7 @@ export async function startNeonHttpEndpoint(
   const setFault = (fault: NeonFault) => {
     const was = state.fault;
     state.fault = fault;
-    if (was === 'stall' && fault !== 'stall') {
+    if ((was === 'stall' || was === 'stall-selects') && fault !== was) {
       for (const res of stalled) res.socket?.destroy();
       stalled.clear();
     }
