@@ -179,6 +179,50 @@ export interface RedisTrip {
 
 export type RedisFault = 'refuse' | 'stall' | null;
 
+/** One request answered, counted and (when tracing) timed. */
+async function respond(
+  req: IncomingMessage,
+  res: ServerResponse,
+  redis: RedisAt,
+  token: string,
+  state: { delayMs: number; down: boolean; commands: string[]; requests: number; trace: RedisTrip[] | null },
+) {
+  const start = performance.now();
+  const first = state.commands.length;
+  let answer: Answer;
+  try {
+    answer = await answerRequest(req, redis, token, state);
+  } catch (err) {
+    answer = [500, { error: String((err as Error).message ?? err) }];
+  }
+  state.requests++;
+  state.trace?.push({ start, end: performance.now(), what: state.commands.slice(first).join('+') });
+  res.writeHead(answer[0], { 'content-type': 'application/json' });
+  res.end(JSON.stringify(answer[1]));
+}
+
+/** Puts a fault in place or clears it: `refuse` stops listening, `stall` holds answers until cleared. */
+function faultSwitch(
+  server: Server,
+  port: number,
+  state: { fault: RedisFault },
+  stalled: Set<ServerResponse>,
+) {
+  return (fault: RedisFault) => {
+    const was = state.fault;
+    state.fault = fault;
+    if (was === 'stall' && fault !== 'stall') {
+      for (const res of stalled) res.socket?.destroy();
+      stalled.clear();
+    }
+    if (fault === 'refuse' && was !== 'refuse') {
+      server.close();
+      server.closeAllConnections();
+    }
+    if (was === 'refuse' && fault !== 'refuse') server.listen(port, '127.0.0.1');
+  };
+}
+
 export interface UpstashRestAdapter {
   url: string;
   token: string;
@@ -214,23 +258,9 @@ export async function startUpstashRestAdapter(
   };
   const stalled = new Set<ServerResponse>();
 
-  const server = createServer(async (req, res) => {
-    const start = performance.now();
-    if (state.fault === 'stall') {
-      stalled.add(res);
-      return;
-    }
-    const first = state.commands.length;
-    let answer: Answer;
-    try {
-      answer = await answerRequest(req, { host: redisHost, port: redisPort }, token, state);
-    } catch (err) {
-      answer = [500, { error: String((err as Error).message ?? err) }];
-    }
-    state.requests++;
-    state.trace?.push({ start, end: performance.now(), what: state.commands.slice(first).join('+') });
-    res.writeHead(answer[0], { 'content-type': 'application/json' });
-    res.end(JSON.stringify(answer[1]));
+  const server = createServer((req, res) => {
+    if (state.fault === 'stall') stalled.add(res);
+    else void respond(req, res, { host: redisHost, port: redisPort }, token, state);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -238,19 +268,7 @@ export async function startUpstashRestAdapter(
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  const setFault = (fault: RedisFault) => {
-    const was = state.fault;
-    state.fault = fault;
-    if (was === 'stall' && fault !== 'stall') {
-      for (const res of stalled) res.socket?.destroy();
-      stalled.clear();
-    }
-    if (fault === 'refuse' && was !== 'refuse') {
-      server.close();
-      server.closeAllConnections();
-    }
-    if (was === 'refuse' && fault !== 'refuse') server.listen(port, '127.0.0.1');
-  };
+  const setFault = faultSwitch(server, port, state, stalled);
   return {
     url: `http://127.0.0.1:${port}`,
     token,

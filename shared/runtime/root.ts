@@ -7,11 +7,10 @@ import { handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
 import { patternOfRouterMatch } from '../http/route-pattern';
 import type { Logger } from '../log/logger';
-import { rateLimitHeaders } from '../ratelimit/middleware';
 import { doorAnswerer } from './door-answer';
 import { type Entry, frontDoor, isRefused, type ServicesProvider } from './front-door';
+import { provisionalRouter } from './provisional-route';
 import { enterRouter } from './router-entry';
-import { confirms } from './speculation';
 import { unroutedAnswer } from './unrouted';
 
 export type { ProvidedServices } from './front-door';
@@ -71,6 +70,14 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   });
   const answerAtDoor = doorAnswerer(options.logger, routeOf);
   const route = root.fetch;
+  const routeProvisional = provisionalRouter({
+    route: (req, env, ctx, entry) => {
+      entries.set(req, entry);
+      return route(req, env as Bindings, ctx);
+    },
+    answerAtDoor,
+    routeEntry: (req, env, ctx, entry) => routeEntry(req, env as Bindings, ctx, entry),
+  });
 
   const routeEntry = (
     req: Request,
@@ -87,48 +94,6 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
     else entry.release();
     return res;
   };
-  /**
-   * A read admitted provisionally (./speculation.ts): it runs while its key's check is in flight,
-   * and is answered from the check. Where the runtime cannot hold a run, it waits for the check.
-   */
-  async function routeProvisional(
-    req: Request,
-    env: Bindings,
-    ctx: ExecutionContext | undefined,
-    entry: Entry,
-    confirmed: Promise<Admission>,
-  ): Promise<Response> {
-    const provisional = entry.admission as Admission;
-    const verdict = confirmed.then(
-      (admission) => ({ admission, error: undefined }),
-      (error: unknown) => ({ admission: null, error }),
-    );
-    const decided = (v: Awaited<typeof verdict>): Entry => ({ ...entry, ...v });
-    const hold = entry.hold?.(
-      verdict.then((v) => v.admission !== null && confirms(provisional, v.admission)),
-    );
-    if (!hold) return routeEntry(req, env, ctx, decided(await verdict));
-    const run: Entry = { ...entry, provisional: {} };
-    entries.set(req, run);
-    const [v, res] = await Promise.all([verdict, route(req, env, ctx)]);
-    if (v.admission === null) {
-      hold.drop();
-      return answerAtDoor(req, decided(v));
-    }
-    const rate = v.admission.auth.kind === 'api_key' ? v.admission.auth.rate : undefined;
-    if (!hold.wrote && rate && confirms(provisional, v.admission)) {
-      hold.keep();
-      for (const [name, value] of Object.entries(rateLimitHeaders(rate))) res.headers.set(name, value);
-      run.provisional?.accessLine?.();
-      entry.release();
-      return res;
-    }
-    // not the caller the run was made for (or a 429, or a write tried): the ordinary path, on the
-    // confirmed admission, counted already
-    hold.drop();
-    return routeEntry(req, env, ctx, decided(v));
-  }
-
   root.fetch = function throughFrontDoor(req, env, ctx) {
     const entry = enter(req, env, ctx);
     // (no closure for the common case: a warm key's entry is at hand)
