@@ -156,6 +156,26 @@ async function run(
   };
 }
 
+/** One round trip as the endpoint saw it (performance.now() of this process): for a bench's trace. */
+export interface Trip {
+  start: number;
+  end: number;
+  /** the statement's first words, or `batch of n` */
+  what: string;
+}
+
+/**
+ * A failure the endpoint plays until it is set back to null (test:faults):
+ * - `refuse`: the port stops listening (connections refused), and opens again when cleared;
+ * - `5xx`: every request answered 503 with a plain-text body, as a failing gateway does, nothing run;
+ * - `stall`: every request held unanswered (its socket closed when the fault is cleared);
+ * - `drop`: the request's statements run inside a transaction that is rolled back, then the
+ *   connection is cut before any answer: the client cannot tell whether anything committed;
+ * - `stall-selects`: a request whose statement begins with SELECT is held as under `stall`, others
+ *   run (a creation commits; the delivery cycle after it, which begins by reading, never ends).
+ */
+export type NeonFault = 'refuse' | '5xx' | 'stall' | 'drop' | 'stall-selects' | null;
+
 export interface NeonHttpEndpoint {
   /** what to set as NEON_HTTP_ENDPOINT */
   url: string;
@@ -164,6 +184,10 @@ export interface NeonHttpEndpoint {
   delayMs: number;
   /** requests answered so far (each one a round trip) */
   requests: number;
+  /** when set, every answered request is appended here */
+  trace: Trip[] | null;
+  /** the failure being played (see NeonFault); null = healthy */
+  fault: NeonFault;
   close(): Promise<void>;
 }
 
@@ -226,6 +250,8 @@ async function runBatch(
 async function answerSql(
   req: IncomingMessage,
   poolFor: (connectionString: string) => pg.Pool,
+  rollBack = false,
+  read: Promise<unknown> = readJson(req),
 ): Promise<{ body: unknown; echo: Record<string, string> }> {
   const path = (req.url ?? '/').split('?')[0];
   if (path !== '/sql') throw Object.assign(new ProtocolError('not found'), { status: 404 });
@@ -234,10 +260,23 @@ async function answerSql(
   if (typeof connectionString !== 'string' || !connectionString)
     throw new ProtocolError('missing connection string');
   const options = requestOptions(req);
-  const payload = await readJson(req);
+  const payload = await read;
   const client = await poolFor(connectionString).connect();
   const connection = { broken: false };
   try {
+    if (rollBack) {
+      // the statements run, then the transaction is rolled back: what a connection cut mid-transaction leaves
+      await client.query('BEGIN');
+      try {
+        for (const q of isBatch(payload) ? payload.queries : isQuery(payload) ? [payload] : [])
+          await run(client, q, options.flags);
+      } finally {
+        await client.query('ROLLBACK').catch(() => {
+          connection.broken = true;
+        });
+      }
+      return { body: null, echo: {} };
+    }
     if (isQuery(payload)) return { body: await run(client, payload, options.flags), echo: {} };
     if (isBatch(payload)) {
       return { body: await runBatch(client, payload.queries, options, connection), echo: options.echo };
@@ -275,16 +314,46 @@ export async function startNeonHttpEndpoint(
   options: { port?: number; delayMs?: number; allowHosts?: string[] } = {},
 ): Promise<NeonHttpEndpoint> {
   const pools = poolCache(new Set(options.allowHosts ?? ['127.0.0.1', 'localhost']));
-  const state = { delayMs: options.delayMs ?? 0, requests: 0 };
+  const state = {
+    delayMs: options.delayMs ?? 0,
+    requests: 0,
+    trace: null as Trip[] | null,
+    fault: null as NeonFault,
+  };
   const wait = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : undefined);
+  const stalled = new Set<ServerResponse>();
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
+    const start = performance.now();
     const half = state.delayMs / 2;
     await wait(half);
+    if (state.fault === 'stall') {
+      stalled.add(res);
+      return;
+    }
+    if (state.fault === '5xx') {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('upstream connect error or disconnect/reset before headers');
+      return;
+    }
+    let read: Promise<unknown> | undefined;
+    if (state.fault === 'stall-selects') {
+      read = readJson(req);
+      const payload = await read.catch(() => null);
+      if (isQuery(payload) && /^\s*select\b/i.test(payload.query)) {
+        stalled.add(res);
+        return;
+      }
+    }
     let status = 200;
     let answer: { body: unknown; echo: Record<string, string> };
+    if (state.fault === 'drop') {
+      await answerSql(req, pools.poolFor, true).catch(() => {});
+      req.socket.destroy();
+      return;
+    }
     try {
-      answer = await answerSql(req, pools.poolFor);
+      answer = await answerSql(req, pools.poolFor, false, read);
     } catch (err) {
       status =
         (err as { status?: number }).status ??
@@ -293,6 +362,7 @@ export async function startNeonHttpEndpoint(
     }
     await wait(half);
     state.requests++; // counted when answered: a request still in flight is not yet a round trip made
+    state.trace?.push({ start, end: performance.now(), what: whatOf(answer.body) });
     res.writeHead(status, {
       'content-type': 'application/json',
       'access-control-allow-origin': '*',
@@ -307,6 +377,19 @@ export async function startNeonHttpEndpoint(
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
+  const setFault = (fault: NeonFault) => {
+    const was = state.fault;
+    state.fault = fault;
+    if ((was === 'stall' || was === 'stall-selects') && fault !== was) {
+      for (const res of stalled) res.socket?.destroy();
+      stalled.clear();
+    }
+    if (fault === 'refuse' && was !== 'refuse') {
+      server.close();
+      server.closeAllConnections();
+    }
+    if (was === 'refuse' && fault !== 'refuse') server.listen(port, '127.0.0.1');
+  };
   return {
     url: `http://127.0.0.1:${port}/sql`,
     port,
@@ -322,7 +405,20 @@ export async function startNeonHttpEndpoint(
     set requests(v: number) {
       state.requests = v;
     },
+    get trace() {
+      return state.trace;
+    },
+    set trace(v: Trip[] | null) {
+      state.trace = v;
+    },
+    get fault() {
+      return state.fault;
+    },
+    set fault(v: NeonFault) {
+      setFault(v);
+    },
     async close() {
+      setFault(null);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -330,6 +426,13 @@ export async function startNeonHttpEndpoint(
       await pools.end();
     },
   };
+}
+
+/** A trace entry's name: the statement's first words (or the batch's size), no parameters. */
+function whatOf(body: unknown): string {
+  return typeof body === 'object' && body !== null && 'results' in body
+    ? `batch of ${(body as { results: unknown[] }).results.length}`
+    : String((body as { command?: string } | null)?.command ?? '?');
 }
 
 // `tsx scripts/edge/neon-http-endpoint.ts [port] [delayMs]`: run it by hand next to `wrangler dev`.

@@ -76,6 +76,7 @@ export interface EdgeStack {
   proxy: WsProxy;
   endpoint: NeonHttpEndpoint;
   bindings: Record<string, string>;
+  reload(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -112,7 +113,7 @@ export async function startEdgeStack(options: {
     ...options.extraBindings,
   };
   const date = compatibilityDate();
-  const mf = new Miniflare({
+  const mfOptions = {
     host: E2E_HOST,
     port: options.port ?? Number(process.env.E2E_PORT ?? 8895),
     workers: FUNCTIONS.map((fn) => ({
@@ -127,7 +128,8 @@ export async function startEdgeStack(options: {
         ? { assets: { directory: DOCS_ASSETS_DIR, binding: 'ASSETS', workerName: 'docs' } }
         : {}),
     })),
-  });
+  };
+  const mf = new Miniflare(mfOptions);
   const url = (await mf.ready).toString().replace(/\/$/, '');
   return {
     url,
@@ -135,6 +137,10 @@ export async function startEdgeStack(options: {
     proxy,
     endpoint,
     bindings,
+    /** restarts every Worker (test:faults: an isolate evicted with its deferred work unfinished) */
+    async reload() {
+      await mf.setOptions(mfOptions);
+    },
     async close() {
       await mf.dispose();
       await proxy.close();

@@ -5,10 +5,11 @@
  * Redis over RESP (a tiny client on node:net; no extra packages). EVAL, EVALSHA and SCRIPT LOAD are
  * ordinary commands to it, so `@upstash/redis`'s `Script` and `@upstash/ratelimit` work unchanged.
  *
- * Test knobs: `delayMs` (answer slowly, to test limiter timeouts; the edge bench's round-trip time)
- * and `down` (answer 503); `requests` counts round trips.
+ * Test knobs: `delayMs` (answer slowly, to test limiter timeouts; the edge bench's round-trip time),
+ * `down` (answer 503) and `fault` (test:faults: `refuse` closes the port until cleared, `stall`
+ * holds every request unanswered until cleared); `requests` counts round trips, `trace` times them.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 
 type RespValue = string | number | null | RespValue[] | RespError;
@@ -169,6 +170,59 @@ async function answerTransaction(redis: RedisAt, commands: unknown[][], base64: 
   return [200, exec.map((r) => entry(r, base64))];
 }
 
+/** One round trip as the adapter saw it (performance.now() of this process), with its first command. */
+export interface RedisTrip {
+  start: number;
+  end: number;
+  what: string;
+}
+
+export type RedisFault = 'refuse' | 'stall' | null;
+
+/** One request answered, counted and (when tracing) timed. */
+async function respond(
+  req: IncomingMessage,
+  res: ServerResponse,
+  redis: RedisAt,
+  token: string,
+  state: { delayMs: number; down: boolean; commands: string[]; requests: number; trace: RedisTrip[] | null },
+) {
+  const start = performance.now();
+  const first = state.commands.length;
+  let answer: Answer;
+  try {
+    answer = await answerRequest(req, redis, token, state);
+  } catch (err) {
+    answer = [500, { error: String((err as Error).message ?? err) }];
+  }
+  state.requests++;
+  state.trace?.push({ start, end: performance.now(), what: state.commands.slice(first).join('+') });
+  res.writeHead(answer[0], { 'content-type': 'application/json' });
+  res.end(JSON.stringify(answer[1]));
+}
+
+/** Puts a fault in place or clears it: `refuse` stops listening, `stall` holds answers until cleared. */
+function faultSwitch(
+  server: Server,
+  port: number,
+  state: { fault: RedisFault },
+  stalled: Set<ServerResponse>,
+) {
+  return (fault: RedisFault) => {
+    const was = state.fault;
+    state.fault = fault;
+    if (was === 'stall' && fault !== 'stall') {
+      for (const res of stalled) res.socket?.destroy();
+      stalled.clear();
+    }
+    if (fault === 'refuse' && was !== 'refuse') {
+      server.close();
+      server.closeAllConnections();
+    }
+    if (was === 'refuse' && fault !== 'refuse') server.listen(port, '127.0.0.1');
+  };
+}
+
 export interface UpstashRestAdapter {
   url: string;
   token: string;
@@ -181,6 +235,10 @@ export interface UpstashRestAdapter {
   down: boolean;
   /** commands received, for assertions */
   commands: string[];
+  /** when set, every answered request is appended here */
+  trace: RedisTrip[] | null;
+  /** the failure being played; null = healthy */
+  fault: RedisFault;
   close(): Promise<void>;
 }
 
@@ -190,18 +248,19 @@ export async function startUpstashRestAdapter(
   const redisHost = options.redisHost ?? '127.0.0.1';
   const redisPort = options.redisPort ?? 6379;
   const token = options.token ?? 'test-upstash-token';
-  const state = { delayMs: options.delayMs ?? 0, down: false, commands: [] as string[], requests: 0 };
+  const state = {
+    delayMs: options.delayMs ?? 0,
+    down: false,
+    commands: [] as string[],
+    requests: 0,
+    trace: null as RedisTrip[] | null,
+    fault: null as RedisFault,
+  };
+  const stalled = new Set<ServerResponse>();
 
-  const server = createServer(async (req, res) => {
-    let answer: Answer;
-    try {
-      answer = await answerRequest(req, { host: redisHost, port: redisPort }, token, state);
-    } catch (err) {
-      answer = [500, { error: String((err as Error).message ?? err) }];
-    }
-    state.requests++;
-    res.writeHead(answer[0], { 'content-type': 'application/json' });
-    res.end(JSON.stringify(answer[1]));
+  const server = createServer((req, res) => {
+    if (state.fault === 'stall') stalled.add(res);
+    else void respond(req, res, { host: redisHost, port: redisPort }, token, state);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -209,6 +268,7 @@ export async function startUpstashRestAdapter(
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
+  const setFault = faultSwitch(server, port, state, stalled);
   return {
     url: `http://127.0.0.1:${port}`,
     token,
@@ -232,8 +292,21 @@ export async function startUpstashRestAdapter(
       state.down = v;
     },
     commands: state.commands,
+    get trace() {
+      return state.trace;
+    },
+    set trace(v: RedisTrip[] | null) {
+      state.trace = v;
+    },
+    get fault() {
+      return state.fault;
+    },
+    set fault(v: RedisFault) {
+      setFault(v);
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        setFault(null);
         server.closeAllConnections?.();
         server.close(() => resolve());
       }),

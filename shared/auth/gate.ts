@@ -6,7 +6,14 @@ import type { AccessTable, Surface } from './access';
 import { tokenSessionIsLive } from './accounts';
 import type { Credential } from './credential';
 import { verifyDashboardToken, verifyEndUserToken } from './jwt';
-import { shouldTouch, touchLastUsed, type VerifiedKey, verifyApiKey } from './key-verify';
+import {
+  isProvisional,
+  type ProvisionalKey,
+  shouldTouch,
+  touchLastUsed,
+  type VerifiedKey,
+  verifyApiKey,
+} from './key-verify';
 
 type Presented = { type: 'api_key'; token: string } | { type: 'bearer'; token: string; jwtShaped: boolean };
 
@@ -48,6 +55,12 @@ export interface GateRequest {
 export interface Admission {
   auth: Credential;
   scopeRefusal?: string;
+  /**
+   * Present on a provisional admission (a read with a key this isolate verified before): the
+   * admission the key's own check arrives at, or its refusal. The front door lets the request's
+   * reads start on the provisional one and answers from this (shared/runtime/speculation.ts).
+   */
+  confirmed?: Promise<Admission>;
 }
 
 /**
@@ -123,8 +136,9 @@ export function admit(req: GateRequest): Admission | Promise<Admission> {
   return jwtHolder(req, surface, presented.token);
 }
 
-function admitApiKey(req: GateRequest, surface: Surface, key: VerifiedKey): Admission {
+function admitApiKey(req: GateRequest, surface: Surface, key: VerifiedKey): Admission | Promise<Admission> {
   if (surface !== 'api') throw forbidden(Detail.apiKeyNotPermitted);
+  if (isProvisional(key)) return admitProvisional(req, surface, key);
   const auth: Credential = { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes };
   // counted already, in the shared key cache's round trip: the rate limit reads it from here
   if (key.rate) auth.rate = key.rate;
@@ -135,6 +149,34 @@ function admitApiKey(req: GateRequest, surface: Surface, key: VerifiedKey): Admi
     defer(() => touchLastUsed(db, key.id));
   }
   return { auth };
+}
+
+/** Counted by the confirmation: the rate limit middleware must not count the provisional run again. */
+const uncounted = (): NonNullable<Extract<Credential, { kind: 'api_key' }>['rate']> => {
+  const now = Date.now();
+  return { allowed: true, limit: 0, remaining: 0, reset: now, retryAfter: 0, now, windows: [] };
+};
+
+/**
+ * A read with a key this isolate verified before: admitted provisionally (no touch, no count),
+ * with the admission its confirmation arrives at. A provisional scope refusal is not answered
+ * early: the request waits for its confirmation, as a cold one does.
+ */
+function admitProvisional(
+  req: GateRequest,
+  surface: Surface,
+  key: ProvisionalKey,
+): Admission | Promise<Admission> {
+  const confirmed = key.confirmed.then((k) => admitApiKey(req, surface, k));
+  if (req.access.scopeRefusal(req.method, req.path, key.scopes)) return confirmed;
+  const auth: Credential = {
+    kind: 'api_key',
+    tenantId: key.tenantId,
+    keyId: key.id,
+    scopes: key.scopes,
+    rate: uncounted(),
+  };
+  return { auth, confirmed };
 }
 
 /**

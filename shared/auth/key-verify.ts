@@ -176,10 +176,43 @@ export function verifyApiKey(deps: KeyVerifier, presented: string): VerifiedKey 
 }
 
 /**
+ * A key the isolate verified before, handed to the gate before this request's own check has
+ * answered: the request's reads may start on it (the tenant is known), but nothing it reads is
+ * shown, nothing written and nothing deferred run until `confirmed` says the key still holds and
+ * the rate limit allows (shared/runtime/speculation.ts). `confirmed` is the ordinary verification.
+ */
+export interface ProvisionalKey extends VerifiedKey {
+  confirmed: Promise<VerifiedKey>;
+}
+
+export const isProvisional = (key: VerifiedKey): key is ProvisionalKey =>
+  (key as Partial<ProvisionalKey>).confirmed !== undefined;
+
+/**
+ * Per isolate: the record each key hash last verified to (held by hash, never by the key itself),
+ * so that a warm isolate knows a read's tenant before Redis answers. It is a hint, never an
+ * authority: a request started on it shows nothing until its own verification agrees.
+ */
+const knownKeys = new Map<string, KeyRecord>();
+const KNOWN_KEYS_MAX = 10_000;
+
+function remember(hash: string, key: VerifiedKey): void {
+  if (knownKeys.size >= KNOWN_KEYS_MAX && !knownKeys.has(hash)) {
+    const oldest = knownKeys.keys().next().value;
+    if (oldest !== undefined) knownKeys.delete(oldest);
+  }
+  knownKeys.set(hash, recordOf(key));
+}
+
+/** Only reads start before their key is confirmed: a write waits for it, as it always did. */
+const SPECULATIVE_METHODS = new Set(['GET']);
+
+/**
  * Through the shared cache: one Redis round trip reads the record and counts the rate limit; only
  * a miss asks the database, and the record found is cached after the response. Expiry is checked
  * on every read; revocation, rotation and deletion overwrite the entry before they answer
- * (`forgetKey`), so the next request, on any instance, is refused.
+ * (`forgetKey`), so the next request, on any instance, is refused. A read with a key this isolate
+ * verified before gets a ProvisionalKey at once, the same check running behind it.
  */
 async function verifyShared(
   deps: KeyVerifier,
@@ -189,6 +222,40 @@ async function verifyShared(
 ): Promise<VerifiedKey> {
   if (!isWellFormedApiKey(presented)) throw unauthorized(Detail.invalidApiKey);
   const hash = await hashApiKey(deps.hashSecret, presented);
+  const confirmed = confirmShared(deps, shared, request, hash);
+  const known = SPECULATIVE_METHODS.has(request.method) ? knownKeys.get(hash) : undefined;
+  if (!known || known.revoked || (known.expiresAt !== null && known.expiresAt <= Date.now()))
+    return confirmed;
+  // the gate chains it; a refusal is answered from there, not left unhandled here
+  confirmed.catch(() => {});
+  const provisional: ProvisionalKey = { ...fromRecord(known, hash), confirmed };
+  return provisional;
+}
+
+/** The key's own verification (Redis, then the database on a miss); what it finds is remembered. */
+async function confirmShared(
+  deps: KeyVerifier,
+  shared: KeyRecordCache,
+  request: { method: string; path: string },
+  hash: string,
+): Promise<VerifiedKey> {
+  let key: VerifiedKey;
+  try {
+    key = await readShared(deps, shared, request, hash);
+  } catch (err) {
+    knownKeys.delete(hash);
+    throw err;
+  }
+  remember(hash, key);
+  return key;
+}
+
+async function readShared(
+  deps: KeyVerifier,
+  shared: KeyRecordCache,
+  request: { method: string; path: string },
+  hash: string,
+): Promise<VerifiedKey> {
   const hit = await shared.read(hash, request.method, request.path);
   if (hit) {
     const key = usable(hit.record && fromRecord(hit.record, hash));

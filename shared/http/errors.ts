@@ -183,6 +183,11 @@ export function errorAnswerOf(
   const mapped = typeof pgCode === 'string' ? CONSTRAINT_ERRORS[pgCode] : undefined;
   if (mapped) return { status: mapped.status, body: { detail: mapped.detail } };
   if (isDatabaseUnavailable(err)) {
+    // the operator's signal that the database is out of reach (the caller is told to retry)
+    (request.logger ?? standaloneLogger).warn(
+      { request_id: request.requestId, path: request.path, error: errorField(err) },
+      'database unavailable',
+    );
     return { status: 503, body: { detail: Detail.databaseUnavailable }, headers: { 'Retry-After': '1' } };
   }
   (request.logger ?? standaloneLogger).error(

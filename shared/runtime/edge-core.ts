@@ -18,6 +18,7 @@ import { createMailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
 import { createDefer } from './defer';
 import { buildRoot, type ProvidedServices, type RootOptions } from './root';
+import { holdServices } from './speculation';
 
 /** What a Worker receives: vars and secrets from wrangler (strings), plus bindings such as ASSETS. */
 export type EdgeBindings = Record<string, unknown>;
@@ -106,6 +107,7 @@ export function edgeServices(
     if (options.kicker) services.events = options.kicker({ config, env, services });
     return {
       services,
+      hold: (confirmed) => holdServices(services, confirmed),
       // Close after the response and after every deferred task (which may still use the handle).
       release() {
         waitUntil(

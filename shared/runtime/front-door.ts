@@ -6,11 +6,17 @@ import { isBrowserPath } from '../http/cors';
 import { requestIdFrom } from '../ids';
 import { requestClock } from './access-log';
 import { bodyLengthOf, tooLarge } from './body-size';
+import type { Hold } from './speculation';
 
 /** A request's services, and what to do once it is answered (Workers: close its database handle). */
 export interface ProvidedServices {
   services: Services;
   release(): void;
+  /**
+   * Puts the services on hold for a provisional run (./speculation.ts); absent where a request
+   * cannot run before its key is confirmed (it then waits for the confirmation)
+   */
+  hold?(confirmed: Promise<boolean>): Hold;
 }
 
 /**
@@ -42,6 +48,13 @@ export interface Entry {
   admission: Admission | null;
   /** what refused the request before the gate's verdict (the body's stated size, the gate's throw) */
   error: unknown;
+  /** the services' hold for a provisional run, where the runtime offers one */
+  hold?: ProvidedServices['hold'];
+  /**
+   * a provisional run: the router leaves its access line here instead of writing it, for the front
+   * door to write if the run's answer is the one sent
+   */
+  provisional?: { accessLine?: () => void };
 }
 
 export const isRefused = (entry: Entry): boolean =>
@@ -102,6 +115,7 @@ export function frontDoor(options: FrontDoorOptions) {
     const { services } = provided;
     entry.services = services;
     entry.release = provided.release;
+    if (provided.hold) entry.hold = provided.hold;
     entry.browser = isBrowserPath(entry.path);
     const bodyLength = bodyLengthOf(req);
     entry.streamed = bodyLength === 'streamed';

@@ -9,6 +9,7 @@ import { patternOfRouterMatch } from '../http/route-pattern';
 import type { Logger } from '../log/logger';
 import { doorAnswerer } from './door-answer';
 import { type Entry, frontDoor, isRefused, type ServicesProvider } from './front-door';
+import { provisionalRouter } from './provisional-route';
 import { enterRouter } from './router-entry';
 import { unroutedAnswer } from './unrouted';
 
@@ -69,9 +70,24 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   });
   const answerAtDoor = doorAnswerer(options.logger, routeOf);
   const route = root.fetch;
+  const routeProvisional = provisionalRouter({
+    route: (req, env, ctx, entry) => {
+      entries.set(req, entry);
+      return route(req, env as Bindings, ctx);
+    },
+    answerAtDoor,
+    routeEntry: (req, env, ctx, entry) => routeEntry(req, env as Bindings, ctx, entry),
+  });
 
-  const routeEntry = (req: Request, env: Bindings, ctx: ExecutionContext | undefined, entry: Entry) => {
+  const routeEntry = (
+    req: Request,
+    env: Bindings,
+    ctx: ExecutionContext | undefined,
+    entry: Entry,
+  ): Response | Promise<Response> => {
     if (!entry.browser && isRefused(entry)) return answerAtDoor(req, entry);
+    const confirmed = entry.admission?.confirmed;
+    if (confirmed) return routeProvisional(req, env, ctx, entry, confirmed);
     entries.set(req, entry);
     const res = route(req, env, ctx);
     if (res instanceof Promise) res.then(entry.release, entry.release);

@@ -46,13 +46,16 @@ export function enterRouter(options: RouterEntryOptions): MiddlewareHandler<AppE
       (res) => {
         const answer = res instanceof Response ? res : c.res;
         echoRequestIdAfter(c, entry.requestId, answer);
-        logAccess(c, logger, entry.startedAt, answer.status);
+        if (entry.provisional)
+          entry.provisional.accessLine = () => logAccess(c, logger, entry.startedAt, answer.status);
+        else logAccess(c, logger, entry.startedAt, answer.status);
         return res;
       },
       (err: unknown) => {
         // a refusal handed on, or the streamed body's; everything later was answered by onError
         // (all of them answer through handleError, whose jsonAnswer carries the request id)
-        logAccess(c, logger, entry.startedAt, err instanceof ApiError ? err.status : 500);
+        if (!entry.provisional)
+          logAccess(c, logger, entry.startedAt, err instanceof ApiError ? err.status : 500);
         throw err;
       },
     );

@@ -34,6 +34,8 @@ export interface NeonHttpOptions {
   httpEndpoint?: string;
   /** Local development/tests: the WebSocket proxy the transaction client goes through (see neon.ts) */
   wsProxy?: string;
+  /** a statement over HTTP unanswered after this is given up (503); default DEFAULT_FETCH_TIMEOUT_MS */
+  timeoutMs?: number;
 }
 
 type Http = NeonQueryFunction<false, true>;
@@ -59,18 +61,46 @@ function beginStatement(settings: TransactionSettings): string {
   return sql;
 }
 
+/** How long a statement over HTTP may take before the request gives up on the endpoint (NEON_FETCH_TIMEOUT_MS). */
+export const DEFAULT_FETCH_TIMEOUT_MS = 5_000;
+
+/**
+ * The endpoint could not be reached or did not answer as Postgres (refused, reset, timed out, a
+ * gateway's 5xx): SQLSTATE 08006 (connection failure), which the one error mapping answers 503 with
+ * Retry-After (shared/http/errors.ts). A Postgres error (it has its SQLSTATE) passes unchanged.
+ */
+function unavailable(err: unknown): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return err;
+  return Object.assign(
+    new Error(`database endpoint unavailable: ${String((err as Error)?.message ?? err)}`),
+    {
+      code: '08006',
+      cause: err,
+    },
+  );
+}
+
 class EdgeConnection implements DatabaseConnection {
   /** the WebSocket client of the open transaction; null outside one */
   #client: Client | null = null;
   constructor(
     private readonly http: Http,
     private readonly connectionString: string,
+    private readonly timeoutMs: number,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const params = [...query.parameters];
     if (this.#client) return toKysely(await this.#client.query(query.sql, params));
-    return toKysely((await this.http.query(query.sql, params)) as FullQueryResults<false>);
+    try {
+      const signal = AbortSignal.timeout(this.timeoutMs);
+      return toKysely(
+        (await this.http.query(query.sql, params, { fetchOptions: { signal } })) as FullQueryResults<false>,
+      );
+    } catch (err) {
+      throw unavailable(err);
+    }
   }
 
   async begin(settings: TransactionSettings): Promise<void> {
@@ -112,10 +142,11 @@ class NeonHttpDriver implements Driver {
   constructor(
     private readonly http: Http,
     private readonly connectionString: string,
+    private readonly timeoutMs: number,
   ) {}
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new EdgeConnection(this.http, this.connectionString);
+    return new EdgeConnection(this.http, this.connectionString, this.timeoutMs);
   }
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     await (connection as EdgeConnection).begin(settings);
@@ -155,7 +186,8 @@ export function createNeonHttpHandle(
   const db = new Kysely<Database>({
     dialect: {
       createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new NeonHttpDriver(http, connectionString),
+      createDriver: () =>
+        new NeonHttpDriver(http, connectionString, options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS),
       createIntrospector: (k) => new PostgresIntrospector(k),
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
@@ -188,5 +220,10 @@ const text = (env: Record<string, unknown>, name: string) =>
 export function createEdgeHandle(connectionString: string, env: Record<string, unknown>): DatabaseHandle {
   const wsProxy = text(env, 'NEON_WS_PROXY');
   if (text(env, 'NEON_TRANSPORT') === 'websocket') return createNeonHandle(connectionString, { wsProxy });
-  return createNeonHttpHandle(connectionString, { httpEndpoint: text(env, 'NEON_HTTP_ENDPOINT'), wsProxy });
+  const timeout = Number(text(env, 'NEON_FETCH_TIMEOUT_MS'));
+  return createNeonHttpHandle(connectionString, {
+    httpEndpoint: text(env, 'NEON_HTTP_ENDPOINT'),
+    wsProxy,
+    timeoutMs: Number.isInteger(timeout) && timeout > 0 ? timeout : undefined,
+  });
 }
