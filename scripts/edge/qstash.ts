@@ -8,7 +8,7 @@
  * `Upstash-Deduplication-Id` is acknowledged and not delivered again, as QStash does.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { SignJWT } from 'jose';
 
 export interface Publish {
@@ -115,14 +115,9 @@ function publishOf(req: IncomingMessage, body: string, messageId: string, seen: 
   };
 }
 
-export async function startQStashStandIn(options: QStashStandInOptions = {}): Promise<QStashStandIn> {
-  const publishes: Publish[] = [];
-  const deliveries: Delivery[] = [];
-  const pending = new Set<Promise<void>>();
-  const timers = new Set<NodeJS.Timeout>();
-  const seen = new Set<string>();
-  const deliver = options.deliver ?? ((request: Request) => fetch(request));
-  const sleep = (ms: number) =>
+/** A sleep whose timers `close()` can clear, so a stopped stand-in leaves none running. */
+function sleeper(timers: Set<NodeJS.Timeout>) {
+  return (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         timers.delete(timer);
@@ -130,6 +125,21 @@ export async function startQStashStandIn(options: QStashStandInOptions = {}): Pr
       }, ms);
       timers.add(timer);
     });
+}
+
+function answerJson(res: ServerResponse, status: number, body: object): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+export async function startQStashStandIn(options: QStashStandInOptions = {}): Promise<QStashStandIn> {
+  const publishes: Publish[] = [];
+  const deliveries: Delivery[] = [];
+  const pending = new Set<Promise<void>>();
+  const timers = new Set<NodeJS.Timeout>();
+  const seen = new Set<string>();
+  const deliver = options.deliver ?? ((request: Request) => fetch(request));
+  const sleep = sleeper(timers);
 
   async function send(publish: Publish, key: string) {
     const retries = Number(publish.headers['upstash-retries'] ?? 3);
@@ -172,20 +182,16 @@ export async function startQStashStandIn(options: QStashStandInOptions = {}): Pr
       const dedup = publish.headers['upstash-deduplication-id'];
       const status = options.publishStatus ?? 201;
       if (status >= 300) {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'QStash stand-in: publish refused' }));
+        answerJson(res, status, { error: 'QStash stand-in: publish refused' });
         return;
       }
       if (dedup !== undefined) seen.add(dedup);
       publishes.push(publish);
       schedule(publish);
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          messageId: publish.messageId,
-          ...(publish.deduplicated ? { deduplicated: true } : {}),
-        }),
-      );
+      answerJson(res, status, {
+        messageId: publish.messageId,
+        ...(publish.deduplicated ? { deduplicated: true } : {}),
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
