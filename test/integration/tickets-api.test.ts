@@ -386,7 +386,7 @@ describe.skipIf(postgresUnavailable())('Tickets API', () => {
       expect(res.body).toEqual({ detail: 'Ticket not found' });
     }
     const list = await h.request('GET', '/api/v1/tickets', { apiKey: bKey });
-    expect(list.body).toEqual({ tickets: [], total: 0, limit: 20, offset: 0 });
+    expect(list.body).toEqual({ tickets: [], total: 0, limit: 20, offset: 0, next_cursor: null });
     expect(await events(b.id)).toHaveLength(0);
     expect((await h.request('GET', `/api/v1/tickets/${a.id}`, { apiKey: rw })).body).toEqual(a);
   });

@@ -14,12 +14,18 @@ import { createTestDatabase } from '../support/pg';
 const ROOT = join(import.meta.dirname, '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
-/** The `tsx` script behind an npm script of package.json (spawned without npm's own start-up). */
+/**
+ * The script behind an npm script of package.json, as node arguments (spawned without npm's own
+ * start-up): `tsx <file> …` or `exec node --import tsx <file> …`.
+ */
 function npmScript(name: string): string[] {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
-  const [runner, ...rest] = pkg.scripts[name]!.split(' ');
+  const words = pkg.scripts[name]!.split(' ');
+  const direct = ['exec', 'node', '--import', 'tsx'];
+  if (direct.every((w, i) => words[i] === w)) return ['--import', 'tsx', ...words.slice(direct.length)];
+  const [runner, ...rest] = words;
   expect(runner).toBe('tsx');
   return ['--import', 'tsx', ...rest];
 }
