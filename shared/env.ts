@@ -62,6 +62,20 @@ export const EnvSchema = z.object({
   QSTASH_TOKEN: z.string().optional(),
   QSTASH_CURRENT_SIGNING_KEY: z.string().optional(),
   QSTASH_NEXT_SIGNING_KEY: z.string().optional(),
+  /**
+   * Multi-region QStash (`EU_CENTRAL_1` or `US_EAST_1`, `-` or `_`, any case): the region this
+   * deployment publishes from, and the switch that makes a callback's `Upstash-Region` choose that
+   * region's signing keys. Each region's settings below fall back to the default ones above.
+   */
+  QSTASH_REGION: z.string().optional(),
+  EU_CENTRAL_1_QSTASH_URL: z.string().optional(),
+  EU_CENTRAL_1_QSTASH_TOKEN: z.string().optional(),
+  EU_CENTRAL_1_QSTASH_CURRENT_SIGNING_KEY: z.string().optional(),
+  EU_CENTRAL_1_QSTASH_NEXT_SIGNING_KEY: z.string().optional(),
+  US_EAST_1_QSTASH_URL: z.string().optional(),
+  US_EAST_1_QSTASH_TOKEN: z.string().optional(),
+  US_EAST_1_QSTASH_CURRENT_SIGNING_KEY: z.string().optional(),
+  US_EAST_1_QSTASH_NEXT_SIGNING_KEY: z.string().optional(),
   /** Public base URL of this API (QStash callbacks, export download links). */
   PUBLIC_BASE_URL: z.string().optional(),
   /** How long the rate limiter waits for Upstash Redis before judging the request in memory (fail-open). */

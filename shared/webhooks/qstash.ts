@@ -27,19 +27,61 @@ import { clearExpiredAttemptContent, SWEEP_EVERY_MS } from './retention';
  */
 export const QSTASH_CALLBACK_PATH = '/api/internal/webhooks/qstash';
 
+/** QStash's API when QSTASH_URL is unset. */
+const QSTASH_API = 'https://qstash.upstash.io';
+
+/** The regions QStash runs in, as its SDK names them (`EU_CENTRAL_1`, `US_EAST_1`). */
+export const QSTASH_REGIONS = ['EU_CENTRAL_1', 'US_EAST_1'] as const;
+export type QStashRegion = (typeof QSTASH_REGIONS)[number];
+
+/** The settings one QStash deployment reads: the default ones and each region's own. */
+type Setting = 'QSTASH_URL' | 'QSTASH_TOKEN' | 'QSTASH_CURRENT_SIGNING_KEY' | 'QSTASH_NEXT_SIGNING_KEY';
+
 type QStashConfig = Pick<
   AppConfig,
-  'QSTASH_URL' | 'QSTASH_TOKEN' | 'QSTASH_CURRENT_SIGNING_KEY' | 'QSTASH_NEXT_SIGNING_KEY' | 'PUBLIC_BASE_URL'
+  Setting | `${QStashRegion}_${Setting}` | 'QSTASH_REGION' | 'PUBLIC_BASE_URL'
 >;
+
+/**
+ * A region as QStash's SDK reads `QSTASH_REGION` and the `Upstash-Region` header (`-` as `_`, upper
+ * case); undefined for none or one it does not know.
+ */
+export function qstashRegion(name: string | undefined): QStashRegion | undefined {
+  const normalised = name?.replaceAll('-', '_').toUpperCase();
+  return QSTASH_REGIONS.find((region) => region === normalised);
+}
+
+/**
+ * A pair of settings (publish URL and token, or current and next signing key) as the SDK picks it
+ * from its environment: the region's pair when multi-region QStash is on (`QSTASH_REGION` names a
+ * known region), `region` is known and both of its settings are set; else the default pair. The SDK
+ * cannot do this itself here: on Workers the settings are bindings, not `process.env`, and explicit
+ * keys passed to the Client or Receiver always win over its region lookup.
+ */
+function settingsPair<A extends Setting, B extends Setting>(
+  config: QStashConfig,
+  region: string | undefined,
+  [a, b]: readonly [A, B],
+): [string | undefined, string | undefined] {
+  const named = qstashRegion(config.QSTASH_REGION) && qstashRegion(region);
+  if (named) {
+    const pair = [config[`${named}_${a}`], config[`${named}_${b}`]] as const;
+    if (pair[0] && pair[1]) return [pair[0], pair[1]];
+  }
+  return [config[a], config[b]];
+}
+
+/** Where and as whom this deployment publishes: its own region's URL and token, else the defaults. */
+export function qstashClientSettings(config: QStashConfig) {
+  const [url, token] = settingsPair(config, config.QSTASH_REGION, ['QSTASH_URL', 'QSTASH_TOKEN']);
+  return { baseUrl: url ?? QSTASH_API, token: token ?? '' };
+}
 
 export const callbackUrl = (config: Pick<AppConfig, 'PUBLIC_BASE_URL'>) =>
   `${(config.PUBLIC_BASE_URL ?? '').replace(/\/+$/, '')}${QSTASH_CALLBACK_PATH}`;
 
 export const qstashConfigured = (config: QStashConfig) =>
-  Boolean(config.QSTASH_TOKEN && config.PUBLIC_BASE_URL);
-
-/** QStash's API when QSTASH_URL is unset. */
-const QSTASH_API = 'https://qstash.upstash.io';
+  Boolean(qstashClientSettings(config).token && config.PUBLIC_BASE_URL);
 
 /**
  * Delayed publish per retry with QStash's own Client: not before the attempt's due time, under a
@@ -50,8 +92,7 @@ const QSTASH_API = 'https://qstash.upstash.io';
  */
 export function createQStashScheduler(config: QStashConfig): RetryScheduler {
   const client = new Client({
-    baseUrl: config.QSTASH_URL ?? QSTASH_API,
-    token: config.QSTASH_TOKEN ?? '',
+    ...qstashClientSettings(config),
     retry: false,
     devMode: false,
     enableTelemetry: false,
@@ -86,8 +127,8 @@ function receiverFor(current: string, next: string): Receiver {
 /**
  * Verifies `Upstash-Signature` over the raw body for our callback URL with QStash's Receiver (its
  * current key, then its next one; the JWT's issuer, lifetime, subject and body hash). `region` is
- * the callback's `Upstash-Region` header, which the Receiver uses to pick that region's keys when
- * QStash runs in several.
+ * the callback's `Upstash-Region` header: with multi-region QStash on, a known region whose keys are
+ * set is verified with those keys only; any other callback with the default keys.
  */
 export async function verifyQStashSignature(
   config: QStashConfig,
@@ -95,10 +136,13 @@ export async function verifyQStashSignature(
   rawBody: string,
   region?: string,
 ): Promise<boolean> {
-  if (!signature || !config.QSTASH_CURRENT_SIGNING_KEY || !config.QSTASH_NEXT_SIGNING_KEY) return false;
-  const receiver = receiverFor(config.QSTASH_CURRENT_SIGNING_KEY, config.QSTASH_NEXT_SIGNING_KEY);
-  return receiver
-    .verify({ signature, body: rawBody, url: callbackUrl(config), clockTolerance: 5, upstashRegion: region })
+  const [current, next] = settingsPair(config, region, [
+    'QSTASH_CURRENT_SIGNING_KEY',
+    'QSTASH_NEXT_SIGNING_KEY',
+  ]);
+  if (!signature || !current || !next) return false;
+  return receiverFor(current, next)
+    .verify({ signature, body: rawBody, url: callbackUrl(config), clockTolerance: 5 })
     .catch(() => false);
 }
 
