@@ -40,6 +40,13 @@ export const SECRETS = [
   'MAIL_API_KEY',
 ] as const;
 
+/** Put only where set: the QStash region's own token and signing keys (QSTASH_REGION is a plain var). */
+const REGION_SECRETS = ['EU_CENTRAL_1', 'US_EAST_1'].flatMap((region) =>
+  ['QSTASH_TOKEN', 'QSTASH_CURRENT_SIGNING_KEY', 'QSTASH_NEXT_SIGNING_KEY'].map(
+    (name) => `${region}_${name}`,
+  ),
+);
+
 const { values } = parseArgs({
   options: {
     env: { type: 'string' },
@@ -91,7 +98,7 @@ async function main() {
     console.log(`\n=== ${fn.name} -> ${workerName(fn.name)}-${env}${dryRun ? ' (dry run)' : ''}`);
     if (values.secrets && !dryRun) {
       const present = Object.fromEntries(
-        SECRETS.filter((s) => process.env[s]).map((s) => [s, process.env[s]]),
+        [...SECRETS, ...REGION_SECRETS].filter((s) => process.env[s]).map((s) => [s, process.env[s]]),
       );
       const missing = SECRETS.filter((s) => !process.env[s]);
       if (missing.length) console.warn(`not in this shell, left as they are: ${missing.join(', ')}`);
