@@ -4,11 +4,13 @@ import { auditRow } from '../../shared/audit/audit';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import { encryptSecret } from '../../shared/crypto';
+import { readCursor } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type { AppConfig } from '../../shared/env';
 import { ALL_EVENTS, EVENT_TYPES, type EventType, isEventType } from '../../shared/events/catalog';
 import { EVENT_EXAMPLES } from '../../shared/events/examples';
-import { ApiError, badRequest, conflict, Detail, notFound, validationError } from '../../shared/http/errors';
+import { badRequest, conflict, Detail, notFound, validationError } from '../../shared/http/errors';
+import { cursorIssue, nextCursor } from '../../shared/http/pagination';
 import { register, toHonoPath } from '../../shared/http/route';
 import { limitWebhookTool } from '../../shared/ratelimit/webhook-tools';
 import { claimAttempt, leaseMs, performAttempt } from '../../shared/webhooks/delivery';
@@ -42,7 +44,7 @@ import {
   type WebhookRow,
 } from './data';
 import * as routes from './routes';
-import { eventTypesBody } from './schemas';
+import { DELIVERIES, eventTypesBody } from './schemas';
 
 /** The 400 for an unknown event name (spec: `Invalid event type: ... Valid events: ...`). */
 /** Most recover can re-send in one call (older failures: call again with a later `since`). */
@@ -126,6 +128,17 @@ async function cursorOf(db: Executor, hook: WebhookRow, deliveryId: string) {
   return cursor;
 }
 
+/**
+ * The position a delivery-log `cursor` names, when it is one of this webhook's log (bound to the
+ * webhook id, a path parameter the query schema cannot see), else a 422 on `cursor`.
+ */
+function positionOf(cursor: string, hook: WebhookRow) {
+  const refused = cursorIssue(cursor, DELIVERIES, { webhook_id: hook.id });
+  if (refused) throw validationError([{ loc: ['query', 'cursor'], msg: refused, type: 'value_error' }]);
+  const { key, id } = readCursor(cursor)!;
+  return { key, id };
+}
+
 export const app = new Hono<AppEnv>();
 
 register(app, routes.createWebhook, async (c) => {
@@ -175,12 +188,20 @@ register(app, routes.deleteWebhook, async (c) => {
 
 register(app, routes.listDeliveries, async (c) => {
   const { id } = c.req.valid('param');
-  const { limit, before } = c.req.valid('query');
+  const { limit, before, cursor } = c.req.valid('query');
   const { db } = c.get('services');
   const hook = await webhookOf(db, tenantOf(c), id);
-  const cursor = before === undefined ? null : await cursorOf(db, hook, before);
-  const rows = await listDeliveries(db, hook, limit, cursor);
-  return c.json({ deliveries: rows.map(deliveryView) });
+  const after =
+    cursor !== undefined
+      ? positionOf(cursor, hook)
+      : before !== undefined
+        ? await cursorOf(db, hook, before)
+        : null;
+  const page = await listDeliveries(db, hook, limit, after);
+  return c.json({
+    deliveries: page.rows.map(deliveryView),
+    next_cursor: nextCursor(DELIVERIES, { webhook_id: hook.id }, page.next),
+  });
 });
 
 register(app, routes.getDelivery, async (c) => {

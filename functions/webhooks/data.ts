@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import { AUDIT_COLUMNS, type AuditRow, auditSelection } from '../../shared/audit/audit';
+import { afterPosition, type ListOrder, nextPosition, sortKeyText } from '../../shared/db/paging';
 import type { Db, Executor } from '../../shared/db/schema';
 import type { WebhooksTable } from '../../shared/db/tables/webhooks';
 import { newId } from '../../shared/ids';
@@ -206,6 +207,7 @@ export async function softDeleteWebhook(
       w
         .updateTable('webhook_deliveries')
         .set({ status: 'failed', next_attempt_at: null, error: 'Webhook deleted' })
+        .where('tenant_id', '=', tenantId)
         .where('webhook_id', 'in', w.selectFrom('deleted').select('id'))
         .where('status', '=', 'pending')
         .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)])),
@@ -241,53 +243,55 @@ export function findDelivery(
     .executeTakeFirst();
 }
 
-export interface DeliveryCursor {
+/** Where a page of the log starts: the sort key as exact text (microseconds kept) and the id. */
+export interface DeliveryPosition {
+  key: string;
   id: string;
-  created_at: Date;
 }
+
+/** The log's order: most recent first, the id breaking ties (its index: webhook, created_at, id). */
+const LOG_ORDER: ListOrder = { column: 'created_at', dir: 'desc' };
 
 /** Where a `before` cursor points: one of this webhook's deliveries, or undefined. */
 export function findCursor(
   db: Executor,
   hook: WebhookRow,
   deliveryId: string,
-): Promise<DeliveryCursor | undefined> {
+): Promise<DeliveryPosition | undefined> {
   return db
     .selectFrom('webhook_deliveries')
-    .select(['id', 'created_at'])
+    .select(['id', sortKeyText(LOG_ORDER.column).as('key')])
     .where('webhook_id', '=', hook.id)
     .where('tenant_id', '=', hook.tenant_id)
     .where('id', '=', deliveryId)
     .executeTakeFirst();
 }
 
-/** A page of the webhook's delivery log, most recent first, strictly older than `cursor` when given. */
-export function listDeliveries(
+/**
+ * A page of the webhook's delivery log, most recent first, strictly older than `after` when given
+ * (a `before` delivery or a cursor's position), read one row beyond `limit` to know whether an
+ * older page exists (`next`: the position of its last row, null on the last page). The position
+ * is compared as one row against (created_at, id), which the log index serves as a range.
+ */
+export async function listDeliveries(
   db: Executor,
   hook: WebhookRow,
   limit: number,
-  cursor: DeliveryCursor | null,
-): Promise<DeliveryRow[]> {
-  return (
-    db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('webhook_id', '=', hook.id)
-      .where('tenant_id', '=', hook.tenant_id)
-      // strictly older in the log's order (created_at desc, id desc): its index serves the page
-      .$if(cursor !== null, (q) =>
-        q.where((eb) =>
-          eb.or([
-            eb('created_at', '<', cursor!.created_at),
-            eb.and([eb('created_at', '=', cursor!.created_at), eb('id', '<', cursor!.id)]),
-          ]),
-        ),
-      )
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute()
-  );
+  after: DeliveryPosition | null,
+): Promise<{ rows: DeliveryRow[]; next: DeliveryPosition | null }> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .select(sortKeyText(LOG_ORDER.column).as('cursor_key'))
+    .where('webhook_id', '=', hook.id)
+    .where('tenant_id', '=', hook.tenant_id)
+    .$if(after !== null, (q) => q.where(afterPosition(LOG_ORDER, after!)))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+  const { page, next } = nextPosition(rows, limit);
+  return { rows: page.map(({ cursor_key: _, ...row }) => row), next };
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   DeliveryIdParam,
   DeliveryList,
   DeliveryLogEntry,
+  DeliveryLogPage,
   EventTypes,
   QStashCallbackBody,
   RecoverBody,
@@ -104,12 +105,12 @@ export const listDeliveries = defineRoute({
   path: '/api/v1/webhooks/{id}/deliveries',
   summary: 'Delivery log of a webhook',
   description:
-    "Most recent first; limit default 50, range 1-200. Older pages: pass the last delivery id read as `before` (an id that is not one of this webhook's deliveries is a 422). Neither the payload nor the response body is exposed.",
+    "Most recent first (created_at, then id); limit default 50, range 1-200. Older pages: pass the page's `next_cursor` as `cursor` (null on the last page; a cursor of another webhook or list, or a malformed one, is a 422 on `cursor`), or the last delivery id read as `before` (an id that is not one of this webhook's deliveries is a 422). Either way a page costs the same at any depth and deliveries queued meanwhile do not shift it; `cursor` and `before` together are a 422. Neither the payload nor the response body is exposed.",
   tags,
   params: WebhookIdParam,
   query: DeliveriesQuery,
   responses: {
-    200: { description: 'Deliveries', schema: DeliveryList },
+    200: { description: 'Deliveries', schema: DeliveryLogPage },
     404: notFound,
   },
 });
@@ -325,6 +326,7 @@ export const components = defineComponents({
     WebhookDetail: WebhookRecord,
     WebhookDelivery: DeliveryLogEntry,
     WebhookDeliveryList: DeliveryList,
+    WebhookDeliveryLogPage: DeliveryLogPage,
     WebhookDeliveryDetail: DeliveryDetail,
     WebhookDeliveryAttempt: DeliveryAttemptDetail,
     WebhookTestEventQueued: TestEventQueued,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ALL_EVENTS, EVENT_GROUPS, EVENT_TYPES } from '../../shared/events/catalog';
 import { isoDateTime } from '../../shared/http/instants';
-import { queryInt } from '../../shared/http/pagination';
+import { cursorConflict, cursorPageFields, cursorParam, queryInt } from '../../shared/http/pagination';
 
 /**
  * POST /api/v1/webhooks body. Only `url` and `events` are read; other fields (a supplied `secret`
@@ -54,19 +54,37 @@ export const DeliveryIdParam = z.object({
 
 /**
  * limit default 50, range 1-200 (422 outside); no offset (the log returns no pagination fields):
- * older pages by cursor, `before` = the last delivery id of the page read.
+ * older pages by `cursor` (the previous page's `next_cursor`, bound to this webhook, checked by the
+ * handler since the webhook is a path parameter) or by `before` = the last delivery id of the page
+ * read. Both say where the page starts, so both at once is a 422.
  */
-export const DeliveriesQuery = z.object({
-  limit: queryInt(z.number().int().min(1).max(200), 50),
-  before: z
-    .string()
-    .min(1)
-    .max(64)
-    .optional()
-    .describe(
-      'A delivery id of this webhook: only deliveries older than it (pass the last id of the page read)',
+export const DeliveriesQuery = z
+  .object({
+    limit: queryInt(z.number().int().min(1).max(200), 50),
+    before: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        'A delivery id of this webhook: only deliveries older than it (pass the last id of the page read). Not with `cursor`.',
+      ),
+    cursor: cursorParam.describe(
+      "The `next_cursor` of the previous page of this webhook's log: the deliveries older than that page, at the same cost at any depth. Not with `before`.",
     ),
-});
+  })
+  .check((ctx) => {
+    if (ctx.value.cursor !== undefined && ctx.value.before !== undefined)
+      ctx.issues.push({
+        code: 'custom',
+        message: cursorConflict('before'),
+        path: ['before'],
+        input: ctx.value.before,
+      });
+  });
+
+/** The list name a delivery-log cursor is bound to (with the webhook id). */
+export const DELIVERIES = 'deliveries';
 
 export const RecoverBody = z.strictObject({
   since: isoDateTime.describe('Re-send every failed delivery created at or after this time'),
@@ -108,6 +126,7 @@ export const DeliveryLogEntry = z.object({
   created_at: Timestamp,
 });
 export const DeliveryList = z.object({ deliveries: z.array(DeliveryLogEntry) });
+export const DeliveryLogPage = DeliveryList.extend({ next_cursor: cursorPageFields.next_cursor });
 
 export const DeliveryAttempt = z.object({
   attempt: z.number().int().min(1).max(5).describe('1 for the first attempt, up to 5'),

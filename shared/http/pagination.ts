@@ -18,8 +18,38 @@ const PAGE_KEYS = ['limit', 'offset', 'cursor'] as const;
 export const CURSOR_MALFORMED = 'Invalid cursor: pass the next_cursor of a previous page unchanged';
 export const CURSOR_MISMATCH =
   'This cursor was made for another list, filters or sort: repeat the query that returned it';
-export const CURSOR_WITH_OFFSET =
-  'offset cannot be combined with cursor (a cursor page starts where the cursor points)';
+/** A page parameter that names where a page starts, sent beside `cursor`, which does too. */
+export const cursorConflict = (param: string) =>
+  `${param} cannot be combined with cursor (a cursor page starts where the cursor points)`;
+export const CURSOR_WITH_OFFSET = cursorConflict('offset');
+
+/** The `cursor` query parameter: at most 512 characters, read only by `cursorIssue`. */
+export const cursorParam = z
+  .string()
+  .max(512)
+  .optional()
+  .describe(
+    "The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.",
+  );
+
+/**
+ * Why `cursor` cannot start a page of the list `items` read with `scope` (its filters and sort,
+ * page keys ignored), or null when it can: not one this API wrote, or one made for another list or
+ * other filters. Lists whose scope includes a path parameter call it from the handler.
+ */
+export function cursorIssue(cursor: string, items: string, scope: Record<string, unknown>): string | null {
+  const position = readCursor(cursor);
+  if (!position) return CURSOR_MALFORMED;
+  if (position.list !== items || position.filters !== filtersHash(scope, PAGE_KEYS)) return CURSOR_MISMATCH;
+  return null;
+}
+
+/** The cursor of the page after `next` (null: this page was the last), bound like `cursorIssue` checks. */
+export const nextCursor = (
+  items: string,
+  scope: Record<string, unknown>,
+  next: { key: string; id: string } | null,
+): string | null => next && writeCursor(nextPosition(items, scope, next));
 
 /**
  * `pageQuery` plus `cursor`: the previous page's `next_cursor`, for lists whose cost must not grow
@@ -31,13 +61,7 @@ export const CURSOR_WITH_OFFSET =
 export function cursorPageQuery(options: { defaultLimit: number; maxLimit: number; items: string }) {
   return pageQuery(options)
     .extend({
-      cursor: z
-        .string()
-        .max(512)
-        .optional()
-        .describe(
-          "The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.",
-        ),
+      cursor: cursorParam,
     })
     .check((ctx) => {
       const query = ctx.value as Record<string, unknown> & { cursor?: string; offset: number };
@@ -45,10 +69,8 @@ export function cursorPageQuery(options: { defaultLimit: number; maxLimit: numbe
       const issue = (path: string, message: string) => {
         ctx.issues.push({ code: 'custom', message, path: [path], input: query[path] });
       };
-      const position = readCursor(query.cursor);
-      if (!position) return issue('cursor', CURSOR_MALFORMED);
-      if (position.list !== options.items || position.filters !== filtersHash(query, PAGE_KEYS))
-        return issue('cursor', CURSOR_MISMATCH);
+      const refused = cursorIssue(query.cursor, options.items, query);
+      if (refused) return issue('cursor', refused);
       if (query.offset !== 0) issue('offset', CURSOR_WITH_OFFSET);
     });
 }
@@ -117,7 +139,7 @@ export function cursorEnvelope<K extends string, T>(
   page: Pick<ListPage<unknown>, 'total' | 'next'>,
   query: Page & Record<string, unknown>,
 ) {
-  const next_cursor = page.next && writeCursor(nextPosition(key, query, page.next));
+  const next_cursor = nextCursor(key, query, page.next);
   return {
     [key]: rows,
     total: page.total,

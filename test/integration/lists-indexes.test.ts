@@ -11,6 +11,7 @@ import { conversationPage } from '../../functions/conversations/data';
 import { ListConversationsQuery } from '../../functions/conversations/schemas';
 import { listTickets } from '../../functions/tickets/data';
 import { ListTicketsQuery } from '../../functions/tickets/schemas';
+import { findCursor, listDeliveries, type WebhookRow } from '../../functions/webhooks/data';
 import { filtersHash, writeCursor } from '../../shared/db/paging';
 import type { Database } from '../../shared/db/schema';
 import { type Harness, postgresUnavailable, startHarness, TEST_DB } from '../support/harness';
@@ -30,7 +31,15 @@ import { type Harness, postgresUnavailable, startHarness, TEST_DB } from '../sup
 const ROWS = 2_000;
 const OTHERS = 9_000;
 const TENANT = 'ten_explain_a';
-const LARGE = ['tickets', 'calls', 'conversations', 'contacts', 'companies', 'audit_log'];
+const LARGE = [
+  'tickets',
+  'calls',
+  'conversations',
+  'contacts',
+  'companies',
+  'audit_log',
+  'webhook_deliveries',
+];
 const PAGE_KEYS = new Set(['limit', 'offset', 'cursor', 'sort', 'include_deleted']);
 const instant = '2026-11-01T00:00:00Z';
 
@@ -186,6 +195,20 @@ describe.skipIf(TEST_DB !== 'postgres' || postgresUnavailable())('List filters u
         FROM (VALUES (1, ${TENANT}, ${ROWS}::int), (2, 'ten_explain_b', ${OTHERS}::int), (3, 'ten_explain_c', ${OTHERS}::int))
              AS t (n, id, rows),
              generate_series(1, t.rows) AS g`.execute(db);
+    // one webhook per tenant: the delivery log is read by webhook, the tenant checked beside it
+    await sql`
+      INSERT INTO webhooks (id, tenant_id, url, events, secret_encrypted)
+      SELECT 'whk_explain_' || t.n, t.id, 'https://hooks.example.com/x', ARRAY['*'], 'sealed'
+        FROM (VALUES (1, ${TENANT}), (2, 'ten_explain_b'), (3, 'ten_explain_c')) AS t (n, id)`.execute(db);
+    await sql`
+      INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_type, payload, event_created_at, status,
+                                      attempts, created_at)
+      SELECT 'dlv_' || t.n || '_' || g, t.id, 'whk_explain_' || t.n, 'ticket.created', '{}',
+             timestamptz '2026-01-01' + g * interval '1 minute', 'delivered', 1,
+             timestamptz '2026-01-01' + g * interval '1 minute'
+        FROM (VALUES (1, ${TENANT}, ${ROWS}::int), (2, 'ten_explain_b', ${OTHERS}::int), (3, 'ten_explain_c', ${OTHERS}::int))
+             AS t (n, id, rows),
+             generate_series(1, t.rows) AS g`.execute(db);
     await sql`ANALYZE`.execute(db);
   }, 120_000);
   afterAll(async () => {
@@ -240,4 +263,27 @@ describe.skipIf(TEST_DB !== 'postgres' || postgresUnavailable())('List filters u
       expect(failures).toEqual([]);
     });
   }
+
+  it('the webhook delivery log: first page, `before` and cursor pages read its index as a range', async () => {
+    const hook = { id: 'whk_explain_1', tenant_id: TENANT } as WebhookRow;
+    captured.length = 0;
+    const first = await listDeliveries(db, hook, 50, null);
+    const deep = await findCursor(db, hook, 'dlv_1_40');
+    await listDeliveries(db, hook, 50, first.next);
+    await listDeliveries(db, hook, 50, deep!);
+    const queries = [...captured];
+    expect(queries).toHaveLength(4);
+    const failures: string[] = [];
+    for (const q of queries) {
+      const scans = await seqScans(q);
+      if (scans.length > 0) failures.push(`Seq Scan on ${scans.join(', ')} in ${q.sql}`);
+      // a page after a position starts there in the index (an Index Cond), not after filtering every newer row
+      const plan = JSON.stringify(
+        (await db.executeQuery({ ...q, sql: `EXPLAIN (FORMAT JSON) ${q.sql}` })).rows,
+      );
+      if (/ < \(/.test(q.sql) && !/"Index Cond":"[^"]*created_at[^"]*id/.test(plan))
+        failures.push(`no range on (created_at, id) in ${plan}`);
+    }
+    expect(failures).toEqual([]);
+  });
 });

@@ -204,7 +204,7 @@ describe.skipIf(postgresUnavailable())('webhook subscriptions API', () => {
     const path = `/api/v1/webhooks/${created.body.id}/deliveries`;
     const ok = await h.request('GET', path, { apiKey: keyA });
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ deliveries: [] });
+    expect(ok.body).toEqual({ deliveries: [], next_cursor: null });
     for (const limit of ['0', '201', '-1', 'abc', '1.5']) {
       const res = await h.request('GET', `${path}?limit=${limit}`, { apiKey: keyA });
       expect(res.status, limit).toBe(422);
@@ -291,7 +291,7 @@ describe.skipIf(postgresUnavailable())('webhook subscriptions API', () => {
         apiKey: keyA,
       });
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body)).toEqual(['deliveries']);
+      expect(Object.keys(res.body)).toEqual(['deliveries', 'next_cursor']); // no total or offset
       const page = res.body.deliveries.map((d: { id: string }) => d.id);
       if (page.length === 0) break;
       seen.push(...page);

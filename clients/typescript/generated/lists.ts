@@ -74,7 +74,7 @@ export const LIST_ENDPOINTS = {
     "items": "webhooks"
   },
   "/api/v1/webhooks/{id}/deliveries": {
-    "paging": "none",
+    "paging": "cursor",
     "items": "deliveries"
   },
   "/api/v2/audit-log": {

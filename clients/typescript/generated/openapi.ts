@@ -2045,7 +2045,7 @@ export interface paths {
         };
         /**
          * Delivery log of a webhook
-         * @description Most recent first; limit default 50, range 1-200. Older pages: pass the last delivery id read as `before` (an id that is not one of this webhook's deliveries is a 422). Neither the payload nor the response body is exposed.
+         * @description Most recent first (created_at, then id); limit default 50, range 1-200. Older pages: pass the page's `next_cursor` as `cursor` (null on the last page; a cursor of another webhook or list, or a malformed one, is a 422 on `cursor`), or the last delivery id read as `before` (an id that is not one of this webhook's deliveries is a 422). Either way a page costs the same at any depth and deliveries queued meanwhile do not shift it; `cursor` and `before` together are a 422. Neither the payload nor the response body is exposed.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:read`.
          */
@@ -3897,9 +3897,11 @@ export interface components {
             /** @description ISO 8601 UTC */
             updated_at: string;
         };
-        WebhookDeliveryList: {
+        WebhookDeliveryLogPage: {
             /** @description The deliveries of the page */
             deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
+            next_cursor: string | null;
         };
         /** @description One event sent (or being sent) to one subscription, with its attempts. */
         WebhookDelivery: {
@@ -3989,6 +3991,10 @@ export interface components {
                 /** @description The body went on past 4,096 bytes */
                 body_truncated: boolean;
             } | null;
+        };
+        WebhookDeliveryList: {
+            /** @description The deliveries of the page */
+            deliveries: components["schemas"]["WebhookDelivery"][];
         };
         WebhookRecover: {
             /**
@@ -24780,10 +24786,15 @@ export interface operations {
                  */
                 limit?: number;
                 /**
-                 * @description A delivery id of this webhook: only deliveries older than it (pass the last id of the page read)
+                 * @description A delivery id of this webhook: only deliveries older than it (pass the last id of the page read). Not with `cursor`.
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 before?: string;
+                /**
+                 * @description The `next_cursor` of the previous page of this webhook's log: the deliveries older than that page, at the same cost at any depth. Not with `before`.
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -24822,10 +24833,11 @@ export interface operations {
                      *           "error": null,
                      *           "created_at": "2026-03-14T09:26:53.412Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": "WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0"
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                    "application/json": components["schemas"]["WebhookDeliveryLogPage"];
                 };
             };
             /** @description Missing or invalid credential */
