@@ -14,10 +14,13 @@ export type { VerifiedKey, VerifiedKeyCache } from '../context/key-cache';
  * request skips the HMAC too. It lives only in this process's memory (as the request carrying the
  * key does) and is never logged or persisted. Revoke, rotate and delete call `evict` (through
  * `forgetKey`), so they bite on the very next request in this process. When several processes share
- * one Postgres, each follows the others' key changes (`follow`: a trigger's NOTIFY naming the key,
- * evicted when heard) and serves nothing from the cache while it cannot hear them (before its
- * LISTEN session is up, after it drops: a notice missed then cannot leave a revoked key cached,
- * since the cache is emptied when hearing stops and stays unused until it resumes).
+ * one Postgres, a revoke answered by one must bite on the next request to any other: a notice
+ * (`follow`: a trigger's NOTIFY naming the key) reaches the others only some time after the
+ * revoke's commit, so on Postgres a hit is confirmed by the key's row (`confirmsHits`, one
+ * primary-key read, batched across the requests of one turn) and the cache spares the HMAC, the
+ * join and a miss's fill; the notice evicts the key so the next request reloads it. Nothing is
+ * served from the cache while the process cannot hear the notices (before its LISTEN session is
+ * up, after it drops).
  */
 export class KeyCache implements VerifiedKeyCache {
   #byToken = new Map<string, { key: VerifiedKey | null; until: number }>();
@@ -38,11 +41,17 @@ export class KeyCache implements VerifiedKeyCache {
 
   /** false while the process cannot hear other processes' key changes: nothing is served or kept */
   #heard = true;
+  #confirmsHits = false;
+
+  get confirmsHits(): boolean {
+    return this.#confirmsHits;
+  }
 
   /** Follows key changes made by other processes (shared/db/write-watch.ts on Postgres). */
   follow(feed: {
     followKeyChanges(follower: { changed(id: string): void; heard(on: boolean): void }): void;
   }) {
+    this.#confirmsHits = true;
     feed.followKeyChanges({
       changed: (keyId) => this.evict(keyId),
       heard: (on) => {
@@ -169,10 +178,64 @@ const FILL_WINDOW_MS = 10_000;
 export function verifyApiKey(deps: KeyVerifier, presented: string): VerifiedKey | Promise<VerifiedKey> {
   // only well-formed tokens are ever cached, so a hit needs no format or checksum check
   const cached = deps.cache?.get(presented);
+  if (cached && deps.cache?.confirmsHits) return confirmHit(deps, presented, cached);
   if (cached !== undefined) return usable(cached);
   return deps.shared && deps.request
     ? verifyShared(deps, deps.shared, deps.request, presented)
     : verifyUncached(deps, presented);
+}
+
+type LiveKeyRow = {
+  id: string;
+  revoked_at: Date | string | null;
+  expires_at: Date | string | null;
+  scopes: string[];
+  key_hash: string;
+};
+
+/** The check a request may still join: its statement has not been sent yet. */
+const joinable = new WeakMap<Db, { ids: Set<string>; rows: Promise<Map<string, LiveKeyRow>> }>();
+
+/**
+ * The rows of the cached keys the requests of this turn presented, read by one statement that is
+ * sent after they all arrived, so it sees every change committed before any of them.
+ */
+function liveRowOf(db: Db, id: string): Promise<LiveKeyRow | undefined> {
+  let check = joinable.get(db);
+  if (!check) {
+    const ids = new Set<string>();
+    const rows = Promise.resolve().then(async () => {
+      joinable.delete(db);
+      const found = await db
+        .selectFrom('api_keys')
+        .select(['id', 'revoked_at', 'expires_at', 'scopes', 'key_hash'])
+        .where('id', 'in', [...ids])
+        .execute();
+      return new Map(found.map((row) => [row.id, row as LiveKeyRow]));
+    });
+    check = { ids, rows };
+    joinable.set(db, check);
+  }
+  check.ids.add(id);
+  return check.rows.then((rows) => rows.get(id));
+}
+
+const sameScopes = (a: ReadonlySet<string>, b: readonly string[]) =>
+  a.size === b.length && b.every((s) => a.has(s));
+
+/** A hit served only if the key's row still says what the cache holds; else it is looked up anew. */
+async function confirmHit(deps: KeyVerifier, presented: string, cached: VerifiedKey): Promise<VerifiedKey> {
+  const row = await liveRowOf(deps.db, cached.id);
+  const expiresAt = row?.expires_at ? new Date(row.expires_at).getTime() : null;
+  const unchanged =
+    row !== undefined &&
+    row.revoked_at === null &&
+    row.key_hash === cached.keyHash &&
+    expiresAt === cached.expiresAt &&
+    sameScopes(cached.scopes, row.scopes);
+  if (unchanged) return usable(cached);
+  deps.cache?.evict(cached.id);
+  return verifyUncached(deps, presented);
 }
 
 /**

@@ -28,4 +28,9 @@ export interface VerifiedKeyCache {
   clear(): void;
   /** lookups the cache could not spare (each one costs a query): tests read it */
   misses: number;
+  /**
+   * true where other processes may change keys in the same database: a hit is then confirmed
+   * against the key's row (one primary-key read) before it is served
+   */
+  readonly confirmsHits?: boolean;
 }
