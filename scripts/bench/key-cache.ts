@@ -6,13 +6,12 @@
  * arrived. Times both, interleaved, on a throwaway database of this machine's Postgres, each beside
  * its ceiling. Usage: npm run bench:key-cache   (BENCH_PG_ADMIN_URL, default the local postgres)
  */
-import pg from 'pg';
 import { KeyCache, type VerifiedKey, verifyApiKey } from '../../shared/auth/key-verify';
 import { createPostgresHandle } from '../../shared/db/adapters/pg';
 import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';
+import { adminQuery, benchDatabaseUrl } from './postgres';
 
-const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = 7;
 /** requests in flight at once (a confirmation is shared by the requests of one turn) */
 const CONCURRENCY = 16;
@@ -30,21 +29,11 @@ const key: VerifiedKey = {
   keyHash: 'bench-hash',
 };
 
-const admin = async (sql: string) => {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-};
+const admin = adminQuery;
 
 const name = `spa_bench_keys_${process.pid}`;
 await admin(`CREATE DATABASE ${name}`);
-const url = new URL(ADMIN_URL);
-url.pathname = `/${name}`;
-const handle = createPostgresHandle(url.toString(), { listen: false });
+const handle = createPostgresHandle(benchDatabaseUrl(name), { listen: false });
 try {
   await migrate(handle, readMigrations());
   await handle.db

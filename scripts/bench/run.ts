@@ -17,9 +17,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { startHttpsReceiver, TLS_CERT_PATH } from '../lib/https-receiver';
+import { adminQuery, BENCH_SECRETS, benchDatabaseUrl } from './postgres';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -30,24 +30,9 @@ const PORT = Number(process.env.BENCH_PORT ?? 8961);
 const BASE = `http://127.0.0.1:${PORT}`;
 /** the same server's app with the auth gate bypassed (scripts/bench/server.ts) */
 const BYPASS_BASE = `http://127.0.0.1:${PORT + 1}`;
-const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const SECRETS = {
-  DASHBOARD_JWT_SECRET: 'bench-dashboard-secret',
-  INTERNAL_API_TOKEN: 'bench-internal',
-  API_KEY_HASH_SECRET: 'bench-hash',
-  WEBHOOK_ENCRYPTION_KEY: 'bench-webhook-key',
-  END_USER_JWT_SECRET: 'bench-end-user',
-};
+const SECRETS = BENCH_SECRETS;
 
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = adminQuery;
 
 async function startServer(env: Record<string, string>): Promise<ChildProcess> {
   const profile = process.env.BENCH_PROFILE
@@ -156,9 +141,7 @@ async function benchDatabase(mode: 'postgres' | 'pglite') {
   if (mode === 'postgres') {
     const dbName = `spa_bench_${Date.now().toString(36)}`;
     await admin(`CREATE DATABASE ${dbName}`);
-    const url = new URL(ADMIN_URL);
-    url.pathname = `/${dbName}`;
-    env.DATABASE_URL = url.toString();
+    env.DATABASE_URL = benchDatabaseUrl(dbName);
     return { env, remove: () => admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`) };
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'spa-bench-'));

@@ -13,14 +13,13 @@
 //   BENCH_SCALE_SIZES (default 100000,1000000; BENCH_SCALE_5M=1 adds 5000000)
 //   BENCH_SCALE_ITERATIONS (default 30)
 import { sql } from 'kysely';
-import pg from 'pg';
 import { ListTicketsQuery } from '../../functions/tickets/schemas';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { filtersHash, writeCursor } from '../../shared/db/paging';
 import { loadConfig } from '../../shared/env';
 import { createEmbeddedRuntime } from '../embedded';
+import { adminQuery, BENCH_SECRETS, benchDatabaseUrl } from './postgres';
 
-const ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SIZES = (process.env.BENCH_SCALE_SIZES ?? '100000,1000000')
   .split(',')
   .map(Number)
@@ -30,23 +29,9 @@ const OTHER_TENANTS = 4;
 const OTHER_ROWS = 50_000;
 const CEILING = 1.5;
 const DB_NAME = `spa_bench_scale_${process.pid}`;
-const SECRETS = {
-  DASHBOARD_JWT_SECRET: 'bench-dashboard-secret',
-  INTERNAL_API_TOKEN: 'bench-internal',
-  API_KEY_HASH_SECRET: 'bench-hash',
-  WEBHOOK_ENCRYPTION_KEY: 'bench-webhook-key',
-  END_USER_JWT_SECRET: 'bench-end-user',
-};
+const SECRETS = BENCH_SECRETS;
 
-async function admin(text: string) {
-  const client = new pg.Client({ connectionString: ADMIN });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const admin = adminQuery;
 
 /**
  * Tickets g = from..to of a tenant, one a minute from 2020 on, spread over the value sets
@@ -193,11 +178,9 @@ const CASES: Case[] = [
 
 async function main() {
   await admin(`CREATE DATABASE ${DB_NAME}`);
-  const url = new URL(ADMIN);
-  url.pathname = `/${DB_NAME}`;
   const config = loadConfig({
     ...SECRETS,
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: benchDatabaseUrl(DB_NAME),
     RATE_LIMIT_SCALE: '100000',
     LOG_LEVEL: 'warn',
   });
