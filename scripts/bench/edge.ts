@@ -16,7 +16,7 @@ import { SignJWT } from 'jose';
 import pg from 'pg';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { newId } from '../../shared/ids';
-import { startEdgeStack } from '../edge/stack';
+import { freshSecrets, startEdgeStack } from '../edge/stack';
 import { redisReachable, startUpstashRestAdapter } from '../edge/upstash-rest';
 
 const ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -94,15 +94,7 @@ async function qstashSignature(body: string, key: string, url: string) {
 async function runTransport(transport: 'http' | 'websocket') {
   const upstash = await startUpstashRestAdapter();
   const port = await freePort();
-  // fresh secrets per run: nothing here is a real key
-  const secret = () => crypto.randomUUID().replaceAll('-', '') + crypto.randomUUID().replaceAll('-', '');
-  const secrets = {
-    DASHBOARD_JWT_SECRET: secret(),
-    END_USER_JWT_SECRET: secret(),
-    INTERNAL_API_TOKEN: secret(),
-    API_KEY_HASH_SECRET: secret(),
-    WEBHOOK_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
-  };
+  const secrets = freshSecrets();
   const base = `http://127.0.0.1:${port}`;
   const signingKey = `sig_${crypto.randomUUID().replaceAll('-', '')}`;
   const stack = await startEdgeStack({

@@ -28,7 +28,7 @@ import { signDashboardToken } from '../../shared/auth/jwt';
 import { newId } from '../../shared/ids';
 import { ROOT } from './config';
 import type { NeonFault } from './neon-http-endpoint';
-import { startEdgeStack } from './stack';
+import { freshSecrets, startEdgeStack } from './stack';
 import { type RedisFault, redisReachable, startUpstashRestAdapter } from './upstash-rest';
 
 const ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -134,14 +134,7 @@ async function main() {
   const upstash = await startUpstashRestAdapter();
   const qstash = await startQStash();
   const port = await freePort();
-  const secret = () => crypto.randomUUID().replaceAll('-', '') + crypto.randomUUID().replaceAll('-', '');
-  const secrets = {
-    DASHBOARD_JWT_SECRET: secret(),
-    END_USER_JWT_SECRET: secret(),
-    INTERNAL_API_TOKEN: secret(),
-    API_KEY_HASH_SECRET: secret(),
-    WEBHOOK_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
-  };
+  const secrets = freshSecrets();
   const signingKey = `sig_${crypto.randomUUID().replaceAll('-', '')}`;
   const base = `http://127.0.0.1:${port}`;
   const stack = await startEdgeStack({

@@ -36,6 +36,18 @@ function dbUrl(adminUrl: string, name: string): string {
 
 export const E2E_HOST = '127.0.0.1';
 
+/** Secrets for one run of the stack: made fresh each time, so nothing here is a real key. */
+export function freshSecrets() {
+  const secret = () => crypto.randomUUID().replaceAll('-', '') + crypto.randomUUID().replaceAll('-', '');
+  return {
+    DASHBOARD_JWT_SECRET: secret(),
+    END_USER_JWT_SECRET: secret(),
+    INTERNAL_API_TOKEN: secret(),
+    API_KEY_HASH_SECRET: secret(),
+    WEBHOOK_ENCRYPTION_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
+  };
+}
+
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const f of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {

@@ -11,19 +11,14 @@ import {
   type ConsoleServer,
   chromiumMissing,
   DEMO_ADMIN,
+  DESK,
+  DEV_JWT_SECRET,
   launchChromium,
+  PHONE,
+  SIZES,
   sessionToken,
   startConsoleServer,
 } from './server';
-
-const DESK = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-const SIZES = [
-  ['1280×800', DESK],
-  ['390×844', PHONE],
-] as const;
-/** the development default `npm start` signs with (shared/env.ts) */
-const DEV_JWT_SECRET = 'dev-dashboard-jwt-secret-change-me';
 
 describe.skipIf(chromiumMissing())('the console as an integrator’s portal', () => {
   let server: ConsoleServer;

@@ -143,3 +143,13 @@ export async function endSessionWhileCreatingKey(page: Page) {
   await page.unroute('**/api/v1/auth/refresh');
   return { dialog, ended };
 }
+
+/** The two screens every console page is tested at. */
+export const DESK = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+export const SIZES = [
+  ['1280×800', DESK],
+  ['390×844', PHONE],
+] as const;
+/** the development default `npm start` signs with (shared/env.ts) */
+export const DEV_JWT_SECRET = 'dev-dashboard-jwt-secret-change-me';
