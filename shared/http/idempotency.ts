@@ -11,7 +11,7 @@ import type {
   StoredResponse,
 } from '../context/idempotency-store';
 import { sha256Hex } from '../crypto';
-import type { Database, Db } from '../db/schema';
+import type { Database, Db, Executor } from '../db/schema';
 import type { IdempotencyKeysTable } from '../db/tables/integrator';
 import type { AppConfig } from '../env';
 import { errorField, type Logger } from '../log/logger';
@@ -196,6 +196,36 @@ export function answerUnderLease(
         .where('idempotency_keys.state', '=', 'in_progress'),
     )
     .returning('state');
+}
+
+/**
+ * The same for work done in a transaction: commits `answer` in `trx`, under the request's lease,
+ * so the work and its record commit together or not at all. A request whose lease another one has
+ * taken over gets LeaseLost (409), which rolls its work back. Without a claim (no Idempotency-Key)
+ * it writes nothing.
+ */
+export async function commitAnswer(
+  trx: Executor,
+  claim: IdempotencyClaim | undefined,
+  answer: StoredResponse,
+): Promise<void> {
+  if (!claim) return;
+  const written = await answerUnderLease(trx, claim, answer).executeTakeFirst();
+  if (!written) throw new LeaseLost();
+}
+
+/** A JSON answer as a keyed route commits it and sends it: the same bytes either way. */
+export function jsonAnswer(
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): StoredResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };
+}
+
+/** The response of an answer committed with its work (commitAnswer, answerUnderLease). */
+export function sendAnswer(c: Context<AppEnv>, answer: StoredResponse): Response {
+  return c.body(answer.body, answer.status as ContentfulStatusCode, answer.headers);
 }
 
 /** `value`, taken through the `idempotency` CTE of answerUnderLease: NULL when it wrote nothing. */

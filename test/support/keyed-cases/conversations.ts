@@ -1,0 +1,3 @@
+import type { KeyedCase } from './types';
+
+export const conversationCases: KeyedCase[] = [];
