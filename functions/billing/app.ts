@@ -2,11 +2,12 @@ import { Hono } from 'hono';
 import type { z } from 'zod';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
-import type { Db, TenantPlan } from '../../shared/db/schema';
+import type { Db, Executor, TenantPlan } from '../../shared/db/schema';
 import type { PaymentMethod } from '../../shared/db/tables/platform';
 import { findTenant } from '../../shared/db/tenants';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
+import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { type HandlerOf, register } from '../../shared/http/route';
 import { invalidatePlan } from '../../shared/ratelimit/plan-cache';
@@ -35,7 +36,9 @@ import type { PaymentSettingsBody } from './schemas';
  * Billing: the plan (changing it changes quotas and rate limits at once), invoices computed from
  * metered usage, and payment settings (card kept as brand + last 4 only). billing:read for reads,
  * billing:write for writes and for reading payment settings (functions/manifest.ts); every route
- * needs the tenant_admin role of a dashboard session (declared in routes.ts).
+ * needs the tenant_admin role of a dashboard session (declared in routes.ts). A write commits its
+ * answer with its work under the request's Idempotency-Key (commitAnswer), so a retry after a
+ * crash is replayed those bytes instead of writing again.
  */
 export const app = new Hono<AppEnv>();
 
@@ -62,19 +65,23 @@ const changePlan: HandlerOf<typeof routes.replacePlan> = async (c) => {
   const tenantId = tenantOf(c);
   const { plan } = c.req.valid('json');
   const { db } = c.get('services');
-  const changed = await db.transaction().execute(async (trx) => {
+  const { changed, answer } = await db.transaction().execute(async (trx) => {
     const before = await lockTenantPlan(trx, tenantId);
     if (!before) throw notFound('Tenant');
-    if (before.plan === plan) return false;
-    await setTenantPlan(trx, tenantId, plan);
-    await emitEvent(trx, tenantId, 'config.updated', {
-      config: { section: 'billing.plan', changes: { plan: { from: before.plan, to: plan } } },
-    });
-    return true;
+    const changed = before.plan !== plan;
+    if (changed) {
+      await setTenantPlan(trx, tenantId, plan);
+      await emitEvent(trx, tenantId, 'config.updated', {
+        config: { section: 'billing.plan', changes: { plan: { from: before.plan, to: plan } } },
+      });
+    }
+    const answer = jsonAnswer(200, planView(plan));
+    await commitAnswer(trx, c.get('idempotency'), answer);
+    return { changed, answer };
   });
   invalidatePlan(tenantId);
   if (changed) c.get('services').events.kick();
-  return c.json(planView(plan));
+  return sendAnswer(c, answer);
 };
 register(app, routes.replacePlan, changePlan);
 register(app, routes.updatePlan, changePlan);
@@ -134,9 +141,16 @@ const writePaymentSettings =
     const body = c.req.valid('json');
     const tenantId = tenantOf(c);
     const { db } = c.get('services');
-    const current = mode === 'merge' ? paymentSettingsView(await findBillingAccount(db, tenantId)) : null;
-    await saveBillingAccount(db, tenantId, accountOf(body, mode, current));
-    return c.json(paymentSettingsView(await findBillingAccount(db, tenantId)));
+    const claim = c.get('idempotency');
+    const write = async (ex: Executor) => {
+      const current = mode === 'merge' ? paymentSettingsView(await findBillingAccount(ex, tenantId)) : null;
+      const saved = await saveBillingAccount(ex, tenantId, accountOf(body, mode, current));
+      const answer = jsonAnswer(200, paymentSettingsView(saved));
+      await commitAnswer(ex, claim, answer);
+      return answer;
+    };
+    // a transaction only to commit a keyed request's answer with the write: without a key, none
+    return sendAnswer(c, claim ? await db.transaction().execute(write) : await write(db));
   };
 register(app, routes.replacePaymentSettings, writePaymentSettings('replace'));
 register(app, routes.updatePaymentSettings, writePaymentSettings('merge'));

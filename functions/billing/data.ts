@@ -110,7 +110,7 @@ export interface BillingAccountValues {
   tax_id: string | null;
 }
 
-/** Writes the tenant's billing account (one row per tenant: inserted on the first write). */
+/** Writes the tenant's billing account (one row per tenant: inserted on the first write); the row as stored. */
 export async function saveBillingAccount(db: Executor, tenantId: string, account: BillingAccountValues) {
   const values = {
     billing_email: account.billing_email,
@@ -119,9 +119,10 @@ export async function saveBillingAccount(db: Executor, tenantId: string, account
     tax_id: account.tax_id,
     updated_at: new Date(),
   };
-  await db
+  return db
     .insertInto('billing_accounts')
     .values({ tenant_id: tenantId, ...values })
     .onConflict((oc) => oc.column('tenant_id').doUpdateSet(values))
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

@@ -5,13 +5,15 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { findTenant } from '../../shared/db/tenants';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
+import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { type RouteInput, register } from '../../shared/http/route';
 import {
-  lockTenantName,
+  lockTenant,
   readSection,
   renameTenant,
   storedSections,
   tenantProfileView,
+  type WrittenSection,
   writeSection,
 } from './data';
 import * as routes from './routes';
@@ -23,6 +25,8 @@ import { GENERAL_SECTIONS, type GeneralSection } from './sections';
  * they describe credentials); writes need config:write (functions/manifest.ts). Dashboard sessions:
  * an agent may read, only a tenant_admin may change (each write route's `access.role`). Every
  * effective change emits one `config.updated`. `/api/v1/configuration` is an alias of `/api/v1/config`.
+ * A write answers with what its transaction committed under the request's Idempotency-Key
+ * (writeSection, commitAnswer): the same bytes a retry after a crash is replayed.
  */
 export const app = new Hono<AppEnv>();
 
@@ -39,7 +43,7 @@ const readOne = (section: GeneralSection) => async (c: Context<AppEnv>) =>
   c.json(await readSection(c, tenantOf(c), section));
 /** PATCH merges the fields given, PUT replaces the section (data.ts, writeSection). */
 const writeOne = (section: GeneralSection, mode: 'merge' | 'replace') => async (c: SectionWrite) =>
-  c.json(await writeSection(c, tenantOf(c), section, c.req.valid('json'), mode));
+  sendAnswer(c, await writeSection(c, tenantOf(c), section, c.req.valid('json'), mode));
 
 for (const { all, sections } of routes.generalSettings) {
   register(app, all, allSections);
@@ -52,6 +56,7 @@ for (const { all, sections } of routes.generalSettings) {
 
 // --- integrations: one section per provider (`integration:<provider>`), secrets write-only
 const integrationKey = (provider: string) => `integration:${provider}`;
+const withProvider = (provider: string) => (written: WrittenSection) => ({ provider, ...written });
 
 register(app, routes.listIntegrations, async (c) => {
   const tenantId = tenantOf(c);
@@ -78,22 +83,35 @@ register(app, routes.getIntegration, async (c) => {
 register(app, routes.updateIntegration, async (c) => {
   const { provider } = c.req.valid('param');
   const body = c.req.valid('json');
-  const written = await writeSection(c, tenantOf(c), 'integration', body, 'merge', integrationKey(provider));
-  return c.json({ provider, ...written });
+  return sendAnswer(
+    c,
+    await writeSection(
+      c,
+      tenantOf(c),
+      'integration',
+      body,
+      'merge',
+      integrationKey(provider),
+      withProvider(provider),
+    ),
+  );
 });
 
 register(app, routes.replaceIntegration, async (c) => {
   const { provider } = c.req.valid('param');
   const body = c.req.valid('json');
-  const written = await writeSection(
+  return sendAnswer(
     c,
-    tenantOf(c),
-    'integration',
-    body,
-    'replace',
-    integrationKey(provider),
+    await writeSection(
+      c,
+      tenantOf(c),
+      'integration',
+      body,
+      'replace',
+      integrationKey(provider),
+      withProvider(provider),
+    ),
   );
-  return c.json({ provider, ...written });
 });
 
 /** Disconnect: every field back to its default (secrets erased); config.updated when anything was set. */
@@ -107,11 +125,11 @@ register(app, routes.disconnectIntegration, async (c) => {
 register(app, routes.getTelephony, async (c) => c.json(await readSection(c, tenantOf(c), 'telephony')));
 
 register(app, routes.updateTelephony, async (c) =>
-  c.json(await writeSection(c, tenantOf(c), 'telephony', c.req.valid('json'), 'merge')),
+  sendAnswer(c, await writeSection(c, tenantOf(c), 'telephony', c.req.valid('json'), 'merge')),
 );
 
 register(app, routes.replaceTelephony, async (c) =>
-  c.json(await writeSection(c, tenantOf(c), 'telephony', c.req.valid('json'), 'replace')),
+  sendAnswer(c, await writeSection(c, tenantOf(c), 'telephony', c.req.valid('json'), 'replace')),
 );
 
 // --- onboarding: the checklist, with progress
@@ -129,10 +147,15 @@ register(app, routes.getOnboarding, async (c) => {
   return c.json({ ...s, ...progress(s.settings) });
 });
 
-register(app, routes.updateOnboarding, async (c) => {
-  const s = await writeSection(c, tenantOf(c), 'onboarding', c.req.valid('json'), 'merge');
-  return c.json({ ...s, ...progress(s.settings) });
-});
+register(app, routes.updateOnboarding, async (c) =>
+  sendAnswer(
+    c,
+    await writeSection(c, tenantOf(c), 'onboarding', c.req.valid('json'), 'merge', 'onboarding', (s) => ({
+      ...s,
+      ...progress(s.settings),
+    })),
+  ),
+);
 
 // --- the tenant's own profile (plan changes go through /api/v1/billing/plan)
 async function tenantProfile(c: Context<AppEnv>, tenantId: string) {
@@ -147,16 +170,19 @@ register(app, routes.renameTenant, async (c) => {
   const tenantId = tenantOf(c);
   const { name } = c.req.valid('json');
   const { db } = c.get('services');
-  const changed = await db.transaction().execute(async (trx) => {
-    const before = await lockTenantName(trx, tenantId);
+  const { changed, answer } = await db.transaction().execute(async (trx) => {
+    const before = await lockTenant(trx, tenantId);
     if (!before) throw notFound('Tenant');
-    if (before.name === name) return false;
-    await renameTenant(trx, tenantId, name);
-    await emitEvent(trx, tenantId, 'config.updated', {
-      config: { section: 'tenant', changes: { name: { from: before.name, to: name } } },
-    });
-    return true;
+    const changed = before.name !== name;
+    const after = changed ? await renameTenant(trx, tenantId, name) : before;
+    if (changed)
+      await emitEvent(trx, tenantId, 'config.updated', {
+        config: { section: 'tenant', changes: { name: { from: before.name, to: name } } },
+      });
+    const answer = jsonAnswer(200, tenantProfileView(after));
+    await commitAnswer(trx, c.get('idempotency'), answer);
+    return { changed, answer };
   });
   if (changed) c.get('services').events.kick();
-  return c.json(await tenantProfile(c, tenantId));
+  return sendAnswer(c, answer);
 });

@@ -5,6 +5,7 @@ import { decryptSecret, encryptSecret } from '../../shared/crypto';
 import type { Db, Executor } from '../../shared/db/schema';
 import type { TenantsTable } from '../../shared/db/tables/foundation';
 import { emitEvent, iso } from '../../shared/events/emit';
+import { commitAnswer, jsonAnswer, type StoredResponse } from '../../shared/http/idempotency';
 import { SECTIONS, type SectionDef, type SectionKind } from './sections';
 
 /** Secrets read back as this mask plus the last 4 characters (or null when unset). */
@@ -67,11 +68,21 @@ export async function storedSections(db: Db, tenantId: string, prefix: string) {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
+/** A section as a write answers it: the effective settings and what the write changed. */
+export interface WrittenSection {
+  section: string;
+  settings: Record<string, unknown>;
+  updated_at: string | null;
+  changes: Record<string, { from: unknown; to: unknown }>;
+}
+
 /**
  * Applies `input` to a section (PATCH merges; PUT replaces: fields not given reset to defaults;
  * a null value resets a field) in one transaction, and emits exactly one `config.updated` with
  * `{config: {section, changes: {field: {from, to}}}}` when something changed (secrets as
- * `[REDACTED]`); an unchanged write emits nothing.
+ * `[REDACTED]`); an unchanged write emits nothing. Returns the route's 200 answer, `shape` of
+ * the written section, committed in that transaction under the request's Idempotency-Key (a
+ * retry after a crash replays it rather than writing again and answering `changes: {}`).
  */
 export async function writeSection(
   c: Context<AppEnv>,
@@ -80,7 +91,8 @@ export async function writeSection(
   input: Record<string, unknown>,
   mode: 'merge' | 'replace',
   key: string = kind,
-) {
+  shape: (written: WrittenSection) => unknown = (written) => written,
+): Promise<StoredResponse> {
   const { db, config } = c.get('services');
   const def: SectionDef = SECTIONS[kind];
   const result = await db.transaction().execute(async (trx) => {
@@ -115,38 +127,41 @@ export async function writeSection(
       const to = field in settings ? settings[field] : dflt;
       if (!same(from, to)) changes[field] = { from: from ?? null, to: to ?? null };
     }
-    if (Object.keys(changes).length === 0) return { changes, after: before };
-    const sealed: Record<string, string> = {};
-    for (const [field, v] of Object.entries(secrets))
-      sealed[field] = await encryptSecret(config.WEBHOOK_ENCRYPTION_KEY, v);
-    const now = new Date();
-    await trx
-      .insertInto('tenant_settings')
-      .values({
-        tenant_id: tenantId,
-        section: key,
-        settings: JSON.stringify(settings),
-        secrets: JSON.stringify(sealed),
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'section']).doUpdateSet({
-          settings: JSON.stringify(settings),
-          secrets: JSON.stringify(sealed),
-          updated_at: now,
-        }),
-      )
-      .execute();
-    await emitEvent(trx, tenantId, 'config.updated', { config: { section: key, changes } });
-    return { changes, after: { settings, secrets, updatedAt: now } };
+    const changed = Object.keys(changes).length > 0;
+    let after = before;
+    if (changed) {
+      after = { settings, secrets, updatedAt: new Date() };
+      await saveSection(trx, tenantId, key, after, config.WEBHOOK_ENCRYPTION_KEY);
+      await emitEvent(trx, tenantId, 'config.updated', { config: { section: key, changes } });
+    }
+    const written: WrittenSection = {
+      section: key,
+      settings: view(kind, after),
+      updated_at: after.updatedAt?.toISOString() ?? null,
+      changes,
+    };
+    const answer = jsonAnswer(200, shape(written));
+    await commitAnswer(trx, c.get('idempotency'), answer);
+    return { changed, answer };
   });
-  if (Object.keys(result.changes).length > 0) c.get('services').events.kick();
-  return {
-    section: key,
-    settings: view(kind, result.after),
-    updated_at: result.after.updatedAt?.toISOString() ?? null,
-    changes: result.changes,
+  if (result.changed) c.get('services').events.kick();
+  return result.answer;
+}
+
+/** Stores a section's settings and its secrets, sealed (one row per tenant and section). */
+async function saveSection(trx: Executor, tenantId: string, key: string, s: Loaded, sealKey: string) {
+  const sealed: Record<string, string> = {};
+  for (const [field, v] of Object.entries(s.secrets)) sealed[field] = await encryptSecret(sealKey, v);
+  const values = {
+    settings: JSON.stringify(s.settings),
+    secrets: JSON.stringify(sealed),
+    updated_at: s.updatedAt ?? new Date(),
   };
+  await trx
+    .insertInto('tenant_settings')
+    .values({ tenant_id: tenantId, section: key, ...values })
+    .onConflict((oc) => oc.columns(['tenant_id', 'section']).doUpdateSet(values))
+    .execute();
 }
 
 // --- the tenant's own profile (plan changes go through /api/v1/billing/plan)
@@ -162,11 +177,17 @@ export function tenantProfileView(t: Selectable<TenantsTable>) {
   };
 }
 
-/** The tenant's name, its row locked until the transaction ends (writers of the name queue). */
-export async function lockTenantName(trx: Executor, tenantId: string) {
-  return trx.selectFrom('tenants').select('name').where('id', '=', tenantId).forUpdate().executeTakeFirst();
+/** The tenant, its row locked until the transaction ends (writers of the name queue). */
+export async function lockTenant(trx: Executor, tenantId: string) {
+  return trx.selectFrom('tenants').selectAll().where('id', '=', tenantId).forUpdate().executeTakeFirst();
 }
 
+/** Renames the tenant; the row as it now is. */
 export async function renameTenant(trx: Executor, tenantId: string, name: string) {
-  await trx.updateTable('tenants').set({ name, updated_at: new Date() }).where('id', '=', tenantId).execute();
+  return trx
+    .updateTable('tenants')
+    .set({ name, updated_at: new Date() })
+    .where('id', '=', tenantId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
