@@ -183,11 +183,12 @@ const assignConversation: HandlerOf<typeof routes.assignConversationV1> = async 
         { field: 'assignee_user_id', kind: 'tenantUser', id: body.assignee_user_id },
       ]);
     const next = assigneesOf(current, body);
+    // already assigned so: nothing changes, nothing is emitted, the answer is the conversation as is
     if (
       next.assignee_user_id === current.assignee_user_id &&
       next.assignee_team_id === current.assignee_team_id
     )
-      return committed(c, trx, 200, conversationView(current)); // already assigned so: nothing changes, nothing is emitted
+      return committed(c, trx, 200, conversationView(current));
     const updated = await updateConversationRow(trx, tenantId, current.id, {
       ...next,
       updated_at: new Date(),
