@@ -6,6 +6,7 @@ import type { Db, Executor } from '../../shared/db/schema';
 import { tenantExists } from '../../shared/db/tenants';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { ApiError, conflict, Detail, notFound, validationError } from '../../shared/http/errors';
+import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
@@ -72,19 +73,21 @@ register(app, routes.createVoiceWidgetToken, async (c) => {
     ...(body.locale ? { locale: body.locale } : {}),
     ...(body.visitor_id ? { visitor_id: body.visitor_id } : {}),
   };
-  const secret = c.get('services').config.VOICE_WIDGET_SECRET;
-  const token = await signWidgetToken(secret, claims, { sessionId, now, exp });
-  return c.json(
-    {
-      token,
-      token_type: 'Bearer' as const,
-      session_id: sessionId,
-      tenant_id: tenantId,
-      expires_in: ttl,
-      expires_at: new Date(exp * 1000).toISOString(),
-    },
-    201,
-  );
+  const { config, db } = c.get('services');
+  const token = await signWidgetToken(config.VOICE_WIDGET_SECRET, claims, { sessionId, now, exp });
+  const answer = jsonAnswer(201, {
+    token,
+    token_type: 'Bearer' as const,
+    session_id: sessionId,
+    tenant_id: tenantId,
+    expires_in: ttl,
+    expires_at: new Date(exp * 1000).toISOString(),
+  });
+  // Minting writes nothing, so under an Idempotency-Key the answer is recorded (one statement)
+  // before the token is handed out: a retry after a crash gets this session, not a second one, and
+  // a request that lost its key to another holder hands out none (409). Without a key: no write.
+  await commitAnswer(db, c.get('idempotency'), answer);
+  return sendAnswer(c, answer);
 });
 
 /** HS256, aud voice-widget, iss support-platform, sub = the session id; `now`/`exp` in epoch seconds. */

@@ -4,6 +4,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import type { Executor } from '../../shared/db/schema';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
+import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
 import { assertReferences } from '../../shared/http/references';
 import { type HandlerOf, register } from '../../shared/http/route';
@@ -59,6 +60,17 @@ function senderIdOf(c: Context<AppEnv>): string {
   return auth.kind === 'dashboard' ? auth.userId : actorOf(c);
 }
 
+/**
+ * `value` as the route's JSON answer, committed in `trx` with the work under the request's
+ * Idempotency-Key (nothing written without one), and sent as is: a retry after a crash between the
+ * work's commit and the key's record then replays these bytes instead of doing the work again.
+ */
+async function committed(c: Context<AppEnv>, trx: Executor, status: number, value: unknown) {
+  const answer = jsonAnswer(status, value);
+  await commitAnswer(trx, c.get('idempotency'), answer);
+  return answer;
+}
+
 const uniq = (tags: readonly string[]) => [...new Set(tags)];
 const sameTags = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((t, i) => t === b[i]);
@@ -70,7 +82,7 @@ const createConversation: HandlerOf<typeof routes.createConversationV1> = async 
   const tenantId = tenantOf(c);
   const { db, events } = c.get('services');
   const now = new Date();
-  const row = await db.transaction().execute(async (trx) => {
+  const answer = await db.transaction().execute(async (trx) => {
     await assertReferences(trx, tenantId, [{ field: 'contact_id', kind: 'contact', id: body.contact_id }]);
     const created = await insertConversation(
       trx,
@@ -88,10 +100,10 @@ const createConversation: HandlerOf<typeof routes.createConversationV1> = async 
     );
     if (created.contact_id) await countConversationForContact(trx, tenantId, created.contact_id);
     await emitEvent(trx, tenantId, 'conversation.created', { conversation: conversationRef(created) });
-    return created;
+    return committed(c, trx, 201, conversationView(created));
   });
   events.kick();
-  return c.json(conversationView(row), 201);
+  return sendAnswer(c, answer);
 };
 register(app, routes.createConversationV1, createConversation);
 register(app, routes.createConversationV2, createConversation);
@@ -130,10 +142,11 @@ const updateConversation: HandlerOf<typeof routes.updateConversationV1> = async 
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { db, events } = c.get('services');
-  const row = await db.transaction().execute(async (trx) => {
+  const answer = await db.transaction().execute(async (trx) => {
     const current = await findConversation(trx, tenantId, id, true);
     const changes = changesOf(current, body);
-    if (Object.keys(changes).length === 0) return current;
+    // nothing to change is an answer too: the conversation as it is now
+    if (Object.keys(changes).length === 0) return committed(c, trx, 200, conversationView(current));
     const updated = await updateConversationRow(trx, tenantId, current.id, {
       ...changes,
       updated_at: new Date(),
@@ -144,10 +157,10 @@ const updateConversation: HandlerOf<typeof routes.updateConversationV1> = async 
         conversation: conversationRef(updated),
         previous_status: current.status,
       });
-    return updated;
+    return committed(c, trx, 200, conversationView(updated));
   });
   events.kick();
-  return c.json(conversationView(row));
+  return sendAnswer(c, answer);
 };
 register(app, routes.updateConversationV1, updateConversation);
 register(app, routes.updateConversationV2, updateConversation);
@@ -163,18 +176,19 @@ const assignConversation: HandlerOf<typeof routes.assignConversationV1> = async 
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { db, events } = c.get('services');
-  const row = await db.transaction().execute(async (trx) => {
+  const answer = await db.transaction().execute(async (trx) => {
     const current = await findConversation(trx, tenantId, id, true);
     if (body.assignee_user_id !== current.assignee_user_id)
       await assertReferences(trx, tenantId, [
         { field: 'assignee_user_id', kind: 'tenantUser', id: body.assignee_user_id },
       ]);
     const next = assigneesOf(current, body);
+    // already assigned so: nothing changes, nothing is emitted, the answer is the conversation as is
     if (
       next.assignee_user_id === current.assignee_user_id &&
       next.assignee_team_id === current.assignee_team_id
     )
-      return current; // already assigned so: nothing changes, nothing is emitted
+      return committed(c, trx, 200, conversationView(current));
     const updated = await updateConversationRow(trx, tenantId, current.id, {
       ...next,
       updated_at: new Date(),
@@ -183,10 +197,10 @@ const assignConversation: HandlerOf<typeof routes.assignConversationV1> = async 
       conversation: conversationRef(updated),
       routing_reason: body.routing_reason ?? defaultRoutingReason(current),
     });
-    return updated;
+    return committed(c, trx, 200, conversationView(updated));
   });
   events.kick();
-  return c.json(conversationView(row));
+  return sendAnswer(c, answer);
 };
 register(app, routes.assignConversationV1, assignConversation);
 register(app, routes.assignConversationV2, assignConversation);
@@ -226,7 +240,7 @@ const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { db, events, defer } = c.get('services');
-  const { message, conversation } = await db.transaction().execute(async (trx) => {
+  const { message, conversation, answer } = await db.transaction().execute(async (trx) => {
     const current = await findConversation(trx, tenantId, id, true);
     const appended = await appendMessage(
       trx,
@@ -244,11 +258,11 @@ const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
       new Date(),
     );
     await emitAgentMessage(trx, tenantId, appended.message, appended.conversation);
-    return appended;
+    return { ...appended, answer: await committed(c, trx, 201, messageView(appended.message)) };
   });
   events.kick();
   if (message.delivery_status === 'queued') defer(() => deliverMessage(db, conversation, message));
-  return c.json(messageView(message), 201);
+  return sendAnswer(c, answer);
 };
 register(app, routes.createMessageV1, createMessage);
 register(app, routes.createMessageV2, createMessage);
@@ -314,16 +328,22 @@ const createExport =
     const { db, config } = c.get('services');
     const subject = await findExportSubject(db, tenantId, id);
     const now = new Date();
-    const row = await insertExport(db, {
+    const fields = {
       tenant_id: tenantId,
       ...(await transcriptOf(db, tenantId, subject, options, now)),
       format: options.format,
-      status: 'completed',
+      status: 'completed' as const,
       include_internal: options.include_internal,
       created_by: actorOf(c),
       created_at: now,
-    });
-    return c.json(exportView(row, downloadPathOf(download, row), config.PUBLIC_BASE_URL), 201);
+    };
+    const view = (row: ExportRow) => exportView(row, downloadPathOf(download, row), config.PUBLIC_BASE_URL);
+    // one statement; only under an Idempotency-Key a transaction, to commit the answer with the record
+    if (!c.get('idempotency')) return c.json(view(await insertExport(db, fields)), 201);
+    const answer = await db
+      .transaction()
+      .execute(async (trx) => committed(c, trx, 201, view(await insertExport(trx, fields))));
+    return sendAnswer(c, answer);
   };
 register(app, routes.createExportV1, createExport(routes.downloadExportV1));
 register(app, routes.createExportV2, createExport(routes.downloadExportV2));

@@ -5,6 +5,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { readThrough } from '../../shared/db/row-cache';
 import { emitEvent } from '../../shared/events/emit';
 import { ApiError, Detail, notFound } from '../../shared/http/errors';
+import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
 import { assertReferences } from '../../shared/http/references';
 import { register } from '../../shared/http/route';
@@ -113,12 +114,19 @@ register(app, routes.updateTicket, async (c) => {
   const input = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { db, events } = c.get('services');
+  // the answer commits with the work under an Idempotency-Key (so does "nothing to change": the
+  // ticket as it was then), so a retry after a crash between the two replays it
   const result = await db.transaction().execute(async (trx) => {
+    const answered = async (row: TicketRow, emitted: boolean) => {
+      const answer = jsonAnswer(200, ticketView(row));
+      await commitAnswer(trx, c.get('idempotency'), answer);
+      return { answer, emitted };
+    };
     const current = await findTicket(trx, tenantId, ticket_id, true);
     if (!current) throw notFound('Ticket');
     const wanted = { ...input, ...(input.tags ? { tags: normalizeTags(input.tags) } : {}) };
     const changes = changesOf(current, wanted);
-    if (Object.keys(changes).length === 0) return { row: current, emitted: false };
+    if (Object.keys(changes).length === 0) return answered(current, false);
     if (changes.status && !canTransition(current.status, String(changes.status.to)))
       throw new ApiError(409, Detail.invalidTransition(current.status, String(changes.status.to)));
     await assertReferences(
@@ -133,10 +141,10 @@ register(app, routes.updateTicket, async (c) => {
     await emitEvent(trx, tenantId, 'ticket.updated', { ticket, changes: serializeChanges(changes) });
     if (crossesIntoResolved)
       await emitEvent(trx, tenantId, 'ticket.resolved', { ticket, previous_status: current.status });
-    return { row, emitted: true };
+    return answered(row, true);
   });
   if (result.emitted) events.kick();
-  return c.json(ticketView(result.row));
+  return sendAnswer(c, result.answer);
 });
 
 function serializeChanges(changes: Changes) {
@@ -148,7 +156,7 @@ register(app, routes.createReply, async (c) => {
   const input = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { db, events } = c.get('services');
-  const reply = await db.transaction().execute(async (trx) => {
+  const answer = await db.transaction().execute(async (trx) => {
     const ticket = await findTicket(trx, tenantId, ticket_id, true);
     if (!ticket) throw notFound('Ticket');
     if (ticket.status === 'closed') throw new ApiError(409, Detail.ticketClosed);
@@ -170,10 +178,13 @@ register(app, routes.createReply, async (c) => {
         created_at: view.created_at,
       },
     });
-    return view;
+    // committed with the reply under an Idempotency-Key: a retry after a crash replays it
+    const created = jsonAnswer(201, view);
+    await commitAnswer(trx, c.get('idempotency'), created);
+    return created;
   });
   events.kick();
-  return c.json(reply, 201);
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.listReplies, async (c) => {
