@@ -1,11 +1,13 @@
 import { Hono } from 'hono';
 import { auditRow, recordAudit } from '../../shared/audit/audit';
-import { inviteView, mailUserToken, revokeUserSessions } from '../../shared/auth/accounts';
+import { inviteView, issueUserToken, mailIssuedToken, revokeUserSessions } from '../../shared/auth/accounts';
 import { tenantOf } from '../../shared/auth/credential';
 import { requireGrant } from '../../shared/auth/grants';
 import { roleAtLeast } from '../../shared/auth/jwt';
 import type { AppEnv } from '../../shared/context/app-env';
+import { answerWithWork } from '../../shared/http/answer-with-work';
 import { conflict, Detail, notFound } from '../../shared/http/errors';
+import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import {
@@ -59,22 +61,32 @@ register(app, routes.listTenantUsers, async (c) => {
   return c.json(pageEnvelope('users', rows.map(userView), total, q));
 });
 
-/** The colleague and the audit entry commit together; the invite is mailed after. */
+/**
+ * The colleague and the audit entry commit together (one statement), then their invite link;
+ * under an Idempotency-Key all of it commits with the answer. The invite is mailed after.
+ */
 register(app, routes.createTenantUser, async (c) => {
   const body = c.req.valid('json');
   requireGrant(c, body.role);
   const tenantId = tenantOf(c);
-  const { db } = c.get('services');
+  const { db, config } = c.get('services');
   if (await emailTaken(db, tenantId, body.email)) throw conflict(Detail.userEmailTaken);
-  const row = await insertTenantUser(
-    db,
-    tenantId,
-    { email: body.email, name: body.name ?? null, role: body.role },
-    (id) => auditRow(c, 'user.invited', { type: 'user', id }, { email: body.email, role: body.role }),
+  const { result, answer } = await answerWithWork(
+    c,
+    async (tx) => {
+      const row = await insertTenantUser(
+        tx,
+        tenantId,
+        { email: body.email, name: body.name ?? null, role: body.role },
+        (id) => auditRow(c, 'user.invited', { type: 'user', id }, { email: body.email, role: body.role }),
+      );
+      // the colleague sets a password through the mailed invite (its link is returned in development only)
+      return { row, invite: await issueUserToken(tx, config, row, 'invite') };
+    },
+    ({ row, invite }) => jsonAnswer(201, { ...userView(row), invite: inviteView(config, invite) }),
   );
-  // the colleague sets a password through the mailed invite (its link is returned in development only)
-  const invite = await mailUserToken(c, row, 'invite');
-  return c.json({ ...userView(row), invite: inviteView(c.get('services').config, invite) }, 201);
+  mailIssuedToken(c, result.row, 'invite', result.invite);
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.getTenantUser, async (c) => {
@@ -93,7 +105,7 @@ register(app, routes.updateTenantUser, async (c) => {
   if (body.role !== undefined) set.role = body.role;
   const tenantId = tenantOf(c);
   const { db } = c.get('services');
-  const row = await db.transaction().execute(async (trx) => {
+  const answer = await db.transaction().execute(async (trx) => {
     const admins = await lockActiveAdmins(trx, tenantId);
     const before = await findTenantUser(trx, tenantId, id);
     if (!before) throw notFound('User');
@@ -105,9 +117,12 @@ register(app, routes.updateTenantUser, async (c) => {
     const changes = changesOf(before, after);
     if (Object.keys(changes).length > 0)
       await recordAudit(trx, c, 'user.updated', { type: 'user', id }, { email: after.email, ...changes });
-    return after;
+    // a retry after a crash replays this answer: a second PATCH would answer another updated_at
+    const answer = jsonAnswer(200, userView(after));
+    await commitAnswer(trx, c.get('idempotency'), answer);
+    return answer;
   });
-  return c.json(userView(row));
+  return sendAnswer(c, answer);
 });
 
 /** 409 when `userId` is the tenant's last active tenant_admin (a tenant nobody can administer is lost). */
@@ -155,26 +170,38 @@ register(app, routes.listInvitations, async (c) => {
   return c.json(pageEnvelope('invitations', rows.map(invitationView), total, q));
 });
 
-/** A new link (issuing it lapses the earlier one), mailed (and returned in development), as at creation. */
+/**
+ * A new link (issuing it lapses the earlier one) and its audit entry, mailed (and returned in
+ * development), as at creation; under an Idempotency-Key they commit with the answer.
+ */
 register(app, routes.resendInvitation, async (c) => {
   const { id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  const { db } = c.get('services');
-  const invitation = await findInvitation(db, tenantId, id);
-  if (!invitation) throw notFound('Invitation');
-  requireGrant(c, invitation.role);
-  const invite = await mailUserToken(c, invitation, 'invite');
-  await recordAudit(
-    db,
+  const { config } = c.get('services');
+  const { result, answer } = await answerWithWork(
     c,
-    'user.invited',
-    { type: 'user', id },
-    { email: invitation.email, role: invitation.role, resent: true },
+    async (db) => {
+      const invitation = await findInvitation(db, tenantId, id);
+      if (!invitation) throw notFound('Invitation');
+      requireGrant(c, invitation.role);
+      const invite = await issueUserToken(db, config, invitation, 'invite');
+      await recordAudit(
+        db,
+        c,
+        'user.invited',
+        { type: 'user', id },
+        { email: invitation.email, role: invitation.role, resent: true },
+      );
+      return { invitation, invite };
+    },
+    ({ invitation, invite }) =>
+      jsonAnswer(200, {
+        ...invitationView({ ...invitation, expires_at: invite.expires_at }),
+        invite: inviteView(config, invite),
+      }),
   );
-  return c.json({
-    ...invitationView({ ...invitation, expires_at: invite.expires_at }),
-    invite: inviteView(c.get('services').config, invite),
-  });
+  mailIssuedToken(c, result.invitation, 'invite', result.invite);
+  return sendAnswer(c, answer);
 });
 
 /** The invitee goes, and with them every link they were sent. */

@@ -3,7 +3,9 @@ import { actorOf, tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Db } from '../../shared/db/schema';
 import type { ExportResource } from '../../shared/db/tables/platform';
+import { answerWithWork } from '../../shared/http/answer-with-work';
 import { notFound } from '../../shared/http/errors';
+import { jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
@@ -44,8 +46,14 @@ register(app, routes.createExport, async (c) => {
     created_by: actorOf(c),
   });
   const outcome = await runExport(db, logger, id, tenantId, body);
-  const job = await finishJob(db, id, outcome);
-  return c.json(jobView(job, config.PUBLIC_BASE_URL), 201);
+  // the finished job is the work a retry must not repeat: under an Idempotency-Key it commits
+  // with the answer
+  const { answer } = await answerWithWork(
+    c,
+    (tx) => finishJob(tx, id, outcome),
+    (job) => jsonAnswer(201, jobView(job, config.PUBLIC_BASE_URL)),
+  );
+  return sendAnswer(c, answer);
 });
 
 /** The export's file (`completed`), or why there is none (`failed`: too many rows, or an error, logged). */

@@ -9,7 +9,9 @@ import type { Executor } from '../../shared/db/schema';
 import type { AppConfig } from '../../shared/env';
 import { ALL_EVENTS, EVENT_TYPES, type EventType, isEventType } from '../../shared/events/catalog';
 import { EVENT_EXAMPLES } from '../../shared/events/examples';
+import { answerWithWork } from '../../shared/http/answer-with-work';
 import { badRequest, conflict, Detail, notFound, validationError } from '../../shared/http/errors';
+import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorIssue, nextCursor } from '../../shared/http/pagination';
 import { register, toHonoPath } from '../../shared/http/route';
 import { limitWebhookTool } from '../../shared/ratelimit/webhook-tools';
@@ -144,27 +146,34 @@ export const app = new Hono<AppEnv>();
 register(app, routes.createWebhook, async (c) => {
   const body = c.req.valid('json');
   const events = (await checkTarget(c, body.url, body.events))!;
-  const { db, config } = c.get('services');
+  const { config } = c.get('services');
   const secret = generateWebhookSecret();
   const sealed = await encryptSecret(config.WEBHOOK_ENCRYPTION_KEY, secret);
-  const row = await insertWebhook(
-    db,
-    {
-      tenant_id: tenantOf(c),
-      url: body.url,
-      events,
-      secret_encrypted: sealed,
-      description: body.description ?? null,
-    },
-    (id) =>
-      auditRow(
-        c,
-        'webhook.created',
-        { type: 'webhook', id },
-        { url: body.url, events, ...(body.description ? { description: body.description } : {}) },
+  // the answer is the only place the secret is shown: under an Idempotency-Key it commits with
+  // the webhook, so a retry after a crash gets this secret rather than a second webhook
+  const { answer } = await answerWithWork(
+    c,
+    (tx) =>
+      insertWebhook(
+        tx,
+        {
+          tenant_id: tenantOf(c),
+          url: body.url,
+          events,
+          secret_encrypted: sealed,
+          description: body.description ?? null,
+        },
+        (id) =>
+          auditRow(
+            c,
+            'webhook.created',
+            { type: 'webhook', id },
+            { url: body.url, events, ...(body.description ? { description: body.description } : {}) },
+          ),
       ),
+    (row) => jsonAnswer(201, { ...recordView(row), secret }),
   );
-  return c.json({ ...recordView(row), secret }, 201);
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.listWebhooks, async (c) => {
@@ -220,9 +229,13 @@ register(app, routes.redeliver, async (c) => {
   const original = await deliveryOf(db, hook, delivery_id);
   if (original.status === 'pending') throw conflict(Detail.deliveryPending);
   if (!hook.is_active) throw conflict(Detail.webhookInactive);
-  const created = await insertRedelivery(db, original);
+  const { answer } = await answerWithWork(
+    c,
+    (tx) => insertRedelivery(tx, original),
+    (created) => jsonAnswer(202, deliveryView(created)),
+  );
   events.kick();
-  return c.json(deliveryView(created), 202);
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.recover, async (c) => {
@@ -232,9 +245,16 @@ register(app, routes.recover, async (c) => {
   const hook = await webhookOf(db, tenantOf(c), id);
   if (!hook.is_active) throw conflict(Detail.webhookInactive);
   await limitWebhookTool(c, 'recover', hook.id);
-  const created = await redeliverFailedSince(db, hook, new Date(since), RECOVER_MAX);
+  // the re-sends and, under an Idempotency-Key, their answer commit together: a retry after a
+  // crash is that answer, not a second recover (nor its 429)
+  const { created, answer } = await db.transaction().execute(async (trx) => {
+    const created = await redeliverFailedSince(trx, hook, new Date(since), RECOVER_MAX);
+    const answer = jsonAnswer(202, { deliveries: created.map(deliveryView) });
+    await commitAnswer(trx, c.get('idempotency'), answer);
+    return { created, answer };
+  });
   if (created.length > 0) events.kick();
-  return c.json({ deliveries: created.map(deliveryView) }, 202);
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.updateWebhook, async (c) => {

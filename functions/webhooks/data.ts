@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import { AUDIT_COLUMNS, type AuditRow, auditSelection } from '../../shared/audit/audit';
 import { afterPosition, type ListOrder, nextPosition, sortKeyText } from '../../shared/db/paging';
-import type { Db, Executor } from '../../shared/db/schema';
+import type { Executor } from '../../shared/db/schema';
 import type { WebhooksTable } from '../../shared/db/tables/webhooks';
 import { newId } from '../../shared/ids';
 import type { DeliveryRow } from '../../shared/webhooks/delivery';
@@ -351,35 +351,34 @@ export function insertRedelivery(db: Executor, original: DeliveryRow): Promise<D
 /**
  * Queues a re-send of every failed delivery of the webhook created at or after `since` that has not
  * been re-sent already (so a chain is re-sent once), oldest first, at most `max`: the new deliveries.
+ * Two statements: run it in a transaction (the caller's, which also commits its answer).
  */
-export function redeliverFailedSince(
-  db: Db,
+export async function redeliverFailedSince(
+  trx: Executor,
   hook: WebhookRow,
   since: Date,
   max: number,
 ): Promise<DeliveryRow[]> {
-  return db.transaction().execute(async (trx) => {
-    const failed = await trx
-      .selectFrom('webhook_deliveries as d')
-      .selectAll('d')
-      .where('d.webhook_id', '=', hook.id)
-      .where('d.tenant_id', '=', hook.tenant_id)
-      .where('d.status', '=', 'failed')
-      .where('d.created_at', '>=', since)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('webhook_deliveries as r')
-              .select(sql`1`.as('one'))
-              .whereRef('r.redelivery_of', '=', 'd.id'),
-          ),
+  const failed = await trx
+    .selectFrom('webhook_deliveries as d')
+    .selectAll('d')
+    .where('d.webhook_id', '=', hook.id)
+    .where('d.tenant_id', '=', hook.tenant_id)
+    .where('d.status', '=', 'failed')
+    .where('d.created_at', '>=', since)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_deliveries as r')
+            .select(sql`1`.as('one'))
+            .whereRef('r.redelivery_of', '=', 'd.id'),
         ),
-      )
-      .orderBy('d.created_at')
-      .orderBy('d.id')
-      .limit(max)
-      .execute();
-    if (failed.length === 0) return [];
-    return trx.insertInto('webhook_deliveries').values(failed.map(redeliveryOf)).returningAll().execute();
-  });
+      ),
+    )
+    .orderBy('d.created_at')
+    .orderBy('d.id')
+    .limit(max)
+    .execute();
+  if (failed.length === 0) return [];
+  return trx.insertInto('webhook_deliveries').values(failed.map(redeliveryOf)).returningAll().execute();
 }

@@ -102,13 +102,16 @@ export function publicBase(config: Pick<AppConfig, 'PUBLIC_BASE_URL'>): string {
   return (config.PUBLIC_BASE_URL || DEFAULT_PUBLIC_BASE).replace(/\/+$/, '');
 }
 
-/** A one-time invite or reset token for a user, stored hashed; earlier unused ones of that purpose lapse. */
+/**
+ * A one-time invite or reset token for a user, stored hashed; earlier unused ones of that purpose
+ * lapse. On `db`, so a keyed route can issue it in the transaction that commits its answer.
+ */
 export async function issueUserToken(
-  c: Context<AppEnv>,
+  db: Executor,
+  config: AppConfig,
   user: { id: string; tenant_id: string },
   purpose: TenantUserTokenPurpose,
 ): Promise<IssuedUserToken> {
-  const { db, config } = c.get('services');
   const token = newToken(purpose);
   const expires = new Date(Date.now() + TOKEN_TTL_SECONDS[purpose] * 1000);
   await db
@@ -163,7 +166,22 @@ export async function mailUserToken(
   user: { id: string; tenant_id: string; email: string },
   purpose: TenantUserTokenPurpose,
 ): Promise<IssuedUserToken> {
-  const issued = await issueUserToken(c, user, purpose);
+  const { db, config } = c.get('services');
+  const issued = await issueUserToken(db, config, user, purpose);
+  mailIssuedToken(c, user, purpose, issued);
+  return issued;
+}
+
+/**
+ * Mails the link of a token already issued, after the response: called once the token's
+ * transaction has committed, so no mail carries a link that was rolled back.
+ */
+export function mailIssuedToken(
+  c: Context<AppEnv>,
+  user: { tenant_id: string; email: string },
+  purpose: TenantUserTokenPurpose,
+  issued: IssuedUserToken,
+): void {
   const { db, mailer, defer } = c.get('services');
   defer(async () => {
     const tenant = await db
@@ -179,7 +197,6 @@ export async function mailUserToken(
       link: issued.url,
     });
   });
-  return issued;
 }
 
 /**
