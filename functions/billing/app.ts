@@ -2,10 +2,11 @@ import { Hono } from 'hono';
 import type { z } from 'zod';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
-import type { Db, Executor, TenantPlan } from '../../shared/db/schema';
+import type { Db, TenantPlan } from '../../shared/db/schema';
 import type { PaymentMethod } from '../../shared/db/tables/platform';
 import { findTenant } from '../../shared/db/tenants';
 import { emitEvent } from '../../shared/events/emit';
+import { answerWithWork } from '../../shared/http/answer-with-work';
 import { notFound } from '../../shared/http/errors';
 import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { pageEnvelope } from '../../shared/http/pagination';
@@ -140,17 +141,15 @@ const writePaymentSettings =
   async (c) => {
     const body = c.req.valid('json');
     const tenantId = tenantOf(c);
-    const { db } = c.get('services');
-    const claim = c.get('idempotency');
-    const write = async (ex: Executor) => {
-      const current = mode === 'merge' ? paymentSettingsView(await findBillingAccount(ex, tenantId)) : null;
-      const saved = await saveBillingAccount(ex, tenantId, accountOf(body, mode, current));
-      const answer = jsonAnswer(200, paymentSettingsView(saved));
-      await commitAnswer(ex, claim, answer);
-      return answer;
-    };
-    // a transaction only to commit a keyed request's answer with the write: without a key, none
-    return sendAnswer(c, claim ? await db.transaction().execute(write) : await write(db));
+    const { answer } = await answerWithWork(
+      c,
+      async (ex) => {
+        const current = mode === 'merge' ? paymentSettingsView(await findBillingAccount(ex, tenantId)) : null;
+        return saveBillingAccount(ex, tenantId, accountOf(body, mode, current));
+      },
+      (saved) => jsonAnswer(200, paymentSettingsView(saved)),
+    );
+    return sendAnswer(c, answer);
   };
 register(app, routes.replacePaymentSettings, writePaymentSettings('replace'));
 register(app, routes.updatePaymentSettings, writePaymentSettings('merge'));

@@ -3,6 +3,7 @@ import { actorOf, tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Executor } from '../../shared/db/schema';
 import { emitEvent, iso } from '../../shared/events/emit';
+import { answerWithWork } from '../../shared/http/answer-with-work';
 import { notFound } from '../../shared/http/errors';
 import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
@@ -338,11 +339,11 @@ const createExport =
       created_at: now,
     };
     const view = (row: ExportRow) => exportView(row, downloadPathOf(download, row), config.PUBLIC_BASE_URL);
-    // one statement; only under an Idempotency-Key a transaction, to commit the answer with the record
-    if (!c.get('idempotency')) return c.json(view(await insertExport(db, fields)), 201);
-    const answer = await db
-      .transaction()
-      .execute(async (trx) => committed(c, trx, 201, view(await insertExport(trx, fields))));
+    const { answer } = await answerWithWork(
+      c,
+      (ex) => insertExport(ex, fields),
+      (row) => jsonAnswer(201, view(row)),
+    );
     return sendAnswer(c, answer);
   };
 register(app, routes.createExportV1, createExport(routes.downloadExportV1));
