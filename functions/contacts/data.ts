@@ -2,6 +2,7 @@ import type { Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import { containsPattern } from '../../shared/db/like';
+import { type KeptCounts, keptTotal } from '../../shared/db/kept-counts';
 import { cursorPage, type ListOrder, pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type {
@@ -235,6 +236,10 @@ export async function insertContact(trx: Executor, tenantId: string, id: string,
     .execute();
 }
 
+/** The filters whose `total` a kept count answers (alone on a request); `q` is counted exactly. */
+const KEPT_CONTACTS: KeptCounts = { list: 'contacts', softDeleted: true, counted: ['company_id', 'tag'] };
+const KEPT_COMPANIES: KeptCounts = { list: 'companies', softDeleted: true, counted: ['tag'] };
+
 /** A page of the tenant's contacts matching the filters, and their total (null on a cursor page). */
 export function listContacts(db: Executor, tenantId: string, query: z.output<typeof ListContactsQuery>) {
   let base = contactsWithCompany(db, tenantId);
@@ -265,8 +270,12 @@ export function listContacts(db: Executor, tenantId: string, query: z.output<typ
     query.sort === 'updated_at'
       ? { column: 'contacts.updated_at', dir: 'asc' }
       : { column: 'contacts.created_at', dir: 'desc' };
-  return cursorPage(base.clearSelect(), query, order, (q) =>
-    q.selectAll('contacts').select('companies.name as joined_company_name'),
+  return cursorPage(
+    base.clearSelect(),
+    query,
+    order,
+    (q) => q.selectAll('contacts').select('companies.name as joined_company_name'),
+    keptTotal(db, tenantId, KEPT_CONTACTS, query),
   );
 }
 
@@ -367,7 +376,8 @@ export function listCompanies(db: Executor, tenantId: string, query: z.output<ty
     base = base.where((eb) => eb.or([eb('name', 'ilike', p), eb('domain', 'ilike', p)]));
   }
   if (query.tag) base = base.where(hasTag('companies', tenantId, query.tag));
-  return cursorPage(base, query, { column: 'created_at', dir: 'desc' }, (q) => q.selectAll());
+  const total = keptTotal(db, tenantId, KEPT_COMPANIES, query);
+  return cursorPage(base, query, { column: 'created_at', dir: 'desc' }, (q) => q.selectAll(), total);
 }
 
 /** Writes `set` and a new updated_at to a live company; undefined when it is no longer live. */
