@@ -23,7 +23,8 @@ CREATE FUNCTION calls_count_keys(r calls) RETURNS TABLE (tenant_id text, list te
   LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT r.tenant_id, 'calls', k.field, k.value
     FROM (VALUES ('*', '*'), ('outcome', r.outcome), ('direction', r.direction), ('channel', r.channel),
-                 ('status', CASE WHEN r.completed_at IS NULL THEN 'in_progress' ELSE 'completed' END))
+                 ('status', CASE WHEN r.completed_at IS NULL THEN 'in_progress' ELSE 'completed' END),
+                 ('caller_phone', r.caller_phone))
          AS k (field, value)
    WHERE k.value IS NOT NULL
 $$;

@@ -121,8 +121,14 @@ function filtered(db: Executor, tenantId: string, f: Partial<ListCallsFilters>) 
   return q;
 }
 
-/** The filters whose `total` a kept count answers (alone on a request): small value sets. */
-const KEPT: KeptCounts = { list: 'calls', counted: ['outcome', 'direction', 'channel', 'status'] };
+/**
+ * The filters whose `total` a kept count answers (alone on a request): the small value sets, and a
+ * caller's phone (whose calls grow with the tenant as a requester's tickets do).
+ */
+const KEPT: KeptCounts = {
+  list: 'calls',
+  counted: ['outcome', 'direction', 'channel', 'status', 'caller_phone'],
+};
 
 /**
  * GET /api/v1/calls: newest started first (default) or updated_at ascending then id; after the

@@ -1,8 +1,8 @@
 import type { Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { z } from 'zod';
-import { containsPattern } from '../../shared/db/like';
 import { type KeptCounts, keptTotal } from '../../shared/db/kept-counts';
+import { containsPattern } from '../../shared/db/like';
 import { cursorPage, type ListOrder, pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type {
@@ -246,6 +246,13 @@ export function listContacts(db: Executor, tenantId: string, query: z.output<typ
   if (!query.include_deleted) base = base.where('contacts.deleted_at', 'is', null);
   if (query.q) {
     const p = containsPattern(query.q);
+    // the joined text narrows to this tenant's candidates through the trigram index
+    // (schema/0019_list_filter_counts.sql); the columns one by one keep the exact meaning
+    base = base.where(
+      sql<string>`contacts_search_text(contacts.first_name, contacts.last_name, contacts.email, contacts.phone, contacts.mobile)`,
+      'ilike',
+      p,
+    );
     base = base.where((eb) =>
       eb.or([
         eb('contacts.first_name', 'ilike', p),
@@ -373,6 +380,8 @@ export function listCompanies(db: Executor, tenantId: string, query: z.output<ty
   if (!query.include_deleted) base = base.where('deleted_at', 'is', null);
   if (query.q) {
     const p = containsPattern(query.q);
+    // as for contacts: the trigram index over the joined text, then the columns one by one
+    base = base.where(sql<string>`companies_search_text(name, domain)`, 'ilike', p);
     base = base.where((eb) => eb.or([eb('name', 'ilike', p), eb('domain', 'ilike', p)]));
   }
   if (query.tag) base = base.where(hasTag('companies', tenantId, query.tag));

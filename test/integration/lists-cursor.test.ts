@@ -329,7 +329,7 @@ describe.skipIf(postgresUnavailable())('Cursor pages', () => {
     // calls: an outcome and completion on some, a direction and channel moved, one deleted
     await db
       .updateTable('calls')
-      .set({ outcome: 'escalated', completed_at: new Date() })
+      .set({ outcome: 'escalated', completed_at: new Date(), caller_phone: '+15550001' })
       .where('id', 'in', ids('call_cur', 0, 6))
       .execute();
     await db
@@ -337,7 +337,10 @@ describe.skipIf(postgresUnavailable())('Cursor pages', () => {
       .set({ outcome: 'hung_up', direction: 'outbound', channel: 'sip' })
       .where('id', 'in', ids('call_cur', 4, 9))
       .execute();
-    await db.deleteFrom('calls').where('id', 'in', ids('call_cur', 8, 10)).execute();
+    await db
+      .deleteFrom('calls')
+      .where('id', 'in', ids('call_cur', 8, 10))
+      .execute();
     // conversations: statuses, assignees and a contact set and moved, one deleted
     await db
       .updateTable('conversations')
@@ -357,7 +360,11 @@ describe.skipIf(postgresUnavailable())('Cursor pages', () => {
       .where('id', 'in', ids('ctc_cur', 0, 8))
       .execute();
     const now = new Date();
-    await db.updateTable('contacts').set({ deleted_at: now }).where('id', 'in', ids('ctc_cur', 3, 10)).execute();
+    await db
+      .updateTable('contacts')
+      .set({ deleted_at: now })
+      .where('id', 'in', ids('ctc_cur', 3, 10))
+      .execute();
     await db.updateTable('contacts').set({ deleted_at: null }).where('id', '=', 'ctc_cur0004').execute();
     await db.deleteFrom('contacts').where('id', 'in', ['ctc_cur0005', 'ctc_cur0011']).execute();
     // companies: tags changed, soft-deleted, one removed
@@ -366,7 +373,11 @@ describe.skipIf(postgresUnavailable())('Cursor pages', () => {
       .set({ tags: ['vip', 'vip'] })
       .where('id', 'in', ids('cmp_cur', 0, 5))
       .execute();
-    await db.updateTable('companies').set({ deleted_at: now }).where('id', 'in', ids('cmp_cur', 2, 7)).execute();
+    await db
+      .updateTable('companies')
+      .set({ deleted_at: now })
+      .where('id', 'in', ids('cmp_cur', 2, 7))
+      .execute();
     await db.deleteFrom('companies').where('id', '=', 'cmp_cur0012').execute();
 
     const cases: [string, string, string[]][] = [
@@ -384,6 +395,7 @@ describe.skipIf(postgresUnavailable())('Cursor pages', () => {
           'channel=sip',
           'status=completed',
           'status=in_progress',
+          'caller_phone=%2B15550001',
           'sort=updated_at',
           'channel=phone&status=completed',
         ],
