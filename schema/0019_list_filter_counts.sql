@@ -130,6 +130,16 @@ INSERT INTO list_filter_counts (tenant_id, list, field, value, n)
   SELECT k.tenant_id, k.list, k.field, k.value, count(*) FROM companies AS r, LATERAL companies_count_keys(r) AS k
    GROUP BY 1, 2, 3, 4;
 
+-- A caller's calls and a contact's conversations, in the list's order: their first page is a range
+-- read (the older indexes end with the phone, or with channel and status, so a first page sorted
+-- every call of the phone, every conversation of the contact). The caller index replaces the older
+-- one, whose reads it serves as well.
+CREATE INDEX calls_tenant_caller_started_idx ON calls (tenant_id, caller_phone, started_at DESC, id DESC)
+  WHERE caller_phone IS NOT NULL;
+DROP INDEX calls_tenant_caller_idx;
+CREATE INDEX conversations_tenant_contact_created_idx
+  ON conversations (tenant_id, contact_id, created_at DESC, id DESC) WHERE contact_id IS NOT NULL;
+
 -- `q`: a case-insensitive substring of any of a few columns. One trigram index per table over the
 -- columns joined (each column's text is a substring of the join, so a match in any column is a
 -- match of the join: the index narrows to the tenant's candidates, the per-column test keeps the
