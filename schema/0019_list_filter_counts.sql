@@ -145,9 +145,15 @@ CREATE INDEX conversations_tenant_contact_created_idx
 -- match of the join: the index narrows to the tenant's candidates, the per-column test keeps the
 -- exact meaning), with the tenant first (btree_gin) so only this tenant's entries are read.
 -- The contacts' join holds the full name as the list tests it (first, a space, last).
+-- The tenant enters the index as `search_scope(tenant_id)`, not as the bare column: a GIN index on
+-- `tenant_id` looks cheaper to the planner than the btree indexes for `tenant_id = x` alone, and
+-- drew the other filters' plans into reading the whole tenant (tag=vip of a 100k tenant: 0.6 ms by
+-- its created_at index, 27 ms through the GIN index). Only the `q` condition names search_scope.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE EXTENSION IF NOT EXISTS btree_gin;
 
+CREATE FUNCTION search_scope(tenant text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  RETURN tenant || ':';
 CREATE FUNCTION contacts_search_text(first_name text, last_name text, email text, phone text, mobile text)
   RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN coalesce(first_name, '') || ' ' || coalesce(last_name, '') || E'\n' || coalesce(email, '')
@@ -155,7 +161,8 @@ CREATE FUNCTION contacts_search_text(first_name text, last_name text, email text
 CREATE FUNCTION companies_search_text(name text, domain text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
   RETURN name || E'\n' || coalesce(domain, '');
 
-CREATE INDEX contacts_tenant_search_idx ON contacts
-  USING gin (tenant_id, contacts_search_text(first_name, last_name, email, phone, mobile) gin_trgm_ops);
+CREATE INDEX contacts_tenant_search_idx ON contacts USING gin (
+  search_scope(tenant_id), contacts_search_text(first_name, last_name, email, phone, mobile) gin_trgm_ops
+);
 CREATE INDEX companies_tenant_search_idx ON companies
-  USING gin (tenant_id, companies_search_text(name, domain) gin_trgm_ops);
+  USING gin (search_scope(tenant_id), companies_search_text(name, domain) gin_trgm_ops);

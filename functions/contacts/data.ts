@@ -248,11 +248,7 @@ export function listContacts(db: Executor, tenantId: string, query: z.output<typ
     const p = containsPattern(query.q);
     // the joined text narrows to this tenant's candidates through the trigram index
     // (schema/0019_list_filter_counts.sql); the columns one by one keep the exact meaning
-    base = base.where(
-      sql<string>`contacts_search_text(contacts.first_name, contacts.last_name, contacts.email, contacts.phone, contacts.mobile)`,
-      'ilike',
-      p,
-    );
+    base = base.where(inSearchIndex('contacts', tenantId, p));
     base = base.where((eb) =>
       eb.or([
         eb('contacts.first_name', 'ilike', p),
@@ -285,6 +281,18 @@ export function listContacts(db: Executor, tenantId: string, query: z.output<typ
     keptTotal(db, tenantId, KEPT_CONTACTS, query),
   );
 }
+
+/**
+ * The `q` candidates: the tenant's rows whose joined search text matches `pattern`, as the
+ * tenant-first trigram index (schema/0019_list_filter_counts.sql) reads them.
+ */
+const inSearchIndex = (table: 'contacts' | 'companies', tenantId: string, pattern: string) => {
+  const text =
+    table === 'contacts'
+      ? sql`contacts_search_text(contacts.first_name, contacts.last_name, contacts.email, contacts.phone, contacts.mobile)`
+      : sql`companies_search_text(companies.name, companies.domain)`;
+  return sql<boolean>`search_scope(${sql.ref(`${table}.tenant_id`)}) = search_scope(${tenantId}) and ${text} ilike ${pattern}`;
+};
 
 /**
  * `tag=x` through the tenant-first GIN index (schema/0017_lists_at_scale.sql): only this tenant's
@@ -381,7 +389,7 @@ export function listCompanies(db: Executor, tenantId: string, query: z.output<ty
   if (query.q) {
     const p = containsPattern(query.q);
     // as for contacts: the trigram index over the joined text, then the columns one by one
-    base = base.where(sql<string>`companies_search_text(name, domain)`, 'ilike', p);
+    base = base.where(inSearchIndex('companies', tenantId, p));
     base = base.where((eb) => eb.or([eb('name', 'ilike', p), eb('domain', 'ilike', p)]));
   }
   if (query.tag) base = base.where(hasTag('companies', tenantId, query.tag));
