@@ -13,7 +13,7 @@
 //   BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres)
 //   BENCH_SCALE_SIZES (default 100000,1000000; BENCH_SCALE_5M=1 adds 5000000)
 //   BENCH_SCALE_LISTS (default tickets,calls,conversations,contacts: which lists are seeded and
-//     timed; seeding all four at 1M takes about a quarter of an hour here, one list alone a few minutes)
+//     timed; seeding all four at 1M takes about two minutes on an idle machine here, more under load)
 //   BENCH_SCALE_ITERATIONS (default 40)
 //   BENCH_SCALE_OTHER_ROWS (default 50000: each other tenant's rows per list)
 //   BENCH_SCALE_KEEP=1 keeps the database (for EXPLAIN ANALYZE of a case), and says its name
