@@ -1,5 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { CallRow } from '../../shared/calls/calls';
+import { type KeptCounts, keptTotal } from '../../shared/db/kept-counts';
 import { cursorPage, type ListOrder, type Page } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type { CallEscalationsTable, CallsTable } from '../../shared/db/tables/tickets_calls';
@@ -121,11 +122,21 @@ function filtered(db: Executor, tenantId: string, f: Partial<ListCallsFilters>) 
 }
 
 /**
+ * The filters whose `total` a kept count answers (alone on a request): the small value sets, and a
+ * caller's phone (whose calls grow with the tenant as a requester's tickets do).
+ */
+const KEPT: KeptCounts = {
+  list: 'calls',
+  counted: ['outcome', 'direction', 'channel', 'status', 'caller_phone'],
+};
+
+/**
  * GET /api/v1/calls: newest started first (default) or updated_at ascending then id; after the
  * cursor's position when one is given (`total` null then).
  */
 export function listCalls(db: Executor, tenantId: string, f: Partial<ListCallsFilters> & Page) {
   const order: ListOrder =
     f.sort === 'updated_at' ? { column: 'updated_at', dir: 'asc' } : { column: 'started_at', dir: 'desc' };
-  return cursorPage(filtered(db, tenantId, f), f, order, (q) => q.selectAll());
+  const total = keptTotal(db, tenantId, KEPT, f);
+  return cursorPage(filtered(db, tenantId, f), f, order, (q) => q.selectAll(), total);
 }

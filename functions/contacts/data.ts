@@ -1,6 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { z } from 'zod';
+import { type KeptCounts, keptTotal } from '../../shared/db/kept-counts';
 import { containsPattern } from '../../shared/db/like';
 import { cursorPage, type ListOrder, pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
@@ -235,12 +236,19 @@ export async function insertContact(trx: Executor, tenantId: string, id: string,
     .execute();
 }
 
+/** The filters whose `total` a kept count answers (alone on a request); `q` is counted exactly. */
+const KEPT_CONTACTS: KeptCounts = { list: 'contacts', softDeleted: true, counted: ['company_id', 'tag'] };
+const KEPT_COMPANIES: KeptCounts = { list: 'companies', softDeleted: true, counted: ['tag'] };
+
 /** A page of the tenant's contacts matching the filters, and their total (null on a cursor page). */
 export function listContacts(db: Executor, tenantId: string, query: z.output<typeof ListContactsQuery>) {
   let base = contactsWithCompany(db, tenantId);
   if (!query.include_deleted) base = base.where('contacts.deleted_at', 'is', null);
   if (query.q) {
     const p = containsPattern(query.q);
+    // the joined text narrows to this tenant's candidates through the trigram index
+    // (schema/0019_list_filter_counts.sql); the columns one by one keep the exact meaning
+    base = base.where(inSearchIndex('contacts', tenantId, p));
     base = base.where((eb) =>
       eb.or([
         eb('contacts.first_name', 'ilike', p),
@@ -265,10 +273,26 @@ export function listContacts(db: Executor, tenantId: string, query: z.output<typ
     query.sort === 'updated_at'
       ? { column: 'contacts.updated_at', dir: 'asc' }
       : { column: 'contacts.created_at', dir: 'desc' };
-  return cursorPage(base.clearSelect(), query, order, (q) =>
-    q.selectAll('contacts').select('companies.name as joined_company_name'),
+  return cursorPage(
+    base.clearSelect(),
+    query,
+    order,
+    (q) => q.selectAll('contacts').select('companies.name as joined_company_name'),
+    keptTotal(db, tenantId, KEPT_CONTACTS, query),
   );
 }
+
+/**
+ * The `q` candidates: the tenant's rows whose joined search text matches `pattern`, as the
+ * tenant-first trigram index (schema/0019_list_filter_counts.sql) reads them.
+ */
+const inSearchIndex = (table: 'contacts' | 'companies', tenantId: string, pattern: string) => {
+  const text =
+    table === 'contacts'
+      ? sql`contacts_search_text(contacts.first_name, contacts.last_name, contacts.email, contacts.phone, contacts.mobile)`
+      : sql`companies_search_text(companies.name, companies.domain)`;
+  return sql<boolean>`search_scope(${sql.ref(`${table}.tenant_id`)}) = search_scope(${tenantId}) and ${text} ilike ${pattern}`;
+};
 
 /**
  * `tag=x` through the tenant-first GIN index (schema/0017_lists_at_scale.sql): only this tenant's
@@ -364,10 +388,13 @@ export function listCompanies(db: Executor, tenantId: string, query: z.output<ty
   if (!query.include_deleted) base = base.where('deleted_at', 'is', null);
   if (query.q) {
     const p = containsPattern(query.q);
+    // as for contacts: the trigram index over the joined text, then the columns one by one
+    base = base.where(inSearchIndex('companies', tenantId, p));
     base = base.where((eb) => eb.or([eb('name', 'ilike', p), eb('domain', 'ilike', p)]));
   }
   if (query.tag) base = base.where(hasTag('companies', tenantId, query.tag));
-  return cursorPage(base, query, { column: 'created_at', dir: 'desc' }, (q) => q.selectAll());
+  const total = keptTotal(db, tenantId, KEPT_COMPANIES, query);
+  return cursorPage(base, query, { column: 'created_at', dir: 'desc' }, (q) => q.selectAll(), total);
 }
 
 /** Writes `set` and a new updated_at to a live company; undefined when it is no longer live. */

@@ -1,5 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import { type CallRow, findCall } from '../../shared/calls/calls';
+import { type KeptCounts, keptTotal } from '../../shared/db/kept-counts';
 import { cursorPage, pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type {
@@ -285,6 +286,12 @@ export interface ConversationFilters {
   sort: '-created_at' | 'created_at' | 'updated_at' | '-updated_at';
 }
 
+/** The filters whose `total` a kept count answers (alone on a request). */
+const KEPT: KeptCounts = {
+  list: 'conversations',
+  counted: ['status', 'channel', 'contact_id', 'assignee_user_id', 'assignee_team_id'],
+};
+
 /** A page of the tenant's conversations matching the filters, and their total. */
 export async function conversationPage(db: Executor, tenantId: string, q: ConversationFilters & Page) {
   let filtered = db.selectFrom('conversations').where('tenant_id', '=', tenantId);
@@ -297,7 +304,8 @@ export async function conversationPage(db: Executor, tenantId: string, q: Conver
   const desc = q.sort.startsWith('-');
   const field = q.sort.replace(/^-/, '') as keyof ConversationsTable & ('created_at' | 'updated_at');
   const dir = desc ? 'desc' : 'asc';
-  return cursorPage(filtered, q, { column: field, dir }, (page) => page.selectAll());
+  const total = keptTotal(db, tenantId, KEPT, q);
+  return cursorPage(filtered, q, { column: field, dir }, (page) => page.selectAll(), total);
 }
 
 /** The contact's live (open or waiting) conversation on a channel, most recently updated, locked. */

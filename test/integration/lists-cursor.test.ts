@@ -277,18 +277,23 @@ describe.skipIf(postgresUnavailable())('Cursor pages', () => {
     });
   }
 
+  /** The first page's `total` of `path?q` and the number of rows a walk by cursor returns. */
+  async function totalAndWalk(path: string, items: string, q: string) {
+    const all = [];
+    const first = await get(`${path}?${q}&limit=100`);
+    expect(first.status, first.text).toBe(200);
+    let page = first.body;
+    const total = page.total;
+    for (;;) {
+      all.push(...page[items]);
+      if (!page.next_cursor) break;
+      page = (await get(`${path}?${q}&limit=100&cursor=${page.next_cursor}`)).body;
+    }
+    return { total, rows: all.length };
+  }
+
   it('the filtered totals kept as rows change equal an exact count', async () => {
-    const count = async (q: string) => {
-      const all = [];
-      let page = (await get(`/api/v1/tickets?${q}&limit=100`)).body;
-      const total = page.total;
-      for (;;) {
-        all.push(...page.tickets);
-        if (!page.next_cursor) break;
-        page = (await get(`/api/v1/tickets?${q}&limit=100&cursor=${page.next_cursor}`)).body;
-      }
-      return { total, rows: all.length };
-    };
+    const count = (q: string) => totalAndWalk('/api/v1/tickets', 'tickets', q);
     const sample = (await get('/api/v1/tickets?status=open&limit=3')).body.tickets;
     await h.db.updateTable('tickets').set({ status: 'closed' }).where('id', '=', sample[0].id).execute();
     await h.db
@@ -315,5 +320,128 @@ describe.skipIf(postgresUnavailable())('Cursor pages', () => {
       const { total, rows } = await count(q);
       expect(total, q).toBe(rows);
     }
+  });
+
+  it('the kept totals of calls, conversations, contacts and companies equal a walk after inserts, updates and deletes', async () => {
+    const db = h.db;
+    const ids = (prefix: string, from: number, to: number) =>
+      Array.from({ length: to - from }, (_, k) => `${prefix}${pad(from + k)}`);
+    // calls: an outcome and completion on some, a direction and channel moved, one deleted
+    await db
+      .updateTable('calls')
+      .set({ outcome: 'escalated', completed_at: new Date(), caller_phone: '+15550001' })
+      .where('id', 'in', ids('call_cur', 0, 6))
+      .execute();
+    await db
+      .updateTable('calls')
+      .set({ outcome: 'hung_up', direction: 'outbound', channel: 'sip' })
+      .where('id', 'in', ids('call_cur', 4, 9))
+      .execute();
+    await db
+      .deleteFrom('calls')
+      .where('id', 'in', ids('call_cur', 8, 10))
+      .execute();
+    // conversations: statuses, assignees and a contact set and moved, one deleted
+    await db
+      .updateTable('conversations')
+      .set({ status: 'waiting', assignee_user_id: 'usr_1', contact_id: 'ctc_cur0001' })
+      .where('id', 'in', ids('conv_cur', 0, 7))
+      .execute();
+    await db
+      .updateTable('conversations')
+      .set({ status: 'closed', assignee_user_id: 'usr_2', assignee_team_id: 'team_1', contact_id: null })
+      .where('id', 'in', ids('conv_cur', 5, 9))
+      .execute();
+    await db.deleteFrom('conversations').where('id', '=', 'conv_cur0003').execute();
+    // contacts: a company, tags (one listed twice) changed, soft-deleted, one brought back, one removed
+    await db
+      .updateTable('contacts')
+      .set({ company_id: 'cmp_cur0001', tags: ['warm', 'vip', 'vip'] })
+      .where('id', 'in', ids('ctc_cur', 0, 8))
+      .execute();
+    const now = new Date();
+    await db
+      .updateTable('contacts')
+      .set({ deleted_at: now })
+      .where('id', 'in', ids('ctc_cur', 3, 10))
+      .execute();
+    await db.updateTable('contacts').set({ deleted_at: null }).where('id', '=', 'ctc_cur0004').execute();
+    await db.deleteFrom('contacts').where('id', 'in', ['ctc_cur0005', 'ctc_cur0011']).execute();
+    // companies: tags changed, soft-deleted, one removed
+    await db
+      .updateTable('companies')
+      .set({ tags: ['vip', 'vip'] })
+      .where('id', 'in', ids('cmp_cur', 0, 5))
+      .execute();
+    await db
+      .updateTable('companies')
+      .set({ deleted_at: now })
+      .where('id', 'in', ids('cmp_cur', 2, 7))
+      .execute();
+    await db.deleteFrom('companies').where('id', '=', 'cmp_cur0012').execute();
+
+    const cases: [string, string, string[]][] = [
+      [
+        '/api/v1/calls',
+        'calls',
+        [
+          '',
+          'outcome=escalated',
+          'outcome=escalated,hung_up',
+          'outcome=error',
+          'direction=outbound',
+          'direction=inbound',
+          'channel=phone',
+          'channel=sip',
+          'status=completed',
+          'status=in_progress',
+          'caller_phone=%2B15550001',
+          'sort=updated_at',
+          'channel=phone&status=completed',
+        ],
+      ],
+      [
+        '/api/v1/conversations',
+        'conversations',
+        [
+          '',
+          'status=open',
+          'status=waiting',
+          'status=closed',
+          'channel=widget',
+          'contact_id=ctc_cur0001',
+          'assignee_user_id=usr_1',
+          'assignee_user_id=usr_2',
+          'assignee_team_id=team_1',
+          'status=waiting&channel=widget',
+        ],
+      ],
+      [
+        '/api/v2/contacts',
+        'contacts',
+        [
+          '',
+          'include_deleted=true',
+          'tag=vip',
+          'tag=vip&include_deleted=true',
+          'tag=warm',
+          'tag=cold&include_deleted=true',
+          'company_id=cmp_cur0001',
+          'company_id=cmp_cur0001&include_deleted=true',
+          'sort=updated_at',
+          'q=c1',
+        ],
+      ],
+      [
+        '/api/v2/companies',
+        'companies',
+        ['', 'include_deleted=true', 'tag=vip', 'tag=vip&include_deleted=true', 'tag=warm', 'q=company'],
+      ],
+    ];
+    for (const [path, items, queries] of cases)
+      for (const q of queries) {
+        const { total, rows } = await totalAndWalk(path, items, q);
+        expect(total, `${path}?${q}`).toBe(rows);
+      }
   });
 });

@@ -264,6 +264,48 @@ describe.skipIf(TEST_DB !== 'postgres' || postgresUnavailable())('List filters u
     });
   }
 
+  it('q on contacts and companies: the total reads the tenant-first trigram index, not every row of the tenant', {
+    timeout: 60_000,
+  }, async () => {
+    // a tenant large enough that reading its every row costs more than the index (at 2,000 rows
+    // the planner rightly reads them all through the tenant's index)
+    await sql`
+      INSERT INTO companies (id, tenant_id, name, domain, tags, custom_attrs)
+      SELECT 'cmp_q_' || g, ${TENANT}, 'Big ' || g, 'b' || g || '.example.org', '{}', '{}'
+        FROM generate_series(1, 30000) AS g`.execute(db);
+    await sql`
+      INSERT INTO contacts (id, tenant_id, first_name, last_name, email, tags, custom_attrs)
+      SELECT 'ctc_q_' || g, ${TENANT}, 'Big' || g, 'Person', 'q' || g || '@example.org', '{}', '{}'
+        FROM generate_series(1, 30000) AS g`.execute(db);
+    await sql`ANALYZE contacts, companies`.execute(db);
+    const failures: string[] = [];
+    const cases = [
+      {
+        index: 'contacts_tenant_search_idx',
+        run: () => listContacts(db, TENANT, ListContactsQuery.parse({ q: 'Name123' })),
+      },
+      {
+        index: 'contacts_tenant_search_idx',
+        run: () => listContacts(db, TENANT, ListContactsQuery.parse({ q: 'p17@example' })),
+      },
+      {
+        index: 'companies_tenant_search_idx',
+        run: () => listCompanies(db, TENANT, ListCompaniesQuery.parse({ q: 'c42.exa' })),
+      },
+    ];
+    for (const c of cases) {
+      captured.length = 0;
+      await c.run();
+      const counts = captured.filter((q) => /count\(/.test(q.sql));
+      expect(counts).toHaveLength(1);
+      const plan = JSON.stringify(
+        (await db.executeQuery({ ...counts[0]!, sql: `EXPLAIN (FORMAT JSON) ${counts[0]!.sql}` })).rows,
+      );
+      if (!plan.includes(`"Index Name":"${c.index}"`)) failures.push(`${c.index} not used: ${plan}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
   it('the webhook delivery log: first page, `before` and cursor pages read its index as a range', async () => {
     const hook = { id: 'whk_explain_1', tenant_id: TENANT } as WebhookRow;
     captured.length = 0;

@@ -1,6 +1,8 @@
 // Node-only adapter (embedded runtime and tests): never imported by a Workers entry.
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import {
   type DatabaseConnection,
   type Driver,
@@ -80,7 +82,9 @@ export async function createPgliteHandle(
   loadDataDir?: Blob,
 ): Promise<DatabaseHandle & { dumpDataDir(): Promise<Blob> }> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : undefined);
+  // the extensions the migrations create (the contacts' and companies' `q` search indexes)
+  const extensions = { pg_trgm, btree_gin };
+  const pglite = await PGlite.create(dataDir, loadDataDir ? { loadDataDir, extensions } : { extensions });
   // PGlite is in-process and exclusive: every write goes through this handle, none to hear from others
   const writes = new WriteWatch(true);
   const db = new Kysely<Database>({ dialect: new ExclusivePGliteDialect({ pglite }, writes) });

@@ -52,8 +52,23 @@ export interface EventsTable {
   dispatched_at: Date | null;
 }
 
+/**
+ * Live counts per (tenant, list, filter, value) of the calls, conversations, contacts and companies
+ * (trigger-maintained, schema/0019_list_filter_counts.sql): the `total` of an unfiltered page
+ * (field and value '*') or of a page filtered by one counted filter. Soft-deleted contacts and
+ * companies count under `<list>.deleted`.
+ */
+export interface ListFilterCountsTable {
+  tenant_id: string;
+  list: string;
+  field: string;
+  value: string;
+  n: Generated<string>;
+}
+
 export interface FoundationTables {
   tenants: TenantsTable;
+  list_filter_counts: ListFilterCountsTable;
   api_keys: ApiKeysTable;
   events: EventsTable;
   schema_migrations: { version: string; applied_at: Generated<Date> };
