@@ -14,8 +14,7 @@ import {
   type ExportFilters,
   exportRows,
   findJob,
-  finishJob,
-  insertRunningJob,
+  insertFinishedJob,
   type JobOutcome,
   jobView,
   listJobs,
@@ -37,20 +36,22 @@ register(app, routes.createExport, async (c) => {
   const tenantId = tenantOf(c);
   const { db, config, logger } = c.get('services');
   const id = newId('export');
-  await insertRunningJob(db, {
-    id,
-    tenant_id: tenantId,
-    resource: body.resource,
-    format: body.format,
-    filters: body.filters,
-    created_by: actorOf(c),
-  });
   const outcome = await runExport(db, logger, id, tenantId, body);
-  // the finished job is the work a retry must not repeat: under an Idempotency-Key it commits
-  // with the answer
+  // The job is written once, finished (the export runs inside this request): a crash before that
+  // leaves no job behind, and under an Idempotency-Key the job commits with the answer, so a retry
+  // after a crash gets this job rather than a second one.
   const { answer } = await answerWithWork(
     c,
-    (tx) => finishJob(tx, id, outcome),
+    (tx) =>
+      insertFinishedJob(tx, {
+        id,
+        tenant_id: tenantId,
+        resource: body.resource,
+        format: body.format,
+        filters: body.filters,
+        created_by: actorOf(c),
+        ...outcome,
+      }),
     (job) => jsonAnswer(201, jobView(job, config.PUBLIC_BASE_URL)),
   );
   return sendAnswer(c, answer);

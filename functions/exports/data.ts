@@ -59,8 +59,11 @@ export function jobView(j: ExportJobRow, baseUrl?: string) {
   };
 }
 
-/** A new job, `running` until finishJob records its outcome. */
-export async function insertRunningJob(
+export type JobOutcome = Pick<ExportJobRow, 'status'> &
+  Partial<Pick<ExportJobRow, 'row_count' | 'content' | 'error'>>;
+
+/** A job with its outcome, completed now (exports run inside their request); the stored job. */
+export async function insertFinishedJob(
   db: Executor,
   job: {
     id: string;
@@ -69,22 +72,11 @@ export async function insertRunningJob(
     format: 'csv' | 'json';
     filters: ExportFilters;
     created_by: string;
-  },
+  } & JobOutcome,
 ) {
-  await db
-    .insertInto('export_jobs')
-    .values({ ...job, filters: JSON.stringify(job.filters), status: 'running' })
-    .execute();
-}
-
-export type JobOutcome = Partial<Pick<ExportJobRow, 'status' | 'row_count' | 'content' | 'error'>>;
-
-/** Records the job's outcome and completion time; the finished job. */
-export async function finishJob(db: Executor, id: string, outcome: JobOutcome) {
   return db
-    .updateTable('export_jobs')
-    .set({ ...outcome, completed_at: new Date() })
-    .where('id', '=', id)
+    .insertInto('export_jobs')
+    .values({ ...job, filters: JSON.stringify(job.filters), completed_at: new Date() })
     .returningAll()
     .executeTakeFirstOrThrow();
 }

@@ -354,6 +354,38 @@ describe.skipIf(postgresUnavailable())('config, billing, directory and exports',
   });
 
   describe('exports', () => {
+    it('a job is written once, finished: one whose outcome cannot be stored leaves no job behind', async () => {
+      // the database refuses a finished calls export of this tenant (as a crash between starting
+      // and finishing would leave it): no job may stay behind, `running` for ever
+      await h.handle.exec(`CREATE FUNCTION refuse_finished_export() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+            IF NEW.tenant_id = '${t.id}' AND NEW.resource = 'calls' AND NEW.status <> 'running' THEN
+              RAISE EXCEPTION 'refused for the test';
+            END IF;
+            RETURN NEW;
+          END $$;
+          CREATE TRIGGER refuse_finished_export BEFORE INSERT OR UPDATE ON export_jobs
+            FOR EACH ROW EXECUTE FUNCTION refuse_finished_export();`);
+      try {
+        const res = await h.request('POST', '/api/v1/tenant/exports', {
+          apiKey: key,
+          body: { resource: 'calls', format: 'json' },
+        });
+        expect(res.status).toBeGreaterThanOrEqual(500);
+        const jobs = await h.db
+          .selectFrom('export_jobs')
+          .select('status')
+          .where('tenant_id', '=', t.id)
+          .where('resource', '=', 'calls')
+          .execute();
+        expect(jobs).toEqual([]);
+      } finally {
+        await h.handle.exec(
+          'DROP TRIGGER refuse_finished_export ON export_jobs; DROP FUNCTION refuse_finished_export();',
+        );
+      }
+    });
+
     it('creates a completed job with a download URL; csv and json; list and read; tenant isolation', async () => {
       const created = await h.request('POST', '/api/v1/tenant/exports', {
         apiKey: key,
