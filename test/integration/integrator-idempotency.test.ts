@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 import {
-  redisReachable,
+  redisForTests,
   startUpstashRestAdapter,
   type UpstashRestAdapter,
 } from '../support/upstash-rest-adapter';
 
-const redisUp = await redisReachable();
-if (!redisUp && process.env.CI === 'true')
-  throw new Error('Redis is not reachable at 127.0.0.1:6379; CI requires it');
+const redisUp = await redisForTests();
 
 function suite(
   name: string,
