@@ -31,6 +31,12 @@ import { type Harness, postgresUnavailable, startHarness, TEST_DB } from '../sup
 const ROWS = 2_000;
 const OTHERS = 9_000;
 const TENANT = 'ten_explain_a';
+/** the seed's generated rows: `g` = 1..rows of each tenant `t` (the planned one, then two others) */
+const EACH_ROW = sql`FROM (VALUES (1, ${TENANT}, ${ROWS}::int), (2, 'ten_explain_b', ${OTHERS}::int),
+                          (3, 'ten_explain_c', ${OTHERS}::int)) AS t (n, id, rows),
+                     generate_series(1, t.rows) AS g`;
+/** row g's time: one a minute */
+const AT = sql`timestamptz '2026-01-01' + g * interval '1 minute'`;
 const LARGE = [
   'tickets',
   'calls',
@@ -147,54 +153,42 @@ describe.skipIf(TEST_DB !== 'postgres' || postgresUnavailable())('List filters u
              (ARRAY['question','incident','problem','service_request','change'])[1 + g % 5],
              'req_' || g % 500, 'agent_' || g % 50, NULL,
              CASE WHEN g % 10 = 0 THEN ARRAY['vip'] ELSE ARRAY['std'] END, 'seed',
-             timestamptz '2026-01-01' + g * interval '1 minute', timestamptz '2026-01-01' + g * interval '1 minute'
-        FROM (VALUES (1, ${TENANT}, ${ROWS}::int), (2, 'ten_explain_b', ${OTHERS}::int), (3, 'ten_explain_c', ${OTHERS}::int))
-             AS t (n, id, rows),
-             generate_series(1, t.rows) AS g`.execute(db);
+             ${AT}, ${AT}
+        ${EACH_ROW}`.execute(db);
     await sql`
       INSERT INTO calls (id, tenant_id, channel, direction, caller_phone, outcome, ticket_id, started_at,
                          completed_at, created_at, updated_at)
       SELECT 'call_' || t.n || '_' || g, t.id, (ARRAY['phone','sip','web','app'])[1 + g % 4],
              (ARRAY['inbound','outbound'])[1 + g % 2], '+1555' || lpad((g % 500)::text, 7, '0'),
              (ARRAY['ticket_created','status_checked','kb_article','escalated','hung_up','error'])[1 + g % 6], NULL,
-             timestamptz '2026-01-01' + g * interval '1 minute',
-             CASE WHEN g % 3 = 0 THEN NULL ELSE timestamptz '2026-01-01' + g * interval '1 minute' END,
-             timestamptz '2026-01-01' + g * interval '1 minute', timestamptz '2026-01-01' + g * interval '1 minute'
-        FROM (VALUES (1, ${TENANT}, ${ROWS}::int), (2, 'ten_explain_b', ${OTHERS}::int), (3, 'ten_explain_c', ${OTHERS}::int))
-             AS t (n, id, rows),
-             generate_series(1, t.rows) AS g`.execute(db);
+             ${AT},
+             CASE WHEN g % 3 = 0 THEN NULL ELSE ${AT} END,
+             ${AT}, ${AT}
+        ${EACH_ROW}`.execute(db);
     await sql`
       INSERT INTO conversations (id, tenant_id, status, channel, assignee_user_id, assignee_team_id, created_at, updated_at)
       SELECT 'conv_' || t.n || '_' || g, t.id, (ARRAY['open','waiting','resolved','closed'])[1 + g % 4],
              (ARRAY['email','widget','whatsapp','phone','api'])[1 + g % 5], 'usr_' || g % 50, 'team_' || g % 20,
-             timestamptz '2026-01-01' + g * interval '1 minute', timestamptz '2026-01-01' + g * interval '1 minute'
-        FROM (VALUES (1, ${TENANT}, ${ROWS}::int), (2, 'ten_explain_b', ${OTHERS}::int), (3, 'ten_explain_c', ${OTHERS}::int))
-             AS t (n, id, rows),
-             generate_series(1, t.rows) AS g`.execute(db);
+             ${AT}, ${AT}
+        ${EACH_ROW}`.execute(db);
     await sql`
       INSERT INTO companies (id, tenant_id, name, domain, tags, custom_attrs, created_at, updated_at)
       SELECT 'cmp_' || t.n || '_' || g, t.id, 'Company ' || g, 'c' || g || '.example.com',
              CASE WHEN g % 10 = 0 THEN ARRAY['vip'] ELSE ARRAY['std'] END, '{}',
-             timestamptz '2026-01-01' + g * interval '1 minute', timestamptz '2026-01-01' + g * interval '1 minute'
-        FROM (VALUES (1, ${TENANT}, ${ROWS}::int), (2, 'ten_explain_b', ${OTHERS}::int), (3, 'ten_explain_c', ${OTHERS}::int))
-             AS t (n, id, rows),
-             generate_series(1, t.rows) AS g`.execute(db);
+             ${AT}, ${AT}
+        ${EACH_ROW}`.execute(db);
     await sql`
       INSERT INTO contacts (id, tenant_id, first_name, email, company_id, tags, custom_attrs, created_at, updated_at)
       SELECT 'ctc_' || t.n || '_' || g, t.id, 'Name' || g, 'p' || g || '@example.com', 'cmp_' || t.n || '_' || (1 + g % 100),
              CASE WHEN g % 10 = 0 THEN ARRAY['vip'] ELSE ARRAY['std'] END, '{}',
-             timestamptz '2026-01-01' + g * interval '1 minute', timestamptz '2026-01-01' + g * interval '1 minute'
-        FROM (VALUES (1, ${TENANT}, ${ROWS}::int), (2, 'ten_explain_b', ${OTHERS}::int), (3, 'ten_explain_c', ${OTHERS}::int))
-             AS t (n, id, rows),
-             generate_series(1, t.rows) AS g`.execute(db);
+             ${AT}, ${AT}
+        ${EACH_ROW}`.execute(db);
     await sql`
       INSERT INTO audit_log (id, tenant_id, actor, action, target_type, target_id, metadata, created_at)
       SELECT 'aud_' || t.n || '_' || g, t.id, 'user:u' || g % 50,
              (ARRAY['api_key.created','api_key.revoked','webhook.created','webhook.deleted'])[1 + g % 4],
-             'api_key', 'key_' || g % 500, '{}', timestamptz '2026-01-01' + g * interval '1 minute'
-        FROM (VALUES (1, ${TENANT}, ${ROWS}::int), (2, 'ten_explain_b', ${OTHERS}::int), (3, 'ten_explain_c', ${OTHERS}::int))
-             AS t (n, id, rows),
-             generate_series(1, t.rows) AS g`.execute(db);
+             'api_key', 'key_' || g % 500, '{}', ${AT}
+        ${EACH_ROW}`.execute(db);
     // one webhook per tenant: the delivery log is read by webhook, the tenant checked beside it
     await sql`
       INSERT INTO webhooks (id, tenant_id, url, events, secret_encrypted)
@@ -204,11 +198,9 @@ describe.skipIf(TEST_DB !== 'postgres' || postgresUnavailable())('List filters u
       INSERT INTO webhook_deliveries (id, tenant_id, webhook_id, event_type, payload, event_created_at, status,
                                       attempts, created_at)
       SELECT 'dlv_' || t.n || '_' || g, t.id, 'whk_explain_' || t.n, 'ticket.created', '{}',
-             timestamptz '2026-01-01' + g * interval '1 minute', 'delivered', 1,
-             timestamptz '2026-01-01' + g * interval '1 minute'
-        FROM (VALUES (1, ${TENANT}, ${ROWS}::int), (2, 'ten_explain_b', ${OTHERS}::int), (3, 'ten_explain_c', ${OTHERS}::int))
-             AS t (n, id, rows),
-             generate_series(1, t.rows) AS g`.execute(db);
+             ${AT}, 'delivered', 1,
+             ${AT}
+        ${EACH_ROW}`.execute(db);
     await sql`ANALYZE`.execute(db);
   }, 120_000);
   afterAll(async () => {
