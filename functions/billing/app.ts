@@ -76,9 +76,7 @@ const changePlan: HandlerOf<typeof routes.replacePlan> = async (c) => {
         config: { section: 'billing.plan', changes: { plan: { from: before.plan, to: plan } } },
       });
     }
-    const answer = jsonAnswer(200, planView(plan));
-    await commitAnswer(trx, c.get('idempotency'), answer);
-    return { changed, answer };
+    return { changed, answer: await commitAnswer(trx, c, jsonAnswer(200, planView(plan))) };
   });
   invalidatePlan(tenantId);
   if (changed) c.get('services').events.kick();

@@ -86,8 +86,7 @@ register(app, routes.createVoiceWidgetToken, async (c) => {
   // Minting writes nothing, so under an Idempotency-Key the answer is recorded (one statement)
   // before the token is handed out: a retry after a crash gets this session, not a second one, and
   // a request that lost its key to another holder hands out none (409). Without a key: no write.
-  await commitAnswer(db, c.get('idempotency'), answer);
-  return sendAnswer(c, answer);
+  return sendAnswer(c, await commitAnswer(db, c, answer));
 });
 
 /** HS256, aud voice-widget, iss support-platform, sub = the session id; `now`/`exp` in epoch seconds. */

@@ -179,9 +179,7 @@ register(app, routes.renameTenant, async (c) => {
       await emitEvent(trx, tenantId, 'config.updated', {
         config: { section: 'tenant', changes: { name: { from: before.name, to: name } } },
       });
-    const answer = jsonAnswer(200, tenantProfileView(after));
-    await commitAnswer(trx, c.get('idempotency'), answer);
-    return { changed, answer };
+    return { changed, answer: await commitAnswer(trx, c, jsonAnswer(200, tenantProfileView(after))) };
   });
   if (changed) c.get('services').events.kick();
   return sendAnswer(c, answer);

@@ -140,9 +140,7 @@ export async function writeSection(
       updated_at: after.updatedAt?.toISOString() ?? null,
       changes,
     };
-    const answer = jsonAnswer(200, shape(written));
-    await commitAnswer(trx, c.get('idempotency'), answer);
-    return { changed, answer };
+    return { changed, answer: await commitAnswer(trx, c, jsonAnswer(200, shape(written))) };
   });
   if (result.changed) c.get('services').events.kick();
   return result.answer;

@@ -61,17 +61,6 @@ function senderIdOf(c: Context<AppEnv>): string {
   return auth.kind === 'dashboard' ? auth.userId : actorOf(c);
 }
 
-/**
- * `value` as the route's JSON answer, committed in `trx` with the work under the request's
- * Idempotency-Key (nothing written without one), and sent as is: a retry after a crash between the
- * work's commit and the key's record then replays these bytes instead of doing the work again.
- */
-async function committed(c: Context<AppEnv>, trx: Executor, status: number, value: unknown) {
-  const answer = jsonAnswer(status, value);
-  await commitAnswer(trx, c.get('idempotency'), answer);
-  return answer;
-}
-
 const uniq = (tags: readonly string[]) => [...new Set(tags)];
 const sameTags = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((t, i) => t === b[i]);
@@ -101,7 +90,7 @@ const createConversation: HandlerOf<typeof routes.createConversationV1> = async 
     );
     if (created.contact_id) await countConversationForContact(trx, tenantId, created.contact_id);
     await emitEvent(trx, tenantId, 'conversation.created', { conversation: conversationRef(created) });
-    return committed(c, trx, 201, conversationView(created));
+    return commitAnswer(trx, c, jsonAnswer(201, conversationView(created)));
   });
   events.kick();
   return sendAnswer(c, answer);
@@ -147,7 +136,8 @@ const updateConversation: HandlerOf<typeof routes.updateConversationV1> = async 
     const current = await findConversation(trx, tenantId, id, true);
     const changes = changesOf(current, body);
     // nothing to change is an answer too: the conversation as it is now
-    if (Object.keys(changes).length === 0) return committed(c, trx, 200, conversationView(current));
+    if (Object.keys(changes).length === 0)
+      return commitAnswer(trx, c, jsonAnswer(200, conversationView(current)));
     const updated = await updateConversationRow(trx, tenantId, current.id, {
       ...changes,
       updated_at: new Date(),
@@ -158,7 +148,7 @@ const updateConversation: HandlerOf<typeof routes.updateConversationV1> = async 
         conversation: conversationRef(updated),
         previous_status: current.status,
       });
-    return committed(c, trx, 200, conversationView(updated));
+    return commitAnswer(trx, c, jsonAnswer(200, conversationView(updated)));
   });
   events.kick();
   return sendAnswer(c, answer);
@@ -189,7 +179,7 @@ const assignConversation: HandlerOf<typeof routes.assignConversationV1> = async 
       next.assignee_user_id === current.assignee_user_id &&
       next.assignee_team_id === current.assignee_team_id
     )
-      return committed(c, trx, 200, conversationView(current));
+      return commitAnswer(trx, c, jsonAnswer(200, conversationView(current)));
     const updated = await updateConversationRow(trx, tenantId, current.id, {
       ...next,
       updated_at: new Date(),
@@ -198,7 +188,7 @@ const assignConversation: HandlerOf<typeof routes.assignConversationV1> = async 
       conversation: conversationRef(updated),
       routing_reason: body.routing_reason ?? defaultRoutingReason(current),
     });
-    return committed(c, trx, 200, conversationView(updated));
+    return commitAnswer(trx, c, jsonAnswer(200, conversationView(updated)));
   });
   events.kick();
   return sendAnswer(c, answer);
@@ -259,7 +249,10 @@ const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
       new Date(),
     );
     await emitAgentMessage(trx, tenantId, appended.message, appended.conversation);
-    return { ...appended, answer: await committed(c, trx, 201, messageView(appended.message)) };
+    return {
+      ...appended,
+      answer: await commitAnswer(trx, c, jsonAnswer(201, messageView(appended.message))),
+    };
   });
   events.kick();
   if (message.delivery_status === 'queued') defer(() => deliverMessage(db, conversation, message));

@@ -118,9 +118,7 @@ register(app, routes.updateTenantUser, async (c) => {
     if (Object.keys(changes).length > 0)
       await recordAudit(trx, c, 'user.updated', { type: 'user', id }, { email: after.email, ...changes });
     // a retry after a crash replays this answer: a second PATCH would answer another updated_at
-    const answer = jsonAnswer(200, userView(after));
-    await commitAnswer(trx, c.get('idempotency'), answer);
-    return answer;
+    return commitAnswer(trx, c, jsonAnswer(200, userView(after)));
   });
   return sendAnswer(c, answer);
 });

@@ -117,11 +117,10 @@ register(app, routes.updateTicket, async (c) => {
   // the answer commits with the work under an Idempotency-Key (so does "nothing to change": the
   // ticket as it was then), so a retry after a crash between the two replays it
   const result = await db.transaction().execute(async (trx) => {
-    const answered = async (row: TicketRow, emitted: boolean) => {
-      const answer = jsonAnswer(200, ticketView(row));
-      await commitAnswer(trx, c.get('idempotency'), answer);
-      return { answer, emitted };
-    };
+    const answered = async (row: TicketRow, emitted: boolean) => ({
+      answer: await commitAnswer(trx, c, jsonAnswer(200, ticketView(row))),
+      emitted,
+    });
     const current = await findTicket(trx, tenantId, ticket_id, true);
     if (!current) throw notFound('Ticket');
     const wanted = { ...input, ...(input.tags ? { tags: normalizeTags(input.tags) } : {}) };
@@ -179,9 +178,7 @@ register(app, routes.createReply, async (c) => {
       },
     });
     // committed with the reply under an Idempotency-Key: a retry after a crash replays it
-    const created = jsonAnswer(201, view);
-    await commitAnswer(trx, c.get('idempotency'), created);
-    return created;
+    return commitAnswer(trx, c, jsonAnswer(201, view));
   });
   events.kick();
   return sendAnswer(c, answer);

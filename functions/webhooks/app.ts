@@ -249,8 +249,7 @@ register(app, routes.recover, async (c) => {
   // crash is that answer, not a second recover (nor its 429)
   const { created, answer } = await db.transaction().execute(async (trx) => {
     const created = await redeliverFailedSince(trx, hook, new Date(since), RECOVER_MAX);
-    const answer = jsonAnswer(202, { deliveries: created.map(deliveryView) });
-    await commitAnswer(trx, c.get('idempotency'), answer);
+    const answer = await commitAnswer(trx, c, jsonAnswer(202, { deliveries: created.map(deliveryView) }));
     return { created, answer };
   });
   if (created.length > 0) events.kick();

@@ -25,7 +25,7 @@ export async function answerWithWork<T>(
   return db.transaction().execute(async (trx) => {
     const result = await work(trx);
     const answer = answerOf(result);
-    await commitAnswer(trx, claim, answer);
+    await commitAnswer(trx, c, answer);
     return { result, answer };
   });
 }

@@ -199,19 +199,21 @@ export function answerUnderLease(
 }
 
 /**
- * The same for work done in a transaction: commits `answer` in `trx`, under the request's lease,
- * so the work and its record commit together or not at all. A request whose lease another one has
- * taken over gets LeaseLost (409), which rolls its work back. Without a claim (no Idempotency-Key)
- * it writes nothing.
+ * The same for work done in a transaction: commits `answer` in `trx`, under the lease of the
+ * request's Idempotency-Key, so the work and its record commit together or not at all; returns the
+ * answer, for the route to send. A request whose lease another one has taken over gets LeaseLost
+ * (409), which rolls its work back. Without a key it writes nothing.
  */
 export async function commitAnswer(
   trx: Executor,
-  claim: IdempotencyClaim | undefined,
+  c: Context<AppEnv>,
   answer: StoredResponse,
-): Promise<void> {
-  if (!claim) return;
+): Promise<StoredResponse> {
+  const claim = c.get('idempotency');
+  if (!claim) return answer;
   const written = await answerUnderLease(trx, claim, answer).executeTakeFirst();
   if (!written) throw new LeaseLost();
+  return answer;
 }
 
 /** A JSON answer as a keyed route commits it and sends it: the same bytes either way. */
