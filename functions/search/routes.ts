@@ -1,4 +1,3 @@
-import { ErrorBody } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -12,14 +11,6 @@ import {
   TicketSearchQuery,
   TicketSearchResult,
 } from './schemas';
-
-const malformed = {
-  description: 'A malformed query: what is wrong and where (an offset from 0 in UTF-16 code units)',
-  schema: ErrorBody,
-  example: {
-    detail: [{ loc: ['query', 'query'], msg: 'unterminated phrase at position 8', type: 'query_syntax' }],
-  },
-};
 
 const TICKET_HIT_EXAMPLE = {
   type: 'ticket',
@@ -69,12 +60,11 @@ export const searchTickets = defineRoute({
       schema: TicketSearchResult,
       example: { hits: [TICKET_HIT_EXAMPLE], next_cursor: null },
     },
-    422: malformed,
   },
 });
 
 export const search = defineRoute({
-  operationId: 'search',
+  operationId: 'searchRecords',
   method: 'get',
   path: '/api/v2/search',
   summary: 'Search tickets, conversations, contacts and companies',
@@ -88,7 +78,6 @@ export const search = defineRoute({
       schema: SearchResult,
       example: { hits: [TICKET_HIT_EXAMPLE], next_cursor: null },
     },
-    422: malformed,
   },
 });
 
@@ -112,9 +101,46 @@ export const components = defineComponents({
       },
       example: TICKET_HIT_EXAMPLE.highlights[0],
     },
+    TicketSearchHit: {
+      description: 'A ticket that matched, with where it matched.',
+      fields: {
+        type: 'Always `ticket`',
+        record: 'The ticket, as GET /api/v1/tickets/{ticket_id} returns it',
+        highlights: 'One entry per matched field',
+      },
+    },
+    ConversationSearchHit: {
+      description: 'A conversation that matched, with where it matched.',
+      fields: {
+        type: 'Always `conversation`',
+        record: 'The conversation, as its read returns it',
+        highlights: 'One entry per matched field',
+      },
+    },
+    ContactSearchHit: {
+      description: 'A contact that matched, with where it matched.',
+      fields: {
+        type: 'Always `contact`',
+        record: 'The contact, as its read returns it',
+        highlights: 'One entry per matched field',
+      },
+    },
+    CompanySearchHit: {
+      description: 'A company that matched, with where it matched.',
+      fields: {
+        type: 'Always `company`',
+        record: 'The company, as its read returns it',
+        highlights: 'One entry per matched field',
+      },
+    },
     TicketSearchResult: {
       description: 'A page of ticket hits.',
       fields: { hits: 'The hits, best first', next_cursor: 'The next page, or null' },
+      example: { hits: [TICKET_HIT_EXAMPLE], next_cursor: null },
+    },
+    SearchResult: {
+      description: 'A page of hits of every type searched.',
+      fields: { hits: 'The hits, best first across the types', next_cursor: 'The next page, or null' },
       example: { hits: [TICKET_HIT_EXAMPLE], next_cursor: null },
     },
   },
