@@ -81,7 +81,7 @@ export interface SearchPage {
 
 export type SupportClient = Client<paths> & {
   /**
-   * One page of search hits for `query` (the query language: docs/search.md). With a session it
+   * One page of search hits for `query` (the query language: docs/search.md). With a session (or a custom fetch that signs in) it
    * asks GET /api/v2/search (every type, or `types`); with an API key GET /api/v1/tickets/search.
    * A malformed query throws SupportApiError 422 whose detail names what is wrong and where.
    */
@@ -174,7 +174,7 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
 
   async function search(query: string, opts: SearchOptions = {}): Promise<SearchPage> {
     const page = { sort: opts.sort, limit: opts.limit, cursor: opts.cursor };
-    if (options.sessionToken === undefined) {
+    if (options.apiKey && options.sessionToken === undefined) {
       if (opts.types?.some((t) => t !== 'ticket'))
         throw new TypeError('search: an API key searches tickets only (types: ["ticket"])');
       const { data } = await client.GET('/api/v1/tickets/search', { params: { query: { query, ...page } } });
