@@ -41,6 +41,11 @@ const MANIFEST: readonly { name: string; access: readonly AccessRule[] }[] = [
   // no credential needed; API keys get 403, a session token sent is read
   { name: 'auth', access: [{ prefix: '/api/v1/auth', surface: 'sign_in' }] },
   { name: 'api-keys', access: [dashboard('/api/v1/api-keys')] },
+  // search reads tickets (a key's tickets:read) and, on the dashboard, every searchable type
+  {
+    name: 'search',
+    access: [api('/api/v1/tickets/search', 'tickets:read', 'tickets:write'), dashboard('/api/v2/search')],
+  },
   { name: 'tickets', access: [api('/api/v1/tickets', 'tickets:read', 'tickets:write')] },
   {
     name: 'calls',

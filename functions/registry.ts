@@ -26,6 +26,7 @@ import * as fallback from './fallback/routes';
 import * as health from './health/routes';
 import * as kb from './kb/routes';
 import { ACCESS_RULES } from './manifest';
+import * as search from './search/routes';
 import * as tenants from './tenants/routes';
 import * as tickets from './tickets/routes';
 import * as usage from './usage/routes';
@@ -61,6 +62,7 @@ export const DOC_SOURCES: readonly DocSource[] = [
   source('tenants', tenants),
   source('auth', auth),
   source('api-keys', apiKeys),
+  source('search', search),
   source('tickets', tickets),
   source('calls', calls),
   source('webhooks', webhooks),

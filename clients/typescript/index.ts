@@ -17,7 +17,7 @@ import createClient, {
 } from 'openapi-fetch';
 import { SupportApiError } from './errors.js';
 import { LIST_ENDPOINTS } from './generated/lists.js';
-import type { paths } from './generated/openapi.js';
+import type { components, paths } from './generated/openapi.js';
 import type { ListShape } from './list-shape.js';
 import { type RetryOptions, retryingFetch } from './retry.js';
 
@@ -63,7 +63,29 @@ export type ListItem<P extends ListPath> = MethodResponse<Client<paths>, 'get', 
   ? T
   : never;
 
+/** One search hit: narrow it by `hit.type` (`ticket`, `conversation`, `contact`, `company`) to type `hit.record`. */
+export type SearchHit = components['schemas']['SearchResult']['hits'][number];
+export type SearchRecordType = SearchHit['type'];
+export interface SearchOptions {
+  /** the record types to search (a session; default all four). With an API key only tickets are searched. */
+  types?: SearchRecordType[];
+  sort?: 'relevance' | 'created_at' | 'updated_at';
+  limit?: number;
+  /** the previous page's `next_cursor` */
+  cursor?: string;
+}
+export interface SearchPage {
+  hits: SearchHit[];
+  next_cursor: string | null;
+}
+
 export type SupportClient = Client<paths> & {
+  /**
+   * One page of search hits for `query` (the query language: docs/search.md). With a session (or a custom fetch that signs in) it
+   * asks GET /api/v2/search (every type, or `types`); with an API key GET /api/v1/tickets/search.
+   * A malformed query throws SupportApiError 422 whose detail names what is wrong and where.
+   */
+  search(query: string, options?: SearchOptions): Promise<SearchPage>;
   /**
    * Every row of a list, page after page (`limit` sets the page size, `offset` where to start;
    * other filters are kept on every page). A list that answers `next_cursor` is walked by cursor
@@ -150,5 +172,20 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
     }
   }
 
-  return Object.assign(client, { paginate }) as SupportClient;
+  async function search(query: string, opts: SearchOptions = {}): Promise<SearchPage> {
+    const page = { sort: opts.sort, limit: opts.limit, cursor: opts.cursor };
+    if (options.apiKey && options.sessionToken === undefined) {
+      if (opts.types?.some((t) => t !== 'ticket'))
+        throw new TypeError('search: an API key searches tickets only (types: ["ticket"])');
+      const { data } = await client.GET('/api/v1/tickets/search', { params: { query: { query, ...page } } });
+      return data as SearchPage;
+    }
+    const types = opts.types?.join(',');
+    const { data } = await client.GET('/api/v2/search', {
+      params: { query: { query, ...page, ...(types ? { types } : {}) } },
+    });
+    return data as SearchPage;
+  }
+
+  return Object.assign(client, { paginate, search }) as SupportClient;
 }

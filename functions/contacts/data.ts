@@ -1,12 +1,19 @@
 import type { Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { z } from 'zod';
+import {
+  type CompanyRow,
+  type ContactRow,
+  companyNameOf,
+  companyView,
+  contactView,
+  SOURCE_OF,
+} from '../../shared/contacts/records';
 import { type KeptCounts, keptTotal } from '../../shared/db/kept-counts';
 import { containsPattern } from '../../shared/db/like';
 import { cursorPage, type ListOrder, pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type {
-  CompaniesTable,
   ContactSyncConnectionsTable,
   ContactSyncRunsTable,
   ContactsTable,
@@ -29,41 +36,14 @@ import type { UpstreamContact } from './sync/providers';
  * (row -> JSON). The handlers in app.ts and the sync engine call these.
  */
 
-export type ContactRow = Selectable<ContactsTable> & { joined_company_name: string | null };
 export type SyncedContactRow = Selectable<ContactsTable>;
-export type CompanyRow = Selectable<CompaniesTable>;
 export type ConnectionRow = Selectable<ContactSyncConnectionsTable>;
 export type RunRow = Selectable<ContactSyncRunsTable>;
 
 // ---- views ----------------------------------------------------------------------------------
 
-export const SOURCE_OF = { helpdesk_a: 'helpdesk_a_sync', helpdesk_b: 'helpdesk_b_sync' } as const;
-
-const companyNameOf = (r: ContactRow) => r.joined_company_name ?? r.company_name ?? null;
-
-export const contactView = (r: ContactRow) => ({
-  id: r.id,
-  external_id: r.external_id,
-  first_name: r.first_name,
-  last_name: r.last_name,
-  email: r.email,
-  phone: r.phone,
-  role: r.role,
-  locale: r.locale,
-  timezone: r.timezone,
-  company_id: r.company_id,
-  company_name: companyNameOf(r),
-  conversation_count: Number(r.conversation_count),
-  custom_attrs: r.custom_attrs ?? {},
-  tags: r.tags ?? [],
-  unsubscribed_from_emails: r.unsubscribed_from_emails,
-  created_at: iso(r.created_at),
-  updated_at: iso(r.updated_at),
-  deleted_at: iso(r.deleted_at),
-  last_seen_at: iso(r.last_seen_at),
-  source: r.sync_provider ? SOURCE_OF[r.sync_provider] : null,
-  active: r.sync_active,
-});
+// a contact's and a company's own views are shared with the search hits: shared/contacts/records.ts
+export { type CompanyRow, type ContactRow, companyView, contactView, SOURCE_OF };
 
 export const fullName = (first: string | null, last: string | null) =>
   [first, last].filter((p) => p && p.length > 0).join(' ') || null;
@@ -99,27 +79,6 @@ export const syncContactRef = (r: SyncedContactRow): ContactRef => {
     active: r.sync_active,
   };
 };
-
-export const companyView = (r: CompanyRow) => ({
-  id: r.id,
-  name: r.name,
-  domain: r.domain,
-  industry: r.industry,
-  logo_url: r.logo_url,
-  notes: r.notes,
-  plan: r.plan,
-  size: r.size,
-  sla_tier: r.sla_tier,
-  website: r.website,
-  contact_count: Number(r.contact_count),
-  conversation_count: Number(r.conversation_count),
-  monthly_spend: r.monthly_spend == null ? null : Number(r.monthly_spend),
-  custom_attrs: r.custom_attrs ?? {},
-  tags: r.tags ?? [],
-  created_at: iso(r.created_at),
-  updated_at: iso(r.updated_at),
-  deleted_at: iso(r.deleted_at),
-});
 
 export const connectionView = (r: ConnectionRow) => ({
   provider: r.provider,

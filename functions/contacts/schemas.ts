@@ -1,7 +1,11 @@
 import * as z from 'zod';
+import { CompanyRecord, ContactRecord } from '../../shared/contacts/records';
 import { smtpLimits } from '../../shared/http/email';
 import { ianaTimeZone, isoDateTime } from '../../shared/http/instants';
 import { cursorPageQuery, pageQuery } from '../../shared/http/pagination';
+
+// the contact and company records are shared with the search: shared/contacts/records.ts
+export { CompanyRecord, ContactRecord };
 
 /**
  * Request and response schemas of contacts, companies and contact sync. The handlers validate
@@ -126,53 +130,6 @@ export const ListCompaniesQuery = cursorPageQuery({ ...CONTACTS_PAGE, items: 'co
 // ---- response records ---------------------------------------------------------------------
 
 const ts = z.iso.datetime();
-
-export const ContactRecord = z.object({
-  id: z.string(),
-  external_id: z.string().nullable(),
-  first_name: z.string().nullable(),
-  last_name: z.string().nullable(),
-  email: z.string().nullable(),
-  phone: z.string().nullable(),
-  role: z.string().nullable(),
-  locale: z.string().nullable(),
-  timezone: z.string().nullable(),
-  company_id: z.string().nullable(),
-  company_name: z.string().nullable(),
-  conversation_count: z.number().int(),
-  custom_attrs: z.record(z.string(), z.unknown()),
-  tags: z.array(z.string()),
-  unsubscribed_from_emails: z.boolean(),
-  created_at: ts,
-  updated_at: ts,
-  deleted_at: ts.nullable(),
-  last_seen_at: ts.nullable(),
-  /** `helpdesk_a_sync` / `helpdesk_b_sync` for synced contacts, null for dashboard ones */
-  source: z.enum(['helpdesk_a_sync', 'helpdesk_b_sync']).nullable(),
-  /** false once a full sync no longer finds the contact upstream (or upstream marks it inactive) */
-  active: z.boolean(),
-});
-
-export const CompanyRecord = z.object({
-  id: z.string(),
-  name: z.string(),
-  domain: z.string().nullable(),
-  industry: z.string().nullable(),
-  logo_url: z.string().nullable(),
-  notes: z.string().nullable(),
-  plan: z.string().nullable(),
-  size: z.string().nullable(),
-  sla_tier: z.string().nullable(),
-  website: z.string().nullable(),
-  contact_count: z.number().int(),
-  conversation_count: z.number().int(),
-  monthly_spend: z.number().nullable(),
-  custom_attrs: z.record(z.string(), z.unknown()),
-  tags: z.array(z.string()),
-  created_at: ts,
-  updated_at: ts,
-  deleted_at: ts.nullable(),
-});
 
 // ---- contact sync -------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import { type CallRow, findCall } from '../../shared/calls/calls';
+import { type ConversationRow, conversationView } from '../../shared/conversations/records';
 import { type KeptCounts, keptTotal } from '../../shared/db/kept-counts';
 import { cursorPage, pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
@@ -17,7 +18,6 @@ import { notFound } from '../../shared/http/errors';
 import type { Page } from '../../shared/http/pagination';
 import { looksLikeId, newId } from '../../shared/ids';
 
-export type ConversationRow = Selectable<ConversationsTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type ExportRow = Selectable<ConversationExportsTable>;
 
@@ -93,20 +93,8 @@ export const defaultRoutingReason = (
 
 // ---- views ----
 
-export const conversationView = (r: ConversationRow) => ({
-  id: r.id,
-  tenant_id: r.tenant_id,
-  contact_id: r.contact_id,
-  subject: r.subject,
-  status: r.status,
-  channel: r.channel,
-  priority: r.priority,
-  assignee_user_id: r.assignee_user_id,
-  assignee_team_id: r.assignee_team_id,
-  tags: r.tags,
-  created_at: iso(r.created_at),
-  updated_at: iso(r.updated_at),
-});
+// the conversation's own view is shared with the search hits: shared/conversations/records.ts
+export { type ConversationRow, conversationView };
 
 export const messageView = (m: MessageRow) => ({
   id: m.id,

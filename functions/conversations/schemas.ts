@@ -1,14 +1,18 @@
 import * as z from 'zod';
+import {
+  CONVERSATION_CHANNELS,
+  CONVERSATION_PRIORITIES,
+  CONVERSATION_STATUSES,
+  ConversationSchema,
+} from '../../shared/conversations/records';
 import { ROUTING_REASONS_FIXED } from '../../shared/events/catalog';
 import { smtpLimits } from '../../shared/http/email';
 import { isoDateTime } from '../../shared/http/instants';
 import { requiredName } from '../../shared/http/names';
 import { cursorPageQuery, pageQuery } from '../../shared/http/pagination';
 
-/** The complete conversation status set; `open`/`waiting` are the open side, `resolved`/`closed` the closed side. */
-export const CONVERSATION_STATUSES = ['open', 'waiting', 'resolved', 'closed'] as const;
-export const CONVERSATION_CHANNELS = ['email', 'widget', 'whatsapp', 'phone', 'api'] as const;
-export const CONVERSATION_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+// the value sets and the record are shared with the search: shared/conversations/records.ts
+export { CONVERSATION_CHANNELS, CONVERSATION_PRIORITIES, CONVERSATION_STATUSES, ConversationSchema };
 export const MESSAGE_CONTENT_TYPES = ['text', 'html', 'markdown'] as const;
 /** Team routing algorithm names accepted as routing_reason besides the four fixed reasons. */
 export const ROUTING_ALGORITHMS = [
@@ -151,21 +155,6 @@ export const InboundWhatsAppBody = z.strictObject({
 export type InboundWhatsAppBody = z.infer<typeof InboundWhatsAppBody>;
 
 // ---- response shapes (OpenAPI) ----
-
-export const ConversationSchema = z.object({
-  id: z.string(),
-  tenant_id: z.string(),
-  contact_id: z.string().nullable(),
-  subject: z.string().nullable(),
-  status: z.enum(CONVERSATION_STATUSES),
-  channel: z.enum(CONVERSATION_CHANNELS),
-  priority: z.enum(CONVERSATION_PRIORITIES),
-  assignee_user_id: z.string().nullable(),
-  assignee_team_id: z.string().nullable(),
-  tags: z.array(z.string()),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
 
 export const MessageSchema = z.object({
   id: z.string(),

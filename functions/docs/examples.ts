@@ -167,6 +167,8 @@ export const EXAMPLE_VALUES: ExampleValues = {
     quantity: 1,
     included: 50000,
     billable: 0,
+    // search (docs/search.md)
+    query: 'printer "on fire" status:open,pending -tag:spam',
     // tickets, calls, conversations
     subject: 'Printer on fire',
     title: 'Reset your password',

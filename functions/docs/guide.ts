@@ -239,6 +239,11 @@ const TAGS: ReferenceGuide['tags'] = [
     description:
       'Dashboard only: write articles and publish them to the help center and connected providers.',
   },
+  {
+    name: 'Search',
+    description:
+      'Dashboard only: one query over tickets, conversations, contacts and companies (docs/search.md). Tickets alone, with an API key: `GET /api/v1/tickets/search` under Tickets.',
+  },
   { name: 'Audit log', description: 'Dashboard only: who changed what, and when.' },
   { name: 'Documentation', description: 'This document, as JSON (the reference page at /docs reads it).' },
 ];

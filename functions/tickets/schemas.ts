@@ -6,9 +6,9 @@ import {
   LIMITS,
   ref,
   TICKET_PRIORITIES,
-  TICKET_SOURCES,
   TICKET_STATUSES,
   TICKET_TYPES,
+  Ticket,
   TicketFields,
   tag,
 } from '../../shared/tickets/schemas';
@@ -27,6 +27,7 @@ export {
   TICKET_STATUSES,
   TICKET_TRANSITIONS,
   TICKET_TYPES,
+  Ticket,
   type TicketStatus,
 } from '../../shared/tickets/schemas';
 
@@ -73,29 +74,6 @@ export type ListTicketsFilters = z.output<typeof ListTicketsQuery>;
 
 export const TicketIdParam = z.object({ ticket_id: z.string().min(1).max(LIMITS.id) });
 export const ListRepliesQuery = pageQuery(TICKETS_PAGE);
-
-/** The ticket as every read, write and event returns it. */
-export const Ticket = z.object({
-  id: z.string(),
-  subject: z.string(),
-  description: z.string(),
-  status: z.enum(TICKET_STATUSES),
-  priority: z.enum(TICKET_PRIORITIES),
-  type: z.enum(TICKET_TYPES),
-  source: z.enum(TICKET_SOURCES),
-  requester_id: z.string().nullable(),
-  requester_name: z.string().nullable(),
-  requester_email: z.string().nullable(),
-  assignee_id: z.string().nullable(),
-  tags: z.array(z.string()),
-  call_id: z.string().nullable(),
-  reply_count: z.number().int(),
-  created_by: z.string(),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
-  resolved_at: z.iso.datetime().nullable(),
-  closed_at: z.iso.datetime().nullable(),
-});
 
 export const TicketReply = z.object({
   id: z.string(),

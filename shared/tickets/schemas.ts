@@ -75,3 +75,26 @@ export const CreateTicketBody = z.strictObject({
   call_id: TicketFields.call_id.optional(),
 });
 export type CreateTicketInput = z.infer<typeof CreateTicketBody>;
+
+/** The ticket as every read, write, event and search hit returns it. */
+export const Ticket = z.object({
+  id: z.string(),
+  subject: z.string(),
+  description: z.string(),
+  status: z.enum(TICKET_STATUSES),
+  priority: z.enum(TICKET_PRIORITIES),
+  type: z.enum(TICKET_TYPES),
+  source: z.enum(TICKET_SOURCES),
+  requester_id: z.string().nullable(),
+  requester_name: z.string().nullable(),
+  requester_email: z.string().nullable(),
+  assignee_id: z.string().nullable(),
+  tags: z.array(z.string()),
+  call_id: z.string().nullable(),
+  reply_count: z.number().int(),
+  created_by: z.string(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+  resolved_at: z.iso.datetime().nullable(),
+  closed_at: z.iso.datetime().nullable(),
+});

@@ -177,6 +177,30 @@ describe.skipIf(postgresUnavailable())('typed client against the real server', {
     expect(new Set(all).size).toBe(7);
   });
 
+  it('search(): tickets by API key, every type by session, hits narrowed by type, paged by cursor', async () => {
+    const t = await h.tenant();
+    const k = await t.key(['tickets:read', 'tickets:write']);
+    const api = createSupportClient({ baseUrl, apiKey: k });
+    await api.POST('/api/v1/tickets', { body: { subject: 'Client search printer one' } });
+    await api.POST('/api/v1/tickets', { body: { subject: 'Client search printer two' } });
+    const first = await api.search('"client search" printer', { limit: 1 });
+    expect(first.hits).toHaveLength(1);
+    const hit = first.hits[0]!;
+    // the union narrows on `type`: a ticket hit's record is a ticket
+    if (hit.type !== 'ticket') throw new Error(`expected a ticket hit, got ${hit.type}`);
+    expect(hit.record.subject).toMatch(/^Client search printer/);
+    expect(hit.highlights[0]!.field).toBe('subject');
+    const second = await api.search('"client search" printer', { limit: 1, cursor: first.next_cursor! });
+    expect(second.hits[0]!.record.id).not.toBe(hit.record.id);
+    await expect(api.search('x', { types: ['contact'] })).rejects.toThrow(TypeError);
+    const malformed = await api.search('"unterminated').catch((e: unknown) => e);
+    expect(malformed).toBeInstanceOf(SupportApiError);
+    expect(malformed).toMatchObject({ status: 422 });
+    const session = createSupportClient({ baseUrl, sessionToken: t.adminToken });
+    const all = await session.search('"client search"', { types: ['ticket', 'contact'] });
+    expect(all.hits.map((h) => h.type)).toEqual(['ticket', 'ticket']);
+  });
+
   it('a list without paging is fetched once, here with a session token from a function', async () => {
     const rec = recordingFetch();
     const api = createSupportClient({ baseUrl, sessionToken: () => tenant.adminToken, fetch: rec.fetch });

@@ -69,6 +69,10 @@ export const LIST_ENDPOINTS = {
     "paging": "offset",
     "items": "replies"
   },
+  "/api/v1/tickets/search": {
+    "paging": "cursor",
+    "items": "hits"
+  },
   "/api/v1/webhooks": {
     "paging": "none",
     "items": "webhooks"
@@ -100,5 +104,9 @@ export const LIST_ENDPOINTS = {
   "/api/v2/kb/articles": {
     "paging": "offset",
     "items": "articles"
+  },
+  "/api/v2/search": {
+    "paging": "cursor",
+    "items": "hits"
   }
 } as const;

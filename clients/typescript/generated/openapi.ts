@@ -1914,6 +1914,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tickets/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search tickets
+         * @description Full-text search over each ticket's subject, description and replies, with the list's filters as `field:value` (status, priority, type, tag, assignee, requester, created, updated): `printer "on fire" status:open,pending -tag:spam created>30d`. Best match first, then newest (`sort=created_at` or `updated_at` for recency alone). Each hit carries the ticket and plain-text highlights with match offsets. Pages by `cursor`; no `total`. The grammar: docs/search.md.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
+         */
+        get: operations["searchTickets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/usage/details": {
         parameters: {
             query?: never;
@@ -2598,6 +2620,28 @@ export interface paths {
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
         patch: operations["updateArticle"];
+        trace?: never;
+    };
+    "/api/v2/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search tickets, conversations, contacts and companies
+         * @description One query over several record types (`types`, default all four): words and phrases match tickets (subject, description, replies), conversations (subject, messages), contacts (name, e-mail, phone) and companies (name, domain); filters apply to the types that have them (`channel:` leaves out tickets, contacts and companies), and `assignee:me` is the signed-in user. Best match first, then newest, across the types. Dashboard session.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
+         */
+        get: operations["searchRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v2/webhooks/{id}": {
@@ -3469,18 +3513,24 @@ export interface components {
             /** @description The API keys */
             api_keys: components["schemas"]["ApiKey"][];
         };
-        /** @description A page of tickets, with the total matching the filters. */
-        TicketList: {
-            /** @description This page */
-            tickets: components["schemas"]["Ticket"][];
-            /** @description Tickets matching the filters, all pages; null on a page read by `cursor` */
-            total: number | null;
-            /** @description Page size used */
-            limit: number;
-            /** @description Items skipped */
-            offset: number;
-            /** @description Pass as `cursor`, with the same filters and sort, for the next page; null on the last page */
+        /** @description A page of ticket hits. */
+        TicketSearchResult: {
+            /** @description The hits, best first */
+            hits: components["schemas"]["TicketSearchHit"][];
+            /** @description The next page, or null */
             next_cursor: string | null;
+        };
+        /** @description A ticket that matched, with where it matched. */
+        TicketSearchHit: {
+            /**
+             * @description Always `ticket`
+             * @constant
+             */
+            type: "ticket";
+            /** @description The ticket, as GET /api/v1/tickets/{ticket_id} returns it */
+            record: components["schemas"]["Ticket"];
+            /** @description One entry per matched field */
+            highlights: components["schemas"]["SearchHighlight"][];
         };
         /** @description A support request: what is wrong, who asked, who works on it, and where it stands. */
         Ticket: {
@@ -3540,6 +3590,210 @@ export interface components {
             resolved_at: string | null;
             /** @description When it was closed */
             closed_at: string | null;
+        };
+        /** @description Where a hit matched: a plain-text fragment of one field and the matches in it. */
+        SearchHighlight: {
+            /** @description The field the fragment comes from */
+            field: string;
+            /** @description Plain text around the first match (the whole field when short) */
+            fragment: string;
+            /** @description [start, end) of each match in `fragment`, UTF-16 code units */
+            matches: [
+                number,
+                number
+            ][];
+        };
+        /** @description A page of hits of every type searched. */
+        SearchResult: {
+            /** @description The hits, best first across the types */
+            hits: (components["schemas"]["TicketSearchHit"] | components["schemas"]["ConversationSearchHit"] | components["schemas"]["ContactSearchHit"] | components["schemas"]["CompanySearchHit"])[];
+            /** @description The next page, or null */
+            next_cursor: string | null;
+        };
+        /** @description A conversation that matched, with where it matched. */
+        ConversationSearchHit: {
+            /**
+             * @description Always `conversation`
+             * @constant
+             */
+            type: "conversation";
+            /** @description The conversation, as its read returns it */
+            record: components["schemas"]["Conversation"];
+            /** @description One entry per matched field */
+            highlights: components["schemas"]["SearchHighlight"][];
+        };
+        /** @description A messaging thread with one contact on one channel. */
+        Conversation: {
+            /** @description Conversation id (`cnv_…`) */
+            id: string;
+            /** @description The tenant */
+            tenant_id: string;
+            /** @description The contact it is with (`ctc_…`) */
+            contact_id: string | null;
+            /** @description Subject line */
+            subject: string | null;
+            /**
+             * @description `open`, `waiting` (on the contact), `resolved` or `closed`
+             * @enum {string}
+             */
+            status: "open" | "waiting" | "resolved" | "closed";
+            /**
+             * @description Channel it happens on
+             * @enum {string}
+             */
+            channel: "email" | "widget" | "whatsapp" | "phone" | "api";
+            /**
+             * @description Priority
+             * @enum {string}
+             */
+            priority: "low" | "medium" | "high" | "urgent";
+            /** @description Agent it is assigned to */
+            assignee_user_id: string | null;
+            /** @description Team it is assigned to */
+            assignee_team_id: string | null;
+            /** @description Labels */
+            tags: string[];
+            /** @description When it started (ISO 8601 UTC) */
+            created_at: string;
+            /** @description Last change or message */
+            updated_at: string;
+        };
+        /** @description A contact that matched, with where it matched. */
+        ContactSearchHit: {
+            /**
+             * @description Always `contact`
+             * @constant
+             */
+            type: "contact";
+            /** @description The contact, as its read returns it */
+            record: components["schemas"]["Contact"];
+            /** @description One entry per matched field */
+            highlights: components["schemas"]["SearchHighlight"][];
+        };
+        /** @description A person conversations are with, created here or imported by a contact sync. */
+        Contact: {
+            /** @description Contact id (`ctc_…`) */
+            id: string;
+            /** @description Id in your own or the synced system */
+            external_id: string | null;
+            /** @description First name */
+            first_name: string | null;
+            /** @description Last name */
+            last_name: string | null;
+            /** @description Email address (unique per tenant among live contacts) */
+            email: string | null;
+            /** @description Phone number (E.164) */
+            phone: string | null;
+            /** @description Job title */
+            role: string | null;
+            /** @description Preferred locale (BCP 47) */
+            locale: string | null;
+            /** @description IANA time zone */
+            timezone: string | null;
+            /** @description Company they belong to (`cmp_…`) */
+            company_id: string | null;
+            /** @description The company's name */
+            company_name: string | null;
+            /** @description Conversations with them */
+            conversation_count: number;
+            /** @description Your own attributes (string, number or boolean values) */
+            custom_attrs: {
+                [key: string]: unknown;
+            };
+            /** @description Labels */
+            tags: string[];
+            /** @description Opted out of email */
+            unsubscribed_from_emails: boolean;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601 UTC)
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change
+             */
+            updated_at: string;
+            /** @description When it was soft-deleted (restore with POST …/restore) */
+            deleted_at: string | null;
+            /** @description Last activity */
+            last_seen_at: string | null;
+            /** @description The sync that imported it, if any */
+            source: ("helpdesk_a_sync" | "helpdesk_b_sync") | null;
+            /** @description `false` once a full sync no longer finds it upstream */
+            active: boolean;
+        };
+        /** @description A company that matched, with where it matched. */
+        CompanySearchHit: {
+            /**
+             * @description Always `company`
+             * @constant
+             */
+            type: "company";
+            /** @description The company, as its read returns it */
+            record: components["schemas"]["Company"];
+            /** @description One entry per matched field */
+            highlights: components["schemas"]["SearchHighlight"][];
+        };
+        /** @description An organisation contacts belong to. */
+        Company: {
+            /** @description Company id (`cmp_…`) */
+            id: string;
+            /** @description Name */
+            name: string;
+            /** @description Email/web domain */
+            domain: string | null;
+            /** @description Industry */
+            industry: string | null;
+            /** @description Logo */
+            logo_url: string | null;
+            /** @description Free-form notes */
+            notes: string | null;
+            /** @description The company's plan with you */
+            plan: string | null;
+            /** @description Head-count band */
+            size: string | null;
+            /** @description Support tier */
+            sla_tier: string | null;
+            /** @description Website */
+            website: string | null;
+            /** @description Live contacts in it */
+            contact_count: number;
+            /** @description Conversations with its contacts */
+            conversation_count: number;
+            /** @description Monthly spend */
+            monthly_spend: number | null;
+            /** @description Your own attributes */
+            custom_attrs: {
+                [key: string]: unknown;
+            };
+            /** @description Labels */
+            tags: string[];
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601 UTC)
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change
+             */
+            updated_at: string;
+            /** @description When it was soft-deleted */
+            deleted_at: string | null;
+        };
+        /** @description A page of tickets, with the total matching the filters. */
+        TicketList: {
+            /** @description This page */
+            tickets: components["schemas"]["Ticket"][];
+            /** @description Tickets matching the filters, all pages; null on a page read by `cursor` */
+            total: number | null;
+            /** @description Page size used */
+            limit: number;
+            /** @description Items skipped */
+            offset: number;
+            /** @description Pass as `cursor`, with the same filters and sort, for the next page; null on the last page */
+            next_cursor: string | null;
         };
         TicketCreate: {
             /** @description Subject line */
@@ -4041,42 +4295,6 @@ export interface components {
              */
             wildcard: "*";
         };
-        /** @description A messaging thread with one contact on one channel. */
-        Conversation: {
-            /** @description Conversation id (`cnv_…`) */
-            id: string;
-            /** @description The tenant */
-            tenant_id: string;
-            /** @description The contact it is with (`ctc_…`) */
-            contact_id: string | null;
-            /** @description Subject line */
-            subject: string | null;
-            /**
-             * @description `open`, `waiting` (on the contact), `resolved` or `closed`
-             * @enum {string}
-             */
-            status: "open" | "waiting" | "resolved" | "closed";
-            /**
-             * @description Channel it happens on
-             * @enum {string}
-             */
-            channel: "email" | "widget" | "whatsapp" | "phone" | "api";
-            /**
-             * @description Priority
-             * @enum {string}
-             */
-            priority: "low" | "medium" | "high" | "urgent";
-            /** @description Agent it is assigned to */
-            assignee_user_id: string | null;
-            /** @description Team it is assigned to */
-            assignee_team_id: string | null;
-            /** @description Labels */
-            tags: string[];
-            /** @description When it started (ISO 8601 UTC) */
-            created_at: string;
-            /** @description Last change or message */
-            updated_at: string;
-        };
         ConversationCreate: {
             /** @description The contact (`ctc_…`) */
             contact_id?: string | null;
@@ -4289,59 +4507,6 @@ export interface components {
             /** @description The conversation (`cnv_…`) */
             conversation_id?: string;
         };
-        /** @description A person conversations are with, created here or imported by a contact sync. */
-        Contact: {
-            /** @description Contact id (`ctc_…`) */
-            id: string;
-            /** @description Id in your own or the synced system */
-            external_id: string | null;
-            /** @description First name */
-            first_name: string | null;
-            /** @description Last name */
-            last_name: string | null;
-            /** @description Email address (unique per tenant among live contacts) */
-            email: string | null;
-            /** @description Phone number (E.164) */
-            phone: string | null;
-            /** @description Job title */
-            role: string | null;
-            /** @description Preferred locale (BCP 47) */
-            locale: string | null;
-            /** @description IANA time zone */
-            timezone: string | null;
-            /** @description Company they belong to (`cmp_…`) */
-            company_id: string | null;
-            /** @description The company's name */
-            company_name: string | null;
-            /** @description Conversations with them */
-            conversation_count: number;
-            /** @description Your own attributes (string, number or boolean values) */
-            custom_attrs: {
-                [key: string]: unknown;
-            };
-            /** @description Labels */
-            tags: string[];
-            /** @description Opted out of email */
-            unsubscribed_from_emails: boolean;
-            /**
-             * Format: date-time
-             * @description When it was created (ISO 8601 UTC)
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description Last change
-             */
-            updated_at: string;
-            /** @description When it was soft-deleted (restore with POST …/restore) */
-            deleted_at: string | null;
-            /** @description Last activity */
-            last_seen_at: string | null;
-            /** @description The sync that imported it, if any */
-            source: ("helpdesk_a_sync" | "helpdesk_b_sync") | null;
-            /** @description `false` once a full sync no longer finds it upstream */
-            active: boolean;
-        };
         ContactCreate: {
             /** @description The id in your own system (unique per tenant) */
             external_id?: string | null;
@@ -4529,53 +4694,6 @@ export interface components {
             unsubscribed_from_emails?: boolean;
             /** @description When the contact was last active */
             last_seen_at?: string | null;
-        };
-        /** @description An organisation contacts belong to. */
-        Company: {
-            /** @description Company id (`cmp_…`) */
-            id: string;
-            /** @description Name */
-            name: string;
-            /** @description Email/web domain */
-            domain: string | null;
-            /** @description Industry */
-            industry: string | null;
-            /** @description Logo */
-            logo_url: string | null;
-            /** @description Free-form notes */
-            notes: string | null;
-            /** @description The company's plan with you */
-            plan: string | null;
-            /** @description Head-count band */
-            size: string | null;
-            /** @description Support tier */
-            sla_tier: string | null;
-            /** @description Website */
-            website: string | null;
-            /** @description Live contacts in it */
-            contact_count: number;
-            /** @description Conversations with its contacts */
-            conversation_count: number;
-            /** @description Monthly spend */
-            monthly_spend: number | null;
-            /** @description Your own attributes */
-            custom_attrs: {
-                [key: string]: unknown;
-            };
-            /** @description Labels */
-            tags: string[];
-            /**
-             * Format: date-time
-             * @description When it was created (ISO 8601 UTC)
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description Last change
-             */
-            updated_at: string;
-            /** @description When it was soft-deleted */
-            deleted_at: string | null;
         };
         CompanyCreate: {
             /** @description Name */
@@ -23708,6 +23826,193 @@ export interface operations {
             };
         };
     };
+    searchTickets: {
+        parameters: {
+            query: {
+                /**
+                 * @description The query (docs/search.md): words and `"phrases"` matched as full text (all must match), `word*` as a prefix, `field:value` filters, `created>7d` or `updated<=2026-11-01`, `-` before a term to exclude it, `OR` between terms. A malformed query is a 422 naming what is wrong and its position.
+                 * @example printer "on fire" status:open,pending -tag:spam
+                 */
+                query: string;
+                /**
+                 * @description Hits per page, 1-100 (default 20)
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The `next_cursor` of the previous page, with the same query, types and sort
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
+                /**
+                 * @description `relevance` (default): best match first, then newest; `created_at` / `updated_at`: newest first by that time, relevance ignored
+                 * @example relevance
+                 */
+                sort?: "relevance" | "created_at" | "updated_at";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of hits */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "hits": [
+                     *         {
+                     *           "type": "ticket",
+                     *           "record": {
+                     *             "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
+                     *             "subject": "Printer on fire",
+                     *             "description": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *             "status": "open",
+                     *             "priority": "urgent",
+                     *             "type": "incident",
+                     *             "source": "api",
+                     *             "requester_id": null,
+                     *             "requester_name": "Ana Silva",
+                     *             "requester_email": "ana@example.com",
+                     *             "assignee_id": null,
+                     *             "tags": [
+                     *               "floor-3",
+                     *               "hardware"
+                     *             ],
+                     *             "call_id": null,
+                     *             "reply_count": 0,
+                     *             "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *             "created_at": "2026-03-14T09:26:53.412Z",
+                     *             "updated_at": "2026-03-14T09:26:53.412Z",
+                     *             "resolved_at": null,
+                     *             "closed_at": null
+                     *           },
+                     *           "highlights": [
+                     *             {
+                     *               "field": "subject",
+                     *               "fragment": "Printer on fire",
+                     *               "matches": [
+                     *                 [
+                     *                   0,
+                     *                   7
+                     *                 ]
+                     *               ]
+                     *             },
+                     *             {
+                     *               "field": "description",
+                     *               "fragment": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *               "matches": [
+                     *                 [
+                     *                   4,
+                     *                   11
+                     *                 ]
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TicketSearchResult"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getUsageDetails: {
         parameters: {
             query?: {
@@ -30135,6 +30440,198 @@ export interface operations {
                      *       "detail": "Request body too large"
                      *     }
                      */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    searchRecords: {
+        parameters: {
+            query: {
+                /**
+                 * @description The query (docs/search.md): words and `"phrases"` matched as full text (all must match), `word*` as a prefix, `field:value` filters, `created>7d` or `updated<=2026-11-01`, `-` before a term to exclude it, `OR` between terms. A malformed query is a 422 naming what is wrong and its position.
+                 * @example printer "on fire" status:open,pending -tag:spam
+                 */
+                query: string;
+                /**
+                 * @description The record types to search, one or a comma list (default: all four)
+                 * @example ticket,conversation
+                 */
+                types?: ("ticket" | "conversation" | "contact" | "company") | string;
+                /**
+                 * @description Hits per page, 1-100 (default 20)
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The `next_cursor` of the previous page, with the same query, types and sort
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
+                /**
+                 * @description `relevance` (default): best match first, then newest; `created_at` / `updated_at`: newest first by that time, relevance ignored
+                 * @example relevance
+                 */
+                sort?: "relevance" | "created_at" | "updated_at";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of hits of every type asked for */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "hits": [
+                     *         {
+                     *           "type": "ticket",
+                     *           "record": {
+                     *             "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
+                     *             "subject": "Printer on fire",
+                     *             "description": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *             "status": "open",
+                     *             "priority": "urgent",
+                     *             "type": "incident",
+                     *             "source": "api",
+                     *             "requester_id": null,
+                     *             "requester_name": "Ana Silva",
+                     *             "requester_email": "ana@example.com",
+                     *             "assignee_id": null,
+                     *             "tags": [
+                     *               "floor-3",
+                     *               "hardware"
+                     *             ],
+                     *             "call_id": null,
+                     *             "reply_count": 0,
+                     *             "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *             "created_at": "2026-03-14T09:26:53.412Z",
+                     *             "updated_at": "2026-03-14T09:26:53.412Z",
+                     *             "resolved_at": null,
+                     *             "closed_at": null
+                     *           },
+                     *           "highlights": [
+                     *             {
+                     *               "field": "subject",
+                     *               "fragment": "Printer on fire",
+                     *               "matches": [
+                     *                 [
+                     *                   0,
+                     *                   7
+                     *                 ]
+                     *               ]
+                     *             },
+                     *             {
+                     *               "field": "description",
+                     *               "fragment": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *               "matches": [
+                     *                 [
+                     *                   4,
+                     *                   11
+                     *                 ]
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SearchResult"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };

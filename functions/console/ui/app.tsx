@@ -6,6 +6,7 @@ import { loadMe } from './api';
 import { Modal, PageHead, useLoad } from './components';
 import { AuditPage } from './pages/audit';
 import { KeysPage } from './pages/keys';
+import { SearchPage } from './pages/search';
 import {
   AcceptInvitePage,
   AlreadySignedInPage,
@@ -35,6 +36,7 @@ const PAGES = [
   { path: '/team', label: 'Team', page: TeamPage },
   { path: '/audit', label: 'Audit log', page: AuditPage },
   { path: '/usage', label: 'Usage', page: UsagePage },
+  { path: '/search', label: 'Search', page: SearchPage },
 ] as const;
 
 /** Pages reached from an emailed link or while signed out. */
