@@ -102,7 +102,7 @@ for (const name of ['database', 'redis'] as const) {
         app.onError(handleError);
         app.use(async (c, next) => {
           c.set('services', h.runtime.services);
-          c.set('auth', { kind: 'api_key', tenantId: t.id, keyId: `held-${run}`, scopes: [] });
+          c.set('auth', { kind: 'api_key', tenantId: t.id, keyId: `held-${run}`, scopes: new Set() });
           await next();
         });
         app.use(idempotency(() => true));
