@@ -6,8 +6,8 @@
 // A route that writes its answer to the database in a statement of its own after the work's
 // commit would still be replayed here (nothing kills that write), yet a process dying between the
 // two would lose it: so for a case whose work writes (`effects`), the transaction that made the
-// key `done` must have written rows of other tables by then (a trigger in this test's database
-// notes it, from the transaction's own statistics).
+// key `done` must have written to another table too (triggers in this test's database note which
+// transactions wrote what).
 // On both stores: the database's, and Redis (the edge's), whose record vanishes with the lease.
 
 import { sql } from 'kysely';
@@ -86,19 +86,31 @@ for (const store of ['database', 'redis'] as const) {
         expect(services.idempotencyStore?.apartFromDatabase ?? false).toBe(store === 'redis');
         // which transaction made each key `done` (this test's database only)
         for (const statement of [
-          'CREATE TABLE answered_in (idempotency_key text PRIMARY KEY, others bigint NOT NULL)',
+          'CREATE TABLE answered_in (idempotency_key text PRIMARY KEY, xid bigint NOT NULL)',
+          'CREATE TABLE wrote_in (xid bigint PRIMARY KEY)',
           `CREATE FUNCTION note_answer() RETURNS trigger LANGUAGE plpgsql AS $$
            BEGIN
-             INSERT INTO answered_in
-               SELECT NEW.idempotency_key, coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)
-                 FROM pg_stat_xact_user_tables WHERE relname NOT IN ('idempotency_keys', 'answered_in')
-               ON CONFLICT DO NOTHING;
+             INSERT INTO answered_in VALUES (NEW.idempotency_key, txid_current()) ON CONFLICT DO NOTHING;
+             RETURN NULL;
+           END $$`,
+          `CREATE FUNCTION note_write() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN
+             INSERT INTO wrote_in VALUES (txid_current()) ON CONFLICT DO NOTHING;
              RETURN NULL;
            END $$`,
           `CREATE TRIGGER note_answer_insert AFTER INSERT ON idempotency_keys FOR EACH ROW
              WHEN (NEW.state = 'done') EXECUTE FUNCTION note_answer()`,
           `CREATE TRIGGER note_answer_update AFTER UPDATE ON idempotency_keys FOR EACH ROW
              WHEN (NEW.state = 'done' AND OLD.state <> 'done') EXECUTE FUNCTION note_answer()`,
+          `DO $$ DECLARE r record; BEGIN
+             FOR r IN SELECT c.relname FROM pg_class c
+                       WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+                         AND NOT c.relispartition
+                         AND c.relname NOT IN ('idempotency_keys', 'answered_in', 'wrote_in') LOOP
+               EXECUTE format('CREATE TRIGGER note_write AFTER INSERT OR UPDATE OR DELETE ON %I
+                               FOR EACH STATEMENT EXECUTE FUNCTION note_write()', r.relname);
+             END LOOP;
+           END $$`,
         ])
           await sql.raw(statement).execute(h.db);
         services.idempotencyStore = new DiesAfterWork(
@@ -118,11 +130,12 @@ for (const store of ['database', 'redis'] as const) {
           headers: { 'Idempotency-Key': key },
         });
 
-      /** whether the transaction that wrote the key's answer had written rows of other tables */
+      /** whether the transaction that wrote the key's answer wrote to another table too */
       const answeredWithWork = async (key: string) => {
-        const answer = await sql<{ others: string }>`
-          SELECT others::text AS others FROM answered_in WHERE idempotency_key = ${key}`.execute(h.db);
-        return Number(answer.rows[0]?.others ?? 0) > 0;
+        const found = await sql<{ n: string }>`
+          SELECT count(*)::text AS n FROM answered_in a JOIN wrote_in w ON w.xid = a.xid
+           WHERE a.idempotency_key = ${key}`.execute(h.db);
+        return Number(found.rows[0]?.n ?? 0) > 0;
       };
 
       it.concurrent.each(KEYED_CASES.map((c) => [c.operationId, c] as const))(

@@ -7,6 +7,7 @@ import {
 } from '../../scripts/lib/https-receiver';
 import type { EventDataMap, EventType } from '../../shared/events/catalog';
 import { emitEvent } from '../../shared/events/emit';
+import { retryDelayMs } from '../../shared/webhooks/retry';
 import type { MemoryRateLimiter } from '../../shared/ratelimit/limiter';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
@@ -174,9 +175,10 @@ describe.skipIf(postgresUnavailable())(
         );
         expect(JSON.parse(r.body).data).toEqual(ticket('tkt_3'));
       }
-      // never early: attempt 2 waits >= 2 units (20 ms), attempt 3 >= 4 units after attempt 2
-      expect(got[1]!.receivedAt - got[0]!.receivedAt).toBeGreaterThanOrEqual(20);
-      expect(got[2]!.receivedAt - got[1]!.receivedAt).toBeGreaterThanOrEqual(40);
+      // never early: attempt 2 waits >= 2 units, attempt 3 >= 4 units after attempt 2
+      const unit = h.config.WEBHOOK_RETRY_UNIT_MS;
+      expect(got[1]!.receivedAt - got[0]!.receivedAt).toBeGreaterThanOrEqual(retryDelayMs(1, unit)!);
+      expect(got[2]!.receivedAt - got[1]!.receivedAt).toBeGreaterThanOrEqual(retryDelayMs(2, unit)!);
 
       const [entry] = await log(sub.id);
       expect(entry).toMatchObject({
@@ -266,6 +268,20 @@ describe.skipIf(postgresUnavailable())(
         next_attempt_at: null,
       });
       expect(entry.last_attempt_at).toEqual(expect.any(String));
+      // the schedule: attempt n+1 reaches the receiver no sooner than 2^n units after attempt n
+      // ended (its recorded attempted_at); never early, for each of the four retries
+      const unit = h.config.WEBHOOK_RETRY_UNIT_MS;
+      const detail = await h.request('GET', `/api/v1/webhooks/${sub.id}/deliveries/${entry.id}`, {
+        apiKey: key,
+      });
+      const history = detail.body.history as { attempt: number; attempted_at: string }[];
+      expect(history.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5]);
+      const received = rx.received(sub.path);
+      for (let n = 1; n < 5; n++) {
+        const wait = received[n]!.receivedAt - Date.parse(history[n - 1]!.attempted_at);
+        // 1 ms: attempted_at is kept to the millisecond
+        expect(wait, `attempt ${n + 1} waited ${wait} ms`).toBeGreaterThanOrEqual(retryDelayMs(n, unit)! - 1);
+      }
     });
 
     it('counts a timeout as a failed attempt (no status), then delivers', async () => {
