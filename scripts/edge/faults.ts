@@ -137,11 +137,11 @@ interface Tally {
 const tallyOf = (answers: Answer[]): Tally => {
   const outcomes = answers.map((a) => a.outcome);
   return {
-  requests: outcomes.length,
-  answered: outcomes.filter((o) => o === 'answered').length,
-  retry: outcomes.filter((o) => o === 'retry').length,
-  other5xx: outcomes.filter((o) => o === 'other5xx').length,
-  hung: outcomes.filter((o) => o === 'hung').length,
+    requests: outcomes.length,
+    answered: outcomes.filter((o) => o === 'answered').length,
+    retry: outcomes.filter((o) => o === 'retry').length,
+    other5xx: outcomes.filter((o) => o === 'other5xx').length,
+    hung: outcomes.filter((o) => o === 'hung').length,
   };
 };
 
@@ -471,7 +471,9 @@ async function main() {
       for (const a of refusedButWritten)
         console.log(`  ${JSON.stringify(a.sent)}: answered 503, but its ticket was written`);
       for (const r of wrongAttempts)
-        console.log(`  delivery ${r.id}: ${r.attempts} attempts after the burst (documented ${s.attemptsAfter})`);
+        console.log(
+          `  delivery ${r.id}: ${r.attempts} attempts after the burst (documented ${s.attemptsAfter})`,
+        );
       // what the scenario did to the system, so a line of zeros is not a scenario that failed nothing
       const notes = [
         qstash.state.refused > 0 ? `${qstash.state.refused} publishes refused by QStash` : '',

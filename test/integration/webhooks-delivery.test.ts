@@ -7,8 +7,8 @@ import {
 } from '../../scripts/lib/https-receiver';
 import type { EventDataMap, EventType } from '../../shared/events/catalog';
 import { emitEvent } from '../../shared/events/emit';
-import { retryDelayMs } from '../../shared/webhooks/retry';
 import type { MemoryRateLimiter } from '../../shared/ratelimit/limiter';
+import { retryDelayMs } from '../../shared/webhooks/retry';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 trustTestCertificate();

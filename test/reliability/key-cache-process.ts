@@ -6,9 +6,9 @@
 // revoke answered by another process bite here is the NOTIFY the schema's trigger sends and
 // `followKeyChanges` hears.
 import { serve } from '@hono/node-server';
+import { createEmbeddedRuntime } from '../../scripts/embedded';
 import { KeyCache } from '../../shared/auth/key-verify';
 import { loadConfig } from '../../shared/env';
-import { createEmbeddedRuntime } from '../../scripts/embedded';
 
 class UnconfirmedKeyCache extends KeyCache {
   override get confirmsHits(): boolean {
