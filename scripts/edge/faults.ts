@@ -9,13 +9,21 @@
 // cycle, and prints one line:
 //
 //   fault <name>: <n> requests, <a> answered 2xx/4xx, <b> 503 with Retry-After, <c> other 5xx,
-//   <h> hung > 10 s, <w> half-written, <l> deliveries lost
+//   <h> hung > 10 s, <w> half-written, <l> deliveries lost, <d> differ from the documented outcome
 //
 // half-written: a ticket of the burst without exactly one `ticket.created` event (checked in the
-// database); lost: an event of the burst that, once the dependency is back, is neither delivered
-// nor pending with a due time (the schedule every delivery cycle's sweep reads). A scenario with
-// anything in the last four columns says MISSED, and the suite exits 1 unless docs/deploy.md
-// names it as accepted ("Dependency failures": a line `accepted: fault <name>`).
+// database), or a creation answered 201 whose ticket is not there; lost: an event of the burst
+// that, once the dependency is back, is neither delivered nor pending with a due time (the
+// schedule every delivery cycle's sweep reads). A scenario with anything in those four columns
+// says MISSED, and the suite exits 1 unless docs/deploy.md names it as accepted ("Dependency
+// failures": a line `accepted: fault <name>`).
+//
+// differ: answers that are not what docs/deploy.md's table says the caller gets in that scenario
+// (each scenario's `documented`: the exact status, 503 always with Retry-After), a creation
+// answered 503 whose ticket was written anyway, and a callback's delivery whose attempt count
+// after the burst is not the documented one (an early callback makes no attempt, a duplicate
+// one). Counting only 5xx would let an outage answered 200 pass; so any difference fails the
+// suite, accepted or not.
 //
 //   BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres)   FAULTS (comma list: only these)
 import { readFileSync } from 'node:fs';
@@ -96,6 +104,28 @@ async function qstashSignature(body: string, key: string, url: string) {
 
 type Outcome = 'answered' | 'retry' | 'other5xx' | 'hung';
 
+/** what a burst's request was, so a scenario can say what docs/deploy.md promises it */
+type Sent =
+  | { kind: 'read' | 'list' }
+  | { kind: 'create'; index: number }
+  | { kind: 'callback'; attempt: number };
+
+interface Answer {
+  sent: Sent;
+  outcome: Outcome;
+  /** 0 when hung */
+  status: number;
+  body: unknown;
+}
+
+/** what the table in docs/deploy.md says the caller gets: a status, or 503 with Retry-After */
+type Documented = 200 | 201 | 503;
+const AS_USUAL = (sent: Sent): Documented => (sent.kind === 'create' ? 201 : 200);
+const UNAVAILABLE = (): Documented => 503;
+
+const asDocumented = (a: Answer, documented: Documented) =>
+  documented === 503 ? a.outcome === 'retry' : a.status === documented;
+
 interface Tally {
   requests: number;
   answered: number;
@@ -104,13 +134,16 @@ interface Tally {
   hung: number;
 }
 
-const tallyOf = (outcomes: Outcome[]): Tally => ({
-  requests: outcomes.length,
-  answered: outcomes.filter((o) => o === 'answered').length,
-  retry: outcomes.filter((o) => o === 'retry').length,
-  other5xx: outcomes.filter((o) => o === 'other5xx').length,
-  hung: outcomes.filter((o) => o === 'hung').length,
-});
+const tallyOf = (answers: Answer[]): Tally => {
+  const outcomes = answers.map((a) => a.outcome);
+  return {
+    requests: outcomes.length,
+    answered: outcomes.filter((o) => o === 'answered').length,
+    retry: outcomes.filter((o) => o === 'retry').length,
+    other5xx: outcomes.filter((o) => o === 'other5xx').length,
+    hung: outcomes.filter((o) => o === 'hung').length,
+  };
+};
 
 /** Scenarios named as accepted misses in docs/deploy.md ("accepted: fault <name>"). */
 function acceptedMisses(): Set<string> {
@@ -127,6 +160,10 @@ interface Scenario {
   callbacks?: 'duplicated' | 'early' | 'late' | 'out-of-order';
   /** after the burst, before healing (the eviction scenario restarts the Workers here) */
   afterBurst?(): Promise<void>;
+  /** what docs/deploy.md's table says each request of the burst gets */
+  documented(sent: Sent): Documented;
+  /** the attempts each callback's delivery has made after the burst, as documented */
+  attemptsAfter: number;
 }
 
 async function main() {
@@ -215,10 +252,10 @@ async function main() {
       );
       return id;
     };
-    const callback = async (deliveryId: string, attempt: number): Promise<Outcome> => {
+    const callback = async (deliveryId: string, attempt: number): Promise<Answer> => {
       const body = JSON.stringify({ delivery_id: deliveryId, attempt });
       const signature = await qstashSignature(body, signingKey, `${base}${CALLBACK_PATH}`);
-      return timed(() =>
+      return timed({ kind: 'callback', attempt }, () =>
         fetch(`${stack.url}${CALLBACK_PATH}`, {
           method: 'POST',
           headers: { 'upstash-signature': signature, 'content-type': 'application/json' },
@@ -227,18 +264,29 @@ async function main() {
         }),
       );
     };
-    const timed = async (send: () => Promise<Response>): Promise<Outcome> => {
+    const timed = async (sent: Sent, send: () => Promise<Response>): Promise<Answer> => {
       try {
         const res = await send();
-        await res.arrayBuffer();
-        if (res.status < 500) return 'answered';
-        return res.status === 503 && res.headers.get('retry-after') ? 'retry' : 'other5xx';
+        const text = await res.text();
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          /* not JSON: kept as text */
+        }
+        const outcome: Outcome =
+          res.status < 500
+            ? 'answered'
+            : res.status === 503 && res.headers.get('retry-after')
+              ? 'retry'
+              : 'other5xx';
+        return { sent, outcome, status: res.status, body };
       } catch {
-        return 'hung';
+        return { sent, outcome: 'hung', status: 0, body: null };
       }
     };
-    const request = (method: string, path: string, body?: unknown) =>
-      timed(() =>
+    const request = (sent: Sent, method: string, path: string, body?: unknown) =>
+      timed(sent, () =>
         fetch(`${stack.url}${path}`, {
           method,
           headers: body === undefined ? key : { ...key, 'content-type': 'application/json' },
@@ -258,25 +306,47 @@ async function main() {
       upstash.fault = null;
       qstash.state.refusing = false;
     };
+    // docs/deploy.md: a database out of reach is 503 with Retry-After for every request, and
+    // nothing is written (so no callback makes its attempt); without Redis or QStash every request
+    // is answered as usual and every due callback makes its attempt
+    const neonDown = { heal: healthy, documented: UNAVAILABLE, attemptsAfter: 0 };
+    const asUsual = { heal: healthy, documented: AS_USUAL, attemptsAfter: 1 };
     const scenarios: Scenario[] = [
-      { name: 'neon-refusing', fail: neon('refuse'), heal: healthy },
-      { name: 'neon-5xx', fail: neon('5xx'), heal: healthy },
-      { name: 'neon-stalling', fail: neon('stall'), heal: healthy },
-      { name: 'neon-dropping-mid-transaction', fail: neon('drop'), heal: healthy },
-      { name: 'redis-refusing', fail: redis('refuse'), heal: healthy },
-      { name: 'redis-stalling', fail: redis('stall'), heal: healthy },
+      { name: 'neon-refusing', fail: neon('refuse'), ...neonDown },
+      { name: 'neon-5xx', fail: neon('5xx'), ...neonDown },
+      { name: 'neon-stalling', fail: neon('stall'), ...neonDown },
+      { name: 'neon-dropping-mid-transaction', fail: neon('drop'), ...neonDown },
+      { name: 'redis-refusing', fail: redis('refuse'), ...asUsual },
+      { name: 'redis-stalling', fail: redis('stall'), ...asUsual },
       {
         name: 'qstash-refusing-publish',
         // every first attempt fails (the subscriber refuses), so every delivery needs a retry published
         fail: () => {
           qstash.state.refusing = true;
         },
-        heal: healthy,
+        ...asUsual,
       },
-      { name: 'qstash-callbacks-duplicated', fail() {}, heal: healthy, callbacks: 'duplicated' },
-      { name: 'qstash-callbacks-early', fail() {}, heal: healthy, callbacks: 'early' },
-      { name: 'qstash-callbacks-late', fail() {}, heal: healthy, callbacks: 'late' },
-      { name: 'qstash-callbacks-out-of-order', fail() {}, heal: healthy, callbacks: 'out-of-order' },
+      // the first of a pair claims and sends, the second is skipped (200): one attempt
+      { name: 'qstash-callbacks-duplicated', fail() {}, ...asUsual, callbacks: 'duplicated' },
+      {
+        name: 'qstash-callbacks-early',
+        fail() {},
+        heal: healthy,
+        callbacks: 'early',
+        // 503 `Attempt not due yet` with Retry-After, and no attempt made
+        documented: (sent) => (sent.kind === 'callback' ? 503 : AS_USUAL(sent)),
+        attemptsAfter: 0,
+      },
+      { name: 'qstash-callbacks-late', fail() {}, ...asUsual, callbacks: 'late' },
+      {
+        name: 'qstash-callbacks-out-of-order',
+        fail() {},
+        heal: healthy,
+        callbacks: 'out-of-order',
+        // attempt 2 before attempt 1 is made: 503 (not due); attempt 1: sent
+        documented: (sent) => (sent.kind === 'callback' && sent.attempt === 2 ? 503 : AS_USUAL(sent)),
+        attemptsAfter: 1,
+      },
       {
         name: 'isolate-evicted-before-delivery-cycle',
         // the creations commit, but every read stalls, the delivery cycle's first statement
@@ -284,6 +354,9 @@ async function main() {
         // burst's reads are answered 503 after NEON_FETCH_TIMEOUT_MS)
         fail: neon('stall-selects'),
         heal: healthy,
+        // the creations' single statement commits (201); whatever reads first stalls into 503
+        documented: (sent) => (sent.kind === 'create' ? 201 : 503),
+        attemptsAfter: 0,
         afterBurst: async () => {
           await stack.reload();
           stack.endpoint.fault = null;
@@ -297,7 +370,7 @@ async function main() {
       const marker = `fault ${s.name} ${Date.now()}`;
       // the callbacks this burst sends, and the deliveries they are for
       const due: string[] = [];
-      const sends: (() => Promise<Outcome[]>)[] = [];
+      const sends: (() => Promise<Answer[]>)[] = [];
       if (s.callbacks === 'duplicated') {
         for (let i = 0; i < 3; i++) {
           const id = await seedDelivery(-1000);
@@ -334,14 +407,27 @@ async function main() {
         }
       }
       await s.fail();
-      const burst: Promise<Outcome>[] = [];
-      for (let i = 0; i < 6; i++) burst.push(request('GET', `/api/v1/tickets/${seedId}`));
+      const burst: Promise<Answer>[] = [];
+      for (let i = 0; i < 6; i++) burst.push(request({ kind: 'read' }, 'GET', `/api/v1/tickets/${seedId}`));
       for (let i = 0; i < 4; i++)
-        burst.push(request('POST', '/api/v1/tickets', { subject: `${marker} ${i}`, description: 'fault' }));
-      burst.push(request('GET', '/api/v1/tickets?limit=5'));
+        burst.push(
+          request({ kind: 'create', index: i }, 'POST', '/api/v1/tickets', {
+            subject: `${marker} ${i}`,
+            description: 'fault',
+          }),
+        );
+      burst.push(request({ kind: 'list' }, 'GET', '/api/v1/tickets?limit=5'));
       const callbacks = Promise.all(sends.map((send) => send()));
-      const tally = tallyOf([...(await Promise.all(burst)), ...(await callbacks).flat()]);
+      const answers = [...(await Promise.all(burst)), ...(await callbacks).flat()];
+      const tally = tallyOf(answers);
       await s.afterBurst?.();
+      const differing = answers.filter((a) => !asDocumented(a, s.documented(a.sent)));
+      // before healing, so the recovery's sweep has not yet made the attempts a callback should have
+      const attempts = await direct.query<{ id: string; attempts: number }>(
+        'SELECT id, attempts FROM webhook_deliveries WHERE id = ANY($1)',
+        [due],
+      );
+      const wrongAttempts = attempts.rows.filter((r) => r.attempts !== s.attemptsAfter);
       const waiting = await direct.query<{ n: string }>(
         `SELECT count(*) AS n FROM events e JOIN tickets t ON e.payload::text LIKE '%' || t.id || '%'
           WHERE t.subject LIKE $1 || ' %' AND e.dispatched_at IS NULL`,
@@ -353,14 +439,41 @@ async function main() {
       await sleep(400);
       await call('POST', '/api/v1/tickets', key, { subject: `${marker} recovery`, description: 'kick' });
 
-      const { halfWritten, lost } = await settle(direct, marker, due);
+      const { halfWritten: halfTickets, lost } = await settle(direct, marker, due);
+      // a creation answered 201 must be there; one answered 503 must not (nothing is written)
+      const written = await direct.query<{ subject: string }>(
+        `SELECT subject FROM tickets WHERE subject LIKE $1 || ' %'`,
+        [marker],
+      );
+      const subjects = new Set(written.rows.map((r) => r.subject));
+      const creations = answers.filter((a) => a.sent.kind === 'create');
+      const subjectOf = (a: Answer) => `${marker} ${(a.sent as { index: number }).index}`;
+      const answeredNotWritten = creations.filter((a) => a.status === 201 && !subjects.has(subjectOf(a)));
+      const refusedButWritten = creations.filter((a) => a.status === 503 && subjects.has(subjectOf(a)));
+      const halfWritten = halfTickets + answeredNotWritten.length;
+      const differ = differing.length + refusedButWritten.length + wrongAttempts.length;
       const misses = tally.other5xx + tally.hung + halfWritten + lost;
       const verdict =
-        misses === 0 ? '' : accepted.has(s.name) ? ' MISSED (accepted: docs/deploy.md)' : ' MISSED';
-      if (misses > 0 && !accepted.has(s.name)) failed = true;
-      const line = `fault ${s.name}: ${tally.requests} requests, ${tally.answered} answered 2xx/4xx, ${tally.retry} 503 with Retry-After, ${tally.other5xx} other 5xx, ${tally.hung} hung > 10 s, ${halfWritten} half-written, ${lost} deliveries lost${verdict}`;
+        misses === 0 && differ === 0
+          ? ''
+          : misses === 0 || !accepted.has(s.name)
+            ? ' MISSED'
+            : ' MISSED (accepted: docs/deploy.md)';
+      if ((misses > 0 && !accepted.has(s.name)) || differ > 0) failed = true;
+      const line = `fault ${s.name}: ${tally.requests} requests, ${tally.answered} answered 2xx/4xx, ${tally.retry} 503 with Retry-After, ${tally.other5xx} other 5xx, ${tally.hung} hung > 10 s, ${halfWritten} half-written, ${lost} deliveries lost, ${differ} differ from the documented outcome${verdict}`;
       lines.push(line);
       console.log(line);
+      // what differed, so a MISSED line says which answer broke the table
+      for (const a of differing)
+        console.log(
+          `  ${JSON.stringify(a.sent)}: ${a.status || 'hung'} (documented ${s.documented(a.sent)}) ${JSON.stringify(a.body).slice(0, 160)}`,
+        );
+      for (const a of refusedButWritten)
+        console.log(`  ${JSON.stringify(a.sent)}: answered 503, but its ticket was written`);
+      for (const r of wrongAttempts)
+        console.log(
+          `  delivery ${r.id}: ${r.attempts} attempts after the burst (documented ${s.attemptsAfter})`,
+        );
       // what the scenario did to the system, so a line of zeros is not a scenario that failed nothing
       const notes = [
         qstash.state.refused > 0 ? `${qstash.state.refused} publishes refused by QStash` : '',

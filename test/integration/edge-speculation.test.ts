@@ -2,12 +2,15 @@
 // with a key this isolate verified before starts its query while the key's check (Redis: validity,
 // revocation, rate limit) is in flight, and shows nothing unless the check agrees. The Worker's
 // own core runs here on the test database, with a shared key cache whose answers the test releases
-// by hand, so the order of the query and the check is observed, not timed.
-import type { ExecutionContext } from 'hono';
+// by hand, so the order of the query and the check is observed, not timed. What these cases rely
+// on is the Worker's own entry, `edgeWorkerCore(app, rules, options).fetch`
+// (shared/runtime/edge-core.ts), not the modules behind it.
+import { type ExecutionContext, Hono } from 'hono';
 import type { KyselyPlugin, RootOperationNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_RULES } from '../../functions/manifest';
 import { app as ticketsApp } from '../../functions/tickets/app';
+import type { AppEnv, FunctionApp } from '../../shared/context/app-env';
 import type { KeyRecord, KeyRecordCache, RateDecision, RateLimiter } from '../../shared/context/rate-limiter';
 import { rateLimit } from '../../shared/ratelimit/middleware';
 import { edgeWorkerCore } from '../../shared/runtime/edge-core';
@@ -158,6 +161,47 @@ describe('a warm keyed read on the edge: the query and the key check run togethe
     // the confirmed count's headers, not the provisional run's
     expect(answer.headers.get('x-ratelimit-remaining')).toBe('41');
     expect(answer.headers.get('x-ratelimit-limit')).toBe('100');
+    await settled();
+  });
+
+  it('a warm key: the route receives no rows before the check answers (its provisional run cannot finish first)', async () => {
+    // a route of its own, served by the Worker's fetch exactly as the tickets route is, that notes
+    // when its query's rows reach it: only the check's answer may release them
+    const seen: string[] = [];
+    const probe: FunctionApp = new Hono<AppEnv>();
+    probe.get('/api/v1/tickets/:id', async (c) => {
+      const rows = await c
+        .get('services')
+        .db.selectFrom('tickets')
+        .select('id')
+        .where('id', '=', c.req.param('id'))
+        .execute();
+      seen.push('rows');
+      return c.json({ id: rows[0]?.id ?? null });
+    });
+    const db = h.db.withPlugin(statementLog(sent));
+    const probeWorker = edgeWorkerCore(probe, ACCESS_RULES, {
+      database: () => ({ ...h.handle, db, close: async () => {} }),
+      rateLimiter: () => limiter,
+      afterGate: [rateLimit(), meterUsage()],
+    });
+    sent.length = 0;
+    const res = probeWorker.fetch(
+      new Request(`http://edge/api/v1/tickets/${ticketId}`, { headers: { 'x-api-key': key } }),
+      env,
+      ctx as unknown as ExecutionContext,
+    ) as Promise<Response>;
+    await until(() => sent.includes('SelectQueryNode:tickets'));
+    expect(records.pending.length, 'the check is still in flight').toBe(1);
+    // the query has long answered (a local database): its rows wait for the check
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual([]);
+    seen.push('check answered');
+    await records.answer(found(warmRecord, decision(true)));
+    const answer = await res;
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ id: ticketId });
+    expect(seen).toEqual(['check answered', 'rows']);
     await settled();
   });
 

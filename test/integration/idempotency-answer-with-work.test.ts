@@ -1,10 +1,16 @@
 // Every keyed operation commits its answer with its work. The store here "dies" after each
 // request's work, as a process killed between its commit and the record's completion would: it
-// never completes nor releases a key, so a retry after the lease finds only what the work itself
-// committed. The retry must get the first answer, byte for byte, with Idempotent-Replayed, and
-// the work must not run again (a route that records its answer after the work runs twice here).
+// never completes nor releases a key, so a retry after the lease finds only what the database
+// kept. The retry must get the first answer, byte for byte, with Idempotent-Replayed, and the
+// work must not run again (a route that keeps its answer only through the store runs twice here).
+// A route that writes its answer to the database in a statement of its own after the work's
+// commit would still be replayed here (nothing kills that write), yet a process dying between the
+// two would lose it: so for a case whose work writes (`effects`), the transaction that made the
+// key `done` must have written to another table too (triggers in this test's database note which
+// transactions wrote what).
 // On both stores: the database's, and Redis (the edge's), whose record vanishes with the lease.
 
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../functions/docs/document';
 import {
@@ -78,10 +84,39 @@ for (const store of ['database', 'redis'] as const) {
         h = await startHarness(env);
         const { services } = h.runtime;
         expect(services.idempotencyStore?.apartFromDatabase ?? false).toBe(store === 'redis');
+        // which transaction made each key `done` (this test's database only)
+        for (const statement of [
+          'CREATE TABLE answered_in (idempotency_key text PRIMARY KEY, xid bigint NOT NULL)',
+          'CREATE TABLE wrote_in (xid bigint PRIMARY KEY)',
+          `CREATE FUNCTION note_answer() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN
+             INSERT INTO answered_in VALUES (NEW.idempotency_key, txid_current()) ON CONFLICT DO NOTHING;
+             RETURN NULL;
+           END $$`,
+          `CREATE FUNCTION note_write() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN
+             INSERT INTO wrote_in VALUES (txid_current()) ON CONFLICT DO NOTHING;
+             RETURN NULL;
+           END $$`,
+          `CREATE TRIGGER note_answer_insert AFTER INSERT ON idempotency_keys FOR EACH ROW
+             WHEN (NEW.state = 'done') EXECUTE FUNCTION note_answer()`,
+          `CREATE TRIGGER note_answer_update AFTER UPDATE ON idempotency_keys FOR EACH ROW
+             WHEN (NEW.state = 'done' AND OLD.state <> 'done') EXECUTE FUNCTION note_answer()`,
+          `DO $$ DECLARE r record; BEGIN
+             FOR r IN SELECT c.relname FROM pg_class c
+                       WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+                         AND NOT c.relispartition
+                         AND c.relname NOT IN ('idempotency_keys', 'answered_in', 'wrote_in') LOOP
+               EXECUTE format('CREATE TRIGGER note_write AFTER INSERT OR UPDATE OR DELETE ON %I
+                               FOR EACH STATEMENT EXECUTE FUNCTION note_write()', r.relname);
+             END LOOP;
+           END $$`,
+        ])
+          await sql.raw(statement).execute(h.db);
         services.idempotencyStore = new DiesAfterWork(
           services.idempotencyStore ?? new DbIdempotencyStore(h.db),
         );
-      });
+      }, 120_000);
       afterAll(async () => {
         await h?.close();
         await adapter?.close();
@@ -95,6 +130,14 @@ for (const store of ['database', 'redis'] as const) {
           headers: { 'Idempotency-Key': key },
         });
 
+      /** whether the transaction that wrote the key's answer wrote to another table too */
+      const answeredWithWork = async (key: string) => {
+        const found = await sql<{ n: string }>`
+          SELECT count(*)::text AS n FROM answered_in a JOIN wrote_in w ON w.xid = a.xid
+           WHERE a.idempotency_key = ${key}`.execute(h.db);
+        return Number(found.rows[0]?.n ?? 0) > 0;
+      };
+
       it.concurrent.each(KEYED_CASES.map((c) => [c.operationId, c] as const))(
         '%s: a retry after the lease replays the committed answer; the work ran once',
         async (_id, keyedCase) => {
@@ -106,6 +149,8 @@ for (const store of ['database', 'redis'] as const) {
           expect(first.status, first.text).toBeGreaterThanOrEqual(200);
           expect(first.status, first.text).toBeLessThan(300);
           const before = await keyedCase.effects?.(ctx, first);
+          if (keyedCase.effects)
+            expect(await answeredWithWork(key), 'the answer was committed by the work itself').toBe(true);
           await sleep(LEASE_MS * 2 + 200);
           const retry = await send(req, key);
           expect(retry.status, retry.text).toBe(first.status);

@@ -1,10 +1,14 @@
 // Idempotency-Keys under a lease, on both stores: a lapsed lease is taken over and its old holder
-// can neither complete, release nor commit under the key; a renewed one is kept; an answer
+// can neither complete, release nor commit under the key; a renewed one is kept, also by the
+// middleware's own timer while its request runs past the lease; an answer
 // committed in the database is replayed when the Redis record has vanished with its lease.
 import { Redis } from '@upstash/redis';
+import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppEnv } from '../../shared/context/app-env';
+import { handleError } from '../../shared/http/errors';
 import type { IdempotencyClaim, IdempotencyStore } from '../../shared/http/idempotency';
-import { DbIdempotencyStore } from '../../shared/http/idempotency';
+import { DbIdempotencyStore, idempotency } from '../../shared/http/idempotency';
 import { createTicket } from '../../shared/tickets/tickets';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 import {
@@ -88,6 +92,42 @@ for (const name of ['database', 'redis'] as const) {
           expect(await store.renew(a)).toBe(true);
         }
         expect(await store.begin(claim('renewed', 'holder-b'))).toEqual({ kind: 'in_progress' });
+      });
+
+      it("a keyed request slower than its lease keeps its key by the middleware's own renewal: a duplicate after one lease is 409, the first commits", async () => {
+        // the middleware on its own Hono app, so the endpoint can be slower than the lease; the
+        // renewal is the middleware's timer, nothing renews by hand
+        let ran = 0;
+        const app = new Hono<AppEnv>();
+        app.onError(handleError);
+        app.use(async (c, next) => {
+          c.set('services', h.runtime.services);
+          c.set('auth', { kind: 'api_key', tenantId: t.id, keyId: `held-${run}`, scopes: new Set() });
+          await next();
+        });
+        app.use(idempotency(() => true));
+        app.post('/slow', async (c) => {
+          const n = ++ran;
+          await sleep(LEASE_MS * 2.5);
+          return c.json({ run: n }, 201);
+        });
+        const post = () =>
+          app.request('/slow', {
+            method: 'POST',
+            headers: { 'Idempotency-Key': `${run}-held`, 'content-type': 'application/json' },
+            body: '{}',
+          });
+        const first = post();
+        await sleep(LEASE_MS * 1.3);
+        const duplicate = await post();
+        expect(duplicate.status).toBe(409);
+        const answered = await first;
+        expect(answered.status).toBe(201);
+        expect(await answered.json()).toEqual({ run: 1 });
+        expect(ran).toBe(1);
+        const replay = await post();
+        expect(replay.headers.get('idempotent-replayed')).toBe('true');
+        expect(await replay.json()).toEqual({ run: 1 });
       });
 
       it('one ticket per key: a holder that lost the key commits nothing (409); the other commits its answer', async () => {

@@ -174,9 +174,10 @@ describe.skipIf(postgresUnavailable())(
         );
         expect(JSON.parse(r.body).data).toEqual(ticket('tkt_3'));
       }
-      // never early: attempt 2 waits >= 2 units (20 ms), attempt 3 >= 4 units after attempt 2
-      expect(got[1]!.receivedAt - got[0]!.receivedAt).toBeGreaterThanOrEqual(20);
-      expect(got[2]!.receivedAt - got[1]!.receivedAt).toBeGreaterThanOrEqual(40);
+      // never early: attempt 2 waits >= 2 units, attempt 3 >= 4 units after attempt 2
+      const unit = h.config.WEBHOOK_RETRY_UNIT_MS;
+      expect(got[1]!.receivedAt - got[0]!.receivedAt).toBeGreaterThanOrEqual(2 * unit);
+      expect(got[2]!.receivedAt - got[1]!.receivedAt).toBeGreaterThanOrEqual(4 * unit);
 
       const [entry] = await log(sub.id);
       expect(entry).toMatchObject({
@@ -472,3 +473,54 @@ describe.skipIf(postgresUnavailable())(
     });
   },
 );
+
+// The retry schedule as the worker keeps it, with a unit long enough (200 ms) that the worker's own
+// delays cannot hide a shorter backoff: attempt n+1 reaches the receiver no sooner than 2^n units
+// after attempt n ended (its recorded attempted_at).
+describe.skipIf(postgresUnavailable())('webhook retries wait their schedule', { timeout: 60_000 }, () => {
+  let h: Harness;
+  let rx: HttpsReceiver;
+
+  beforeAll(async () => {
+    rx = await startHttpsReceiver();
+    h = await startHarness({
+      WEBHOOK_SSRF_ALLOW: 'localhost',
+      WEBHOOK_TIMEOUT_MS: '1500',
+      WEBHOOK_RETRY_UNIT_MS: '200',
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await h?.close();
+    await rx?.close();
+  }, 60_000);
+
+  it('attempt n+1 comes 2^n units after attempt n, never sooner', async () => {
+    const t = await h.tenant();
+    const key = await t.key(['webhooks:read', 'webhooks:write']);
+    const hook = await h.request('POST', '/api/v1/webhooks', {
+      apiKey: key,
+      body: { url: rx.url('/schedule'), events: ['ticket.created'] },
+    });
+    expect(hook.status).toBe(201);
+    rx.plan('/schedule', ['fail', 'fail', 'success']);
+    await emitEvent(h.db, t.id, 'ticket.created', ticket('tkt_schedule'));
+    h.runtime.services.events.kick();
+    await h.runtime.webhooks.settle();
+    const list = await h.request('GET', `/api/v1/webhooks/${hook.body.id}/deliveries`, { apiKey: key });
+    const [entry] = list.body.deliveries as { id: string }[];
+    const detail = await h.request('GET', `/api/v1/webhooks/${hook.body.id}/deliveries/${entry!.id}`, {
+      apiKey: key,
+    });
+    const history = detail.body.history as { attempt: number; attempted_at: string }[];
+    expect(history.map((a) => a.attempt)).toEqual([1, 2, 3]);
+    const received = rx.received('/schedule');
+    expect(received).toHaveLength(3);
+    const unit = h.config.WEBHOOK_RETRY_UNIT_MS;
+    for (let n = 1; n < 3; n++) {
+      const wait = received[n]!.receivedAt - Date.parse(history[n - 1]!.attempted_at);
+      // the spec's policy written out, not retryDelayMs (a change there must not move the bar);
+      // 1 ms: attempted_at is kept to the millisecond
+      expect(wait, `attempt ${n + 1} waited ${wait} ms`).toBeGreaterThanOrEqual(2 ** n * unit - 1);
+    }
+  });
+});

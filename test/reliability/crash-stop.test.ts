@@ -4,6 +4,7 @@
  *   dead process's leases have lapsed, a retry with the same key and body gets the first answer
  *   where the ticket committed, or creates it (once) where it did not; never a 409.
  * - SIGTERM with requests in flight: none is reset, everything acknowledged is stored, exit 0.
+ * - SIGTERM with deliveries in flight to a slow subscriber: exit 0 leaves no claim behind.
  * - A SIGTERM to `npm start`, or to its process group, leaves no process behind and the port free.
  * The requests are held in flight deterministically: the test locks the tickets table, so each
  * creation waits inside its INSERT, after its Idempotency-Key was taken.
@@ -13,6 +14,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpsReceiver } from '../../scripts/lib/https-receiver';
 import { TEST_SECRETS } from '../support/harness';
 import { adminQuery, dbUrl, postgresReachable } from '../support/pg';
 import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
@@ -198,6 +200,59 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
     expect(live.output()).toContain('SIGTERM: stopped');
     server = undefined;
   }, 180_000);
+
+  it('SIGTERM with a slow subscriber and pending deliveries: exit 0 leaves no claim in webhook_deliveries', async () => {
+    // every attempt is held 3 s by the subscriber: at the SIGTERM some are in flight, others
+    // claimed ahead in the worker's queue; the stop waits for the ones in flight, records them and
+    // hands the others back, so another process can take every one at once instead of after a lease
+    const receiver = await startHttpsReceiver({ slowMs: 3000 });
+    const stopPort = await freePort();
+    const live = await startServer(stopPort, {
+      ...env,
+      WEBHOOK_SSRF_ALLOW: 'localhost',
+      WEBHOOK_TIMEOUT_MS: '8000',
+    });
+    try {
+      receiver.plan('/stop', [], 'slow');
+      const { key } = await provisionTenant(live.base, 'enterprise', ['tickets:write', 'webhooks:write']);
+      const hook = await json(live.base, 'POST', '/api/v1/webhooks', {
+        headers: { 'x-api-key': key },
+        body: { url: receiver.url('/stop'), events: ['ticket.created'] },
+      });
+      expect(hook.status).toBe(201);
+      for (let i = 0; i < 12; i++) {
+        const made = await json(live.base, 'POST', '/api/v1/tickets', {
+          headers: { 'x-api-key': key },
+          body: { subject: `slow subscriber ${i}` },
+        });
+        expect(made.status).toBe(201);
+      }
+      await until('an attempt to reach the subscriber', async () => receiver.received('/stop').length > 0);
+      const claimed = async () =>
+        Number(
+          (
+            await db.query<{ n: string }>(
+              'SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = $1 AND claim_token IS NOT NULL',
+              [hook.body.id],
+            )
+          ).rows[0]?.n,
+        );
+      expect(await claimed()).toBeGreaterThan(0);
+      const exited = new Promise<number | null>((r) => live.child.once('exit', (code) => r(code)));
+      live.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(await claimed()).toBe(0);
+      // the attempts in flight were recorded, not dropped with the process
+      const made = await db.query<{ n: string }>(
+        'SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = $1 AND attempts > 0',
+        [hook.body.id],
+      );
+      expect(Number(made.rows[0]?.n)).toBeGreaterThan(0);
+    } finally {
+      await live.kill('SIGKILL');
+      await receiver.close();
+    }
+  }, 120_000);
 
   for (const target of ['npm', 'process group'] as const) {
     it(`a SIGTERM to the ${target} of \`npm start\` stops the server and leaves no process behind`, async () => {

@@ -14,8 +14,13 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function startServer(port: number, env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/serve.ts'], {
+/** `npm start`'s server (scripts/serve.ts), or another script that serves the same way (`script`). */
+export async function startServer(
+  port: number,
+  env: Record<string, string>,
+  script = 'scripts/serve.ts',
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: {
       ...process.env,
       ...TEST_SECRETS,
