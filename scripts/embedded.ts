@@ -18,8 +18,8 @@ import { createNodeLogger } from '../shared/log/logger.node.js';
 import { createMailer } from '../shared/mail/mailer';
 import { createRateLimiter, rateLimit } from '../shared/ratelimit';
 import { upstashRedis } from '../shared/redis/client';
+import { buildChain } from '../shared/runtime/chain';
 import { createDefer } from '../shared/runtime/defer';
-import { buildRoot } from '../shared/runtime/root';
 import { meterUsage } from '../shared/usage/meter';
 import { reportLastPeriod } from '../shared/usage/report';
 import { nodeWebhookPort } from '../shared/webhooks/transport.node.js';
@@ -114,7 +114,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     mailer: createMailer(config),
     runtime: 'node',
   };
-  const app = buildRoot(await loadFunctionApps(), {
+  const app = buildChain(await loadFunctionApps(), {
     provideServices: services,
     access: ACCESS_RULES,
     logger,

@@ -14,7 +14,7 @@ export const openApiDocument = (audience: Audience = 'public'): OpenApiDocument 
   built[audience] ??= buildOpenApiDocument(DOC_SOURCES, {
     audience,
     guide: REFERENCE_GUIDE,
-    // the layers in front of every route, in the order they run (shared/runtime/root.ts)
+    // the layers in front of every route, in the order they run (shared/runtime/chain.ts)
     middleware: [RATE_LIMIT_DOC, IDEMPOTENCY_DOC],
   });
   return built[audience];

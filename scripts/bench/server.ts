@@ -29,7 +29,7 @@ import { loadConfig } from '../../shared/env';
 import { jsonAnswer } from '../../shared/http/response-headers';
 import { newId, requestIdFrom } from '../../shared/ids';
 import { logAccess, requestClock } from '../../shared/runtime/access-log';
-import { buildRoot } from '../../shared/runtime/root';
+import { buildChain } from '../../shared/runtime/chain';
 import { andThen } from '../../shared/sync-first';
 import { outstandingWork } from '../../shared/webhooks/delivery';
 import { createEmbeddedRuntime, loadFunctionApps, standardAfterGate } from '../embedded';
@@ -48,7 +48,7 @@ const fixedCredential = (req: GateRequest): Admission => ({
     scopes: ALL_SCOPES,
   },
 });
-const bypass = buildRoot(await loadFunctionApps(), {
+const bypass = buildChain(await loadFunctionApps(), {
   provideServices: runtime.services,
   access: ACCESS_RULES,
   logger: runtime.services.logger,
@@ -64,7 +64,7 @@ top.get('/__bench/bare', (c) => c.json({ ok: true }));
 // (f0) What a refusal must do, with the project's own functions, as one synchronous Hono route:
 // take or make the request id and echo it, read the key, find it in the key cache, look the scope
 // table up (for the path (f) calls), answer 403, write the access line. (f) does the same in the
-// root's front door, before the router; (f)/(f0) is what that saves.
+// chain's early refusal, right after the gate; (f)/(f0) is what that saves.
 const { services } = runtime;
 const REFUSED_PATH = '/api/v1/tickets';
 const { scopeRefusal } = compileAccess(ACCESS_RULES);

@@ -7,8 +7,8 @@ import { tokenSessionIsLive } from './accounts';
 import type { Credential } from './credential';
 import { verifyDashboardToken, verifyEndUserToken } from './jwt';
 import {
-  isProvisional,
-  type ProvisionalKey,
+  isSpeculative,
+  type SpeculativeKey,
   shouldTouch,
   touchLastUsed,
   type VerifiedKey,
@@ -34,8 +34,8 @@ const asApiKey = (p: Presented): string | null =>
   p.type === 'api_key' ? p.token : p.jwtShaped ? null : p.token;
 
 /**
- * What the gate reads of a request. No Hono context: the root's front door (shared/runtime/root.ts)
- * asks the gate before the router runs, so a refusal costs no routing, no context, no chain.
+ * What the gate reads of a request: no Hono context, so the chain's gate middleware
+ * (shared/runtime/gate.ts) and the benchmark's bypass share it.
  */
 export interface GateRequest {
   method: string;
@@ -56,11 +56,11 @@ export interface Admission {
   auth: Credential;
   scopeRefusal?: string;
   /**
-   * Present on a provisional admission (a read with a key this isolate verified before): the
-   * admission the key's own check arrives at, or its refusal. The front door lets the request's
-   * reads start on the provisional one and answers from this (shared/runtime/speculation.ts).
+   * Present on a speculative admission (a read with a key this isolate verified before): the
+   * admission the key's own check arrives at, or its refusal. The chain's speculation lets the
+   * request's reads start on the speculative one and answers from this (shared/runtime/shortcuts.ts).
    */
-  confirmed?: Promise<Admission>;
+  check?: Promise<Admission>;
 }
 
 /**
@@ -138,7 +138,7 @@ export function admit(req: GateRequest): Admission | Promise<Admission> {
 
 function admitApiKey(req: GateRequest, surface: Surface, key: VerifiedKey): Admission | Promise<Admission> {
   if (surface !== 'api') throw forbidden(Detail.apiKeyNotPermitted);
-  if (isProvisional(key)) return admitProvisional(req, surface, key);
+  if (isSpeculative(key)) return admitSpeculative(req, surface, key);
   const auth: Credential = { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes };
   // counted already, in the shared key cache's round trip: the rate limit reads it from here
   if (key.rate) auth.rate = key.rate;
@@ -151,24 +151,24 @@ function admitApiKey(req: GateRequest, surface: Surface, key: VerifiedKey): Admi
   return { auth };
 }
 
-/** Counted by the confirmation: the rate limit middleware must not count the provisional run again. */
+/** Counted by the check: the rate limit middleware must not count the speculative run again. */
 const uncounted = (): NonNullable<Extract<Credential, { kind: 'api_key' }>['rate']> => {
   const now = Date.now();
   return { allowed: true, limit: 0, remaining: 0, reset: now, retryAfter: 0, now, windows: [] };
 };
 
 /**
- * A read with a key this isolate verified before: admitted provisionally (no touch, no count),
- * with the admission its confirmation arrives at. A provisional scope refusal is not answered
- * early: the request waits for its confirmation, as a cold one does.
+ * A read with a key this isolate verified before: admitted speculatively (no touch, no count),
+ * with the admission its check arrives at. A speculative scope refusal is not answered early: the
+ * request waits for its check, as a cold one does.
  */
-function admitProvisional(
+function admitSpeculative(
   req: GateRequest,
   surface: Surface,
-  key: ProvisionalKey,
+  key: SpeculativeKey,
 ): Admission | Promise<Admission> {
-  const confirmed = key.confirmed.then((k) => admitApiKey(req, surface, k));
-  if (req.access.scopeRefusal(req.method, req.path, key.scopes)) return confirmed;
+  const check = key.check.then((k) => admitApiKey(req, surface, k));
+  if (req.access.scopeRefusal(req.method, req.path, key.scopes)) return check;
   const auth: Credential = {
     kind: 'api_key',
     tenantId: key.tenantId,
@@ -176,7 +176,7 @@ function admitProvisional(
     scopes: key.scopes,
     rate: uncounted(),
   };
-  return { auth, confirmed };
+  return { auth, check };
 }
 
 /**

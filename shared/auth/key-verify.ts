@@ -241,15 +241,15 @@ async function confirmHit(deps: KeyVerifier, presented: string, cached: Verified
 /**
  * A key the isolate verified before, handed to the gate before this request's own check has
  * answered: the request's reads may start on it (the tenant is known), but nothing it reads is
- * shown, nothing written and nothing deferred run until `confirmed` says the key still holds and
- * the rate limit allows (shared/runtime/speculation.ts). `confirmed` is the ordinary verification.
+ * shown, nothing written and nothing deferred run until `check` says the key still holds and
+ * the rate limit allows (shared/runtime/shortcuts.ts). `check` is the ordinary verification.
  */
-export interface ProvisionalKey extends VerifiedKey {
-  confirmed: Promise<VerifiedKey>;
+export interface SpeculativeKey extends VerifiedKey {
+  check: Promise<VerifiedKey>;
 }
 
-export const isProvisional = (key: VerifiedKey): key is ProvisionalKey =>
-  (key as Partial<ProvisionalKey>).confirmed !== undefined;
+export const isSpeculative = (key: VerifiedKey): key is SpeculativeKey =>
+  (key as Partial<SpeculativeKey>).check !== undefined;
 
 /**
  * Per isolate: the record each key hash last verified to (held by hash, never by the key itself),
@@ -275,7 +275,7 @@ const SPECULATIVE_METHODS = new Set(['GET']);
  * a miss asks the database, and the record found is cached after the response. Expiry is checked
  * on every read; revocation, rotation and deletion overwrite the entry before they answer
  * (`forgetKey`), so the next request, on any instance, is refused. A read with a key this isolate
- * verified before gets a ProvisionalKey at once, the same check running behind it.
+ * verified before gets a SpeculativeKey at once, the same check running behind it.
  */
 async function verifyShared(
   deps: KeyVerifier,
@@ -285,14 +285,13 @@ async function verifyShared(
 ): Promise<VerifiedKey> {
   if (!isWellFormedApiKey(presented)) throw unauthorized(Detail.invalidApiKey);
   const hash = await hashApiKey(deps.hashSecret, presented);
-  const confirmed = confirmShared(deps, shared, request, hash);
+  const check = confirmShared(deps, shared, request, hash);
   const known = SPECULATIVE_METHODS.has(request.method) ? knownKeys.get(hash) : undefined;
-  if (!known || known.revoked || (known.expiresAt !== null && known.expiresAt <= Date.now()))
-    return confirmed;
+  if (!known || known.revoked || (known.expiresAt !== null && known.expiresAt <= Date.now())) return check;
   // the gate chains it; a refusal is answered from there, not left unhandled here
-  confirmed.catch(() => {});
-  const provisional: ProvisionalKey = { ...fromRecord(known, hash), confirmed };
-  return provisional;
+  check.catch(() => {});
+  const speculative: SpeculativeKey = { ...fromRecord(known, hash), check };
+  return speculative;
 }
 
 /** The key's own verification (Redis, then the database on a miss); what it finds is remembered. */

@@ -160,7 +160,7 @@ export interface ErrorAnswer {
 
 /**
  * The one place that turns failures into the spec's `{detail}` answers, wherever they are caught:
- * the router's onError (handleError) and the root's front door (shared/runtime/root.ts). An
+ * the chain's onError (handleError) and its early refusal (shared/runtime/shortcuts.ts). An
  * unexpected one is logged with the request id the caller can quote.
  */
 export function errorAnswerOf(

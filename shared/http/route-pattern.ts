@@ -18,7 +18,7 @@ export function routePatternOf(c: Context): string | null {
   return patternOfMatch(matchedRoutes(c));
 }
 
-/** The same, from a router's match (the root's front door answers before Hono builds a context). */
+/** The same, from a router's match (where no context is at hand). */
 export function patternOfMatch(routes: readonly (MatchedRoute | undefined)[]): string | null {
   for (let i = routes.length - 1; i >= 0; i--) {
     const route = routes[i];

@@ -25,7 +25,7 @@ const incomplete = (err: unknown) => {
 
 /**
  * Counts a body of unstated size as it streams (Hono's bodyLimit): 413 past `maxBytes`, 400 when
- * it ends early. A stated Content-Length is checked by the front door alone (the HTTP parser holds
+ * it ends early. A stated Content-Length is checked by the gate alone (the HTTP parser holds
  * the body to it). Not bodyLimit for both: it first reads `c.req.raw.body`, which makes the Node
  * adapter build a full WHATWG Request and read the body through web streams, about a fifth of
  * ticket creation's server CPU.

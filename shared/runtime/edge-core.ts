@@ -1,5 +1,5 @@
-// Edge runtime core (Cloudflare Workers): one function app per Worker, the same root chain as the
-// embedded server (shared/runtime/root.ts); only `provideServices` differs. This core wires no
+// Edge runtime core (Cloudflare Workers): one function app per Worker, the same chain as the
+// embedded server (shared/runtime/chain.ts); only `provideServices` differs. This core wires no
 // database, webhook kicker, limiter or metering by itself (shared/runtime/edge.ts adds the production
 // ones), so a Worker that needs none of them (docs, console: public, no database) carries neither
 // Kysely nor the Neon driver and stays small. Nothing here may import a Node-only module:
@@ -16,9 +16,9 @@ import type { IdempotencyStore } from '../http/idempotency';
 import { createConsoleLogger, type Logger } from '../log/logger';
 import { createMailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
+import { buildChain, type ChainOptions, type ProvidedServices } from './chain';
 import { createDefer } from './defer';
-import { buildRoot, type ProvidedServices, type RootOptions } from './root';
-import { holdServices } from './speculation';
+import { speculativeServices } from './shortcuts';
 
 /** What a Worker receives: vars and secrets from wrangler (strings), plus bindings such as ASSETS. */
 export type EdgeBindings = Record<string, unknown>;
@@ -37,7 +37,9 @@ export interface EdgeOptions {
   /** the Idempotency-Key store of a request's config; default: none (the database's table) */
   idempotencyStore?: (config: AppConfig) => IdempotencyStore | undefined;
   /** middleware after the gate (rate limits, metering); default: none */
-  afterGate?: RootOptions['afterGate'];
+  afterGate?: ChainOptions['afterGate'];
+  /** the chain's optional middleware (default: both); a test turns them off to compare answers */
+  shortcuts?: ChainOptions['shortcuts'];
 }
 
 // Config is validated once per env object (an isolate sees the same object for its lifetime).
@@ -107,7 +109,7 @@ export function edgeServices(
     if (options.kicker) services.events = options.kicker({ config, env, services });
     return {
       services,
-      hold: (confirmed) => holdServices(services, confirmed),
+      speculate: (confirmed) => speculativeServices(services, confirmed),
       // Close after the response and after every deferred task (which may still use the handle).
       release() {
         waitUntil(
@@ -130,7 +132,7 @@ export function edgeWorkerCore(
   access: readonly AccessRule[],
   options: EdgeOptions = {},
 ): ExportedHandler<EdgeBindings> {
-  let root: ReturnType<typeof buildRoot> | null = null;
+  let root: ReturnType<typeof buildChain> | null = null;
   return {
     fetch(request, env, ctx) {
       if (!root) {
@@ -138,13 +140,14 @@ export function edgeWorkerCore(
         const level = EnvSchema.shape.LOG_LEVEL.safeParse(binding(env, 'LOG_LEVEL'));
         // JSON lines on the console: Workers Logs parses them into fields
         const logger = createConsoleLogger(level.success ? level.data : 'info');
-        root = buildRoot([app], {
+        root = buildChain([app], {
           provideServices: edgeServices(options, logger),
           access,
           logger,
           maxBodyBytes: Number.isInteger(max) && max > 0 ? max : 1024 * 1024,
           corsOrigins: corsOrigins.parse(binding(env, 'CORS_ALLOWED_ORIGINS')),
           afterGate: options.afterGate,
+          shortcuts: options.shortcuts,
         });
       }
       return root.fetch(request, env, ctx);

@@ -1,4 +1,4 @@
-// One round trip for a warm keyed read (shared/runtime/speculation.ts): on the edge runtime, a read
+// One round trip for a warm keyed read (the speculation, shared/runtime/shortcuts.ts): on the edge runtime, a read
 // with a key this isolate verified before starts its query while the key's check (Redis: validity,
 // revocation, rate limit) is in flight, and shows nothing unless the check agrees. The Worker's
 // own core runs here on the test database, with a shared key cache whose answers the test releases
@@ -158,7 +158,7 @@ describe('a warm keyed read on the edge: the query and the key check run togethe
     const answer = await res;
     expect(answer.status).toBe(200);
     expect(((await answer.json()) as { id: string }).id).toBe(ticketId);
-    // the confirmed count's headers, not the provisional run's
+    // the confirmed count's headers, not the speculative run's
     expect(answer.headers.get('x-ratelimit-remaining')).toBe('41');
     expect(answer.headers.get('x-ratelimit-limit')).toBe('100');
     await settled();

@@ -321,7 +321,7 @@ describe('a reference that teaches', () => {
       expect.arrayContaining(['Retry-After', 'X-RateLimit-Limit', 'X-Request-Id']),
     );
     expect(Object.keys(tickets['503'].headers)).toContain('Retry-After');
-    // answered before the limiter runs (front door, gate): never with X-RateLimit-*
+    // answered before the limiter runs (the gate and its refusals): never with X-RateLimit-*
     const before = ['401', '413'];
     for (const { where, op } of operations(publicDoc))
       for (const [status, r] of Object.entries<any>(op.responses)) {

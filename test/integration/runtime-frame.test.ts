@@ -1,5 +1,5 @@
 /**
- * What every request gets from the root frame (shared/runtime/root.ts): an X-Request-Id, one
+ * What every request gets from the chain (shared/runtime/chain.ts): an X-Request-Id, one
  * access-log line, and CORS on the browser surfaces only (../shared/DESIGN.md "observability" and
  * "CORS").
  */
@@ -91,7 +91,7 @@ describe.skipIf(postgresUnavailable())('request id and access log', () => {
   });
 
   it('refusals answered before the router name the route each would have reached, request after request', async () => {
-    // (the front door remembers a pattern per router match: a dynamic route's ids, other routes and
+    // (the access line's route pattern is remembered a pattern per router match: a dynamic route's ids, other routes and
     // other methods must still each get their own)
     const callsKey = await t.key(['calls:read']);
     const refusals: [method: string, path: string, route: string | null][] = [

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Services } from '../../shared/context/services';
 import { createNodeLogger } from '../../shared/log/logger.node.js';
-import { buildRoot } from '../../shared/runtime/root';
+import { buildChain } from '../../shared/runtime/chain';
 
 // A bug (anything thrown that is not a known refusal) is a 500 in the spec's shape, with a request
 // id the caller can quote and the log lines it leads to (the error, and the request's access line).
@@ -19,7 +19,7 @@ describe('an unexpected failure', () => {
     throw new TypeError('cannot read properties of undefined');
   });
   // the root as every runtime builds it; /boom is outside /api, so the gate lets it through unauthenticated
-  const root = buildRoot([boom], {
+  const root = buildChain([boom], {
     access: [],
     provideServices: { logger } as unknown as Services,
     logger,

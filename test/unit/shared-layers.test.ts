@@ -15,7 +15,7 @@ describe('the layer order of shared/', () => {
       layerViolations([
         ['shared/http/errors.ts', 'shared/log/logger.ts'],
         ['shared/auth/gate.ts', 'shared/http/errors.ts'],
-        ['shared/runtime/root.ts', 'shared/auth/gate.ts'],
+        ['shared/runtime/chain.ts', 'shared/auth/gate.ts'],
         ['shared/env.ts', 'shared/log/logger.ts'],
         ['shared/db/paging.ts', 'shared/db/schema.ts'],
       ]),
