@@ -13,6 +13,7 @@ import type {
 } from '../../shared/db/tables/conversations';
 import type { ConversationRef, MessageRef } from '../../shared/events/catalog';
 import { iso } from '../../shared/events/emit';
+import type { AttachmentView } from '../../shared/files/view';
 import { notFound } from '../../shared/http/errors';
 import type { Page } from '../../shared/http/pagination';
 import { looksLikeId, newId } from '../../shared/ids';
@@ -108,7 +109,7 @@ export const conversationView = (r: ConversationRow) => ({
   updated_at: iso(r.updated_at),
 });
 
-export const messageView = (m: MessageRow) => ({
+export const messageView = (m: MessageRow, attachments: AttachmentView[] = []) => ({
   id: m.id,
   conversation_id: m.conversation_id,
   sender_type: m.sender_type,
@@ -119,6 +120,7 @@ export const messageView = (m: MessageRow) => ({
   source: m.source,
   delivery_status: m.delivery_status,
   created_at: iso(m.created_at),
+  attachments,
 });
 
 /**
@@ -151,7 +153,7 @@ export const conversationRef = (r: ConversationRow): ConversationRef & { status:
 });
 
 /** `data.message` of message.sent / message.received. */
-export const messageRef = (m: MessageRow): MessageRef => ({
+export const messageRef = (m: MessageRow, attachments: AttachmentView[] = []): MessageRef => ({
   id: m.id,
   conversation_id: m.conversation_id,
   body: m.body,
@@ -161,6 +163,7 @@ export const messageRef = (m: MessageRow): MessageRef => ({
   source: m.source,
   is_internal: m.is_internal,
   created_at: iso(m.created_at),
+  attachments,
 });
 
 // ---- lookups ----

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ROUTING_REASONS_FIXED } from '../../shared/events/catalog';
+import { AttachmentIds, AttachmentRef } from '../../shared/files/schemas';
 import { smtpLimits } from '../../shared/http/email';
 import { isoDateTime } from '../../shared/http/instants';
 import { requiredName } from '../../shared/http/names';
@@ -74,6 +75,7 @@ export const CreateMessageBody = z.strictObject({
   body: MessageBody,
   is_internal: z.boolean().default(false),
   content_type: z.enum(MESSAGE_CONTENT_TYPES).default('text'),
+  attachment_ids: AttachmentIds,
 });
 export type CreateMessageBody = z.infer<typeof CreateMessageBody>;
 
@@ -178,6 +180,7 @@ export const MessageSchema = z.object({
   source: z.enum(['dashboard', 'widget', 'whatsapp', 'email']),
   delivery_status: z.enum(['queued', 'sent', 'failed', 'skipped']).nullable(),
   created_at: z.string(),
+  attachments: z.array(AttachmentRef),
 });
 
 export const InboundResultSchema = z.object({

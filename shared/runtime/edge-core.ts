@@ -16,6 +16,7 @@ import type { IdempotencyStore } from '../http/idempotency';
 import { createConsoleLogger, type Logger } from '../log/logger';
 import { createMailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
+import { edgeFileStorage } from '../storage/edge';
 import { createDefer } from './defer';
 import { buildRoot, type ProvidedServices, type RootOptions } from './root';
 import { holdServices } from './speculation';
@@ -100,6 +101,7 @@ export function edgeServices(
       logger,
       defer,
       mailer: createMailer(config),
+      files: edgeFileStorage(config, env),
       runtime: 'edge',
     };
     if (options.rateLimiter) services.rateLimiter = options.rateLimiter(config, logger);
@@ -143,6 +145,8 @@ export function edgeWorkerCore(
           access,
           logger,
           maxBodyBytes: Number.isInteger(max) && max > 0 ? max : 1024 * 1024,
+          uploadMaxBytes: EnvSchema.shape.ATTACHMENT_MAX_BYTES.safeParse(binding(env, 'ATTACHMENT_MAX_BYTES'))
+            .data,
           corsOrigins: corsOrigins.parse(binding(env, 'CORS_ALLOWED_ORIGINS')),
           afterGate: options.afterGate,
         });

@@ -5,7 +5,7 @@ import type { Services } from '../context/services';
 import { isBrowserPath } from '../http/cors';
 import { requestIdFrom } from '../ids';
 import { requestClock } from './access-log';
-import { bodyLengthOf, tooLarge } from './body-size';
+import { bodyLengthOf, isRawUpload, tooLarge } from './body-size';
 import type { Hold } from './speculation';
 
 /** A request's services, and what to do once it is answered (Workers: close its database handle). */
@@ -63,6 +63,8 @@ export const isRefused = (entry: Entry): boolean =>
 export interface FrontDoorOptions {
   provideServices: ServicesProvider;
   maxBodyBytes: number;
+  /** the cap of a raw file upload's body (ATTACHMENT_MAX_BYTES); default maxBodyBytes */
+  uploadMaxBytes?: number;
   /** who may call which path (the gate's tables) */
   access: AccessTable;
   /** the path as the router reads it */
@@ -118,9 +120,11 @@ export function frontDoor(options: FrontDoorOptions) {
     if (provided.hold) entry.hold = provided.hold;
     entry.browser = isBrowserPath(entry.path);
     const bodyLength = bodyLengthOf(req);
-    entry.streamed = bodyLength === 'streamed';
-    if (typeof bodyLength === 'number' && bodyLength > options.maxBodyBytes)
-      return refused(entry, tooLarge());
+    const upload = bodyLength !== null && isRawUpload(req.method, entry.path);
+    // an upload's handler counts its streamed body itself (shared/files/upload.ts)
+    entry.streamed = bodyLength === 'streamed' && !upload;
+    const cap = upload ? (options.uploadMaxBytes ?? options.maxBodyBytes) : options.maxBodyBytes;
+    if (typeof bodyLength === 'number' && bodyLength > cap) return refused(entry, tooLarge());
     let decided: Admission | Promise<Admission>;
     try {
       decided = decide({ method: req.method, path: entry.path, headers: req.headers, services, access });

@@ -7,6 +7,7 @@ import { handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
 import { patternOfRouterMatch } from '../http/route-pattern';
 import type { Logger } from '../log/logger';
+import { isRawUpload } from './body-size';
 import { doorAnswerer } from './door-answer';
 import { type Entry, frontDoor, isRefused, type ServicesProvider } from './front-door';
 import { provisionalRouter } from './provisional-route';
@@ -20,6 +21,8 @@ type Bindings = AppEnv['Bindings'] | undefined;
 export interface RootOptions {
   provideServices: ServicesProvider;
   maxBodyBytes: number;
+  /** the cap of a raw file upload's body (ATTACHMENT_MAX_BYTES): shared/runtime/body-size.ts */
+  uploadMaxBytes?: number;
   /** who may call which path: every function's rules (embedded), or the Worker's function's own */
   access: readonly AccessRule[];
   /** where the access log goes: the logger the services hold */
@@ -57,7 +60,11 @@ export function buildRoot(apps: readonly FunctionApp[], options: RootOptions): H
   // a method no route serves is a 405 whatever key it carries, so it never reaches the key store
   root.use(
     '*',
-    idempotency((path, method) => access.surfaceOf(path) === 'api' && routeOf(method, path) !== null),
+    // (not a raw file upload: the key's fingerprint would read the whole file into memory first)
+    idempotency(
+      (path, method) =>
+        access.surfaceOf(path) === 'api' && routeOf(method, path) !== null && !isRawUpload(method, path),
+    ),
   );
   for (const app of apps) root.route('/', app);
   root.notFound(unroutedAnswer(root));
