@@ -23,6 +23,9 @@ export const PARAM_EXAMPLES: Record<string, unknown> = {
   attachment_id: 'att_0mhbq6x1bPq3Zr8sLd2WnE',
   file_id: 'att_0mhbq6x1bPq3Zr8sLd2WnE',
   filename: 'error-E451.png',
+  tenant: 'ten_0mha1b2c3D4e5F6g7H8i9J',
+  expires: 1773481512,
+  signature: '5b1c0e9d8a7f6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a2918070f6e5',
 };
 
 const LIST = {
