@@ -92,7 +92,8 @@ export async function receiveFile(
   const { db, config } = c.get('services');
   if (!(await ownerExists(db, tenantId, owner.type, owner.id))) throw notFound(owner.notFound);
   const length = c.req.header('content-length');
-  const stated = length === undefined || c.req.header('transfer-encoding') ? null : Number(length);
+  const declared = length === undefined || c.req.header('transfer-encoding') ? null : Number(length);
+  const stated = declared !== null && Number.isSafeInteger(declared) && declared >= 0 ? declared : null;
   if (stated === 0 || !c.req.raw.body) throw validationError([EMPTY_FILE]);
   const { plan, used } = await storageUse(db, tenantId);
   const cap = STORAGE_CAP_BYTES[plan] ?? STORAGE_CAP_BYTES.free;
