@@ -80,11 +80,17 @@ export type SupportClient = Client<paths> & {
    * Not retried (a stream cannot be sent twice) and sent without an Idempotency-Key, which uploads
    * do not read. Throws SupportApiError on a refusal (413 over the size or storage cap, 422 ...).
    */
-  upload(path: UploadPath, file: Blob | ReadableStream<Uint8Array>, options: UploadOptions): Promise<UploadedFile>;
+  upload(
+    path: UploadPath,
+    file: Blob | ReadableStream<Uint8Array>,
+    options: UploadOptions,
+  ): Promise<UploadedFile>;
 };
 
 /** Where a file is uploaded: a ticket's or a conversation's attachments (the ids filled in). */
-export type UploadPath = `/api/v1/tickets/${string}/attachments` | `/api/v1/conversations/${string}/attachments`;
+export type UploadPath =
+  | `/api/v1/tickets/${string}/attachments`
+  | `/api/v1/conversations/${string}/attachments`;
 /** What an upload answers: the stored file with a signed `download_url`. */
 export type UploadedFile = components['schemas']['Attachment'];
 

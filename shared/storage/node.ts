@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { AppConfig } from '../env';
-import { folderStorage } from './folder.node';
-import { nodeSha256 } from './hash.node';
+import { folderStorage } from './folder.node.js';
+import { nodeSha256 } from './hash.node.js';
 import type { FileStorage } from './port';
 import { s3Storage } from './s3';
 import { s3Settings, signingKeyOf } from './settings';

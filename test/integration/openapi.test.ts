@@ -276,7 +276,10 @@ describe('a reference that teaches', () => {
     for (const { where, op } of uploads) {
       expect(op.requestBody.required, where).toBe(true);
       for (const [type, m] of Object.entries<any>(op.requestBody.content)) {
-        expect(m.schema, `${where} ${type}`).toEqual({ type: 'string', contentMediaType: 'application/octet-stream' });
+        expect(m.schema, `${where} ${type}`).toEqual({
+          type: 'string',
+          contentMediaType: 'application/octet-stream',
+        });
         expect(typeof m.example, `${where} ${type}`).toBe('string');
       }
     }

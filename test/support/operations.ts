@@ -314,7 +314,8 @@ export function fixtureOfParam(path: string, name: string): FixtureKind | null {
   const segments = path.split('/');
   const at = segments.indexOf(`{${name}}`);
   // the same `attachments/{attachment_id}` under a ticket and a conversation: its owner decides
-  if (name === 'attachment_id') return segments.includes('tickets') ? 'ticketAttachment' : 'conversationAttachment';
+  if (name === 'attachment_id')
+    return segments.includes('tickets') ? 'ticketAttachment' : 'conversationAttachment';
   return PATH_FIXTURES[`${segments[at - 1]}/{${name}}`] ?? null;
 }
 
@@ -665,7 +666,9 @@ export async function validProbe(w: World, operation: Operation, doc: OpenApiDoc
   const credential = special.credential ?? CREDENTIAL_OF_SURFACE[op['x-surface'] as string] ?? 'none';
   probe.headers = credentialHeaders(w, credential);
   // a file upload: the documented example file, as the raw body under the first media type
-  const file = Object.entries<Json>(op.requestBody?.content ?? {}).find(([type]) => type !== 'application/json');
+  const file = Object.entries<Json>(op.requestBody?.content ?? {}).find(
+    ([type]) => type !== 'application/json',
+  );
   if (file && !media) {
     probe.rawBody = String(documentedExample(file[1]));
     probe.headers['Content-Type'] = file[0];
