@@ -85,6 +85,15 @@ export async function benchUploads(files = Number(process.env.BENCH_FILES ?? 40)
       const u = await timed(files, upload);
       best = { upload: Math.min(best.upload, u), raw: Math.min(best.raw, r) };
     }
+    const tiny = await timed(files, async () => {
+      const res = await app.request(`/api/v1/tickets/${ticket.id}/attachments?filename=tiny.bin`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${admin}`, 'Content-Length': '1' },
+        body: 'x',
+      });
+      await res.arrayBuffer();
+    });
+    console.log(`[files] a 1-byte upload through the API: ${tiny.toFixed(2)} ms (the per-request part)`);
     const ratio = best.raw / best.upload;
     console.log(
       `\n[files] (u) 1 MiB upload through the API ${best.upload.toFixed(2)} ms/file; ceiling (u0) raw write of the same bytes to the same storage (${storage.kind}) ${best.raw.toFixed(2)} ms/file`,
