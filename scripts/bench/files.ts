@@ -21,6 +21,39 @@ async function timed(n: number, once: (i: number) => Promise<void>) {
   return (performance.now() - started) / n;
 }
 
+/** A tenant, its admin's session and a ticket to upload to, made through the API. */
+async function uploadTarget(
+  app: { request: (path: string, init: RequestInit) => Response | Promise<Response> },
+  secret: string,
+) {
+  const superToken = await signDashboardToken(secret, {
+    sub: 'bench',
+    tenant_id: 'platform',
+    role: 'super_admin',
+  });
+  const json = { 'Content-Type': 'application/json' };
+  const tenant = (await (
+    await app.request('/api/v1/tenants', {
+      method: 'POST',
+      headers: { ...json, Authorization: `Bearer ${superToken}` },
+      body: JSON.stringify({ name: 'Bench files', plan: 'enterprise', environment: 'production' }),
+    })
+  ).json()) as { id: string };
+  const admin = await signDashboardToken(secret, {
+    sub: 'bench_admin',
+    tenant_id: tenant.id,
+    role: 'tenant_admin',
+  });
+  const ticket = (await (
+    await app.request('/api/v1/tickets', {
+      method: 'POST',
+      headers: { ...json, Authorization: `Bearer ${admin}` },
+      body: JSON.stringify({ subject: 'Bench uploads' }),
+    })
+  ).json()) as { id: string };
+  return { admin, ticket };
+}
+
 export async function benchUploads(files = Number(process.env.BENCH_FILES ?? 40)) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-files-'));
   const config = loadConfig({ ...BENCH_SECRETS, APP_ENV: 'test', DATA_DIR: dir, LOG_LEVEL: 'silent' });
@@ -31,31 +64,7 @@ export async function benchUploads(files = Number(process.env.BENCH_FILES ?? 40)
   });
   try {
     const app = runtime.app;
-    const superToken = await signDashboardToken(config.DASHBOARD_JWT_SECRET, {
-      sub: 'bench',
-      tenant_id: 'platform',
-      role: 'super_admin',
-    });
-    const json = { 'Content-Type': 'application/json' };
-    const tenant = (await (
-      await app.request('/api/v1/tenants', {
-        method: 'POST',
-        headers: { ...json, Authorization: `Bearer ${superToken}` },
-        body: JSON.stringify({ name: 'Bench files', plan: 'enterprise', environment: 'production' }),
-      })
-    ).json()) as { id: string };
-    const admin = await signDashboardToken(config.DASHBOARD_JWT_SECRET, {
-      sub: 'bench_admin',
-      tenant_id: tenant.id,
-      role: 'tenant_admin',
-    });
-    const ticket = (await (
-      await app.request('/api/v1/tickets', {
-        method: 'POST',
-        headers: { ...json, Authorization: `Bearer ${admin}` },
-        body: JSON.stringify({ subject: 'Bench uploads' }),
-      })
-    ).json()) as { id: string };
+    const { admin, ticket } = await uploadTarget(app, config.DASHBOARD_JWT_SECRET);
     const bytes = new Uint8Array(FILE).map((_, i) => i % 251);
     const body = () =>
       new ReadableStream<Uint8Array>({
