@@ -23,6 +23,7 @@ import * as docs from './docs/routes';
 import * as endUser from './end-user/routes';
 import * as exportsRoutes from './exports/routes';
 import * as fallback from './fallback/routes';
+import * as files from './files/routes';
 import * as health from './health/routes';
 import * as kb from './kb/routes';
 import { ACCESS_RULES } from './manifest';
@@ -76,6 +77,7 @@ export const DOC_SOURCES: readonly DocSource[] = [
   source('config', config),
   source('end-user', endUser),
   source('audit', audit),
+  source('files', files),
   source('docs', docs),
   source('console', consoleApp),
   source('fallback', fallback),

@@ -20,6 +20,7 @@ import { createRateLimiter, rateLimit } from '../shared/ratelimit';
 import { upstashRedis } from '../shared/redis/client';
 import { buildChain } from '../shared/runtime/chain';
 import { createDefer } from '../shared/runtime/defer';
+import { nodeFileStorage } from '../shared/storage/node';
 import { meterUsage } from '../shared/usage/meter';
 import { reportLastPeriod } from '../shared/usage/report';
 import { nodeWebhookPort } from '../shared/webhooks/transport.node.js';
@@ -112,6 +113,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     idempotencyStore: redisIdempotencyStore(upstashRedis(config, 'idempotency')),
     rowCache: handle.writes ? new RowCache(handle.writes) : undefined,
     mailer: createMailer(config),
+    files: nodeFileStorage(config),
     runtime: 'node',
   };
   const app = buildChain(await loadFunctionApps(), {
@@ -119,6 +121,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     access: ACCESS_RULES,
     logger,
     maxBodyBytes: config.MAX_BODY_BYTES,
+    uploadMaxBytes: config.ATTACHMENT_MAX_BYTES,
     corsOrigins: config.CORS_ALLOWED_ORIGINS,
     afterGate: standardAfterGate(),
   });

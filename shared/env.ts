@@ -102,6 +102,19 @@ export const EnvSchema = z.object({
   SHUTDOWN_GRACE_MS: intFromString(10_000),
   /** Largest accepted request body in bytes. */
   MAX_BODY_BYTES: intFromString(1024 * 1024),
+  /** Largest attachment or recording in bytes (docs/files.md); checked from Content-Length and while streaming. */
+  ATTACHMENT_MAX_BYTES: intFromString(26_214_400).pipe(z.number().int().min(1)),
+  /** Seconds a download link (`download_url`, a recording's 302) stays valid; then 403. */
+  ATTACHMENT_URL_TTL_S: intFromString(900).pipe(z.number().int().min(1)),
+  /** HMAC key of the signed download links; unset = derived from API_KEY_HASH_SECRET (docs/files.md). */
+  FILES_SIGNING_KEY: z.string().min(16).optional(),
+  /** An S3-compatible bucket for files (all four set; else a folder under DATA_DIR): endpoint URL, path-style. */
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_BUCKET: z.string().optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** The bucket's SigV4 region (`auto` for R2's S3 API). */
+  S3_REGION: z.string().default('us-east-1'),
   /** AES-GCM key for contact-sync API tokens at rest; unset = WEBHOOK_ENCRYPTION_KEY. */
   SYNC_ENCRYPTION_KEY: z.string().optional(),
   /** Comma list of host names a sync connection may reach over plain http or at a private address (local fakes only). */

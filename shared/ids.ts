@@ -29,6 +29,7 @@ export const ID_PREFIX = {
   invoice: 'inv',
   tenantUser: 'tus',
   session: 'ses',
+  attachment: 'att',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

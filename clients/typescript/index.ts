@@ -96,7 +96,34 @@ export type SupportClient = Client<paths> & {
     path: P,
     init?: MaybeOptionalInit<paths[P], 'get'>,
   ): AsyncGenerator<ListItem<P>>;
+  /**
+   * Uploads a file as the raw request body (a Blob or a ReadableStream of bytes, never read into
+   * memory here), e.g. `upload(\`/api/v1/tickets/${id}/attachments\`, blob, { filename: 'log.txt' })`.
+   * Not retried (a stream cannot be sent twice) and sent without an Idempotency-Key, which uploads
+   * do not read. Throws SupportApiError on a refusal (413 over the size or storage cap, 422 ...).
+   */
+  upload(
+    path: UploadPath,
+    file: Blob | ReadableStream<Uint8Array>,
+    options: UploadOptions,
+  ): Promise<UploadedFile>;
 };
+
+/** Where a file is uploaded: a ticket's or a conversation's attachments (the ids filled in). */
+export type UploadPath =
+  | `/api/v1/tickets/${string}/attachments`
+  | `/api/v1/conversations/${string}/attachments`;
+/** What an upload answers: the stored file with a signed `download_url`. */
+export type UploadedFile = components['schemas']['Attachment'];
+
+export interface UploadOptions {
+  /** the name it is stored under (1-255 characters, no `/`, `\\` or control characters) */
+  filename: string;
+  /** its media type; default the Blob's own type, else `application/octet-stream` */
+  contentType?: string | undefined;
+  /** a stream's length in bytes, when known: sent as Content-Length so the server can stream it straight to storage */
+  size?: number | undefined;
+}
 
 /** Turns every non-2xx answer into a SupportApiError (so a returned call always succeeded). */
 const throwOnError: Middleware = {
@@ -187,5 +214,19 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
     return data as SearchPage;
   }
 
-  return Object.assign(client, { paginate, search }) as SupportClient;
+  const headersOf = requestHeaders({ ...options, idempotency: false });
+  async function upload(path: UploadPath, file: Blob | ReadableStream<Uint8Array>, o: UploadOptions) {
+    const url = `${clientOptions.baseUrl}${path}?filename=${encodeURIComponent(o.filename)}`;
+    const blob = file instanceof Blob ? file : null;
+    const headers = new Headers(options.headers);
+    headers.set('Content-Type', o.contentType ?? (blob?.type || 'application/octet-stream'));
+    if (!blob && o.size !== undefined) headers.set('Content-Length', String(o.size));
+    const init = { method: 'POST', headers, body: file, duplex: 'half' } as RequestInit;
+    const request = (await headersOf.onRequest!({ request: new Request(url, init) } as never)) as Request;
+    const response = await baseFetch(request);
+    await throwOnError.onResponse!({ request, response } as never);
+    return (await response.json()) as UploadedFile;
+  }
+
+  return Object.assign(client, { paginate, search, upload }) as SupportClient;
 }

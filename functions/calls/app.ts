@@ -5,6 +5,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import type { Db, Executor } from '../../shared/db/schema';
 import { tenantExists } from '../../shared/db/tenants';
 import { emitEvent, iso } from '../../shared/events/emit';
+import { RECORDING_NOT_FOUND, recordingLink, storeRecording } from '../../shared/files/recordings';
 import { ApiError, conflict, Detail, notFound, validationError } from '../../shared/http/errors';
 import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorEnvelope } from '../../shared/http/pagination';
@@ -52,6 +53,25 @@ register(app, routes.getCall, async (c) => {
   if (!call) throw notFound('Call');
   const escalations = await listEscalations(db, tenantId, call.id);
   return c.json({ ...callView(call), escalations: escalations.map(escalationView) });
+});
+
+/** GET /api/v1/calls/{call_id}/recording: 302 to the recording's signed link (shared/files). */
+register(app, routes.getRecording, async (c) => {
+  const { call_id } = c.req.valid('param');
+  const call = await findCall(c.get('services').db, tenantOf(c), call_id);
+  if (!call) throw notFound('Call');
+  const link = await recordingLink(c, call);
+  if (!link) throw new ApiError(404, RECORDING_NOT_FOUND);
+  return c.redirect(link, 302);
+});
+
+/** POST /api/internal/calls/{call_id}/recording: the raw audio body into storage (internal token). */
+register(app, routes.uploadRecording, async (c) => {
+  requireInternal(c);
+  const { call_id } = c.req.valid('param');
+  const call = await findCallById(c.get('services').db, call_id);
+  if (!call) throw notFound('Call');
+  return c.json(await storeRecording(c, call), 201);
 });
 
 /* ------------------------------------------- voice widget (config:write + calls:write) */

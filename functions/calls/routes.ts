@@ -1,3 +1,4 @@
+import { Attachment, RECORDING_BODY } from '../../shared/files/schemas';
 import { ErrorBody, notFoundResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
@@ -105,6 +106,41 @@ export const completeCall = defineRoute({
   responses: {
     200: { description: 'The completed call', schema: Call },
     404: { description: 'Unknown tenant, call or ticket', schema: ErrorBody },
+  },
+});
+
+export const uploadRecording = defineRoute({
+  operationId: 'uploadCallRecording',
+  method: 'post',
+  path: '/api/internal/calls/{call_id}/recording',
+  summary: "Store a call's recording (internal)",
+  description:
+    "The recording is the raw request body under an `audio/*` Content-Type (anything else: 422), streamed into storage (docs/files.md) with the same limits as an attachment (ATTACHMENT_MAX_BYTES: 413 before anything is stored; the plan's storage cap). Replaces the call's earlier recording. The call's `recording_url` (the storage path the voice agent reports) is not changed.",
+  tags: ['Internal: call lifecycle'],
+  params: CallIdParam,
+  rawBody: RECORDING_BODY,
+  responses: {
+    201: { description: 'The stored recording, with a signed link', schema: Attachment },
+    404: callNotFound,
+  },
+});
+
+export const getRecording = defineRoute({
+  operationId: 'getCallRecording',
+  method: 'get',
+  path: '/api/v1/calls/{call_id}/recording',
+  summary: "Download a call's recording",
+  description:
+    'A 302 to a signed link to the audio that needs no credential and expires after ATTACHMENT_URL_TTL_S (default 900 s; then 403). 404 `Recording not found` when the call has none; 404 `Call not found` for an unknown call or one of another tenant.',
+  tags: ['Calls'],
+  params: CallIdParam,
+  responses: {
+    302: { description: 'Found: `Location` is the signed link' },
+    404: {
+      description: 'Unknown call, or no recording',
+      schema: ErrorBody,
+      example: { detail: 'Recording not found' },
+    },
   },
 });
 

@@ -3,6 +3,10 @@ import { actorOf, tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Executor } from '../../shared/db/schema';
 import { emitEvent, iso } from '../../shared/events/emit';
+import { attachOrRefuse, viewsOf } from '../../shared/files/attach';
+import { deleteHandler, getHandler, listHandler, uploadHandler } from '../../shared/files/handlers';
+import { attachmentsOf } from '../../shared/files/records';
+import type { AttachmentView } from '../../shared/files/view';
 import { answerWithWork } from '../../shared/http/answer-with-work';
 import { notFound } from '../../shared/http/errors';
 import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
@@ -207,6 +211,7 @@ async function emitAgentMessage(
   tenantId: string,
   message: MessageRow,
   conversation: ConversationRow,
+  attachments: AttachmentView[],
 ) {
   if (message.is_internal) {
     await emitEvent(trx, tenantId, 'conversation.note_added', {
@@ -220,7 +225,7 @@ async function emitAgentMessage(
     });
   } else {
     await emitEvent(trx, tenantId, 'message.sent', {
-      message: messageRef(message),
+      message: messageRef(message, attachments),
       conversation: conversationRef(conversation),
     });
   }
@@ -248,10 +253,17 @@ const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
       },
       new Date(),
     );
-    await emitAgentMessage(trx, tenantId, appended.message, appended.conversation);
+    const attachments = await attachOrRefuse(
+      trx,
+      tenantId,
+      { type: 'conversation', id: current.id },
+      body.attachment_ids,
+      appended.message.id,
+    );
+    await emitAgentMessage(trx, tenantId, appended.message, appended.conversation, attachments);
     return {
       ...appended,
-      answer: await commitAnswer(trx, c, jsonAnswer(201, messageView(appended.message))),
+      answer: await commitAnswer(trx, c, jsonAnswer(201, messageView(appended.message, attachments))),
     };
   });
   events.kick();
@@ -268,10 +280,23 @@ const listMessages: HandlerOf<typeof routes.listMessagesV1> = async (c) => {
   const { db } = c.get('services');
   const conversation = await findConversation(db, tenantId, id);
   const { rows, total } = await messagePage(db, tenantId, conversation.id, page);
-  return c.json(pageEnvelope('messages', rows.map(messageView), total, page));
+  const files = await attachmentsOf(
+    db,
+    tenantId,
+    rows.map((m) => m.id),
+  );
+  const views = rows.map((m) => messageView(m, viewsOf(files.get(m.id))));
+  return c.json(pageEnvelope('messages', views, total, page));
 };
 register(app, routes.listMessagesV1, listMessages);
 register(app, routes.listMessagesV2, listMessages);
+
+// a conversation's files (shared/files: the same four handlers serve a ticket's)
+const CONVERSATION_FILES = { type: 'conversation', param: 'id', noun: 'Conversation' } as const;
+register(app, routes.attachments.upload, uploadHandler(CONVERSATION_FILES));
+register(app, routes.attachments.list, listHandler(CONVERSATION_FILES));
+register(app, routes.attachments.get, getHandler(CONVERSATION_FILES));
+register(app, routes.attachments.remove, deleteHandler(CONVERSATION_FILES));
 
 // ---- transcript exports ----
 
@@ -305,11 +330,16 @@ async function transcriptOf(
     includeInternal: options.include_internal,
     limit: EXPORT_MAX_MESSAGES,
   });
+  const files = await attachmentsOf(
+    db,
+    tenantId,
+    messages.map((m) => m.id),
+  );
   return {
     conversation_id: conversation.id,
     call_id: null,
     message_count: messages.length,
-    content: renderTranscript(options.format, conversation, messages, now),
+    content: renderTranscript(options.format, conversation, messages, now, (m) => viewsOf(files.get(m.id))),
   };
 }
 

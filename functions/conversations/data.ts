@@ -14,6 +14,7 @@ import type {
 } from '../../shared/db/tables/conversations';
 import type { ConversationRef, MessageRef } from '../../shared/events/catalog';
 import { iso } from '../../shared/events/emit';
+import type { AttachmentView } from '../../shared/files/view';
 import { notFound } from '../../shared/http/errors';
 import type { Page } from '../../shared/http/pagination';
 import { looksLikeId, newId } from '../../shared/ids';
@@ -96,7 +97,7 @@ export const defaultRoutingReason = (
 // the conversation's own view is shared with the search hits: shared/conversations/records.ts
 export { type ConversationRow, conversationView };
 
-export const messageView = (m: MessageRow) => ({
+export const messageView = (m: MessageRow, attachments: AttachmentView[] = []) => ({
   id: m.id,
   conversation_id: m.conversation_id,
   sender_type: m.sender_type,
@@ -107,6 +108,7 @@ export const messageView = (m: MessageRow) => ({
   source: m.source,
   delivery_status: m.delivery_status,
   created_at: iso(m.created_at),
+  attachments,
 });
 
 /**
@@ -139,7 +141,7 @@ export const conversationRef = (r: ConversationRow): ConversationRef & { status:
 });
 
 /** `data.message` of message.sent / message.received. */
-export const messageRef = (m: MessageRow): MessageRef => ({
+export const messageRef = (m: MessageRow, attachments: AttachmentView[] = []): MessageRef => ({
   id: m.id,
   conversation_id: m.conversation_id,
   body: m.body,
@@ -149,6 +151,7 @@ export const messageRef = (m: MessageRow): MessageRef => ({
   source: m.source,
   is_internal: m.is_internal,
   created_at: iso(m.created_at),
+  attachments,
 });
 
 // ---- lookups ----

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { attachmentRoutes } from '../../shared/files/schemas';
 import { notFoundResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { cursorList } from '../../shared/http/pagination';
@@ -112,6 +113,15 @@ const downloadExport: Prose = {
 // ---- v1: API key or dashboard session ----
 
 const v1 = ['Conversations'];
+
+/** A conversation's files (docs/files.md): upload as the raw body, list, read with a fresh link, delete. */
+export const attachments = attachmentRoutes({
+  base: '/api/v1/conversations/{id}',
+  params: ConversationIdParam,
+  noun: 'Conversation',
+  tag: 'Conversations',
+  notFoundOf: 'Conversation',
+});
 
 export const createConversationV1 = defineRoute({
   operationId: 'createConversationV1',

@@ -6,6 +6,7 @@ import {
   ConversationSchema,
 } from '../../shared/conversations/records';
 import { ROUTING_REASONS_FIXED } from '../../shared/events/catalog';
+import { AttachmentIds, AttachmentRef } from '../../shared/files/schemas';
 import { smtpLimits } from '../../shared/http/email';
 import { isoDateTime } from '../../shared/http/instants';
 import { requiredName } from '../../shared/http/names';
@@ -78,6 +79,7 @@ export const CreateMessageBody = z.strictObject({
   body: MessageBody,
   is_internal: z.boolean().default(false),
   content_type: z.enum(MESSAGE_CONTENT_TYPES).default('text'),
+  attachment_ids: AttachmentIds,
 });
 export type CreateMessageBody = z.infer<typeof CreateMessageBody>;
 
@@ -167,6 +169,7 @@ export const MessageSchema = z.object({
   source: z.enum(['dashboard', 'widget', 'whatsapp', 'email']),
   delivery_status: z.enum(['queued', 'sent', 'failed', 'skipped']).nullable(),
   created_at: z.string(),
+  attachments: z.array(AttachmentRef),
 });
 
 export const InboundResultSchema = z.object({

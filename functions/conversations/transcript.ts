@@ -1,4 +1,5 @@
 import { type CallRow, callView, type EscalationRow, escalationView } from '../../shared/calls/calls';
+import type { AttachmentView } from '../../shared/files/view';
 import { type ConversationRow, conversationView, type MessageRow, messageView } from './data';
 
 export type TranscriptFormat = 'json' | 'text';
@@ -7,6 +8,12 @@ export const TRANSCRIPT_MEDIA_TYPE: Record<TranscriptFormat, string> = {
   json: 'application/json; charset=utf-8',
   text: 'text/plain; charset=utf-8',
 };
+
+/** The files of a message in a text transcript: names and sizes (the bytes stay in storage). */
+const filesLine = (files: AttachmentView[]) =>
+  files.length === 0
+    ? ''
+    : `Attachments: ${files.map((f) => `${f.filename} (${f.size} bytes)`).join(', ')}\n`;
 
 const senderLabel = (m: MessageRow) =>
   m.sender_type === 'ai' ? 'AI' : `${m.sender_type}${m.sender_id ? ` ${m.sender_id}` : ''}`;
@@ -21,13 +28,14 @@ export function renderTranscript(
   conversation: ConversationRow,
   messages: MessageRow[],
   exportedAt: Date,
+  attachmentsOf: (m: MessageRow) => AttachmentView[] = () => [],
 ): string {
   if (format === 'json') {
     return JSON.stringify(
       {
         conversation: conversationView(conversation),
         exported_at: exportedAt.toISOString(),
-        messages: messages.map(messageView),
+        messages: messages.map((m) => messageView(m, attachmentsOf(m))),
       },
       null,
       2,
@@ -44,7 +52,7 @@ export function renderTranscript(
   ];
   const body = messages.map(
     (m) =>
-      `[${new Date(m.created_at).toISOString()}] ${senderLabel(m)} via ${m.source}${m.is_internal ? ' [internal note]' : ''}\n${m.body}\n`,
+      `[${new Date(m.created_at).toISOString()}] ${senderLabel(m)} via ${m.source}${m.is_internal ? ' [internal note]' : ''}\n${m.body}\n${filesLine(attachmentsOf(m))}`,
   );
   return [...head, ...body].join('\n');
 }

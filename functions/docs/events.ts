@@ -57,6 +57,21 @@ const ConversationWithStatus = ConversationRef.extend({
   status: z.string().describe('Status after the change'),
 }).describe('The conversation, with its new status');
 
+const Attachments = z
+  .array(
+    z
+      .object({
+        id: id('The attachment id (`att_…`)'),
+        filename: z.string().describe('The name it was uploaded under'),
+        content_type: z.string().describe('Its media type'),
+        size: z.number().int().describe('Bytes'),
+        sha256: z.string().describe('SHA-256 of the bytes, lower-case hex'),
+        created_at: ts('When it was uploaded'),
+      })
+      .describe('A file (metadata only: read it through the API for a download link)'),
+  )
+  .describe('The files sent with it');
+
 const MessageRef = z
   .object({
     id: id('The message id (`msg_…`)'),
@@ -68,6 +83,7 @@ const MessageRef = z
     source: z.enum(MESSAGE_SOURCES).optional().describe('Where it came from'),
     is_internal: z.boolean().optional().describe('An internal note (never sent to the contact)'),
     created_at: ts('When it was written').optional(),
+    attachments: Attachments.optional(),
   })
   .describe('The message');
 
@@ -194,6 +210,7 @@ const DATA = {
         author_id: z.string().nullable().describe('The author'),
         is_public: z.boolean().describe('Visible to the requester'),
         created_at: ts('When it was written'),
+        attachments: Attachments,
       })
       .describe('The reply'),
   }),

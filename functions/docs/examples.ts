@@ -324,6 +324,7 @@ export const EXAMPLE_VALUES: ExampleValues = {
     has_password: true,
     configured: true,
     is_public: true,
+    attachment_ids: [],
     conversation_created: true,
     include_internal: false,
     requester_name: 'Ana Silva',

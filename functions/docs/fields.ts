@@ -20,6 +20,12 @@ export const PARAM_EXAMPLES: Record<string, unknown> = {
   status: 'open',
   type: 'incident',
   outcome: 'ticket_created',
+  attachment_id: 'att_0mhbq6x1bPq3Zr8sLd2WnE',
+  file_id: 'att_0mhbq6x1bPq3Zr8sLd2WnE',
+  filename: 'error-E451.png',
+  tenant: 'ten_0mha1b2c3D4e5F6g7H8i9J',
+  expires: 1773481512,
+  signature: '5b1c0e9d8a7f6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a2918070f6e5',
 };
 
 const LIST = {
@@ -299,6 +305,9 @@ export const FIELD_TEXT: Record<string, string> = {
   auto_close_after_days: 'Days after which resolved tickets close',
   auth_token: 'The carrier’s auth token (write only)',
   attempts: 'Attempts so far',
+  attachments: 'The files sent with it (records without links; read one for a fresh `download_url`)',
+  attachment_ids:
+    'Files uploaded to the same ticket or conversation (…/attachments) to send with it; each is sent once',
   assignee_user_id: 'The agent to assign it to',
   assignee_team_id: 'The team to assign it to',
   api_requests: 'API requests',

@@ -132,6 +132,11 @@ const TAGS: ReferenceGuide['tags'] = [
       'Voice calls handled by the AI voice agent: direction, outcome, duration, summary, escalations to a human. Read-only for integrators (calls are recorded by the voice agent).',
   },
   {
+    name: 'Files',
+    description:
+      'Signed download links of attachments and call recordings: no credential, expiring (ATTACHMENT_URL_TTL_S), served as attachments. Uploads live under their ticket, conversation or call.',
+  },
+  {
     name: 'Voice widget',
     description: 'Short-lived tokens for the in-browser voice widget, minted by your server with an API key.',
   },
@@ -254,6 +259,8 @@ const PARAMS: Record<string, string> = {
   offset: 'How many items to skip: 0 for the first page, then `offset + limit`',
   ticket_id: 'The ticket id (`tkt_…`)',
   call_id: 'The call id (`call_…`)',
+  attachment_id: 'The attachment id (`att_…`)',
+  filename: 'The name to store the file under (1-255 characters, no `/`, `\\` or control characters)',
   key_id: 'The API key id (`key_…`)',
   contact_id: 'The contact id (`ctc_…`)',
   company_id: 'The company id (`cmp_…`)',

@@ -4,6 +4,9 @@ import { actorOf, tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import { readThrough } from '../../shared/db/row-cache';
 import { emitEvent } from '../../shared/events/emit';
+import { attachOrRefuse, viewsOf } from '../../shared/files/attach';
+import { deleteHandler, getHandler, listHandler, uploadHandler } from '../../shared/files/handlers';
+import { attachmentsOf } from '../../shared/files/records';
 import { ApiError, Detail, notFound } from '../../shared/http/errors';
 import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
@@ -165,7 +168,14 @@ register(app, routes.createReply, async (c) => {
       author_id: actorOf(c),
       is_public: input.is_public ?? true,
     });
-    const view = replyView(written.reply);
+    const attachments = await attachOrRefuse(
+      trx,
+      tenantId,
+      { type: 'ticket', id: ticket.id },
+      input.attachment_ids,
+      written.reply.id,
+    );
+    const view = replyView(written.reply, attachments);
     await emitEvent(trx, tenantId, 'ticket.replied', {
       ticket: ticketView(written.ticket),
       reply: {
@@ -175,6 +185,7 @@ register(app, routes.createReply, async (c) => {
         author_id: view.author_id,
         is_public: view.is_public,
         created_at: view.created_at,
+        attachments,
       },
     });
     // committed with the reply under an Idempotency-Key: a retry after a crash replays it
@@ -192,5 +203,18 @@ register(app, routes.listReplies, async (c) => {
   const ticket = await findTicket(db, tenantId, ticket_id);
   if (!ticket) throw notFound('Ticket');
   const { rows, total } = await listReplies(db, tenantId, ticket.id, page);
-  return c.json(pageEnvelope('replies', rows.map(replyView), total, page));
+  const files = await attachmentsOf(
+    db,
+    tenantId,
+    rows.map((r) => r.id),
+  );
+  const views = rows.map((r) => replyView(r, viewsOf(files.get(r.id))));
+  return c.json(pageEnvelope('replies', views, total, page));
 });
+
+// a ticket's files (shared/files: the same four handlers serve a conversation's)
+const TICKET_FILES = { type: 'ticket', param: 'ticket_id', noun: 'Ticket' } as const;
+register(app, routes.attachments.upload, uploadHandler(TICKET_FILES));
+register(app, routes.attachments.list, listHandler(TICKET_FILES));
+register(app, routes.attachments.get, getHandler(TICKET_FILES));
+register(app, routes.attachments.remove, deleteHandler(TICKET_FILES));

@@ -11,13 +11,14 @@ import {
 import type { Executor } from '../../shared/db/schema';
 import type { TicketRepliesTable } from '../../shared/db/tables/tickets_calls';
 import { iso } from '../../shared/events/emit';
+import type { AttachmentView } from '../../shared/files/view';
 import { newId } from '../../shared/ids';
 import type { TicketRow } from '../../shared/tickets/tickets';
 import type { ListTicketsFilters } from './schemas';
 
 export type ReplyRow = Selectable<TicketRepliesTable>;
 
-export function replyView(r: ReplyRow) {
+export function replyView(r: ReplyRow, attachments: AttachmentView[] = []) {
   return {
     id: r.id,
     ticket_id: r.ticket_id,
@@ -26,6 +27,7 @@ export function replyView(r: ReplyRow) {
     author_id: r.author_id,
     is_public: r.is_public,
     created_at: iso(r.created_at),
+    attachments,
   };
 }
 

@@ -1,3 +1,4 @@
+import { ATTACHMENT_EXAMPLE, attachmentRoutes } from '../../shared/files/schemas';
 import { ErrorBody } from '../../shared/http/error-body';
 import { Detail } from '../../shared/http/errors';
 import { defineComponents } from '../../shared/http/openapi';
@@ -124,6 +125,15 @@ export const listReplies = defineRoute({
   responses: { 200: { description: 'A page of replies', schema: ReplyList }, 404: notFound },
 });
 
+/** A ticket's files (docs/files.md): upload as the raw body, list, read with a fresh link, delete. */
+export const attachments = attachmentRoutes({
+  base: '/api/v1/tickets/{ticket_id}',
+  params: TicketIdParam,
+  noun: 'Ticket',
+  tag: 'Tickets',
+  notFoundOf: 'Ticket',
+});
+
 const TICKET_EXAMPLE = {
   id: 'tkt_0mhbq3k8zHkR2d9TQx7pLw',
   subject: 'Printer on fire',
@@ -153,6 +163,7 @@ const REPLY_EXAMPLE = {
   author_id: 'key_0mha4j8s2Xv5CnT7wRq1Dk',
   is_public: true,
   created_at: '2026-03-14T09:41:07.038Z',
+  attachments: [ATTACHMENT_EXAMPLE],
 };
 
 export const components = defineComponents({
@@ -199,6 +210,7 @@ export const components = defineComponents({
         author_id: 'User id or API key id of the author',
         is_public: '`false` for an internal note',
         created_at: 'When it was written (ISO 8601 UTC)',
+        attachments: 'The files sent with it (`attachment_ids`), without links',
       },
       example: REPLY_EXAMPLE,
     },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { AttachmentIds, AttachmentRef } from '../../shared/files/schemas';
 import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
 import { cursorPageFields, cursorPageQuery, pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
@@ -49,6 +50,7 @@ export type UpdateTicketInput = z.infer<typeof UpdateTicketBody>;
 export const CreateReplyBody = z.strictObject({
   body: z.string().trim().min(1).max(LIMITS.replyBody),
   is_public: z.boolean().optional(),
+  attachment_ids: AttachmentIds,
 });
 
 export const TICKET_SORTS = ['-created_at', 'updated_at'] as const;
@@ -83,6 +85,7 @@ export const TicketReply = z.object({
   author_id: z.string().nullable(),
   is_public: z.boolean(),
   created_at: z.iso.datetime(),
+  attachments: z.array(AttachmentRef),
 });
 
 export const TicketList = z.object({ tickets: z.array(Ticket), ...cursorPageFields });

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { startHttpsReceiver, TLS_CERT_PATH } from '../lib/https-receiver';
+import { benchUploads } from './files';
 import { adminQuery, BENCH_SECRETS, benchDatabaseUrl } from './postgres';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -388,3 +389,6 @@ console.log(
 );
 if (which === 'postgres' || which === 'both') await benchOne('postgres');
 if (which === 'pglite' || which === 'both') await benchOne('pglite');
+// the upload case lives in its own module (scripts/bench/files.ts)
+const wanted = process.env.BENCH_CASES?.split(',').map((c) => c.trim());
+if (!wanted || wanted.includes('u')) await benchUploads();

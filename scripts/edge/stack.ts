@@ -135,6 +135,8 @@ export async function startEdgeStack(options: {
       modules: [{ type: 'ESModule' as const, path: join(BUNDLE_DIR, fn.name, 'index.js') }],
       compatibilityDate: date,
       bindings,
+      // workerd's own local R2 (wrangler.toml binds ATTACHMENTS the same way): one bucket, every Worker
+      r2Buckets: { ATTACHMENTS: 'spa-files-e2e' },
       routes: fn.prefixes.map((p) => routePattern(E2E_HOST, p)),
       ...(fn.name === 'docs'
         ? { assets: { directory: DOCS_ASSETS_DIR, binding: 'ASSETS', workerName: 'docs' } }

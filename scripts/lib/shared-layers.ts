@@ -7,7 +7,7 @@ export const SHARED_LAYERS: readonly (readonly string[])[] = [
   // no knowledge of the domain: hashing, ids, the sync-first helper, logging, the environment
   ['crypto', 'ids', 'sync-first', 'log', 'env'],
   // outbound adapters configured from the environment alone
-  ['mail', 'redis'],
+  ['mail', 'redis', 'storage'],
   // the schema, queries' helpers and the database adapters
   ['db'],
   // the event catalog and the outbox write
@@ -19,7 +19,7 @@ export const SHARED_LAYERS: readonly (readonly string[])[] = [
   // credentials, the gate and the access rules' compiler
   ['auth'],
   // the features built on them
-  ['ratelimit', 'usage', 'audit', 'calls', 'tickets', 'webhooks'],
+  ['ratelimit', 'usage', 'audit', 'calls', 'tickets', 'webhooks', 'files'],
   // the composition of all of it per runtime
   ['runtime'],
 ];

@@ -3,6 +3,7 @@ import type { Db } from '../db/schema';
 import type { AppConfig } from '../env';
 import type { Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
+import type { FileStorage } from '../storage/port';
 import type { IdempotencyStore } from './idempotency-store';
 import type { VerifiedKeyCache } from './key-cache';
 import type { RateLimiter } from './rate-limiter';
@@ -39,6 +40,8 @@ export interface Services {
   rowCache?: RowCache;
   /** Outbound mail (invites, password resets): HTTP mail API, or the dev/test outbox (shared/mail). */
   mailer: Mailer;
+  /** Where files' bytes live (shared/storage): R2, S3 or a folder; absent = file routes answer 503. */
+  files?: FileStorage;
   /** Where this code runs: handlers must not branch on it; adapters and diagnostics may. */
   runtime: 'node' | 'edge';
 }

@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AuthTables } from './tables/auth';
 import type { ContactsKbTables } from './tables/contacts_kb';
 import type { ConversationsTables } from './tables/conversations';
+import type { FilesTables } from './tables/files';
 import type { FoundationTables } from './tables/foundation';
 import type { IntegratorTables } from './tables/integrator';
 import type { PlatformTables } from './tables/platform';
@@ -20,7 +21,8 @@ export interface Database
     ContactsKbTables,
     PlatformTables,
     IntegratorTables,
-    AuthTables {}
+    AuthTables,
+    FilesTables {}
 
 export type Db = Kysely<Database>;
 export type * from './tables/foundation';

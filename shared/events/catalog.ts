@@ -115,6 +115,16 @@ export interface ConversationRef {
   assignee_team_id?: string | null;
 }
 
+/** A file sent with a reply or message, as events carry it: metadata only (docs/files.md). */
+export interface AttachmentMeta {
+  id: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  created_at: Ts;
+}
+
 export interface MessageRef {
   id: string;
   conversation_id: string;
@@ -125,6 +135,7 @@ export interface MessageRef {
   source?: (typeof MESSAGE_SOURCES)[number];
   is_internal?: boolean;
   created_at?: Ts;
+  attachments?: AttachmentMeta[];
 }
 
 export interface ContactRef {
@@ -168,6 +179,7 @@ export interface EventDataMap {
       author_id: string | null;
       is_public: boolean;
       created_at: Ts;
+      attachments: AttachmentMeta[];
     };
   };
   'ticket.resolved': { ticket: TicketSummary; previous_status: string };

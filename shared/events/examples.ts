@@ -53,6 +53,15 @@ const CALL = {
   caller_phone: '+15555550123',
   telephony_call_sid: 'CA0123456789abcdef0123456789abcdef',
 } as const;
+const ATTACHMENT = {
+  id: 'att_0mhbq6x1bPq3Zr8sLd2WnE',
+  filename: 'invoice-2026-02.pdf',
+  content_type: 'application/pdf',
+  size: 48213,
+  sha256: '9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60',
+  created_at: '2026-03-02T09:20:00.000Z',
+};
+
 const MESSAGE = {
   id: 'msg_0mhbr1d7hBc9QeL3zXn6Vw',
   conversation_id: CONVERSATION.id,
@@ -101,6 +110,7 @@ export const EVENT_EXAMPLES: { readonly [T in EventType]: EventDataMap[T] } = {
       sender_type: 'contact',
       sender_id: CONTACT.id,
       source: 'email',
+      attachments: [ATTACHMENT],
     },
     conversation: CONVERSATION,
   },
@@ -121,6 +131,7 @@ export const EVENT_EXAMPLES: { readonly [T in EventType]: EventDataMap[T] } = {
       author_id: 'tus_0mh2v9w8xPr6JzL3qNb5Gc',
       is_public: true,
       created_at: '2026-03-02T09:30:00.000Z',
+      attachments: [ATTACHMENT],
     },
   },
   'ticket.resolved': { ticket: { ...TICKET, status: 'resolved' }, previous_status: 'open' },

@@ -396,7 +396,7 @@ const traitsOf = (route: RouteWithAccess): OperationTraits => ({
   method: route.method,
   honoPath: toHonoPath(route.path),
   hasPathIds: pathParamsOf(route.path).length > 0,
-  hasInput: Boolean(route.params || route.query || route.body),
+  hasInput: Boolean(route.params || route.query || route.body || route.rawBody),
 });
 
 /**
@@ -469,6 +469,16 @@ function operationOf(route: RouteWithAccess, build: Build): Json {
     // a body the server also accepts absent (an optional schema) is not required
     const required = !route.body.safeParse(undefined).success;
     op.requestBody = { required, content: { 'application/json': media } };
+  }
+  if (route.rawBody) {
+    const { mediaTypes, description, example } = route.rawBody;
+    // the bytes themselves (OpenAPI 3.1: a binary body is a media type with no JSON schema to hold it)
+    const media = { schema: { type: 'string', contentMediaType: 'application/octet-stream' }, example };
+    op.requestBody = {
+      required: true,
+      description,
+      content: Object.fromEntries(mediaTypes.map((t) => [t, { ...media }])),
+    };
   }
   return op;
 }

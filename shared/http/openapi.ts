@@ -70,6 +70,11 @@ export interface RouteDef {
   undocumented?: string;
   /** an older address of another route, served for the clients that call it: the reference marks it */
   deprecated?: true;
+  /**
+   * A body that is a file, not JSON (uploads): its media types, what it is, and an example file the
+   * server accepts (the fuzz test sends it as the body, under the first media type).
+   */
+  rawBody?: { mediaTypes: readonly string[]; description: string; example: string };
   /** a request body that the server accepts as is (the fuzz test sends it) */
   bodyExample?: unknown;
   /** parameter name -> description, for parameters particular to this route (common ones: the docs table) */

@@ -13,6 +13,15 @@ export function bodyLengthOf(req: Request): number | 'streamed' | null {
   return length === null ? 'streamed' : Number.parseInt(length, 10);
 }
 
+// Raw file uploads (docs/files.md): the body is the file, not JSON, up to ATTACHMENT_MAX_BYTES
+// rather than MAX_BODY_BYTES, and its handler counts and hashes it as it streams into storage
+// (shared/files/upload.ts); Hono's bodyLimit would queue a streamed body in memory as fast as it
+// arrives, so these are not counted by the router too.
+const RAW_UPLOAD =
+  /^\/api\/(?:v1\/(?:tickets|conversations)\/[^/]+\/attachments|internal\/calls\/[^/]+\/recording)$/;
+export const isRawUpload = (method: string, path: string): boolean =>
+  method === 'POST' && RAW_UPLOAD.test(path);
+
 // the unread rest of the body makes the socket unusable, and Node closes it: say so, so a pooled
 // client opens a new connection instead of failing its next request
 export const tooLarge = () => new ApiError(413, Detail.bodyTooLarge, { Connection: 'close' });

@@ -5,6 +5,7 @@ import type { AppEnv, FunctionApp } from '../context/app-env';
 import { handleError } from '../http/errors';
 import { idempotency } from '../http/idempotency';
 import { patternOfRouterMatch } from '../http/route-pattern';
+import { isRawUpload } from './body-size';
 import { admitted, decidedEnv, executionCtxOf, type GateOptions, gate } from './gate';
 import { earlyRefusal, speculation } from './shortcuts';
 import { unroutedAnswer } from './unrouted';
@@ -56,10 +57,13 @@ export function buildChain(apps: readonly FunctionApp[], options: ChainOptions):
   /** Does a route serve this method and path? (HEAD is served by GET.) */
   const routed = (method: string, path: string) =>
     patternOfRouterMatch(root.router.match(method === 'HEAD' ? 'GET' : method, path)[0]) !== null;
-  // a method no route serves is a 405 whatever key it carries, so it never reaches the key store
+  // a method no route serves is a 405 whatever key it carries, so it never reaches the key store;
+  // nor does a raw file upload (the key's fingerprint would read the whole file into memory first)
   root.use(
     '*',
-    idempotency((path, method) => access.surfaceOf(path) === 'api' && routed(method, path)),
+    idempotency(
+      (path, method) => access.surfaceOf(path) === 'api' && routed(method, path) && !isRawUpload(method, path),
+    ),
   );
   for (const app of apps) root.route('/', app);
   root.notFound(unroutedAnswer(root));

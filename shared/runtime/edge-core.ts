@@ -16,6 +16,7 @@ import type { IdempotencyStore } from '../http/idempotency';
 import { createConsoleLogger, type Logger } from '../log/logger';
 import { createMailer } from '../mail/mailer';
 import type { RateLimiter } from '../ratelimit/limiter';
+import { edgeFileStorage } from '../storage/edge';
 import { buildChain, type ChainOptions, type ProvidedServices } from './chain';
 import { createDefer } from './defer';
 import { speculativeServices } from './shortcuts';
@@ -102,6 +103,7 @@ export function edgeServices(
       logger,
       defer,
       mailer: createMailer(config),
+      files: edgeFileStorage(config, env),
       runtime: 'edge',
     };
     if (options.rateLimiter) services.rateLimiter = options.rateLimiter(config, logger);
@@ -145,6 +147,8 @@ export function edgeWorkerCore(
           access,
           logger,
           maxBodyBytes: Number.isInteger(max) && max > 0 ? max : 1024 * 1024,
+          uploadMaxBytes: EnvSchema.shape.ATTACHMENT_MAX_BYTES.safeParse(binding(env, 'ATTACHMENT_MAX_BYTES'))
+            .data,
           corsOrigins: corsOrigins.parse(binding(env, 'CORS_ALLOWED_ORIGINS')),
           afterGate: options.afterGate,
           shortcuts: options.shortcuts,

@@ -10,7 +10,7 @@ import { echoRequestIdAfter, echoRequestIdBefore } from '../http/response-header
 import { requestIdFrom } from '../ids';
 import type { Logger } from '../log/logger';
 import { logAccess, requestClock } from './access-log';
-import { bodyLengthOf, streamedBodyCounter, tooLarge } from './body-size';
+import { bodyLengthOf, isRawUpload, streamedBodyCounter, tooLarge } from './body-size';
 
 /** What the speculation (./shortcuts.ts) does with a speculative run once the check has answered. */
 export interface Speculation {
@@ -69,6 +69,8 @@ export const setVerdict = (c: Context<AppEnv>, verdict: Verdict) =>
 export interface GateOptions {
   provideServices: ServicesProvider;
   maxBodyBytes: number;
+  /** the cap of a raw file upload's body (ATTACHMENT_MAX_BYTES); default maxBodyBytes */
+  uploadMaxBytes?: number | undefined;
   /** who may call which path (the gate's tables) */
   access: AccessTable;
   /** where the access log goes: the logger the services hold */
@@ -157,8 +159,11 @@ export function gate(options: GateOptions): MiddlewareHandler<AppEnv> {
       if (provided.speculate) verdict.speculate = provided.speculate;
       const req = c.req.raw;
       const bodyLength = bodyLengthOf(req);
-      streamed = bodyLength === 'streamed';
-      if (typeof bodyLength === 'number' && bodyLength > maxBodyBytes) throw tooLarge();
+      const upload = bodyLength !== null && isRawUpload(req.method, path);
+      // an upload's handler counts its streamed body itself (shared/files/upload.ts)
+      streamed = bodyLength === 'streamed' && !upload;
+      const cap = upload ? (options.uploadMaxBytes ?? maxBodyBytes) : maxBodyBytes;
+      if (typeof bodyLength === 'number' && bodyLength > cap) throw tooLarge();
       const admission = decide({
         method: req.method,
         path,

@@ -168,7 +168,8 @@ describe('a reference that teaches', () => {
   /** every JSON media type with a schema: request bodies and 2xx responses */
   const media = (d: any) =>
     operations(d).flatMap(({ where, op }) => [
-      ...(op.requestBody
+      // (a file upload's body is bytes, not JSON: its own test below)
+      ...(op.requestBody?.content?.['application/json']
         ? [{ where: `${where} request`, m: op.requestBody.content['application/json'] }]
         : []),
       ...Object.entries<any>(op.responses)
@@ -260,6 +261,28 @@ describe('a reference that teaches', () => {
         .map(([field]) => `${name}.${field}`);
     });
     expect(bare).toEqual([]);
+  });
+
+  it('documents a file upload as a binary body with an example file under each media type', () => {
+    const uploads = operations(doc).filter(
+      ({ op }) => op.requestBody && !op.requestBody.content['application/json'],
+    );
+    expect(uploads.map(({ where }) => where)).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/tickets/{ticket_id}/attachments',
+        'POST /api/v1/conversations/{id}/attachments',
+      ]),
+    );
+    for (const { where, op } of uploads) {
+      expect(op.requestBody.required, where).toBe(true);
+      for (const [type, m] of Object.entries<any>(op.requestBody.content)) {
+        expect(m.schema, `${where} ${type}`).toEqual({
+          type: 'string',
+          contentMediaType: 'application/octet-stream',
+        });
+        expect(typeof m.example, `${where} ${type}`).toBe('string');
+      }
+    }
   });
 
   it('describes every parameter', () => {

@@ -10,6 +10,7 @@
 import { sample } from 'openapi-sampler';
 import { openApiDocument } from '../../functions/docs/document';
 import { SCOPE_CATALOG } from '../../shared/context/scopes';
+import { signedLink } from '../../shared/files/links';
 import type { Audience, OpenApiDocument } from '../../shared/http/openapi-doc';
 import { MemoryRateLimiter } from '../../shared/ratelimit/limiter';
 import type { Harness, TestTenant } from './harness';
@@ -78,7 +79,9 @@ export type FixtureKind =
   | 'requester'
   | 'endUserTicket'
   | 'syncRun'
-  | 'invoice';
+  | 'invoice'
+  | 'ticketAttachment'
+  | 'conversationAttachment';
 
 /** One tenant's world: its credentials and one of each thing an operation can name. */
 export interface TenantWorld {
@@ -146,6 +149,9 @@ export const FRESH: Partial<Record<FixtureKind, (w: World, t: TenantWorld) => Pr
         body: { email: `contact${next()}@fuzz.test`, first_name: 'Fixture' },
       })
     ).id,
+  ticketAttachment: async (w, t) => uploadFixture(w, `/api/v1/tickets/${t.ids.ticket}/attachments`, t.key),
+  conversationAttachment: async (w, t) =>
+    uploadFixture(w, `/api/v1/conversations/${t.ids.conversation}/attachments`, t.key),
   company: async (w, t) =>
     (
       await ok(w.h, 'POST', '/api/v2/companies', {
@@ -154,6 +160,17 @@ export const FRESH: Partial<Record<FixtureKind, (w: World, t: TenantWorld) => Pr
       })
     ).id,
 };
+
+/** A file uploaded as the raw body (the attachment routes take no JSON). */
+async function uploadFixture(w: Pick<World, 'h'>, path: string, key: string, type = 'text/plain') {
+  const res = await w.h.runtime.app.request(`${path}?filename=fixture.txt`, {
+    method: 'POST',
+    headers: { 'X-API-Key': key, 'Content-Type': type },
+    body: 'fixture file',
+  });
+  if (res.status !== 201) throw new Error(`fixture upload ${path}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
 
 /** The items of a list envelope (`{tickets: [...], total}`, `{data: [...]}`...) */
 const itemsOf = (envelope: Json): Json[] => (Object.values(envelope).find(Array.isArray) as Json[]) ?? [];
@@ -204,6 +221,16 @@ async function seedTenant(h: Harness, name: string, superToken: string): Promise
   ).id;
   ids.tenantUser = await FRESH.tenantUser!(w, partial);
   ids.apiKey = await FRESH.apiKey!(w, partial);
+  partial.ids = ids;
+  ids.ticketAttachment = await FRESH.ticketAttachment!(w, partial);
+  ids.conversationAttachment = await FRESH.conversationAttachment!(w, partial);
+  // the call's recording (GET /api/v1/calls/{call_id}/recording redirects to it)
+  const recorded = await h.runtime.app.request(`/api/internal/calls/${ids.call}/recording`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${h.config.INTERNAL_API_TOKEN}`, 'Content-Type': 'audio/wav' },
+    body: 'RIFF fixture',
+  });
+  if (recorded.status !== 201) throw new Error(`fixture recording: ${recorded.status}`);
 
   freshRateWindow({ h });
   const endUser = { email: `enduser${next()}@fuzz.test`, password: 'correct horse battery', token: '' };
@@ -279,12 +306,16 @@ const PATH_FIXTURES: Record<string, FixtureKind> = {
   'runs/{run_id}': 'syncRun',
   'invoices/{invoice_id}': 'invoice',
   'tickets/{id}': 'endUserTicket',
+  'files/{file_id}': 'ticketAttachment',
 };
 
 /** Which fixture a path parameter names, or null (an enum, a file name: sampled from its schema). */
 export function fixtureOfParam(path: string, name: string): FixtureKind | null {
   const segments = path.split('/');
   const at = segments.indexOf(`{${name}}`);
+  // the same `attachments/{attachment_id}` under a ticket and a conversation: its owner decides
+  if (name === 'attachment_id')
+    return segments.includes('tickets') ? 'ticketAttachment' : 'conversationAttachment';
   return PATH_FIXTURES[`${segments[at - 1]}/{${name}}`] ?? null;
 }
 
@@ -364,6 +395,21 @@ async function mailedToken(w: World, to: string): Promise<string> {
 /** What a schema cannot say, per operation. */
 const SPECIAL: Record<string, Special> = {
   'POST /api/v1/tenants': { credential: 'super' },
+  // a deleted file is gone: each delete takes its own
+  'DELETE /api/v1/tickets/{ticket_id}/attachments/{attachment_id}': { fresh: ['ticketAttachment'] },
+  'DELETE /api/v1/conversations/{id}/attachments/{attachment_id}': { fresh: ['conversationAttachment'] },
+  // a signed link of this run (the documented one's signature belongs to the example)
+  'GET /api/v1/files/{file_id}': {
+    before: async (w, probe) => {
+      const link = await signedLink(
+        w.h.runtime.services.files!.signingKey,
+        'http://fuzz.test',
+        { id: probe.pathParams.file_id!, tenant_id: w.a.tenant.id },
+        900,
+      );
+      Object.assign(probe.query, Object.fromEntries(new URL(link.url).searchParams));
+    },
+  },
   // sign-in: an account, a live refresh token, an unspent invite or reset token of this run
   'POST /api/v1/auth/login': {
     body: async (w) => {
@@ -619,6 +665,14 @@ export async function validProbe(w: World, operation: Operation, doc: OpenApiDoc
   await special.before?.(w, probe);
   const credential = special.credential ?? CREDENTIAL_OF_SURFACE[op['x-surface'] as string] ?? 'none';
   probe.headers = credentialHeaders(w, credential);
+  // a file upload: the documented example file, as the raw body under the first media type
+  const file = Object.entries<Json>(op.requestBody?.content ?? {}).find(
+    ([type]) => type !== 'application/json',
+  );
+  if (file && !media) {
+    probe.rawBody = String(documentedExample(file[1]));
+    probe.headers['Content-Type'] = file[0];
+  }
   if (credential === 'signed') probe.headers['x-fuzz-sign'] = 'qstash';
   return probe;
 }

@@ -33,6 +33,10 @@ export const LIST_ENDPOINTS = {
     "paging": "cursor",
     "items": "conversations"
   },
+  "/api/v1/conversations/{id}/attachments": {
+    "paging": "none",
+    "items": "attachments"
+  },
   "/api/v1/conversations/{id}/messages": {
     "paging": "offset",
     "items": "messages"
@@ -64,6 +68,10 @@ export const LIST_ENDPOINTS = {
   "/api/v1/tickets": {
     "paging": "cursor",
     "items": "tickets"
+  },
+  "/api/v1/tickets/{ticket_id}/attachments": {
+    "paging": "none",
+    "items": "attachments"
   },
   "/api/v1/tickets/{ticket_id}/replies": {
     "paging": "offset",

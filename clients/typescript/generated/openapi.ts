@@ -763,6 +763,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/calls/{call_id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a call's recording
+         * @description A 302 to a signed link to the audio that needs no credential and expires after ATTACHMENT_URL_TTL_S (default 900 s; then 403). 404 `Recording not found` when the call has none; 404 `Call not found` for an unknown call or one of another tenant.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `calls:read`.
+         */
+        get: operations["getCallRecording"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/config": {
         parameters: {
             query?: never;
@@ -1208,6 +1230,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/conversations/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a conversation's files
+         * @description Every file uploaded to the conversation, oldest first, each with a fresh signed link.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
+         */
+        get: operations["listConversationAttachments"];
+        put?: never;
+        /**
+         * Upload a file to a conversation
+         * @description The file is the raw request body, its media type the Content-Type, its name the `filename` query parameter. Streamed into storage with its SHA-256 computed on the way; never kept in the database. A missing or invalid filename or a zero-byte body is 422; a body over ATTACHMENT_MAX_BYTES (default 25 MiB) is 413 before anything is stored, as is one that would take the tenant past its plan's storage cap (the detail names the cap). Send it with a reply or message through `attachment_ids`. An Idempotency-Key is not read here: a retried upload stores a second file.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`.
+         */
+        post: operations["uploadConversationAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/attachments/{attachment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a conversation's file
+         * @description The record with a fresh signed link (each read signs a new one).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
+         */
+        get: operations["getConversationAttachment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a conversation's file
+         * @description Removes the record and its bytes; links already handed out stop working (404).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`.
+         */
+        delete: operations["deleteConversationAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/conversations/{id}/export": {
         parameters: {
             query?: never;
@@ -1298,6 +1376,28 @@ export interface paths {
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`.
          */
         post: operations["createMessageV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file by its signed link
+         * @description What `download_url` (an attachment) and a recording's 302 point at: no credential, the query is the credential (an HMAC of tenant, id and expiry). 403 once expired or when the signature is wrong; 404 when the file was deleted. Serves exactly the stored bytes with `Content-Disposition: attachment` (the name RFC 6266-encoded), `X-Content-Type-Options: nosniff`, and `application/octet-stream` for types a browser would render (HTML, SVG, XML, JavaScript).
+         *
+         *     **Access:** No credential.
+         */
+        get: operations["downloadFile"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1882,6 +1982,62 @@ export interface paths {
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:write`.
          */
         patch: operations["updateTicket"];
+        trace?: never;
+    };
+    "/api/v1/tickets/{ticket_id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a ticket's files
+         * @description Every file uploaded to the ticket, oldest first, each with a fresh signed link.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
+         */
+        get: operations["listTicketAttachments"];
+        put?: never;
+        /**
+         * Upload a file to a ticket
+         * @description The file is the raw request body, its media type the Content-Type, its name the `filename` query parameter. Streamed into storage with its SHA-256 computed on the way; never kept in the database. A missing or invalid filename or a zero-byte body is 422; a body over ATTACHMENT_MAX_BYTES (default 25 MiB) is 413 before anything is stored, as is one that would take the tenant past its plan's storage cap (the detail names the cap). Send it with a reply or message through `attachment_ids`. An Idempotency-Key is not read here: a retried upload stores a second file.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:write`.
+         */
+        post: operations["uploadTicketAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tickets/{ticket_id}/attachments/{attachment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a ticket's file
+         * @description The record with a fresh signed link (each read signs a new one).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
+         */
+        get: operations["getTicketAttachment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a ticket's file
+         * @description Removes the record and its bytes; links already handed out stop working (404).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:write`.
+         */
+        delete: operations["deleteTicketAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/tickets/{ticket_id}/replies": {
@@ -3888,12 +4044,31 @@ export interface components {
              * @description When it was written (ISO 8601 UTC)
              */
             created_at: string;
+            /** @description The files sent with it (`attachment_ids`), without links */
+            attachments: components["schemas"]["AttachmentRef"][];
+        };
+        /** @description A stored file as replies, messages and events carry it: its record, without a link. */
+        AttachmentRef: {
+            /** @description Attachment id (`att_…`) */
+            id: string;
+            /** @description The name it was uploaded under (`filename`) */
+            filename: string;
+            /** @description The media type it was uploaded with (its `Content-Type`) */
+            content_type: string;
+            /** @description Bytes */
+            size: number;
+            /** @description SHA-256 of the bytes, lower-case hex */
+            sha256: string;
+            /** @description When it was uploaded (ISO 8601 UTC) */
+            created_at: string;
         };
         TicketReplyCreate: {
             /** @description The text */
             body: string;
             /** @description Visible to the requester (false: internal) */
             is_public?: boolean;
+            /** @description Files uploaded to the same ticket or conversation (…/attachments) to send with it; each is sent once */
+            attachment_ids?: string[];
         };
         /** @description A page of replies, oldest first. */
         TicketReplyList: {
@@ -3905,6 +4080,30 @@ export interface components {
             limit: number;
             /** @description Items skipped */
             offset: number;
+        };
+        /** @description A stored file with a fresh signed link to its bytes. The link needs no credential and expires after ATTACHMENT_URL_TTL_S (default 900 s; then 403). */
+        Attachment: {
+            /** @description Attachment id (`att_…`) */
+            id: string;
+            /** @description The name it was uploaded under (`filename`) */
+            filename: string;
+            /** @description The media type it was uploaded with (its `Content-Type`) */
+            content_type: string;
+            /** @description Bytes */
+            size: number;
+            /** @description SHA-256 of the bytes, lower-case hex */
+            sha256: string;
+            /** @description When it was uploaded (ISO 8601 UTC) */
+            created_at: string;
+            /** @description Signed link to the bytes, served as an attachment; no credential needed */
+            download_url: string;
+            /** @description When the link stops working (ISO 8601 UTC) */
+            download_url_expires_at: string;
+        };
+        /** @description Every file of a ticket or conversation, oldest first. */
+        AttachmentList: {
+            /** @description The files, each with a fresh link */
+            attachments: components["schemas"]["Attachment"][];
         };
         CallList: {
             /** @description The calls of the page */
@@ -4398,6 +4597,8 @@ export interface components {
             delivery_status: ("queued" | "sent" | "failed" | "skipped") | null;
             /** @description When it was written */
             created_at: string;
+            /** @description The files sent with it (records without links; read one for a fresh `download_url`) */
+            attachments: components["schemas"]["AttachmentRef"][];
         };
         MessageCreate: {
             /** @description The text */
@@ -4413,6 +4614,8 @@ export interface components {
              * @enum {string}
              */
             content_type: "text" | "html" | "markdown";
+            /** @description Files uploaded to the same ticket or conversation (…/attachments) to send with it; each is sent once */
+            attachment_ids?: string[];
         };
         MessageList: {
             /** @description The messages of the page */
@@ -6135,6 +6338,21 @@ export interface components {
                 is_internal?: boolean;
                 /** @description When it was written (ISO 8601 UTC) */
                 created_at?: string;
+                /** @description The files sent with it */
+                attachments?: {
+                    /** @description The attachment id (`att_…`) */
+                    id: string;
+                    /** @description The name it was uploaded under */
+                    filename: string;
+                    /** @description Its media type */
+                    content_type: string;
+                    /** @description Bytes */
+                    size: number;
+                    /** @description SHA-256 of the bytes, lower-case hex */
+                    sha256: string;
+                    /** @description When it was uploaded (ISO 8601 UTC) */
+                    created_at: string;
+                }[];
             };
             /** @description The conversation */
             conversation: {
@@ -6200,6 +6418,21 @@ export interface components {
                 is_internal?: boolean;
                 /** @description When it was written (ISO 8601 UTC) */
                 created_at?: string;
+                /** @description The files sent with it */
+                attachments?: {
+                    /** @description The attachment id (`att_…`) */
+                    id: string;
+                    /** @description The name it was uploaded under */
+                    filename: string;
+                    /** @description Its media type */
+                    content_type: string;
+                    /** @description Bytes */
+                    size: number;
+                    /** @description SHA-256 of the bytes, lower-case hex */
+                    sha256: string;
+                    /** @description When it was uploaded (ISO 8601 UTC) */
+                    created_at: string;
+                }[];
             };
             /** @description The conversation */
             conversation: {
@@ -6482,6 +6715,21 @@ export interface components {
                 is_public: boolean;
                 /** @description When it was written (ISO 8601 UTC) */
                 created_at: string;
+                /** @description The files sent with it */
+                attachments: {
+                    /** @description The attachment id (`att_…`) */
+                    id: string;
+                    /** @description The name it was uploaded under */
+                    filename: string;
+                    /** @description Its media type */
+                    content_type: string;
+                    /** @description Bytes */
+                    size: number;
+                    /** @description SHA-256 of the bytes, lower-case hex */
+                    sha256: string;
+                    /** @description When it was uploaded (ISO 8601 UTC) */
+                    created_at: string;
+                }[];
             };
         };
         /** @description The body of a `ticket.replied` delivery: A reply was added to a ticket. */
@@ -13016,6 +13264,138 @@ export interface operations {
             };
         };
     };
+    getCallRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The call id (`call_…`)
+                 * @example call_0mhbpz7t1Vq9bN3xRk2sYe
+                 */
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found: `Location` is the signed link */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown call, or no recording */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Recording not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getConfig: {
         parameters: {
             query?: never;
@@ -17469,6 +17849,650 @@ export interface operations {
             };
         };
     };
+    listConversationAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The files */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "attachments": [
+                     *         {
+                     *           "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *           "filename": "error-E451.png",
+                     *           "content_type": "image/png",
+                     *           "size": 48213,
+                     *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *           "created_at": "2026-03-14T09:30:12.518Z",
+                     *           "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *           "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown conversation or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Conversation not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    uploadConversationAttachment: {
+        parameters: {
+            query: {
+                /**
+                 * @description The name to store the file under (1-255 characters, no `/`, `\` or control characters)
+                 * @example error-E451.png
+                 */
+                filename: string;
+            };
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file itself, under its own Content-Type (any media type) */
+        requestBody: {
+            content: {
+                /**
+                 * @example Printer log
+                 *     E-451 at 09:24
+                 */
+                "application/octet-stream": string;
+                /**
+                 * @example Printer log
+                 *     E-451 at 09:24
+                 */
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description The stored file, with a signed link */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *       "filename": "error-E451.png",
+                     *       "content_type": "image/png",
+                     *       "size": 48213,
+                     *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *       "created_at": "2026-03-14T09:30:12.518Z",
+                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown conversation or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Conversation not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Larger than ATTACHMENT_MAX_BYTES, or past the plan storage cap */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Storage limit reached: the free plan keeps at most 100 MiB of files"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getConversationAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
+                id: string;
+                /**
+                 * @description The attachment id (`att_…`)
+                 * @example att_0mhbq6x1bPq3Zr8sLd2WnE
+                 */
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *       "filename": "error-E451.png",
+                     *       "content_type": "image/png",
+                     *       "size": 48213,
+                     *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *       "created_at": "2026-03-14T09:30:12.518Z",
+                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown conversation or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Conversation not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteConversationAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
+                id: string;
+                /**
+                 * @description The attachment id (`att_…`)
+                 * @example att_0mhbq6x1bPq3Zr8sLd2WnE
+                 */
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown conversation or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Conversation not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     createConversationExportV1: {
         parameters: {
             query?: never;
@@ -17993,7 +19017,17 @@ export interface operations {
                      *           "is_internal": false,
                      *           "source": "dashboard",
                      *           "delivery_status": "queued",
-                     *           "created_at": "2026-03-14T09:26:53.412Z"
+                     *           "created_at": "2026-03-14T09:26:53.412Z",
+                     *           "attachments": [
+                     *             {
+                     *               "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *               "filename": "error-E451.png",
+                     *               "content_type": "image/png",
+                     *               "size": 48213,
+                     *               "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *               "created_at": "2026-03-14T09:30:12.518Z"
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "total": 42,
@@ -18135,7 +19169,8 @@ export interface operations {
                  * @example {
                  *       "body": "Hello, my invoice for March shows the wrong VAT number. Could you correct it?",
                  *       "is_internal": false,
-                 *       "content_type": "text"
+                 *       "content_type": "text",
+                 *       "attachment_ids": []
                  *     }
                  */
                 "application/json": components["schemas"]["MessageCreate"];
@@ -18163,7 +19198,17 @@ export interface operations {
                      *       "is_internal": false,
                      *       "source": "dashboard",
                      *       "delivery_status": "queued",
-                     *       "created_at": "2026-03-14T09:26:53.412Z"
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "attachments": [
+                     *         {
+                     *           "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *           "filename": "error-E451.png",
+                     *           "content_type": "image/png",
+                     *           "size": 48213,
+                     *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *           "created_at": "2026-03-14T09:30:12.518Z"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Message"];
@@ -18280,6 +19325,134 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    downloadFile: {
+        parameters: {
+            query: {
+                /**
+                 * @description The tenant the file belongs to (signed)
+                 * @example ten_0mha1b2c3D4e5F6g7H8i9J
+                 */
+                tenant: string;
+                /**
+                 * @description When the link expires, Unix seconds (signed)
+                 * @example 1773481512
+                 */
+                expires: number;
+                /**
+                 * @description HMAC-SHA256 of tenant, id and expiry, hex
+                 * @example 5b1c0e9d8a7f6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a2918070f6e5
+                 */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The attachment or recording id (`att_…`)
+                 * @example att_0mhbq6x1bPq3Zr8sLd2WnE
+                 */
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description An API key was sent and it is not valid (this operation needs none) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signature wrong, or link expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Download link expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Deleted */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "File not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -23483,6 +24656,650 @@ export interface operations {
             };
         };
     };
+    listTicketAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                ticket_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The files */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "attachments": [
+                     *         {
+                     *           "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *           "filename": "error-E451.png",
+                     *           "content_type": "image/png",
+                     *           "size": 48213,
+                     *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *           "created_at": "2026-03-14T09:30:12.518Z",
+                     *           "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *           "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown ticket or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Ticket not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    uploadTicketAttachment: {
+        parameters: {
+            query: {
+                /**
+                 * @description The name to store the file under (1-255 characters, no `/`, `\` or control characters)
+                 * @example error-E451.png
+                 */
+                filename: string;
+            };
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                ticket_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file itself, under its own Content-Type (any media type) */
+        requestBody: {
+            content: {
+                /**
+                 * @example Printer log
+                 *     E-451 at 09:24
+                 */
+                "application/octet-stream": string;
+                /**
+                 * @example Printer log
+                 *     E-451 at 09:24
+                 */
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description The stored file, with a signed link */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *       "filename": "error-E451.png",
+                     *       "content_type": "image/png",
+                     *       "size": 48213,
+                     *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *       "created_at": "2026-03-14T09:30:12.518Z",
+                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown ticket or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Ticket not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Larger than ATTACHMENT_MAX_BYTES, or past the plan storage cap */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Storage limit reached: the free plan keeps at most 100 MiB of files"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTicketAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                ticket_id: string;
+                /**
+                 * @description The attachment id (`att_…`)
+                 * @example att_0mhbq6x1bPq3Zr8sLd2WnE
+                 */
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *       "filename": "error-E451.png",
+                     *       "content_type": "image/png",
+                     *       "size": 48213,
+                     *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *       "created_at": "2026-03-14T09:30:12.518Z",
+                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown ticket or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Ticket not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteTicketAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                ticket_id: string;
+                /**
+                 * @description The attachment id (`att_…`)
+                 * @example att_0mhbq6x1bPq3Zr8sLd2WnE
+                 */
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown ticket or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Ticket not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listTicketReplies: {
         parameters: {
             query?: {
@@ -23529,7 +25346,17 @@ export interface operations {
                      *           "author_type": "api",
                      *           "author_id": "key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *           "is_public": true,
-                     *           "created_at": "2026-03-14T09:41:07.038Z"
+                     *           "created_at": "2026-03-14T09:41:07.038Z",
+                     *           "attachments": [
+                     *             {
+                     *               "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *               "filename": "error-E451.png",
+                     *               "content_type": "image/png",
+                     *               "size": 48213,
+                     *               "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *               "created_at": "2026-03-14T09:30:12.518Z"
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "total": 1,
@@ -23695,7 +25522,17 @@ export interface operations {
                      *       "author_type": "api",
                      *       "author_id": "key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *       "is_public": true,
-                     *       "created_at": "2026-03-14T09:41:07.038Z"
+                     *       "created_at": "2026-03-14T09:41:07.038Z",
+                     *       "attachments": [
+                     *         {
+                     *           "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *           "filename": "error-E451.png",
+                     *           "content_type": "image/png",
+                     *           "size": 48213,
+                     *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *           "created_at": "2026-03-14T09:30:12.518Z"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["TicketReply"];
@@ -25806,7 +27643,17 @@ export interface operations {
                      *         "is_internal": false,
                      *         "source": "dashboard",
                      *         "delivery_status": "queued",
-                     *         "created_at": "2026-03-14T09:26:53.412Z"
+                     *         "created_at": "2026-03-14T09:26:53.412Z",
+                     *         "attachments": [
+                     *           {
+                     *             "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *             "filename": "error-E451.png",
+                     *             "content_type": "image/png",
+                     *             "size": 48213,
+                     *             "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *             "created_at": "2026-03-14T09:30:12.518Z"
+                     *           }
+                     *         ]
                      *       },
                      *       "reply": {
                      *         "id": "msg_0mhbr1d7hBc9QeL3zXn6Vw",
@@ -25818,7 +27665,17 @@ export interface operations {
                      *         "is_internal": false,
                      *         "source": "dashboard",
                      *         "delivery_status": "queued",
-                     *         "created_at": "2026-03-14T09:26:53.412Z"
+                     *         "created_at": "2026-03-14T09:26:53.412Z",
+                     *         "attachments": [
+                     *           {
+                     *             "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *             "filename": "error-E451.png",
+                     *             "content_type": "image/png",
+                     *             "size": 48213,
+                     *             "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *             "created_at": "2026-03-14T09:30:12.518Z"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -29613,7 +31470,17 @@ export interface operations {
                      *           "is_internal": false,
                      *           "source": "dashboard",
                      *           "delivery_status": "queued",
-                     *           "created_at": "2026-03-14T09:26:53.412Z"
+                     *           "created_at": "2026-03-14T09:26:53.412Z",
+                     *           "attachments": [
+                     *             {
+                     *               "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *               "filename": "error-E451.png",
+                     *               "content_type": "image/png",
+                     *               "size": 48213,
+                     *               "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *               "created_at": "2026-03-14T09:30:12.518Z"
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "total": 42,
@@ -29749,7 +31616,8 @@ export interface operations {
                  * @example {
                  *       "body": "Hello, my invoice for March shows the wrong VAT number. Could you correct it?",
                  *       "is_internal": false,
-                 *       "content_type": "text"
+                 *       "content_type": "text",
+                 *       "attachment_ids": []
                  *     }
                  */
                 "application/json": components["schemas"]["MessageCreate"];
@@ -29777,7 +31645,17 @@ export interface operations {
                      *       "is_internal": false,
                      *       "source": "dashboard",
                      *       "delivery_status": "queued",
-                     *       "created_at": "2026-03-14T09:26:53.412Z"
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "attachments": [
+                     *         {
+                     *           "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *           "filename": "error-E451.png",
+                     *           "content_type": "image/png",
+                     *           "size": 48213,
+                     *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *           "created_at": "2026-03-14T09:30:12.518Z"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Message"];
@@ -31786,7 +33664,17 @@ export interface operations {
                  *           "body": "My invoice shows the wrong amount.",
                  *           "sender_type": "contact",
                  *           "sender_id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
-                 *           "source": "email"
+                 *           "source": "email",
+                 *           "attachments": [
+                 *             {
+                 *               "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                 *               "filename": "invoice-2026-02.pdf",
+                 *               "content_type": "application/pdf",
+                 *               "size": 48213,
+                 *               "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                 *               "created_at": "2026-03-02T09:20:00.000Z"
+                 *             }
+                 *           ]
                  *         },
                  *         "conversation": {
                  *           "id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
@@ -32210,7 +34098,17 @@ export interface operations {
                  *           "author_type": "agent",
                  *           "author_id": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
                  *           "is_public": true,
-                 *           "created_at": "2026-03-02T09:30:00.000Z"
+                 *           "created_at": "2026-03-02T09:30:00.000Z",
+                 *           "attachments": [
+                 *             {
+                 *               "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                 *               "filename": "invoice-2026-02.pdf",
+                 *               "content_type": "application/pdf",
+                 *               "size": 48213,
+                 *               "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                 *               "created_at": "2026-03-02T09:20:00.000Z"
+                 *             }
+                 *           ]
                  *         }
                  *       }
                  *     }

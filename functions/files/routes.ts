@@ -1,0 +1,41 @@
+import {
+  Attachment,
+  AttachmentList,
+  AttachmentRef,
+  DOWNLOAD_REFUSED,
+  DownloadParams,
+  DownloadQuery,
+  FILE_DOCS,
+} from '../../shared/files/schemas';
+import { ErrorBody } from '../../shared/http/error-body';
+import { Detail } from '../../shared/http/errors';
+import { defineComponents } from '../../shared/http/openapi';
+import { defineRoute } from '../../shared/http/route';
+
+export const downloadFile = defineRoute({
+  operationId: 'downloadFile',
+  method: 'get',
+  path: '/api/v1/files/{file_id}',
+  summary: 'Download a file by its signed link',
+  description:
+    "What `download_url` (an attachment) and a recording's 302 point at: no credential, the query is the credential (an HMAC of tenant, id and expiry). 403 once expired or when the signature is wrong; 404 when the file was deleted. Serves exactly the stored bytes with `Content-Disposition: attachment` (the name RFC 6266-encoded), `X-Content-Type-Options: nosniff`, and `application/octet-stream` for types a browser would render (HTML, SVG, XML, JavaScript).",
+  tags: ['Files'],
+  params: DownloadParams,
+  query: DownloadQuery,
+  paramText: {
+    file_id: 'The attachment or recording id (`att_…`)',
+    tenant: 'The tenant the file belongs to (signed)',
+    expires: 'When the link expires, Unix seconds (signed)',
+    signature: 'HMAC-SHA256 of tenant, id and expiry, hex',
+  },
+  responses: {
+    200: { description: 'The bytes', mediaTypes: ['application/octet-stream'] },
+    403: DOWNLOAD_REFUSED,
+    404: { description: 'Deleted', schema: ErrorBody, example: { detail: Detail.resourceNotFound('File') } },
+  },
+});
+
+export const components = defineComponents({
+  output: { Attachment, AttachmentList, AttachmentRef },
+  docs: FILE_DOCS,
+});

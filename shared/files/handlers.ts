@@ -1,0 +1,97 @@
+import type { Context } from 'hono';
+import { tenantOf } from '../auth/credential';
+import type { AppEnv } from '../context/app-env';
+import { notFound } from '../http/errors';
+import { servedTypeOf } from './limits';
+import { contentDisposition, verifyLink } from './links';
+import { deleteAttachment, findAttachment, listAttachments, type OwnerType, ownerExists } from './records';
+import { receiveFile } from './upload';
+import { attachmentWithLink, filesOf } from './view';
+
+// the handlers below read what their route's validators checked (shared/http/route.ts); typed
+// loosely so one handler serves the ticket's and the conversation's declarations alike
+// biome-ignore lint/suspicious/noExplicitAny: the input types of two declarations that differ by name only
+type AnyContext = Context<AppEnv, any, any>;
+
+export interface Owner {
+  type: OwnerType;
+  /** the path parameter naming it (`ticket_id`, `id`) */
+  param: string;
+  /** the 404's subject (`Ticket`, `Conversation`) */
+  noun: string;
+}
+
+const ownerOf = (c: AnyContext, o: Owner) => ({
+  type: o.type,
+  id: c.req.param(o.param) as string,
+  notFound: o.noun,
+});
+
+/** POST …/attachments?filename=: 201 with the record and a signed link. */
+export const uploadHandler = (o: Owner) => async (c: AnyContext) => {
+  const { filename } = c.req.valid('query') as { filename: string };
+  const row = await receiveFile(c, ownerOf(c, o), filename);
+  return c.json(await attachmentWithLink(c, row), 201);
+};
+
+/** GET …/attachments: every file of the owner, oldest first, each with a fresh link. */
+export const listHandler = (o: Owner) => async (c: AnyContext) => {
+  const { db } = c.get('services');
+  const tenantId = tenantOf(c);
+  const owner = ownerOf(c, o);
+  if (!(await ownerExists(db, tenantId, o.type, owner.id))) throw notFound(o.noun);
+  const rows = await listAttachments(db, tenantId, o.type, owner.id);
+  return c.json({ attachments: await Promise.all(rows.map((r) => attachmentWithLink(c, r))) });
+};
+
+async function ownedAttachment(c: AnyContext, o: Owner) {
+  const owner = ownerOf(c, o);
+  const row = await findAttachment(
+    c.get('services').db,
+    tenantOf(c),
+    owner,
+    c.req.param('attachment_id') as string,
+  );
+  if (!row) throw notFound('Attachment');
+  return row;
+}
+
+export const getHandler = (o: Owner) => async (c: AnyContext) =>
+  c.json(await attachmentWithLink(c, await ownedAttachment(c, o)));
+
+/** DELETE: the record first (no link resolves after), then the bytes. */
+export const deleteHandler = (o: Owner) => async (c: AnyContext) => {
+  const row = await ownedAttachment(c, o);
+  const files = filesOf(c);
+  await deleteAttachment(c.get('services').db, row.tenant_id, row.id);
+  await files.objects.delete(row.storage_key);
+  return c.body(null, 204);
+};
+
+/**
+ * GET /api/v1/files/{file_id}?tenant&expires&signature: the signed link (no credential). Serves
+ * exactly the stored bytes, streamed, as an attachment, nosniff, and as octet-stream for any type
+ * a browser would render, so a stored file can never run script on this origin.
+ */
+export async function downloadHandler(c: AnyContext) {
+  const { file_id } = c.req.valid('param') as { file_id: string };
+  const q = c.req.valid('query') as { tenant: string; expires: number; signature: string };
+  const files = filesOf(c);
+  await verifyLink(files.signingKey, file_id, q);
+  const row = await findAttachment(c.get('services').db, q.tenant, null, file_id);
+  const object = row ? await files.objects.get(row.storage_key) : null;
+  if (!row || !object) throw notFound('File');
+  return new Response(object.body, {
+    status: 200,
+    headers: {
+      'Content-Type': servedTypeOf(row.content_type),
+      'Content-Length': String(object.size),
+      'Content-Disposition': contentDisposition(row.filename),
+      'X-Content-Type-Options': 'nosniff',
+      // opened directly, it is still a document of this origin: give it no powers at all
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+      'Cache-Control': 'private, no-store',
+      'Referrer-Policy': 'no-referrer',
+    },
+  });
+}

@@ -1,0 +1,61 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { randomBase62 } from '../crypto';
+import { chunksOf, type ObjectStorage } from './port';
+
+/**
+ * Files in a folder (`DATA_DIR/files` for `npm start`: nothing to set up). A put writes a temporary
+ * file beside the others and renames it into place only once the body has ended, so a body cut off
+ * midway never shows under its key; the temporary file is removed on any error.
+ */
+export function folderStorage(root: string): ObjectStorage {
+  const pathOf = (key: string) => {
+    if (key.split('/').some((part) => part === '' || part === '.' || part === '..'))
+      throw new Error(`not a storage key: ${key}`);
+    return join(root, key);
+  };
+  const tmpDir = join(root, '.partial');
+  return {
+    kind: 'folder',
+    async put(key, body) {
+      const target = pathOf(key);
+      await mkdir(tmpDir, { recursive: true });
+      await mkdir(dirname(target), { recursive: true });
+      const tmp = join(tmpDir, randomBase62(16));
+      try {
+        await pipeline(Readable.from(chunksOf(body)), createWriteStream(tmp, { flags: 'wx' }));
+        await rename(tmp, target);
+      } catch (err) {
+        await rm(tmp, { force: true });
+        throw err;
+      }
+    },
+    async get(key) {
+      const path = pathOf(key);
+      const info = await stat(path).catch(() => null);
+      if (!info?.isFile()) return null;
+      // Readable.toWeb keeps the file's backpressure: a chunk is read when the client takes one
+      const body = Readable.toWeb(createReadStream(path)) as unknown as ReadableStream<Uint8Array>;
+      return { body, size: info.size };
+    },
+    async delete(key) {
+      await rm(pathOf(key), { force: true });
+    },
+    async list(prefix) {
+      const out: string[] = [];
+      const walk = async (dir: string): Promise<void> => {
+        const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+        for (const e of entries) {
+          const path = join(dir, e.name);
+          if (e.isDirectory()) await walk(path);
+          else out.push(relative(root, path));
+        }
+      };
+      await walk(root);
+      return out.filter((k) => k.startsWith(prefix)).sort();
+    },
+  };
+}
