@@ -83,7 +83,7 @@ export async function openDatabase(
   logger?: Logger,
 ): Promise<DatabaseHandle> {
   const handle = config.DATABASE_URL
-    ? createPostgresHandle(config.DATABASE_URL, { logger })
+    ? createPostgresHandle(config.DATABASE_URL, { logger, statementTimeoutMs: config.STATEMENT_TIMEOUT_MS })
     : await createPgliteHandle(inMemory ? undefined : config.DATA_DIR);
   await migrate(handle, readMigrations());
   return handle;
