@@ -16,7 +16,7 @@ import { redisIdempotencyStore } from '../shared/http/idempotency';
 import type { Logger } from '../shared/log/logger';
 import { createNodeLogger } from '../shared/log/logger.node.js';
 import { createMailer } from '../shared/mail/mailer';
-import { createRateLimiter, rateLimit } from '../shared/ratelimit';
+import { createRateLimiter, rateLimit, tenantShare } from '../shared/ratelimit';
 import { upstashRedis } from '../shared/redis/client';
 import { createDefer } from '../shared/runtime/defer';
 import { buildRoot } from '../shared/runtime/root';
@@ -48,9 +48,13 @@ export interface EmbeddedOptions {
 
 /** A long-lived process batches usage rows over this window (readers settle them first). */
 const USAGE_FLUSH_WINDOW_MS = 100;
-/** Rate limits first: a refused request is neither served nor metered. */
+/**
+ * Rate limits first, then the tenant's share of the database: a refused request is neither served
+ * nor metered.
+ */
 export const standardAfterGate = (): MiddlewareHandler<AppEnv>[] => [
   rateLimit(),
+  tenantShare(),
   meterUsage({ flushWindowMs: USAGE_FLUSH_WINDOW_MS }),
 ];
 
