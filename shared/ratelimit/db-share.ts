@@ -63,7 +63,13 @@ export interface ShareStore {
 /** One process's count (the embedded runtime, and the fallback when Redis fails). */
 export class MemoryShareStore implements ShareStore {
   readonly inUse = new Map<string, number>();
-  async acquire(tenant: string, _id: string, cost: number, share: number): Promise<ShareDecision> {
+  async acquire(
+    tenant: string,
+    _id: string,
+    cost: number,
+    share: number,
+    _leaseMs?: number,
+  ): Promise<ShareDecision> {
     const used = this.inUse.get(tenant) ?? 0;
     // a request costing more than the whole share still runs, alone
     if (used > 0 && used + cost > share) return { admitted: false, used };

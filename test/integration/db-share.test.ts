@@ -52,13 +52,13 @@ describe('Redis down: each process falls back to its own bound', () => {
     const fallbacks: unknown[] = [];
     const dead = new Redis({ url: 'http://127.0.0.1:1', token: 'x', retry: false, enableTelemetry: false });
     const store = new RedisShareStore(dead, { timeoutMs: 1000, onFallback: (e) => fallbacks.push(e) });
-    expect((await store.acquire('t', 'a', 1, 2)).admitted).toBe(true);
-    expect((await store.acquire('t', 'b', 1, 2)).admitted).toBe(true);
-    expect((await store.acquire('t', 'c', 1, 2)).admitted).toBe(false);
+    expect((await store.acquire('t', 'a', 1, 2, 1000)).admitted).toBe(true);
+    expect((await store.acquire('t', 'b', 1, 2, 1000)).admitted).toBe(true);
+    expect((await store.acquire('t', 'c', 1, 2, 1000)).admitted).toBe(false);
     expect(fallbacks.length).toBe(3);
     await store.release('t', 'a', 1);
     expect(store.fallback.inUse.get('t')).toBe(1);
-    expect((await store.acquire('t', 'c', 1, 2)).admitted).toBe(true);
+    expect((await store.acquire('t', 'c', 1, 2, 1000)).admitted).toBe(true);
   });
 });
 
