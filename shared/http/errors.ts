@@ -28,6 +28,7 @@ export const Detail = {
   headersTooLarge: 'Request header fields too large',
   requestTimeout: 'Request timeout',
   malformedRequest: 'Malformed HTTP request',
+  tooManyConnections: 'Too many open connections from this address',
   databaseUnavailable: 'Service temporarily unavailable: database unreachable',
   statementTimeout: 'Service temporarily unavailable: a database statement ran past its time limit',
   tenantShareExceeded: 'Too many concurrent requests for this tenant; retry shortly',
