@@ -19,8 +19,8 @@ const B_CONCURRENCY = 48;
 /** A's timed requests per phase, and the phase's time bound */
 const A_REQUESTS = Number(process.env.FAIRNESS_REQUESTS ?? 400);
 const PHASE_MS = 120_000;
-/** how long one of B's workers waits after a 429 before its next request (a client that retries promptly) */
-const B_PAUSE_MS = 200;
+/** after a 429, one of B's workers waits what Retry-After says (a client that honours it), at most this */
+const B_PAUSE_MAX_MS = 1000;
 const CEILING_RATIO = 2;
 
 const log = (m: string) => console.log(m);
@@ -199,7 +199,10 @@ function loadB(servers: Server[], b: { key: string; agent: string }) {
       else if (res.status === 429) counts.refused++;
       else if (res.status === 503) counts.unavailable++;
       else counts.other++;
-      if (res?.status === 429) await new Promise((r) => setTimeout(r, B_PAUSE_MS));
+      if (res?.status === 429) {
+        const wait = Math.min(B_PAUSE_MAX_MS, 1000 * Number(res.headers.get('retry-after') ?? 1));
+        await new Promise((r) => setTimeout(r, wait));
+      }
     }
   };
   const running = Promise.all(Array.from({ length: B_CONCURRENCY }, (_, w) => worker(w)));
