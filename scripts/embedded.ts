@@ -16,7 +16,7 @@ import { redisIdempotencyStore } from '../shared/http/idempotency';
 import type { Logger } from '../shared/log/logger';
 import { createNodeLogger } from '../shared/log/logger.node.js';
 import { createMailer } from '../shared/mail/mailer';
-import { createRateLimiter, rateLimit } from '../shared/ratelimit';
+import { createRateLimiter, rateLimit, tenantShare } from '../shared/ratelimit';
 import { upstashRedis } from '../shared/redis/client';
 import { buildChain } from '../shared/runtime/chain';
 import { createDefer } from '../shared/runtime/defer';
@@ -49,9 +49,13 @@ export interface EmbeddedOptions {
 
 /** A long-lived process batches usage rows over this window (readers settle them first). */
 const USAGE_FLUSH_WINDOW_MS = 100;
-/** Rate limits first: a refused request is neither served nor metered. */
+/**
+ * Rate limits first, then the tenant's share of the database: a refused request is neither served
+ * nor metered.
+ */
 export const standardAfterGate = (): MiddlewareHandler<AppEnv>[] => [
   rateLimit(),
+  tenantShare(),
   meterUsage({ flushWindowMs: USAGE_FLUSH_WINDOW_MS }),
 ];
 
@@ -84,7 +88,7 @@ export async function openDatabase(
   logger?: Logger,
 ): Promise<DatabaseHandle> {
   const handle = config.DATABASE_URL
-    ? createPostgresHandle(config.DATABASE_URL, { logger })
+    ? createPostgresHandle(config.DATABASE_URL, { logger, statementTimeoutMs: config.STATEMENT_TIMEOUT_MS })
     : await createPgliteHandle(inMemory ? undefined : config.DATA_DIR);
   await migrate(handle, readMigrations());
   return handle;

@@ -1,7 +1,11 @@
 // `npm start`: the embedded runtime on PORT/HOST (default 127.0.0.1:8787).
 import { serve } from '@hono/node-server';
 import { type AppConfig, defaultedSecrets, loadConfig } from '../shared/env';
-import { answerClientErrors } from '../shared/runtime/client-errors.node.js';
+import {
+  answerClientErrors,
+  arrivalLimits,
+  capConnectionsPerClient,
+} from '../shared/runtime/client-errors.node.js';
 import { type Drain, drainable } from '../shared/runtime/drain.node.js';
 import { lingerBeforeClose } from '../shared/runtime/linger.node.js';
 import { createEmbeddedRuntime, type EmbeddedRuntime } from './embedded';
@@ -64,7 +68,9 @@ const demoPassword =
   (config.APP_ENV === 'development' || config.APP_ENV === 'test' ? DEMO_ADMIN.devPassword : undefined);
 const demoAdmin = demoPassword ? await seedDemoAdmin(runtime.services.db, demoPassword) : null;
 
-const server = serve({ fetch: runtime.app.fetch, port, hostname: host }, (info) => {
+// headers and body within REQUEST_TIMEOUT_MS, else 408 (answerClientErrors below)
+const listen = { fetch: runtime.app.fetch, port, hostname: host, serverOptions: arrivalLimits(config) };
+const server = serve(listen, (info) => {
   const url = `http://${host}:${info.port}`;
   // links in mails start with the configured base only; unset (outside production), the listening address
   config.PUBLIC_BASE_URL ||= listeningBase(host, info.port);
@@ -98,4 +104,5 @@ server.on('error', (error: NodeJS.ErrnoException) => {
 
 drain = drainable(server);
 answerClientErrors(server);
+capConnectionsPerClient(server, config);
 lingerBeforeClose(server);

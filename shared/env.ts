@@ -98,6 +98,20 @@ export const EnvSchema = z.object({
    * within one lease; the Node server also gives a request this long to arrive.
    */
   REQUEST_TIMEOUT_MS: intFromString(30_000).pipe(z.number().int().min(100)),
+  /**
+   * The longest one database statement may run (Postgres' statement_timeout on the Node pool; set
+   * in each transaction, and the HTTP request's limit, on the edge). Past it the statement is
+   * cancelled, its transaction rolled back, and the request answers 503 with Retry-After. 0 = none.
+   */
+  STATEMENT_TIMEOUT_MS: intFromString(5_000),
+  /**
+   * A tenant's share of the database: the cost units its requests may hold at once, counted across
+   * processes and isolates (shared/ratelimit/db-share.ts). A read or write costs 1, a `q` search or a
+   * list with several filters more. 0 = not limited.
+   */
+  TENANT_DB_SHARE: intFromString(8),
+  /** Node server: open connections one client address may hold at once (more are refused). 0 = no cap. */
+  MAX_CONNECTIONS_PER_CLIENT: intFromString(64),
   /** Node runtime: on SIGTERM/SIGINT, how long requests in flight may take to finish before the exit. */
   SHUTDOWN_GRACE_MS: intFromString(10_000),
   /** Largest accepted request body in bytes. */

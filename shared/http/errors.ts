@@ -28,7 +28,10 @@ export const Detail = {
   headersTooLarge: 'Request header fields too large',
   requestTimeout: 'Request timeout',
   malformedRequest: 'Malformed HTTP request',
+  tooManyConnections: 'Too many open connections from this address',
   databaseUnavailable: 'Service temporarily unavailable: database unreachable',
+  statementTimeout: 'Service temporarily unavailable: a database statement ran past its time limit',
+  tenantShareExceeded: 'Too many concurrent requests for this tenant; retry shortly',
   internalError: 'Internal server error',
   rateLimited: 'Rate limit exceeded',
 
@@ -122,10 +125,20 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || UNAVAILABLE_NODE_CODES.has(code)))
     return true;
   const message = String((err as { message?: unknown }).message ?? '');
-  return /Connection terminated|connection timeout|Client has encountered a connection error|PGlite is closed/i.test(
+  // "timeout exceeded when trying to connect": pg's pool had no connection free within
+  // connectionTimeoutMillis (every one held by other requests), as busy as unreachable to the caller
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|PGlite is closed/i.test(
     message,
   );
 }
+
+/**
+ * 57014: Postgres cancelled the statement at STATEMENT_TIMEOUT_MS (or an operator cancelled it).
+ * The statement's transaction is rolled back, so nothing it would have written is kept: the
+ * caller may retry, like an outage and unlike a wrong query.
+ */
+export const isStatementTimeout = (err: unknown): boolean =>
+  (err as { code?: unknown } | null)?.code === '57014';
 
 /**
  * Constraint failures that slipped past validation are the caller's fault, not a 500:
@@ -182,6 +195,13 @@ export function errorAnswerOf(
   const pgCode = (err as { code?: unknown } | null)?.code;
   const mapped = typeof pgCode === 'string' ? CONSTRAINT_ERRORS[pgCode] : undefined;
   if (mapped) return { status: mapped.status, body: { detail: mapped.detail } };
+  if (isStatementTimeout(err)) {
+    (request.logger ?? standaloneLogger).warn(
+      { request_id: request.requestId, path: request.path, error: errorField(err) },
+      'statement timeout',
+    );
+    return { status: 503, body: { detail: Detail.statementTimeout }, headers: { 'Retry-After': '1' } };
+  }
   if (isDatabaseUnavailable(err)) {
     // the operator's signal that the database is out of reach (the caller is told to retry)
     (request.logger ?? standaloneLogger).warn(

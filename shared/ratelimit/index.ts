@@ -1,3 +1,4 @@
+export * from './db-share';
 export * from './factory';
 export * from './key-records';
 export * from './limiter';

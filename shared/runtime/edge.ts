@@ -7,6 +7,7 @@ import type { AccessRule } from '../auth/access';
 import type { FunctionApp } from '../context/app-env';
 import { createEdgeHandle } from '../db/adapters/neon-http';
 import { redisIdempotencyStore } from '../http/idempotency';
+import { tenantShare } from '../ratelimit/db-share';
 import { createRateLimiter } from '../ratelimit/factory';
 import { rateLimit } from '../ratelimit/middleware';
 import { upstashRedis } from '../redis/client';
@@ -26,6 +27,6 @@ export function edgeWorker(app: FunctionApp, access: readonly AccessRule[], opti
     rateLimiter: options.rateLimiter ?? createRateLimiter,
     idempotencyStore:
       options.idempotencyStore ?? ((config) => redisIdempotencyStore(upstashRedis(config, 'idempotency'))),
-    afterGate: options.afterGate ?? [rateLimit(), meterUsage()],
+    afterGate: options.afterGate ?? [rateLimit(), tenantShare(), meterUsage()],
   });
 }

@@ -30,6 +30,9 @@ describe.skipIf(postgresUnavailable() || !redisUp)('shared key cache in Redis (t
       UPSTASH_REDIS_REST_URL: adapter.url,
       UPSTASH_REDIS_REST_TOKEN: adapter.token,
       RATE_LIMIT_TIMEOUT_MS: '5000',
+      // the rate limiter's own round trips only: the tenant's database share (one more before the
+      // handler, one after) is tested in db-share.test.ts and tenant-share-processes.test.ts
+      TENANT_DB_SHARE: '0',
     });
     // as on a Worker: no in-process key cache, so every request reads the shared one
     (h.runtime.services as { keyCache: unknown }).keyCache = null;

@@ -192,4 +192,44 @@ describe.skipIf(skip)('edge data path over Neon SQL-over-HTTP', () => {
       await ws.close();
     }
   });
+  it("STATEMENT_TIMEOUT_MS is Postgres' own limit over HTTP and in a transaction: 57014, nothing written", async () => {
+    const limited = createNeonHttpHandle(url, {
+      httpEndpoint: endpoint.url,
+      wsProxy: proxy.address,
+      statementTimeoutMs: 300,
+    });
+    const locker = await direct.connect();
+    const before = endpoint.requests;
+    try {
+      await locker.query('begin');
+      await locker.query('lock table tenants in exclusive mode');
+      const started = Date.now();
+      // one statement over HTTP: still one request, cancelled by the server and rolled back
+      await expect(
+        limited.db
+          .updateTable('tenants')
+          .set({ name: 'past the limit' })
+          .where('id', '=', 'ten_nh')
+          .execute(),
+      ).rejects.toMatchObject({ code: '57014' });
+      expect(endpoint.requests - before).toBe(1);
+      expect(Date.now() - started).toBeLessThan(4_000);
+      await expect(
+        limited.db
+          .transaction()
+          .execute((trx) =>
+            trx.updateTable('tenants').set({ name: 'past the limit' }).where('id', '=', 'ten_nh').execute(),
+          ),
+      ).rejects.toMatchObject({ code: '57014' });
+    } finally {
+      await locker.query('rollback');
+      locker.release();
+    }
+    const row = (await direct.query(`SELECT name FROM tenants WHERE id = 'ten_nh'`)).rows[0];
+    expect(row.name).not.toBe('past the limit');
+    // without a lock in the way the same handle reads and writes as before
+    expect(
+      (await limited.db.selectFrom('tenants').select('id').where('id', '=', 'ten_nh').executeTakeFirst())?.id,
+    ).toBe('ten_nh');
+  });
 });

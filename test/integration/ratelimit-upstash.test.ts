@@ -33,6 +33,9 @@ describe.skipIf(postgresUnavailable() || !redisUp)(
         // counted in Redis, every time: on a loaded machine a Redis answer slower than the default
         // 250 ms made the limiter fail open to memory mid-test (remaining 79 where 76 was due)
         RATE_LIMIT_TIMEOUT_MS: '5000',
+        // the rate limiter's own round trips only: the tenant's database share (one more before the
+        // handler, one after) is tested in db-share.test.ts and tenant-share-processes.test.ts
+        TENANT_DB_SHARE: '0',
       });
     }, 120_000);
     afterAll(async () => {

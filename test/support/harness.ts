@@ -71,7 +71,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-async function openTestDatabase(): Promise<{
+async function openTestDatabase(statementTimeoutMs: number): Promise<{
   handle: DatabaseHandle;
   url?: string;
   cleanup: () => Promise<void>;
@@ -80,7 +80,7 @@ async function openTestDatabase(): Promise<{
     const template = process.env.TEST_POSTGRES_TEMPLATE;
     if (!template) throw new Error('TEST_POSTGRES_TEMPLATE unset: run through the postgres vitest project');
     const created = await createTestDatabase(template);
-    const handle = createPostgresHandle(created.url, { max: 5 });
+    const handle = createPostgresHandle(created.url, { max: 5, statementTimeoutMs });
     return {
       handle,
       url: created.url,
@@ -105,7 +105,7 @@ export const postgresUnavailable = () =>
 
 export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const config = loadConfig({ APP_ENV: 'test', ...TEST_SECRETS, WEBHOOK_RETRY_UNIT_MS: '10', ...env });
-  const { handle, url, cleanup } = await openTestDatabase();
+  const { handle, url, cleanup } = await openTestDatabase(config.STATEMENT_TIMEOUT_MS);
   const logged: string[] = [];
   // the runtime's own pino logger, writing synchronously into `logged` instead of stdout
   const logger = createNodeLogger({

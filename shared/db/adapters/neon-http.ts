@@ -36,6 +36,8 @@ export interface NeonHttpOptions {
   wsProxy?: string;
   /** a statement over HTTP unanswered after this is given up (503); default DEFAULT_FETCH_TIMEOUT_MS */
   timeoutMs?: number;
+  /** STATEMENT_TIMEOUT_MS: Postgres' own limit on each statement (57014, answered 503); 0 = none */
+  statementTimeoutMs?: number;
 }
 
 type Http = NeonQueryFunction<false, true>;
@@ -61,6 +63,9 @@ function beginStatement(settings: TransactionSettings): string {
   return sql;
 }
 
+/** STATEMENT_TIMEOUT_MS's default (shared/env.ts): the handle is built from the raw bindings. */
+const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
+
 /** How long a statement over HTTP may take before the request gives up on the endpoint (NEON_FETCH_TIMEOUT_MS). */
 export const DEFAULT_FETCH_TIMEOUT_MS = 5_000;
 
@@ -81,23 +86,49 @@ function unavailable(err: unknown): unknown {
   );
 }
 
+/** The limits of one handle's statements. */
+interface Limits {
+  /** the HTTP request's own time limit (client side) */
+  timeoutMs: number;
+  /** Postgres' statement_timeout in ms, set in each transaction; 0 = none */
+  statementTimeoutMs: number;
+}
+
+/**
+ * With a statement limit, a statement over HTTP goes as a batch of two in one request (still one
+ * round trip): `set_config('statement_timeout', …, true)` then the statement, in the one
+ * transaction Neon runs a batch in. The limit is then Postgres' own, so a statement past it is
+ * cancelled and rolled back on the server (nothing written), where the request's client-side
+ * timeout alone would leave it running, and perhaps committing, after the answer said 503.
+ */
+async function overHttp(http: Http, query: CompiledQuery, limits: Limits): Promise<PgResult> {
+  const params = [...query.parameters];
+  const fetchOptions = { signal: AbortSignal.timeout(limits.timeoutMs) };
+  if (!limits.statementTimeoutMs)
+    return (await http.query(query.sql, params, { fetchOptions })) as FullQueryResults<false>;
+  const results = await http.transaction(
+    [
+      http.query("select set_config('statement_timeout', $1, true)", [String(limits.statementTimeoutMs)]),
+      http.query(query.sql, params),
+    ],
+    { fetchOptions },
+  );
+  return results[1] as FullQueryResults<false>;
+}
+
 class EdgeConnection implements DatabaseConnection {
   /** the WebSocket client of the open transaction; null outside one */
   #client: Client | null = null;
   constructor(
     private readonly http: Http,
     private readonly connectionString: string,
-    private readonly timeoutMs: number,
+    private readonly limits: Limits,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const params = [...query.parameters];
-    if (this.#client) return toKysely(await this.#client.query(query.sql, params));
+    if (this.#client) return toKysely(await this.#client.query(query.sql, [...query.parameters]));
     try {
-      const signal = AbortSignal.timeout(this.timeoutMs);
-      return toKysely(
-        (await this.http.query(query.sql, params, { fetchOptions: { signal } })) as FullQueryResults<false>,
-      );
+      return toKysely(await overHttp(this.http, query, this.limits));
     } catch (err) {
       throw unavailable(err);
     }
@@ -105,10 +136,20 @@ class EdgeConnection implements DatabaseConnection {
 
   async begin(settings: TransactionSettings): Promise<void> {
     const client = new Client(this.connectionString);
-    await client.connect();
+    try {
+      await client.connect();
+    } catch (err) {
+      // the WebSocket proxy refused or dropped: an unreachable database, not a bug
+      await client.end().catch(() => {});
+      throw unavailable(err);
+    }
     this.#client = client;
     try {
       await client.query(beginStatement(settings));
+      const { statementTimeoutMs } = this.limits;
+      // for this transaction only (SET LOCAL): a statement past it aborts it, and nothing commits
+      if (statementTimeoutMs)
+        await client.query(`set local statement_timeout = ${Math.floor(statementTimeoutMs)}`);
     } catch (err) {
       await this.#close();
       throw err;
@@ -142,11 +183,11 @@ class NeonHttpDriver implements Driver {
   constructor(
     private readonly http: Http,
     private readonly connectionString: string,
-    private readonly timeoutMs: number,
+    private readonly limits: Limits,
   ) {}
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new EdgeConnection(this.http, this.connectionString, this.timeoutMs);
+    return new EdgeConnection(this.http, this.connectionString, this.limits);
   }
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     await (connection as EdgeConnection).begin(settings);
@@ -187,7 +228,10 @@ export function createNeonHttpHandle(
     dialect: {
       createAdapter: () => new PostgresAdapter(),
       createDriver: () =>
-        new NeonHttpDriver(http, connectionString, options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS),
+        new NeonHttpDriver(http, connectionString, {
+          timeoutMs: options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS,
+          statementTimeoutMs: options.statementTimeoutMs ?? 0,
+        }),
       createIntrospector: (k) => new PostgresIntrospector(k),
       createQueryCompiler: () => new PostgresQueryCompiler(),
     },
@@ -221,9 +265,12 @@ export function createEdgeHandle(connectionString: string, env: Record<string, u
   const wsProxy = text(env, 'NEON_WS_PROXY');
   if (text(env, 'NEON_TRANSPORT') === 'websocket') return createNeonHandle(connectionString, { wsProxy });
   const timeout = Number(text(env, 'NEON_FETCH_TIMEOUT_MS'));
+  // STATEMENT_TIMEOUT_MS as shared/env.ts reads it: unset = its default, 0 = no limit
+  const limit = Number(text(env, 'STATEMENT_TIMEOUT_MS') ?? DEFAULT_STATEMENT_TIMEOUT_MS);
   return createNeonHttpHandle(connectionString, {
     httpEndpoint: text(env, 'NEON_HTTP_ENDPOINT'),
     wsProxy,
     timeoutMs: Number.isInteger(timeout) && timeout > 0 ? timeout : undefined,
+    statementTimeoutMs: Number.isInteger(limit) && limit > 0 ? limit : 0,
   });
 }

@@ -93,6 +93,11 @@ export function createPostgresHandle(
     listen?: boolean;
     /** where dropped connections are reported: the runtime's logger (default: JSON on stderr) */
     logger?: Logger;
+    /**
+     * STATEMENT_TIMEOUT_MS: Postgres cancels any statement of this pool's sessions running longer
+     * (57014, answered 503; its transaction rolls back). Unset = no limit (one-shot tools).
+     */
+    statementTimeoutMs?: number;
   } = {},
 ): DatabaseHandle {
   const logger = options.logger ?? standaloneLogger;
@@ -102,6 +107,9 @@ export function createPostgresHandle(
     max: options.max ?? 10,
     connectionTimeoutMillis: 2_000,
     idleTimeoutMillis: 30_000,
+    // a startup parameter of every session: enforced by the server, so a statement past it stops
+    // holding its connection and its locks, which a client-side timeout would not achieve
+    ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
   });
   // A dropped connection (e.g. Postgres restarted) must not crash the process: idle clients report
   // on the pool, checked-out ones on themselves. Their queries fail on their own (answered 503).
@@ -124,7 +132,12 @@ export function createPostgresHandle(
     kind: 'postgres',
     db,
     writes,
-    exec: (script) => execWatched(writes, script, (sql) => pool.query(sql)),
+    // a script (a migration) may build an index over millions of rows: no limit for its transaction
+    // (SET LOCAL lasts for the script's implicit transaction only, not the pooled session)
+    exec: (script) =>
+      execWatched(writes, script, (sql) =>
+        pool.query(options.statementTimeoutMs ? `SET LOCAL statement_timeout = 0;\n${sql}` : sql),
+      ),
     async close() {
       await listener?.stop();
       await db.destroy();
