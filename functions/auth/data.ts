@@ -69,6 +69,20 @@ export function invitePreview(db: Db, tokenHash: string) {
     .executeTakeFirst();
 }
 
+/** The user a live, unspent token of `purpose` is for (without spending it): whose password is being set. */
+export function liveTokenUser(db: Db, tokenHash: string, purpose: TenantUserTokenPurpose) {
+  return db
+    .selectFrom('tenant_user_tokens as t')
+    .innerJoin('tenant_users as u', 'u.id', 't.user_id')
+    .select(['u.id', 'u.email', 'u.name'])
+    .where('t.token_hash', '=', tokenHash)
+    .where('t.purpose', '=', purpose)
+    .where('t.used_at', 'is', null)
+    .where('t.expires_at', '>', new Date())
+    .where('u.disabled_at', 'is', null)
+    .executeTakeFirst();
+}
+
 /** Spends a live one-time token (one conditional update: of two concurrent uses, one wins). */
 export function spendUserToken(db: Db, tokenHash: string, purpose: TenantUserTokenPurpose) {
   return db
