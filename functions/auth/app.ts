@@ -20,11 +20,11 @@ import * as routes from './routes';
 import { endSession, refreshSession, sessionOfRefreshToken, startSession } from './sessions';
 import {
   clearAccountFailures,
-  clearFailures,
   failureDelayMs,
   lockedSeconds,
-  recordFailure,
-  type ThrottleKind,
+  reserveSignIn,
+  settleFailure,
+  settleSuccess,
   throttleKeys,
 } from './throttle';
 
@@ -58,18 +58,24 @@ register(app, routes.login, async (c) => {
   const body = c.req.valid('json');
   const { db } = c.get('services');
   const keys = throttleKeys(body.email, clientIp(c) ?? 'unknown');
+  const tooMany = (seconds: number) =>
+    new ApiError(429, Detail.tooManySignInAttempts, { 'Retry-After': String(seconds) });
+  // a locked key is refused with one read, without writing
   const locked = await lockedSeconds(db, Object.values(keys));
-  if (locked > 0) throw new ApiError(429, Detail.tooManySignInAttempts, { 'Retry-After': String(locked) });
+  if (locked > 0) throw tooMany(locked);
+  // counted before the password is checked, so a burst cannot check more than the budget
+  const reserved = await reserveSignIn(db, keys);
+  if ('retryAfter' in reserved) throw tooMany(reserved.retryAfter);
+  const { reservation } = reserved;
 
   const accounts = await accountsByEmail(db, body.email, body.tenant_id);
   const matches = await matchingAccounts(body.email, body.password, accounts);
   if (matches.length === 0) {
-    const kinds = Object.keys(keys) as ThrottleKind[];
-    const counts = await Promise.all(kinds.map((kind) => recordFailure(db, kind, keys[kind])));
-    await sleep(failureDelayMs(Math.max(...counts)));
+    await settleFailure(db, reservation);
+    await sleep(failureDelayMs(reservation.count));
     throw unauthorized(Detail.invalidLogin);
   }
-  await clearFailures(db, keys.account_ip);
+  await settleSuccess(db, reservation);
   for (const m of matches)
     if (m.password_hash && isLegacyAccountHash(m.password_hash))
       await setPassword(db, m.id, await hashAccountPassword(m.email, body.password));

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ErrorBody } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
+import { LIMITER_UNAVAILABLE } from '../../shared/ratelimit/webhook-tools';
 import {
   CreateWebhookBody,
   DeliveriesQuery,
@@ -37,6 +38,14 @@ const dashboardTags = ['Webhooks (dashboard)'];
 // the answers every route on one subscription may give
 const notFound = { description: '`Webhook not found`', schema: ErrorBody };
 const inactive = { description: '`Webhook is inactive`', schema: ErrorBody };
+
+/** A webhook tool's limit could not be checked (Redis down or slow): refused, never let through. */
+const limiterUnavailable = {
+  description:
+    'The shared rate-limit store is down or slow, so the limit cannot be checked (Retry-After in seconds); nothing was sent',
+  schema: ErrorBody,
+  example: { detail: LIMITER_UNAVAILABLE },
+};
 
 export const createWebhook = defineRoute({
   operationId: 'createWebhook',
@@ -168,6 +177,7 @@ export const recover = defineRoute({
       schema: ErrorBody,
       example: { detail: 'At most one recover a minute per endpoint' },
     },
+    503: limiterUnavailable,
   },
 });
 
@@ -210,6 +220,7 @@ export const sendTestEvent = defineRoute({
       schema: ErrorBody,
       example: { detail: 'At most 10 test events a minute per endpoint' },
     },
+    503: limiterUnavailable,
   },
 });
 
