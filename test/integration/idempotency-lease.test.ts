@@ -34,6 +34,7 @@ for (const name of ['database', 'redis'] as const) {
         fingerprint: 'same request',
         token,
         leaseMs: LEASE_MS,
+        sealKey: 'idempotency-lease-test-seal',
       });
       const ticketCount = async (subject: string) =>
         Number(

@@ -105,9 +105,13 @@ describe.skipIf(!pgUp || !redisUp)('burst-proof limits over two processes', () =
     const id = await endpoint();
     await awayFromMinuteEdge();
     const answers = await burst(60, (server) => testEvent(server, id));
-    expect(count(answers, 202)).toBe(10);
-    expect(count(answers, 429)).toBe(50);
-    for (const r of answers.filter((x) => x.status === 429))
+    const statuses = answers.map((r) => r.status);
+    expect(count(answers, 202), `statuses ${statuses}`).toBe(10);
+    // the rest refused: over the limit (429), or a limiter answer later than its timeout on this
+    // busy machine (503, fail-closed); both with Retry-After, and none of them sent
+    expect(statuses.filter((s) => s !== 202 && s !== 429 && s !== 503)).toEqual([]);
+    expect(count(answers, 429)).toBeGreaterThan(0);
+    for (const r of answers.filter((x) => x.status !== 202))
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
   }, 120_000);
 
