@@ -29,7 +29,7 @@ const SECRETIVE: Secretive[] = [
     what: 'webhook create',
     method: 'POST',
     path: () => '/api/v1/webhooks',
-    body: { url: 'https://hooks.example.com/sealed', events: ['ticket.created'] },
+    body: { url: 'https://localhost:9/sealed', events: ['ticket.created'] },
     secrets: (b) => [b.secret],
   },
   {
@@ -51,7 +51,7 @@ for (const store of ['database', 'redis'] as const) {
       const run = Math.random().toString(36).slice(2, 8);
 
       beforeAll(async () => {
-        const env: Record<string, string> = {};
+        const env: Record<string, string> = { WEBHOOK_SSRF_ALLOW: 'localhost' };
         if (store === 'redis') {
           adapter = await startUpstashRestAdapter();
           env.UPSTASH_REDIS_REST_URL = adapter.url;
