@@ -1,8 +1,10 @@
 // Idempotency-Keys under a lease, on both stores: a lapsed lease is taken over and its old holder
 // can neither complete, release nor commit under the key; a renewed one is kept; an answer
 // committed in the database is replayed when the Redis record has vanished with its lease.
+
 import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openBody } from '../../shared/http/answer-seal';
 import type { IdempotencyClaim, IdempotencyStore } from '../../shared/http/idempotency';
 import { DbIdempotencyStore } from '../../shared/http/idempotency';
 import { createTicket } from '../../shared/tickets/tickets';
@@ -115,7 +117,9 @@ for (const name of ['database', 'redis'] as const) {
           .executeTakeFirstOrThrow();
         expect(record).toMatchObject({ state: 'done', response_status: 201 });
         const stored = await h.db.selectFrom('tickets').select('id').where('subject', '=', subject).execute();
-        expect(JSON.parse(record.response_body ?? '{}').id).toBe(row?.id ?? stored[0]?.id);
+        // stored sealed (no answer is kept readable), opened as a replay opens it
+        expect(record.response_body).toMatch(/^sealed-answer:/);
+        expect(JSON.parse(await openBody(b, record.response_body ?? '')).id).toBe(row?.id ?? stored[0]?.id);
       });
 
       if (name === 'redis')
