@@ -1,4 +1,4 @@
-import { hashPassword } from '../shared/auth/password';
+import { hashAccountPassword } from '../shared/auth/password';
 import type { Db } from '../shared/db/schema';
 
 /** The demo tenant `npm start` prints, so a newcomer can mint a token right away. Idempotent. */
@@ -28,7 +28,7 @@ export const DEMO_ADMIN = {
 
 /** Idempotent; the password is set again at each start, so the printed one always works. */
 export async function seedDemoAdmin(db: Db, password: string) {
-  const password_hash = await hashPassword(password);
+  const password_hash = await hashAccountPassword(DEMO_ADMIN.email, password);
   await db
     .insertInto('tenant_users')
     .values({

@@ -1,22 +1,30 @@
 import { type Context, Hono } from 'hono';
 import { hashToken, mailUserToken, revokeUserSessions, tokenSessionIsLive } from '../../shared/auth/accounts';
 import { jsonOnly } from '../../shared/auth/json-only';
-import { hashPassword, verifyPassword } from '../../shared/auth/password';
+import { hashAccountPassword, isLegacyAccountHash, verifyAccountPasswords } from '../../shared/auth/password';
+import { passwordWeakness } from '../../shared/auth/password-strength';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { TenantUserTokenPurpose } from '../../shared/db/tables/auth';
 import { clientIp } from '../../shared/http/client-ip';
-import { ApiError, badRequest, Detail, notFound, unauthorized } from '../../shared/http/errors';
+import {
+  ApiError,
+  badRequest,
+  Detail,
+  notFound,
+  unauthorized,
+  validationError,
+} from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
-import { accountsByEmail, invitePreview, setPassword, spendUserToken, whoIs } from './data';
+import { accountsByEmail, invitePreview, liveTokenUser, setPassword, spendUserToken, whoIs } from './data';
 import * as routes from './routes';
 import { endSession, refreshSession, sessionOfRefreshToken, startSession } from './sessions';
 import {
   clearAccountFailures,
-  clearFailures,
   failureDelayMs,
   lockedSeconds,
-  recordFailure,
-  type ThrottleKind,
+  reserveSignIn,
+  settleFailure,
+  settleSuccess,
   throttleKeys,
 } from './throttle';
 
@@ -42,25 +50,35 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * `tenant_id` is sent): one match signs in; several answer 409 with the tenants to choose from;
  * none is the one 401 (unknown email, wrong password, no password yet, disabled user, wrong
  * tenant) and the only outcome counted as a failure, so another tenant's account of the same
- * address never turns a right password into a refusal or a lock. An unknown address costs one
- * PBKDF2 derivation (the dummy hash), like an address with one account.
+ * address never turns a right password into a refusal or a lock. Every address costs one PBKDF2
+ * derivation whatever its number of accounts, none included (shared/auth/password.ts), so the
+ * time of a failure does not tell in how many tenants an address works.
  */
 register(app, routes.login, async (c) => {
   const body = c.req.valid('json');
   const { db } = c.get('services');
   const keys = throttleKeys(body.email, clientIp(c) ?? 'unknown');
+  const tooMany = (seconds: number) =>
+    new ApiError(429, Detail.tooManySignInAttempts, { 'Retry-After': String(seconds) });
+  // a locked key is refused with one read, without writing
   const locked = await lockedSeconds(db, Object.values(keys));
-  if (locked > 0) throw new ApiError(429, Detail.tooManySignInAttempts, { 'Retry-After': String(locked) });
+  if (locked > 0) throw tooMany(locked);
+  // counted before the password is checked, so a burst cannot check more than the budget
+  const reserved = await reserveSignIn(db, keys);
+  if ('retryAfter' in reserved) throw tooMany(reserved.retryAfter);
+  const { reservation } = reserved;
 
   const accounts = await accountsByEmail(db, body.email, body.tenant_id);
-  const matches = await matchingAccounts(body.password, accounts);
+  const matches = await matchingAccounts(body.email, body.password, accounts);
   if (matches.length === 0) {
-    const kinds = Object.keys(keys) as ThrottleKind[];
-    const counts = await Promise.all(kinds.map((kind) => recordFailure(db, kind, keys[kind])));
-    await sleep(failureDelayMs(Math.max(...counts)));
+    await settleFailure(db, reservation);
+    await sleep(failureDelayMs(reservation.count));
     throw unauthorized(Detail.invalidLogin);
   }
-  await clearFailures(db, keys.account_ip);
+  await settleSuccess(db, reservation);
+  for (const m of matches)
+    if (m.password_hash && isLegacyAccountHash(m.password_hash))
+      await setPassword(db, m.id, await hashAccountPassword(m.email, body.password));
   const [user] = matches;
   if (matches.length > 1 || !user)
     return c.json(
@@ -73,16 +91,17 @@ register(app, routes.login, async (c) => {
   return c.json(await startSession(c, user));
 });
 
-/** The accounts whose password this is (all derivations at once); none known still costs one derivation. */
+/** The accounts whose password this is: one derivation for the address, however many accounts (none too). */
 async function matchingAccounts<T extends { password_hash: string | null }>(
+  email: string,
   password: string,
   accounts: T[],
 ): Promise<T[]> {
-  if (accounts.length === 0) {
-    await verifyPassword(password, null);
-    return [];
-  }
-  const ok = await Promise.all(accounts.map((a) => verifyPassword(password, a.password_hash)));
+  const ok = await verifyAccountPasswords(
+    email,
+    password,
+    accounts.map((a) => a.password_hash),
+  );
   return accounts.filter((_, i) => ok[i]);
 }
 
@@ -123,12 +142,27 @@ register(app, routes.me, async (c) => {
   });
 });
 
-/** Spends a one-time token (one conditional update: two concurrent uses cannot both win). */
-async function consumeUserToken(c: Context<AppEnv>, purpose: TenantUserTokenPurpose, token: string) {
+/**
+ * Spends a one-time token for a new password and returns its user with the password's stored form
+ * (one conditional update: two concurrent uses cannot both win). The password is judged first,
+ * against the person's own address and name (`name`: the one the request sets, else theirs), so a
+ * password refused as too easy to guess (422) leaves the token unspent for the next try.
+ */
+async function consumeUserToken(
+  c: Context<AppEnv>,
+  purpose: TenantUserTokenPurpose,
+  body: { token: string; password: string; name?: string },
+) {
   const { db, config } = c.get('services');
-  const used = await spendUserToken(db, await hashToken(config, token), purpose);
+  const hash = await hashToken(config, body.token);
+  const person = await liveTokenUser(db, hash, purpose);
+  if (!person) throw badRequest(INVALID_TOKEN[purpose]);
+  const weakness = passwordWeakness(body.password, { email: person.email, name: body.name ?? person.name });
+  if (weakness) throw validationError([{ loc: ['body', 'password'], msg: weakness, type: 'value_error' }]);
+  const passwordHash = await hashAccountPassword(person.email, body.password);
+  const used = await spendUserToken(db, hash, purpose);
   if (!used) throw badRequest(INVALID_TOKEN[purpose]);
-  return used;
+  return { ...used, passwordHash };
 }
 
 /** The invite a token stands for, so the accept page can say who invites whom; the token stays unspent. */
@@ -147,9 +181,8 @@ register(app, routes.invitePreview, async (c) => {
 /** Sets the invited user's password (and name) and signs them in: the answer is a session pair. */
 register(app, routes.acceptInvite, async (c) => {
   const body = c.req.valid('json');
-  const used = await consumeUserToken(c, 'invite', body.token);
-  const passwordHash = await hashPassword(body.password);
-  const user = await setPassword(c.get('services').db, used.user_id, passwordHash, body.name);
+  const used = await consumeUserToken(c, 'invite', body);
+  const user = await setPassword(c.get('services').db, used.user_id, used.passwordHash, body.name);
   if (!user) throw badRequest(INVALID_TOKEN.invite);
   return c.json(await startSession(c, user));
 });
@@ -173,9 +206,9 @@ register(app, routes.requestPasswordReset, async (c) => {
 /** Sets the new password and ends every session of the user; the answer is a fresh session pair. */
 register(app, routes.confirmPasswordReset, async (c) => {
   const body = c.req.valid('json');
-  const used = await consumeUserToken(c, 'password_reset', body.token);
+  const used = await consumeUserToken(c, 'password_reset', body);
   const { db } = c.get('services');
-  const user = await setPassword(db, used.user_id, await hashPassword(body.password));
+  const user = await setPassword(db, used.user_id, used.passwordHash);
   if (!user) throw badRequest(INVALID_TOKEN.password_reset);
   await revokeUserSessions(db, user.id, 'password_reset');
   await clearAccountFailures(db, user.email);

@@ -69,6 +69,20 @@ export function invitePreview(db: Db, tokenHash: string) {
     .executeTakeFirst();
 }
 
+/** The user a live, unspent token of `purpose` is for (without spending it): whose password is being set. */
+export function liveTokenUser(db: Db, tokenHash: string, purpose: TenantUserTokenPurpose) {
+  return db
+    .selectFrom('tenant_user_tokens as t')
+    .innerJoin('tenant_users as u', 'u.id', 't.user_id')
+    .select(['u.id', 'u.email', 'u.name'])
+    .where('t.token_hash', '=', tokenHash)
+    .where('t.purpose', '=', purpose)
+    .where('t.used_at', 'is', null)
+    .where('t.expires_at', '>', new Date())
+    .where('u.disabled_at', 'is', null)
+    .executeTakeFirst();
+}
+
 /** Spends a live one-time token (one conditional update: of two concurrent uses, one wins). */
 export function spendUserToken(db: Db, tokenHash: string, purpose: TenantUserTokenPurpose) {
   return db
@@ -169,35 +183,48 @@ export function liveLocks(db: Db, keys: string[]) {
 }
 
 /**
- * Counts one failure against `key` in one statement (concurrent failures all count): a new window
- * when the last began before `windowStart`, locked until `lockEnd` at `maxFailures`. Returns the count.
+ * Reserves one attempt against `key` before its password is checked, in one statement (of any
+ * number of concurrent attempts each gets its own count): a new window when the last began before
+ * `windowStart`. Returns the count with this attempt, the key's lock and its window's start.
  */
-export async function countFailure(
-  db: Db,
-  key: string,
-  rule: { now: Date; windowStart: Date; lockEnd: Date; maxFailures: number },
-): Promise<number> {
-  const { now, windowStart, lockEnd, maxFailures } = rule;
+export async function reserveAttempt(db: Db, key: string, rule: { now: Date; windowStart: Date }) {
+  const { now, windowStart } = rule;
   const fresh = sql<boolean>`auth_throttle.window_started_at < ${windowStart}`;
-  const counted = sql<number>`CASE WHEN ${fresh} THEN 1 ELSE auth_throttle.failures + 1 END`;
   const row = await db
     .insertInto('auth_throttle')
-    .values({
-      key,
-      failures: 1,
-      window_started_at: now,
-      locked_until: maxFailures <= 1 ? lockEnd : null,
-    })
+    .values({ key, failures: 1, window_started_at: now, locked_until: null })
     .onConflict((oc) =>
       oc.column('key').doUpdateSet({
-        failures: counted,
+        failures: sql`CASE WHEN ${fresh} THEN 1 ELSE auth_throttle.failures + 1 END`,
         window_started_at: sql`CASE WHEN ${fresh} THEN ${now} ELSE auth_throttle.window_started_at END`,
-        locked_until: sql`CASE WHEN ${counted} >= ${maxFailures} THEN ${lockEnd} ELSE auth_throttle.locked_until END`,
       }),
     )
-    .returning('failures')
+    .returning(['failures', 'locked_until', 'window_started_at'])
     .executeTakeFirstOrThrow();
-  return Number(row.failures);
+  return {
+    count: Number(row.failures),
+    lockedUntil: row.locked_until === null ? null : new Date(row.locked_until as Date),
+    windowStartedAt: new Date(row.window_started_at as Date),
+  };
+}
+
+/** Gives back one reserved attempt (a refused or successful one: it is no failure). */
+export async function releaseAttempt(db: Db, key: string) {
+  await db
+    .updateTable('auth_throttle')
+    .set({ failures: sql`greatest(auth_throttle.failures - 1, 0)` })
+    .where('key', '=', key)
+    .execute();
+}
+
+/** Locks `key` until `lockEnd` once its count has reached `maxFailures`. */
+export async function lockWhenSpent(db: Db, key: string, rule: { lockEnd: Date; maxFailures: number }) {
+  await db
+    .updateTable('auth_throttle')
+    .set({ locked_until: rule.lockEnd })
+    .where('key', '=', key)
+    .where('failures', '>=', rule.maxFailures)
+    .execute();
 }
 
 export async function deleteFailures(db: Db, key: string) {

@@ -9,9 +9,22 @@
  * guesser is held to a few tries per account per address, and a spray across accounts from one
  * address to the per-address budget. (The account is the lower-cased email, whatever the tenant
  * and whether or not it exists: a lock tells nothing about existence.)
+ *
+ * Exact under bursts: an attempt is counted (reserved) before its password is checked, in one
+ * statement per key, and checked only if the count with it stays within the budget; a success or
+ * a refusal gives its reservation back. Counting after the check let 30 wrong passwords sent at
+ * once all be checked, since none had been counted when the others looked. The counts live in the
+ * database, which a sign-in needs anyway: no Redis outage can open them (docs/rate-limits.md).
  */
 import type { Db } from '../../shared/db/schema';
-import { countFailure, deleteFailures, deleteFailuresByPrefix, liveLocks } from './data';
+import {
+  deleteFailures,
+  deleteFailuresByPrefix,
+  liveLocks,
+  lockWhenSpent,
+  releaseAttempt,
+  reserveAttempt,
+} from './data';
 
 interface ThrottleRule {
   /** failures within `windowSeconds` that lock the key */
@@ -44,18 +57,71 @@ export async function lockedSeconds(db: Db, keys: string[]): Promise<number> {
   return until === 0 ? 0 : Math.ceil((until - Date.now()) / 1000);
 }
 
-/** Counts one failure against `key` (one statement: concurrent failures all count); returns the count. */
-export async function recordFailure(db: Db, kind: ThrottleKind, key: string): Promise<number> {
-  const rule = THROTTLE_RULES[kind];
-  const now = new Date();
-  const windowStart = new Date(now.getTime() - rule.windowSeconds * 1000);
-  const lockEnd = new Date(now.getTime() + rule.lockSeconds * 1000);
-  return countFailure(db, key, { now, windowStart, lockEnd, maxFailures: rule.maxFailures });
+/** The attempts one sign-in holds: the keys it reserved, and the highest count among them. */
+export interface Reservation {
+  keys: Record<ThrottleKind, string>;
+  /** the most attempts any of its keys has in its window, this one included */
+  count: number;
 }
 
-/** A successful sign-in clears its (account, address) count (not the address's: one good password must not reset a spray). */
-export async function clearFailures(db: Db, key: string): Promise<void> {
-  await deleteFailures(db, key);
+/**
+ * Reserves this attempt on every key, or refuses it: seconds to wait (429 Retry-After) when a key
+ * is locked or its window's budget is spent by earlier or concurrent attempts. A refused attempt
+ * gives its reservations back (a refusal is no failure).
+ */
+export async function reserveSignIn(
+  db: Db,
+  keys: Record<ThrottleKind, string>,
+): Promise<{ reservation: Reservation } | { retryAfter: number }> {
+  const now = new Date();
+  const kinds = Object.keys(keys) as ThrottleKind[];
+  const held = await Promise.all(
+    kinds.map((kind) =>
+      reserveAttempt(db, keys[kind], {
+        now,
+        windowStart: new Date(now.getTime() - THROTTLE_RULES[kind].windowSeconds * 1000),
+      }),
+    ),
+  );
+  let waitMs = 0;
+  held.forEach((h, i) => {
+    const rule = THROTTLE_RULES[kinds[i] as ThrottleKind];
+    if (h.lockedUntil && h.lockedUntil > now)
+      waitMs = Math.max(waitMs, h.lockedUntil.getTime() - now.getTime());
+    // over budget but not locked yet: the attempts ahead of it are still being checked
+    else if (h.count > rule.maxFailures)
+      waitMs = Math.max(waitMs, h.windowStartedAt.getTime() + rule.windowSeconds * 1000 - now.getTime());
+  });
+  if (waitMs > 0) {
+    await Promise.all(kinds.map((kind) => releaseAttempt(db, keys[kind])));
+    return { retryAfter: Math.max(1, Math.ceil(waitMs / 1000)) };
+  }
+  return { reservation: { keys, count: Math.max(...held.map((h) => h.count)) } };
+}
+
+/** The reserved attempt failed: it stays counted, and a key whose budget it spent is locked. */
+export async function settleFailure(db: Db, reservation: Reservation): Promise<void> {
+  const now = Date.now();
+  const kinds = Object.keys(reservation.keys) as ThrottleKind[];
+  await Promise.all(
+    kinds.map((kind) =>
+      lockWhenSpent(db, reservation.keys[kind], {
+        lockEnd: new Date(now + THROTTLE_RULES[kind].lockSeconds * 1000),
+        maxFailures: THROTTLE_RULES[kind].maxFailures,
+      }),
+    ),
+  );
+}
+
+/**
+ * The reserved attempt signed in: its (account, address) count is cleared, and its reservation on
+ * the address given back (not the address's failures: one good password must not reset a spray).
+ */
+export async function settleSuccess(db: Db, reservation: Reservation): Promise<void> {
+  await Promise.all([
+    deleteFailures(db, reservation.keys.account_ip),
+    releaseAttempt(db, reservation.keys.ip),
+  ]);
 }
 
 /** A password reset clears the account's counts at every address: the owner proved the mailbox. */

@@ -154,7 +154,7 @@ export const recover = defineRoute({
   access: { role: 'tenant_admin' },
   summary: 'Re-send every failed delivery since a time',
   description:
-    'Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery: a delivery already re-queued (by redeliver or an earlier recover), pending or done, is not re-sent again; a failed re-delivery, the latest of its line, is. At most one recover a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent.',
+    'Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery: a delivery already re-queued (by redeliver or an earlier recover), pending or done, is not re-sent again; a failed re-delivery, the latest of its line, is. At most one recover a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent; when that limit cannot be checked (its shared store down or slow) 503 with Retry-After, and nothing is sent.',
   tags,
   params: WebhookIdParam,
   body: RecoverBody,
@@ -196,7 +196,7 @@ export const sendTestEvent = defineRoute({
   access: { role: 'tenant_admin' },
   summary: 'Send a test event (dashboard)',
   description:
-    "Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record. At most 10 test events a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent.",
+    "Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record. At most 10 test events a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent; when that limit cannot be checked (its shared store down or slow) 503 with Retry-After, and nothing is sent.",
   tags: dashboardTags,
   params: WebhookIdParam,
   body: TestEventBody,

@@ -33,6 +33,12 @@ export const PASSWORD_TOO_SHORT = `Password must be at least ${PASSWORD_MIN_LENG
 /** The rules after the length, in order, on the counted characters: the first that fails is the reason given. */
 export const PASSWORD_RULES: { test: (chars: string[]) => boolean; reason: string }[] = [
   { test: (c) => c.join('').trim() !== '', reason: 'Password must not be only whitespace' },
+  {
+    // refused, not trimmed: a password kept with a space the person did not mean to type would not
+    // be the one they type next time, and one trimmed in silence is not the one they chose
+    test: (c) => c.join('') === c.join('').trim(),
+    reason: 'Password must not begin or end with a space or other white space',
+  },
   { test: (c) => new Set(c).size > 1, reason: 'Password must not be one repeated character' },
   {
     test: (c) => !c.every((ch, i) => ch === c[i % 2]),

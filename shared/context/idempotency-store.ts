@@ -21,6 +21,8 @@ export interface IdempotencyClaim {
   fingerprint: string;
   token: string;
   leaseMs: number;
+  /** the key the stores seal this request's answer under (shared/http/answer-seal.ts) */
+  sealKey: string;
 }
 export type BeginResult =
   | { kind: 'new' }

@@ -36,9 +36,25 @@ export interface RateDecision {
   windows: WindowState[];
 }
 
+/** How a check behaves when the shared store cannot answer in time. */
+export interface CheckOptions {
+  /**
+   * Refuse rather than guess: throw RateLimiterUnavailable instead of judging by this instance's
+   * memory, for limits a burst spread over processes must not pass (docs/rate-limits.md).
+   */
+  failClosed?: boolean;
+}
+
+/** The shared store failed or answered too late for a fail-closed check. */
+export class RateLimiterUnavailable extends Error {
+  constructor(readonly reason: unknown) {
+    super('rate limiter unavailable');
+  }
+}
+
 export interface RateLimiter {
   /** counts one request against every window of the rule; the in-memory limiter answers at once */
-  check(key: string, rule: RateRule): RateDecision | Promise<RateDecision>;
+  check(key: string, rule: RateRule, options?: CheckOptions): RateDecision | Promise<RateDecision>;
   /** the shared verified-key cache read in the rate limit's round trip (Redis only; absent in memory) */
   keyRecords?: KeyRecordCache;
 }

@@ -26,6 +26,16 @@ const ID = /^[A-Za-z0-9_-]{1,128}$/;
 const FIELD = /^[a-z_]{1,40}$/;
 const HASH = /^[0-9a-f]{8}$/;
 
+/**
+ * Whether a sort key of SORT_KEY's shape names an instant that exists (no 2026-02-31, no hour 24):
+ * the shape alone would let the database refuse it mid-query, as an error about no parameter.
+ */
+function realInstant(key: string): boolean {
+  const ms = key.slice(0, 23);
+  const at = new Date(`${ms}Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 23) === ms;
+}
+
 /** base64url of `[list, filters, key, id]`: opaque to clients, read back only by readCursor. */
 export function writeCursor(p: CursorPosition): string {
   // every field is ASCII (checked on the way back in), so btoa's Latin-1 input is the JSON itself
@@ -45,6 +55,7 @@ export function readCursor(cursor: string): CursorPosition | null {
   const [, list, filters, key, id] = parsed as unknown[];
   const fits = (v: unknown, re: RegExp) => typeof v === 'string' && re.test(v);
   if (!fits(list, FIELD) || !fits(filters, HASH) || !fits(key, SORT_KEY) || !fits(id, ID)) return null;
+  if (!realInstant(key as string)) return null;
   // the round trip must give the same text: no second spelling of one position
   const position = { list, filters, key, id } as CursorPosition;
   return writeCursor(position) === cursor ? position : null;

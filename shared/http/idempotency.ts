@@ -15,6 +15,7 @@ import type { Database, Db, Executor } from '../db/schema';
 import type { IdempotencyKeysTable } from '../db/tables/integrator';
 import type { AppConfig } from '../env';
 import { errorField, type Logger } from '../log/logger';
+import { answerSealKey, openBody, type SealedResponse, sealAnswer } from './answer-seal';
 import { ApiError, conflict, Detail, validationError } from './errors';
 import type { MiddlewareDoc } from './openapi';
 
@@ -78,7 +79,7 @@ export class DbIdempotencyStore implements IdempotencyStore {
       claim.scope,
     ).executeTakeFirst();
     if (!row) return this.begin(claim); // released between our insert and select
-    return judge(row, claim.fingerprint);
+    return judge(row, claim);
   }
 
   async renew(claim: IdempotencyClaim): Promise<boolean> {
@@ -92,12 +93,13 @@ export class DbIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+    const sealed = await sealAnswer(claim, response);
     await held(this.db.updateTable('idempotency_keys'), claim)
       .set({
         state: 'done',
-        response_status: response.status,
-        response_headers: JSON.stringify(response.headers),
-        response_body: response.body,
+        response_status: sealed.status,
+        response_headers: JSON.stringify(sealed.headers),
+        response_body: sealed.body,
         expires_at: kept(),
       })
       .execute();
@@ -124,22 +126,22 @@ function held<Q extends KeyedQuery<Q>>(q: Q, claim: IdempotencyClaim): Q {
   return keyed(q, claim.scope).where('lease_token', '=', claim.token).where('state', '=', 'in_progress');
 }
 
-/** What a request finds in a record someone else holds or completed. */
-function judge(
+/** What a request finds in a record someone else holds or completed (its answer opened). */
+async function judge(
   row: Pick<
     Selectable<IdempotencyKeysTable>,
     'fingerprint' | 'state' | 'response_status' | 'response_headers' | 'response_body'
   >,
-  fingerprint: string,
-): BeginResult {
-  if (row.fingerprint !== fingerprint) return { kind: 'mismatch' };
+  claim: IdempotencyClaim,
+): Promise<BeginResult> {
+  if (row.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
   if (row.state !== 'done' || row.response_status === null) return { kind: 'in_progress' };
   return {
     kind: 'replay',
     response: {
       status: row.response_status,
       headers: row.response_headers ?? {},
-      body: row.response_body ?? '',
+      body: await openBody(claim, row.response_body ?? ''),
     },
   };
 }
@@ -153,7 +155,7 @@ export async function committedAnswer(db: Db, claim: IdempotencyClaim): Promise<
     .where('state', '=', 'done')
     .where('expires_at', '>', sql<Date>`now()`)
     .executeTakeFirst();
-  return row ? judge(row, claim.fingerprint) : null;
+  return row ? judge(row, claim) : null;
 }
 
 /**
@@ -166,7 +168,7 @@ export async function committedAnswer(db: Db, claim: IdempotencyClaim): Promise<
 export function answerUnderLease(
   qc: QueryCreator<Database>,
   claim: IdempotencyClaim,
-  answer: StoredResponse,
+  answer: SealedResponse,
 ) {
   return qc
     .insertInto('idempotency_keys')
@@ -211,7 +213,7 @@ export async function commitAnswer(
 ): Promise<StoredResponse> {
   const claim = c.get('idempotency');
   if (!claim) return answer;
-  const written = await answerUnderLease(trx, claim, answer).executeTakeFirst();
+  const written = await answerUnderLease(trx, claim, await sealAnswer(claim, answer)).executeTakeFirst();
   if (!written) throw new LeaseLost();
   return answer;
 }
@@ -290,7 +292,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const existing: RedisRecord = typeof raw === 'string' ? JSON.parse(raw) : raw;
     if (existing.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
     if (existing.state !== 'done' || !existing.response) return { kind: 'in_progress' };
-    return { kind: 'replay', response: existing.response };
+    const { status, headers, body } = existing.response;
+    return { kind: 'replay', response: { status, headers, body: await openBody(claim, body) } };
   }
 
   async renew(claim: IdempotencyClaim): Promise<boolean> {
@@ -299,7 +302,12 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
-    const record: RedisRecord = { fingerprint: claim.fingerprint, state: 'done', response };
+    const { status, headers, body } = await sealAnswer(claim, response);
+    const record: RedisRecord = {
+      fingerprint: claim.fingerprint,
+      state: 'done',
+      response: { status, headers, body },
+    };
     await this.redis.eval(
       COMPLETE,
       [this.key(claim.scope)],
@@ -436,6 +444,7 @@ export function idempotency(
       fingerprint,
       token: crypto.randomUUID(),
       leaseMs: idempotencyLeaseMs(config),
+      sealKey: answerSealKey(config),
     };
     const store = storeFor(c);
     // Fail closed: without the store a retry could run the action twice, so say so and let the

@@ -1,4 +1,5 @@
 import type { Redis } from '@upstash/redis';
+import { type CheckOptions, RateLimiterUnavailable } from '../context/rate-limiter';
 import { errorField, standaloneLogger } from '../log/logger';
 import { UpstashKeyRecords } from './key-records';
 import {
@@ -51,9 +52,10 @@ export interface UpstashLimiterOptions {
 }
 
 /**
- * Upstash Redis limiter. Fail-open: when Redis errors or answers slower than `timeoutMs`, the
- * request is judged by an in-memory limiter of this instance (same table, per isolate), so an
- * outage neither fails requests (no 500, no blanket 429) nor removes limiting altogether.
+ * Upstash Redis limiter. Fail-open by default: when Redis errors or answers slower than
+ * `timeoutMs`, the request is judged by an in-memory limiter of this instance (same table, per
+ * isolate), so an outage neither fails requests (no 500, no blanket 429) nor removes limiting
+ * altogether. A check with `failClosed` throws RateLimiterUnavailable instead.
  */
 export class UpstashRateLimiter implements RateLimiter {
   private readonly script;
@@ -82,7 +84,7 @@ export class UpstashRateLimiter implements RateLimiter {
     });
   }
 
-  async check(key: string, rule: RateRule): Promise<RateDecision> {
+  async check(key: string, rule: RateRule, options: CheckOptions = {}): Promise<RateDecision> {
     const now = this.now();
     const keys = rule.windows.map(
       (w) => `${this.prefix}${key}:${w.windowMs}:${windowStart(now, w.windowMs)}`,
@@ -105,6 +107,10 @@ export class UpstashRateLimiter implements RateLimiter {
       const [allowed, ...counts] = reply.map(Number);
       return decide(rule, now, counts, allowed === 1);
     } catch (err) {
+      // a fail-closed limit is never judged by one instance's memory: a burst spread over
+      // processes would pass each one's count (the script may still have counted it: one less
+      // accepted, never one more)
+      if (options.failClosed) throw new RateLimiterUnavailable(err);
       this.onFallback(err);
       return this.fallback.check(key, rule);
     } finally {

@@ -5,6 +5,7 @@ import type { IdempotencyClaim, StoredResponse } from '../context/idempotency-st
 import type { Executor } from '../db/schema';
 import type { TicketsTable } from '../db/tables/tickets_calls';
 import { iso, outboxRow } from '../events/emit';
+import { sealAnswer } from '../http/answer-seal';
 import { answerUnderLease, leaseLostAs409, underLease } from '../http/idempotency';
 import { assertReferences, type Reference } from '../http/references';
 import { newId } from '../ids';
@@ -114,8 +115,9 @@ export async function createTicket(
       .values(values)
       .returningAll()
       .executeTakeFirstOrThrow();
+  const answer = await sealAnswer(claim, ticketCreatedAnswer(stored));
   return db
-    .with('idempotency', (qc) => answerUnderLease(qc, claim, ticketCreatedAnswer(stored)))
+    .with('idempotency', (qc) => answerUnderLease(qc, claim, answer))
     .with('event', (w) => w.insertInto('events').values(event))
     .insertInto('tickets')
     .values({ ...values, id: underLease(values.id) })

@@ -24,12 +24,29 @@ const WEAK: [string, string, string][] = [
   ['two-digit pattern', '121212121212', 'Password must not be a repeated two-character pattern'],
   ['whitespace pattern', ' \u3000'.repeat(6), 'Password must not be only whitespace'],
   ['repeated after NFKC', '\uff41'.repeat(6) + 'a'.repeat(6), 'Password must not be one repeated character'],
+  // refused, not trimmed
+  ['trailing space', 'password1234 ', 'Password must not begin or end with a space or other white space'],
+  [
+    'leading space',
+    ' a brand new passphrase',
+    'Password must not begin or end with a space or other white space',
+  ],
+  [
+    'trailing tab',
+    'a brand new passphrase\t',
+    'Password must not begin or end with a space or other white space',
+  ],
   [
     'common digits',
     '123456789012',
     'Password is too common: choose one that is not on lists of leaked passwords',
   ],
 ];
+
+/** Long and varied enough for the rules above, yet easy to guess (the strength estimator's score under 3). */
+const GUESSABLE = ['abcabcabcabcabc', 'abcdabcdabcdabcd', 'qwertyuiopasdf', 'aaaaaaaaaaab'];
+/** The 422 of a guessable password: a sentence that says why and what to do. */
+const TOO_EASY = /^Password is too easy to guess: [A-Z][^.]+\. [A-Z].+[^.]$/;
 
 describe.skipIf(postgresUnavailable())('password policy on every password set', () => {
   let h: Harness;
@@ -58,6 +75,21 @@ describe.skipIf(postgresUnavailable())('password policy on every password set', 
       expect([label, res.status]).toEqual([label, 422]);
       expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'password'], msg })]);
     }
+    // guessable, and the invitee's own address and name (the name the request sets)
+    for (const password of [
+      ...GUESSABLE,
+      'weak@passwords.example',
+      'Weak@Passwords.Example',
+      'Konstantin Weakley',
+    ]) {
+      const res = await h.request('POST', '/api/v1/auth/accept-invite', {
+        body: { token, password, name: 'Konstantin Weakley' },
+      });
+      expect([password, res.status]).toEqual([password, 422]);
+      expect(res.body.detail).toEqual([
+        expect.objectContaining({ loc: ['body', 'password'], msg: expect.stringMatching(TOO_EASY) }),
+      ]);
+    }
     const ok = await h.request('POST', '/api/v1/auth/accept-invite', { body: { token, password: PASSWORD } });
     expect(ok.status).toBe(200);
   });
@@ -72,6 +104,16 @@ describe.skipIf(postgresUnavailable())('password policy on every password set', 
       });
       expect([label, res.status]).toEqual([label, 422]);
       expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'password'], msg })]);
+    }
+    for (const [i, password] of [...GUESSABLE, admin.email].entries()) {
+      const res = await h.request('POST', '/api/v1/auth/password-reset/confirm', {
+        body: { token, password },
+        headers: { 'X-Real-IP': `198.51.100.${100 + i}` },
+      });
+      expect([password, res.status]).toEqual([password, 422]);
+      expect(res.body.detail).toEqual([
+        expect.objectContaining({ loc: ['body', 'password'], msg: expect.stringMatching(TOO_EASY) }),
+      ]);
     }
     const ok = await h.request('POST', '/api/v1/auth/password-reset/confirm', {
       body: { token, password: 'a fresh passphrase 7' },

@@ -88,6 +88,24 @@ describe.skipIf(postgresUnavailable())('sign-in hardening', () => {
     ).toBe(200);
   }, 60_000);
 
+  it('30 wrong passwords at once: exactly the 5 the budget allows get a password check, the rest 429', async () => {
+    const burst = { 'X-Real-IP': '203.0.113.60' };
+    const derive = vi.spyOn(crypto.subtle, 'deriveBits');
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => login(h, { email: admin.email, password: `burst ${i}` }, burst)),
+    );
+    expect(derive.mock.calls.length).toBe(5);
+    expect(answers.filter((r) => r.status === 401)).toHaveLength(5);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(25);
+    for (const r of refused) expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    // the account is locked at this address, and only there
+    expect((await login(h, { email: admin.email, password: PASSWORD }, burst)).status).toBe(429);
+    expect(
+      (await login(h, { email: admin.email, password: PASSWORD }, { 'X-Real-IP': '198.51.100.11' })).status,
+    ).toBe(200);
+  }, 60_000);
+
   it('failures are slowed down with a growing delay from the third on', async () => {
     const from = { 'X-Real-IP': '203.0.113.51' };
     const took: number[] = [];

@@ -2,10 +2,12 @@
 // can neither complete, release nor commit under the key; a renewed one is kept, also by the
 // middleware's own timer while its request runs past the lease; an answer
 // committed in the database is replayed when the Redis record has vanished with its lease.
+
 import { Redis } from '@upstash/redis';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEnv } from '../../shared/context/app-env';
+import { openBody } from '../../shared/http/answer-seal';
 import { handleError } from '../../shared/http/errors';
 import type { IdempotencyClaim, IdempotencyStore } from '../../shared/http/idempotency';
 import { DbIdempotencyStore, idempotency } from '../../shared/http/idempotency';
@@ -38,6 +40,7 @@ for (const name of ['database', 'redis'] as const) {
         fingerprint: 'same request',
         token,
         leaseMs: LEASE_MS,
+        sealKey: 'idempotency-lease-test-seal',
       });
       const ticketCount = async (subject: string) =>
         Number(
@@ -154,7 +157,9 @@ for (const name of ['database', 'redis'] as const) {
           .executeTakeFirstOrThrow();
         expect(record).toMatchObject({ state: 'done', response_status: 201 });
         const stored = await h.db.selectFrom('tickets').select('id').where('subject', '=', subject).execute();
-        expect(JSON.parse(record.response_body ?? '{}').id).toBe(row?.id ?? stored[0]?.id);
+        // stored sealed (no answer is kept readable), opened as a replay opens it
+        expect(record.response_body).toMatch(/^sealed-answer:/);
+        expect(JSON.parse(await openBody(b, record.response_body ?? '')).id).toBe(row?.id ?? stored[0]?.id);
       });
 
       if (name === 'redis')

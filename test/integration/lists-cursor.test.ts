@@ -166,6 +166,12 @@ const LISTS: ListCase[] = [
 
 const SEEDED = 30;
 
+/** `cursor` with its sort key replaced: its list, filters and id kept, so only the date is wrong. */
+function withSortKey(cursor: string, key: string): string {
+  const [v, list, filters, , id] = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+  return Buffer.from(JSON.stringify([v, list, filters, key, id])).toString('base64url');
+}
+
 describe.skipIf(postgresUnavailable())('Cursor pages', () => {
   let h: Harness;
   let t: TestTenant;
@@ -252,6 +258,9 @@ describe.skipIf(postgresUnavailable())('Cursor pages', () => {
           `${list.path}?${list.filter}&limit=2&cursor=${cursor.slice(0, -2)}`,
           `${list.path}?${list.filter}&limit=2&cursor=${Buffer.from('[1,"tickets","00000000","x","y"]').toString('base64url')}`,
           `${list.path}?${list.filter}&limit=2&cursor=${'A'.repeat(600)}`,
+          // this very cursor with an impossible date in its position (a 31 February, an hour 24)
+          `${list.path}?${list.filter}&limit=2&cursor=${withSortKey(cursor, '2026-02-31T10:00:00.000000Z')}`,
+          `${list.path}?${list.filter}&limit=2&cursor=${withSortKey(cursor, '2026-01-01T24:00:00.000000Z')}`,
         ];
         for (const path of refused) {
           const res = await get(path);
