@@ -26,6 +26,7 @@ import * as fallback from './fallback/routes';
 import * as health from './health/routes';
 import * as kb from './kb/routes';
 import { ACCESS_RULES } from './manifest';
+import * as sla from './sla/routes';
 import * as tenants from './tenants/routes';
 import * as tickets from './tickets/routes';
 import * as usage from './usage/routes';
@@ -74,6 +75,7 @@ export const DOC_SOURCES: readonly DocSource[] = [
   source('config', config),
   source('end-user', endUser),
   source('audit', audit),
+  source('sla', sla),
   source('docs', docs),
   source('console', consoleApp),
   source('fallback', fallback),

@@ -29,6 +29,8 @@ export const ID_PREFIX = {
   invoice: 'inv',
   tenantUser: 'tus',
   session: 'ses',
+  businessHours: 'bhr',
+  slaPolicy: 'sla',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -16,6 +16,8 @@ import { iso } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import type { Page } from '../../shared/http/pagination';
 import { looksLikeId, newId } from '../../shared/ids';
+import { slaView } from '../../shared/sla/state';
+import { chosenSla, NO_SLA } from '../../shared/sla/store';
 
 export type ConversationRow = Selectable<ConversationsTable>;
 export type MessageRow = Selectable<MessagesTable>;
@@ -106,6 +108,7 @@ export const conversationView = (r: ConversationRow) => ({
   tags: r.tags,
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
+  sla: slaView(r),
 });
 
 export const messageView = (m: MessageRow) => ({
@@ -251,9 +254,12 @@ export async function insertConversation(
   fields: Omit<Insertable<ConversationsTable>, 'id' | 'created_at' | 'updated_at'>,
   at: Date,
 ): Promise<ConversationRow> {
+  // the SLA policy its priority, channel and tags match, chosen as it is created (every channel)
+  const subject = { priority: fields.priority ?? 'medium', channel: fields.channel, tags: fields.tags ?? [] };
+  const sla = await chosenSla(db, fields.tenant_id, subject, NO_SLA, at, false);
   return db
     .insertInto('conversations')
-    .values({ id: newId('conversation'), ...fields, created_at: at, updated_at: at })
+    .values({ id: newId('conversation'), ...fields, ...sla, created_at: at, updated_at: at })
     .returningAll()
     .executeTakeFirstOrThrow();
 }

@@ -4,6 +4,7 @@ import { smtpLimits } from '../../shared/http/email';
 import { isoDateTime } from '../../shared/http/instants';
 import { requiredName } from '../../shared/http/names';
 import { cursorPageQuery, pageQuery } from '../../shared/http/pagination';
+import { SlaSchema } from '../../shared/sla/schemas';
 
 /** The complete conversation status set; `open`/`waiting` are the open side, `resolved`/`closed` the closed side. */
 export const CONVERSATION_STATUSES = ['open', 'waiting', 'resolved', 'closed'] as const;
@@ -165,6 +166,7 @@ export const ConversationSchema = z.object({
   tags: z.array(z.string()),
   created_at: z.string(),
   updated_at: z.string(),
+  sla: SlaSchema,
 });
 
 export const MessageSchema = z.object({

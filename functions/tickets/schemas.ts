@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
 import { cursorPageFields, cursorPageQuery, pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
+import { SlaSchema } from '../../shared/sla/schemas';
 import {
   LIMITS,
   ref,
@@ -95,6 +96,7 @@ export const Ticket = z.object({
   updated_at: z.iso.datetime(),
   resolved_at: z.iso.datetime().nullable(),
   closed_at: z.iso.datetime().nullable(),
+  sla: SlaSchema,
 });
 
 export const TicketReply = z.object({

@@ -5,6 +5,7 @@ import type { ConversationsTables } from './tables/conversations';
 import type { FoundationTables } from './tables/foundation';
 import type { IntegratorTables } from './tables/integrator';
 import type { PlatformTables } from './tables/platform';
+import type { SlaTables } from './tables/sla';
 import type { TicketsCallsTables } from './tables/tickets_calls';
 import type { WebhooksTables } from './tables/webhooks';
 
@@ -20,7 +21,8 @@ export interface Database
     ContactsKbTables,
     PlatformTables,
     IntegratorTables,
-    AuthTables {}
+    AuthTables,
+    SlaTables {}
 
 export type Db = Kysely<Database>;
 export type * from './tables/foundation';

@@ -81,6 +81,10 @@ export const LIST_ENDPOINTS = {
     "paging": "cursor",
     "items": "entries"
   },
+  "/api/v2/business-hours": {
+    "paging": "none",
+    "items": "business_hours"
+  },
   "/api/v2/companies": {
     "paging": "cursor",
     "items": "companies"
@@ -100,5 +104,9 @@ export const LIST_ENDPOINTS = {
   "/api/v2/kb/articles": {
     "paging": "offset",
     "items": "articles"
+  },
+  "/api/v2/sla-policies": {
+    "paging": "none",
+    "items": "sla_policies"
   }
 } as const;

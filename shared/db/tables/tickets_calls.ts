@@ -1,8 +1,9 @@
 import type { Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './foundation';
+import type { SlaColumns } from './sla';
 
 /** Tables of this area (schema/0002_tickets_calls.sql), merged into `Database` by ../schema.ts. */
-export interface TicketsTable {
+export interface TicketsTable extends SlaColumns {
   id: string;
   tenant_id: string;
   subject: string;
