@@ -4,7 +4,7 @@ import { smtpLimits } from '../../shared/http/email';
 import { isoDateTime } from '../../shared/http/instants';
 import { requiredName } from '../../shared/http/names';
 import { cursorPageQuery, pageQuery } from '../../shared/http/pagination';
-import { SlaSchema } from '../../shared/sla/schemas';
+import { SlaListFilters, SlaSchema } from '../../shared/sla/schemas';
 
 /** The complete conversation status set; `open`/`waiting` are the open side, `resolved`/`closed` the closed side. */
 export const CONVERSATION_STATUSES = ['open', 'waiting', 'resolved', 'closed'] as const;
@@ -78,7 +78,7 @@ export const CreateMessageBody = z.strictObject({
 });
 export type CreateMessageBody = z.infer<typeof CreateMessageBody>;
 
-const SORTS = ['-created_at', 'created_at', 'updated_at', '-updated_at'] as const;
+const SORTS = ['-created_at', 'created_at', 'updated_at', '-updated_at', 'sla_due_at'] as const;
 
 export const ListConversationsQuery = cursorPageQuery({
   ...CONVERSATIONS_PAGE,
@@ -91,6 +91,8 @@ export const ListConversationsQuery = cursorPageQuery({
   assignee_team_id: RefId.optional(),
   /** inclusive: updated_at >= updated_since */
   updated_since: isoDateTime.optional(),
+  ...SlaListFilters,
+  /** `sla_due_at`: the earliest SLA due time not yet met, soonest first (only conversations that have one) */
   sort: z.enum(SORTS).default('-created_at'),
 });
 export type ListConversationsQuery = z.infer<typeof ListConversationsQuery>;

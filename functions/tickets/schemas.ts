@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
 import { cursorPageFields, cursorPageQuery, pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
-import { SlaSchema } from '../../shared/sla/schemas';
+import { SlaListFilters, SlaSchema } from '../../shared/sla/schemas';
 import {
   LIMITS,
   ref,
@@ -51,7 +51,7 @@ export const CreateReplyBody = z.strictObject({
   is_public: z.boolean().optional(),
 });
 
-export const TICKET_SORTS = ['-created_at', 'updated_at'] as const;
+export const TICKET_SORTS = ['-created_at', 'updated_at', 'sla_due_at'] as const;
 
 export const ListTicketsQuery = cursorPageQuery({ ...TICKETS_PAGE, items: 'tickets' }).extend({
   status: enumList(TICKET_STATUSES).optional(),
@@ -67,7 +67,11 @@ export const ListTicketsQuery = cursorPageQuery({ ...TICKETS_PAGE, items: 'ticke
   created_before: isoInstant.optional(),
   /** updated_at >= updated_since (inclusive) */
   updated_since: isoInstant.optional(),
-  /** `-created_at` (default): newest first; `updated_at`: oldest change first, then id (mirroring) */
+  ...SlaListFilters,
+  /**
+   * `-created_at` (default): newest first; `updated_at`: oldest change first, then id (mirroring);
+   * `sla_due_at`: the earliest SLA due time not yet met, soonest first (only tickets that have one)
+   */
   sort: z.enum(TICKET_SORTS).default('-created_at'),
 });
 export type ListTicketsFilters = z.output<typeof ListTicketsQuery>;

@@ -85,7 +85,8 @@ export function withTimes(
       s.sla_first_response_breached ? null : frOpen,
       s.sla_resolution_breached ? null : resOpen,
     ),
-    sla_breached: s.sla_first_response_breached || s.sla_resolution_breached,
+    // listed as breached only while a policy applies
+    sla_breached: s.sla_policy_id !== null && (s.sla_first_response_breached || s.sla_resolution_breached),
   } satisfies SlaState;
 }
 
@@ -107,8 +108,19 @@ export function applyPolicy(
   createdAt: Date,
   resolved: boolean,
 ): SlaState {
-  if (!policy) return { ...NO_SLA };
   const started = current.sla_resolution_started_at ?? createdAt;
+  // no policy applies: no targets and no breach listed, but what happened is kept for a later re-choice
+  if (!policy)
+    return {
+      ...current,
+      sla_policy_id: null,
+      sla_first_response_due_at: null,
+      sla_resolution_started_at: started,
+      sla_resolution_due_at: null,
+      sla_due_at: null,
+      sla_check_at: null,
+      sla_breached: false,
+    };
   return withTimes(
     {
       sla_policy_id: policy.id,
@@ -123,9 +135,12 @@ export function applyPolicy(
   );
 }
 
-/** The first public agent reply at `at`: the first-response target is met (once; later replies change nothing). */
+/**
+ * The first public agent reply at `at` (once; later replies change nothing). Recorded under no
+ * policy too: a policy chosen later finds the first response already sent.
+ */
 export function firstResponse(current: SlaState, at: Date, resolved: boolean): SlaState | null {
-  if (current.sla_policy_id === null || current.sla_first_response_at !== null) return null;
+  if (current.sla_first_response_at !== null) return null;
   return withTimes({ ...current, sla_first_response_at: at }, resolved);
 }
 
@@ -141,7 +156,10 @@ export function statusChange(
   policy: SlaPolicy | undefined,
   hours: BusinessHours | null,
 ): SlaState | null {
-  if (current.sla_policy_id === null || from.resolved === to.resolved) return null;
+  if (from.resolved === to.resolved) return null;
+  // under no policy only the clock's start is kept (for a policy chosen later)
+  if (current.sla_policy_id === null)
+    return to.resolved ? null : { ...current, sla_resolution_started_at: at };
   if (to.resolved) return withTimes(current, true);
   // a policy deleted since: no resolution target for the new cycle
   const due = policy ? dueAfter(at, policy.resolution_minutes, hours) : null;

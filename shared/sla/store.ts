@@ -69,10 +69,11 @@ export async function slaAfterStatus(
   to: { resolved: boolean },
   at: Date,
 ): Promise<SlaState | null> {
-  if (current.sla_policy_id === null || from.resolved === to.resolved) return null;
-  const policy = to.resolved
-    ? undefined
-    : (await tenantPolicies(db, tenantId)).find((p) => p.id === current.sla_policy_id);
+  if (from.resolved === to.resolved) return null;
+  const policy =
+    to.resolved || current.sla_policy_id === null
+      ? undefined
+      : (await tenantPolicies(db, tenantId)).find((p) => p.id === current.sla_policy_id);
   return statusChange(current, from, to, at, policy, policy?.hours ?? null);
 }
 

@@ -85,7 +85,7 @@ export interface TicketCountsTable {
  */
 export interface TicketFilterCountsTable {
   tenant_id: string;
-  field: 'status' | 'priority' | 'type' | 'requester_id' | 'assignee_id' | 'tag';
+  field: 'status' | 'priority' | 'type' | 'requester_id' | 'assignee_id' | 'tag' | 'sla_breached';
   value: string;
   n: Generated<string>;
 }
