@@ -16820,10 +16820,20 @@ export interface operations {
                  */
                 updated_since?: string;
                 /**
+                 * @description `true`: only records with an SLA breach (either target); `false`: only those with none
+                 * @example true
+                 */
+                sla_breached?: "true" | "false";
+                /**
+                 * @description Only records whose earliest SLA due time not yet met is before this instant (exclusive)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
+                sla_due_before?: string;
+                /**
                  * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
                  * @example -created_at
                  */
-                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at";
+                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at" | "sla_due_at";
             };
             header?: never;
             path?: never;
@@ -23033,10 +23043,20 @@ export interface operations {
                  */
                 updated_since?: string;
                 /**
+                 * @description `true`: only records with an SLA breach (either target); `false`: only those with none
+                 * @example true
+                 */
+                sla_breached?: "true" | "false";
+                /**
+                 * @description Only records whose earliest SLA due time not yet met is before this instant (exclusive)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
+                sla_due_before?: string;
+                /**
                  * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
                  * @example -created_at
                  */
-                sort?: "-created_at" | "updated_at";
+                sort?: "-created_at" | "updated_at" | "sla_due_at";
             };
             header?: never;
             path?: never;
@@ -29261,10 +29281,20 @@ export interface operations {
                  */
                 updated_since?: string;
                 /**
+                 * @description `true`: only records with an SLA breach (either target); `false`: only those with none
+                 * @example true
+                 */
+                sla_breached?: "true" | "false";
+                /**
+                 * @description Only records whose earliest SLA due time not yet met is before this instant (exclusive)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
+                sla_due_before?: string;
+                /**
                  * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
                  * @example -created_at
                  */
-                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at";
+                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at" | "sla_due_at";
             };
             header?: never;
             path?: never;
