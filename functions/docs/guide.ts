@@ -240,6 +240,11 @@ const TAGS: ReferenceGuide['tags'] = [
       'Dashboard only: write articles and publish them to the help center and connected providers.',
   },
   { name: 'Audit log', description: 'Dashboard only: who changed what, and when.' },
+  {
+    name: 'SLA',
+    description:
+      'Dashboard only: business hours (time zone, weekly intervals, holidays) and SLA policies, whose due times every ticket and conversation carries as `sla`.',
+  },
   { name: 'Documentation', description: 'This document, as JSON (the reference page at /docs reads it).' },
 ];
 

@@ -6,7 +6,8 @@ import {
   BusinessHours,
   CreateBusinessHoursBody,
   CreateSlaPolicyBody,
-  IdParam,
+  HoursIdParam,
+  PolicyIdParam,
   SlaPolicy,
   UpdateBusinessHoursBody,
   UpdateSlaPolicyBody,
@@ -89,7 +90,7 @@ export const getBusinessHours = defineRoute({
   summary: 'Get business hours',
   description: `One set of business hours of the tenant. ${anyReads}`,
   tags: ['SLA'],
-  params: IdParam,
+  params: HoursIdParam,
   responses: {
     200: { description: 'The business hours', schema: BusinessHours, example: HOURS_EXAMPLE },
     404: hoursNotFound,
@@ -104,7 +105,7 @@ export const updateBusinessHours = defineRoute({
   summary: 'Update business hours',
   description: `Changes the fields given (a list given replaces the list). Due times already set stay as they are; the next re-choice or reopening counts in the new hours. ${adminWrites}`,
   tags: ['SLA'],
-  params: IdParam,
+  params: HoursIdParam,
   body: UpdateBusinessHoursBody,
   bodyExample: {
     holidays: [
@@ -126,7 +127,7 @@ export const deleteBusinessHours = defineRoute({
   summary: 'Delete business hours',
   description: `Refused (409) while an SLA policy counts in them. ${adminWrites}`,
   tags: ['SLA'],
-  params: IdParam,
+  params: HoursIdParam,
   responses: {
     204: { description: 'Deleted' },
     404: hoursNotFound,
@@ -178,7 +179,7 @@ export const getSlaPolicy = defineRoute({
   summary: 'Get an SLA policy',
   description: `One SLA policy of the tenant. ${anyReads}`,
   tags: ['SLA'],
-  params: IdParam,
+  params: PolicyIdParam,
   responses: {
     200: { description: 'The policy', schema: SlaPolicy, example: POLICY_EXAMPLE },
     404: policyNotFound,
@@ -193,7 +194,7 @@ export const updateSlaPolicy = defineRoute({
   summary: 'Update an SLA policy',
   description: `Changes the fields given. Due times already set stay as they are until the record's policy is chosen again (a change of priority, channel or tags) or it reopens. ${adminWrites}`,
   tags: ['SLA'],
-  params: IdParam,
+  params: PolicyIdParam,
   body: UpdateSlaPolicyBody,
   bodyExample: { first_response_minutes: 30, position: 1 },
   responses: {
@@ -210,11 +211,16 @@ export const deleteSlaPolicy = defineRoute({
   summary: 'Delete an SLA policy',
   description: `Records under it keep their due times until their policy is chosen again. ${adminWrites}`,
   tags: ['SLA'],
-  params: IdParam,
+  params: PolicyIdParam,
   responses: { 204: { description: 'Deleted' }, 404: policyNotFound },
 });
 
 export const components = defineComponents({
   output: { BusinessHours, SlaPolicy },
-  input: { BusinessHoursCreate: CreateBusinessHoursBody, SlaPolicyCreate: CreateSlaPolicyBody },
+  input: {
+    BusinessHoursCreate: CreateBusinessHoursBody,
+    BusinessHoursUpdate: UpdateBusinessHoursBody,
+    SlaPolicyCreate: CreateSlaPolicyBody,
+    SlaPolicyUpdate: UpdateSlaPolicyBody,
+  },
 });

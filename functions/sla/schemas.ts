@@ -176,4 +176,9 @@ export const SlaPolicy = z.object({
   updated_at: z.iso.datetime().describe('When it last changed'),
 });
 
-export const IdParam = z.object({ id: z.string().min(1).max(128) });
+export const HoursIdParam = z.object({
+  id: z.string().min(1).max(128).describe('The business hours’ id (`bhr_…`)'),
+});
+export const PolicyIdParam = z.object({
+  id: z.string().min(1).max(128).describe('The SLA policy’s id (`sla_…`)'),
+});

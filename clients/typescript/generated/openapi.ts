@@ -1133,7 +1133,7 @@ export interface paths {
         };
         /**
          * List conversations
-         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`.
+         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value), sla_breached (`true`|`false`: any SLA breach or none), sla_due_before (the earliest SLA due time not yet met is before it, exclusive). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`, `sla_due_at` (that due time, soonest first; only conversations that have one).
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
          */
@@ -1833,7 +1833,7 @@ export interface paths {
         };
         /**
          * List tickets
-         * @description Newest first (created_at, then id) unless sort=updated_at (oldest change first, then id: for incremental mirroring with updated_since, which is inclusive). status, priority and type take one value or a comma list. created_after is inclusive, created_before exclusive.
+         * @description Newest first (created_at, then id) unless sort=updated_at (oldest change first, then id: for incremental mirroring with updated_since, which is inclusive) or sort=sla_due_at (the earliest SLA due time not yet met, soonest first; only tickets that have one). status, priority and type take one value or a comma list. created_after is inclusive, created_before exclusive. sla_breached=true|false: any SLA breach or none; sla_due_before: that due time is before the instant (exclusive).
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
          */
@@ -1863,7 +1863,7 @@ export interface paths {
         };
         /**
          * Get a ticket
-         * @description One ticket of your tenant, with its requester, assignee, tags and SLA times. An id of another tenant is 404 `Ticket not found`, like an unknown one.
+         * @description One ticket of your tenant, with its requester, assignee, tags and `sla` (the SLA policy that applies, its first-response and resolution due times, the first response, and whether either target was breached; null when no policy applies: docs/sla.md). An id of another tenant is 404 `Ticket not found`, like an unknown one.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
          */
@@ -2417,7 +2417,7 @@ export interface paths {
         };
         /**
          * List conversations
-         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`.
+         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value), sla_breached (`true`|`false`: any SLA breach or none), sla_due_before (the earliest SLA due time not yet met is before it, exclusive). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`, `sla_due_at` (that due time, soonest first; only conversations that have one).
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
@@ -5995,6 +5995,28 @@ export interface components {
                 name: string;
             }[];
         };
+        BusinessHoursUpdate: {
+            /** @description Your label for these hours */
+            name?: string;
+            /** @description IANA time zone the intervals and holidays are read in, e.g. `Europe/Berlin` */
+            timezone?: string;
+            /** @description Weekly intervals of business time */
+            intervals?: {
+                /** @description ISO weekday the interval starts on: Monday 1 ... Sunday 7 */
+                day: number;
+                /** @description Wall-clock start, "HH:MM" */
+                start: string;
+                /** @description Wall-clock end, "HH:MM" or "24:00"; at or before `start`, the interval runs into the next day */
+                end: string;
+            }[];
+            /** @description Days with no business time */
+            holidays?: {
+                /** @description The calendar day in the hours’ time zone, "YYYY-MM-DD": none of it counts */
+                date: string;
+                /** @description What the day is */
+                name: string;
+            }[];
+        };
         SlaPolicy: {
             /** @description Policy id (`sla_…`) */
             id: string;
@@ -6070,6 +6092,35 @@ export interface components {
              * @default null
              */
             resolution_minutes: number | null;
+        };
+        SlaPolicyUpdate: {
+            /** @description Your label for the policy */
+            name?: string;
+            /** @description Order among the policies: the first matching by position applies (ties: oldest first) */
+            position?: number;
+            /** @description The business hours its minutes count in; null: around the clock */
+            business_hours_id?: string | null;
+            /**
+             * @description Each optional; all given must match
+             * @example {
+             *       "priorities": [
+             *         "urgent",
+             *         "high"
+             *       ]
+             *     }
+             */
+            conditions?: {
+                /** @description Any of these priorities */
+                priorities?: ("low" | "medium" | "high" | "urgent")[];
+                /** @description Any of these channels (a conversation’s channel, a ticket’s source) */
+                channels?: ("api" | "dashboard" | "email" | "phone" | "web" | "chat" | "end_user" | "widget" | "whatsapp")[];
+                /** @description Any of these tags */
+                tags?: string[];
+            };
+            /** @description Business minutes (0-525600); null: no such target */
+            first_response_minutes?: number | null;
+            /** @description Business minutes (0-525600); null: no such target */
+            resolution_minutes?: number | null;
         };
         RootLinks: {
             /** @description Name */
@@ -16871,7 +16922,7 @@ export interface operations {
                      *           "created_at": "2026-03-14T09:26:53.412Z",
                      *           "updated_at": "2026-03-14T09:41:07.038Z",
                      *           "sla": {
-                     *             "policy_id": "policy id",
+                     *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
                      *             "first_response_due_at": "2026-03-14T09:26:53.000Z",
                      *             "first_response_at": "2026-03-14T09:26:53.000Z",
                      *             "first_response_breached": false,
@@ -17036,7 +17087,7 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
                      *       "sla": {
-                     *         "policy_id": "policy id",
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
                      *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_breached": false,
@@ -17198,7 +17249,7 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
                      *       "sla": {
-                     *         "policy_id": "policy id",
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
                      *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_breached": false,
@@ -17380,7 +17431,7 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
                      *       "sla": {
-                     *         "policy_id": "policy id",
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
                      *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_breached": false,
@@ -17577,7 +17628,7 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
                      *       "sla": {
-                     *         "policy_id": "policy id",
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
                      *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_breached": false,
@@ -23099,7 +23150,15 @@ export interface operations {
                      *           "created_at": "2026-03-14T09:26:53.412Z",
                      *           "updated_at": "2026-03-14T09:26:53.412Z",
                      *           "resolved_at": null,
-                     *           "closed_at": null
+                     *           "closed_at": null,
+                     *           "sla": {
+                     *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *             "first_response_due_at": "2026-03-14T10:26:53.412Z",
+                     *             "first_response_at": null,
+                     *             "first_response_breached": false,
+                     *             "resolution_due_at": "2026-03-14T17:26:53.412Z",
+                     *             "resolution_breached": false
+                     *           }
                      *         }
                      *       ],
                      *       "total": 42,
@@ -23265,7 +23324,15 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
-                     *       "closed_at": null
+                     *       "closed_at": null,
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T10:26:53.412Z",
+                     *         "first_response_at": null,
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T17:26:53.412Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -23426,7 +23493,15 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
-                     *       "closed_at": null
+                     *       "closed_at": null,
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T10:26:53.412Z",
+                     *         "first_response_at": null,
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T17:26:53.412Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -23607,7 +23682,15 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
-                     *       "closed_at": null
+                     *       "closed_at": null,
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T10:26:53.412Z",
+                     *         "first_response_at": null,
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T17:26:53.412Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -26540,7 +26623,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example tkt_0mhbq3k8zHkR2d9TQx7pLw */
+                /**
+                 * @description The business hours’ id (`bhr_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 id: string;
             };
             cookie?: never;
@@ -26713,7 +26799,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example tkt_0mhbq3k8zHkR2d9TQx7pLw */
+                /**
+                 * @description The business hours’ id (`bhr_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 id: string;
             };
             cookie?: never;
@@ -26878,7 +26967,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example tkt_0mhbq3k8zHkR2d9TQx7pLw */
+                /**
+                 * @description The business hours’ id (`bhr_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 id: string;
             };
             cookie?: never;
@@ -26899,28 +26991,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": {
-                    /** @description Your label for these hours */
-                    name?: string;
-                    /** @description IANA time zone the intervals and holidays are read in, e.g. `Europe/Berlin` */
-                    timezone?: string;
-                    /** @description Weekly intervals of business time */
-                    intervals?: {
-                        /** @description ISO weekday the interval starts on: Monday 1 ... Sunday 7 */
-                        day: number;
-                        /** @description Wall-clock start, "HH:MM" */
-                        start: string;
-                        /** @description Wall-clock end, "HH:MM" or "24:00"; at or before `start`, the interval runs into the next day */
-                        end: string;
-                    }[];
-                    /** @description Days with no business time */
-                    holidays?: {
-                        /** @description The calendar day in the hours’ time zone, "YYYY-MM-DD": none of it counts */
-                        date: string;
-                        /** @description What the day is */
-                        name: string;
-                    }[];
-                };
+                "application/json": components["schemas"]["BusinessHoursUpdate"];
             };
         };
         responses: {
@@ -29332,7 +29403,7 @@ export interface operations {
                      *           "created_at": "2026-03-14T09:26:53.412Z",
                      *           "updated_at": "2026-03-14T09:41:07.038Z",
                      *           "sla": {
-                     *             "policy_id": "policy id",
+                     *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
                      *             "first_response_due_at": "2026-03-14T09:26:53.000Z",
                      *             "first_response_at": "2026-03-14T09:26:53.000Z",
                      *             "first_response_breached": false,
@@ -29491,7 +29562,7 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
                      *       "sla": {
-                     *         "policy_id": "policy id",
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
                      *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_breached": false,
@@ -29649,7 +29720,7 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
                      *       "sla": {
-                     *         "policy_id": "policy id",
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
                      *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_breached": false,
@@ -29825,7 +29896,7 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
                      *       "sla": {
-                     *         "policy_id": "policy id",
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
                      *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_breached": false,
@@ -30012,7 +30083,7 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
                      *       "sla": {
-                     *         "policy_id": "policy id",
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
                      *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_at": "2026-03-14T09:26:53.000Z",
                      *         "first_response_breached": false,
@@ -31846,7 +31917,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example tkt_0mhbq3k8zHkR2d9TQx7pLw */
+                /**
+                 * @description The SLA policy’s id (`sla_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 id: string;
             };
             cookie?: never;
@@ -31994,7 +32068,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example tkt_0mhbq3k8zHkR2d9TQx7pLw */
+                /**
+                 * @description The SLA policy’s id (`sla_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 id: string;
             };
             cookie?: never;
@@ -32141,7 +32218,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example tkt_0mhbq3k8zHkR2d9TQx7pLw */
+                /**
+                 * @description The SLA policy’s id (`sla_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
                 id: string;
             };
             cookie?: never;
@@ -32154,35 +32234,7 @@ export interface operations {
                  *       "position": 1
                  *     }
                  */
-                "application/json": {
-                    /** @description Your label for the policy */
-                    name?: string;
-                    /** @description Order among the policies: the first matching by position applies (ties: oldest first) */
-                    position?: number;
-                    /** @description The business hours its minutes count in; null: around the clock */
-                    business_hours_id?: string | null;
-                    /**
-                     * @description Each optional; all given must match
-                     * @example {
-                     *       "priorities": [
-                     *         "urgent",
-                     *         "high"
-                     *       ]
-                     *     }
-                     */
-                    conditions?: {
-                        /** @description Any of these priorities */
-                        priorities?: ("low" | "medium" | "high" | "urgent")[];
-                        /** @description Any of these channels (a conversation’s channel, a ticket’s source) */
-                        channels?: ("api" | "dashboard" | "email" | "phone" | "web" | "chat" | "end_user" | "widget" | "whatsapp")[];
-                        /** @description Any of these tags */
-                        tags?: string[];
-                    };
-                    /** @description Business minutes (0-525600); null: no such target */
-                    first_response_minutes?: number | null;
-                    /** @description Business minutes (0-525600); null: no such target */
-                    resolution_minutes?: number | null;
-                };
+                "application/json": components["schemas"]["SlaPolicyUpdate"];
             };
         };
         responses: {
