@@ -162,7 +162,7 @@ export const createSlaPolicy = defineRoute({
   description: `Conditions (priorities, channels, tags: each optional, all given must match) and first-response and resolution targets in business minutes of its business hours (null hours: around the clock). The first policy by position whose conditions match a ticket or conversation applies to it, chosen when it is created and again when its priority, channel or tags change. \`business_hours_id\` must be hours of the tenant (422). ${adminWrites}`,
   tags: ['SLA'],
   body: CreateSlaPolicyBody,
-  bodyExample: policyBody,
+  bodyExample: { ...policyBody, business_hours_id: null },
   responses: {
     201: { description: 'The policy', schema: SlaPolicy, example: POLICY_EXAMPLE },
     409: errorResponse(
