@@ -31744,7 +31744,7 @@ export interface operations {
                  * @example {
                  *       "name": "Urgent",
                  *       "position": 0,
-                 *       "business_hours_id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
+                 *       "business_hours_id": null,
                  *       "conditions": {
                  *         "priorities": [
                  *           "urgent"
