@@ -139,6 +139,7 @@ const MANIFEST: readonly { name: string; access: readonly AccessRule[] }[] = [
   { name: 'audit', access: [dashboard('/api/v2/audit-log')] },
   // signed download links (docs/files.md): no credential, the link's signature is one
   { name: 'files', access: [open('/api/v1/files')] },
+  { name: 'sla', access: [dashboard('/api/v2/business-hours'), dashboard('/api/v2/sla-policies')] },
   // `/` is the exact root path (scripts/edge/config.ts), not a catch-all
   {
     name: 'docs',

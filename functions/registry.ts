@@ -28,6 +28,7 @@ import * as health from './health/routes';
 import * as kb from './kb/routes';
 import { ACCESS_RULES } from './manifest';
 import * as search from './search/routes';
+import * as sla from './sla/routes';
 import * as tenants from './tenants/routes';
 import * as tickets from './tickets/routes';
 import * as usage from './usage/routes';
@@ -78,6 +79,7 @@ export const DOC_SOURCES: readonly DocSource[] = [
   source('end-user', endUser),
   source('audit', audit),
   source('files', files),
+  source('sla', sla),
   source('docs', docs),
   source('console', consoleApp),
   source('fallback', fallback),

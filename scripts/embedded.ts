@@ -21,6 +21,7 @@ import { upstashRedis } from '../shared/redis/client';
 import { buildChain } from '../shared/runtime/chain';
 import { createDefer } from '../shared/runtime/defer';
 import { nodeFileStorage } from '../shared/storage/node';
+import { type BreachChecker, createBreachChecker } from '../shared/sla/breaches';
 import { meterUsage } from '../shared/usage/meter';
 import { reportLastPeriod } from '../shared/usage/report';
 import { nodeWebhookPort } from '../shared/webhooks/transport.node.js';
@@ -32,6 +33,8 @@ export interface EmbeddedRuntime {
   services: Services;
   /** the in-process webhook dispatcher/scheduler (`settle()` waits until no delivery is pending) */
   webhooks: DeliveryWorker;
+  /** the in-process SLA breach check (every process runs one; each breach is recorded once) */
+  slaChecker: BreachChecker;
   /** waits for deferred work (last_used_at writes, deliveries kicked) to settle */
   drain(): Promise<void>;
   close(): Promise<void>;
@@ -130,15 +133,19 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     afterGate: standardAfterGate(),
   });
   webhooks.start();
+  const slaChecker = createBreachChecker({ db: handle.db, logger, kick: webhooks.kick });
+  slaChecker.start();
   const usageReporter = startUsageReporter(services);
   return {
     app,
     handle,
     services,
     webhooks,
+    slaChecker,
     drain,
     async close() {
       clearInterval(usageReporter);
+      await slaChecker.stop();
       await webhooks.stop();
       await drain();
       if (!options.handle) await handle.close();

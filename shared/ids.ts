@@ -30,6 +30,8 @@ export const ID_PREFIX = {
   tenantUser: 'tus',
   session: 'ses',
   attachment: 'att',
+  businessHours: 'bhr',
+  slaPolicy: 'sla',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

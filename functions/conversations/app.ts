@@ -13,6 +13,7 @@ import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempote
 import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
 import { assertReferences } from '../../shared/http/references';
 import { type HandlerOf, register } from '../../shared/http/route';
+import { conversationSlaAfterUpdate, recordFirstResponse } from '../../shared/sla/records';
 import { deliverMessage, initialDeliveryStatus } from './channels';
 import {
   appendMessage,
@@ -142,9 +143,12 @@ const updateConversation: HandlerOf<typeof routes.updateConversationV1> = async 
     // nothing to change is an answer too: the conversation as it is now
     if (Object.keys(changes).length === 0)
       return commitAnswer(trx, c, jsonAnswer(200, conversationView(current)));
+    const now = new Date();
+    const sla = await conversationSlaAfterUpdate(trx, tenantId, current, changes, now);
     const updated = await updateConversationRow(trx, tenantId, current.id, {
       ...changes,
-      updated_at: new Date(),
+      ...sla,
+      updated_at: now,
     });
     const event = changes.status ? transitionEvent(current.status, changes.status) : null;
     if (event)
@@ -253,6 +257,14 @@ const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
       },
       new Date(),
     );
+    // an outbound message that is not internal is the first response
+    if (!appended.message.is_internal)
+      appended.conversation = await recordFirstResponse(
+        trx,
+        'conversations',
+        appended.conversation,
+        appended.message.created_at,
+      );
     const attachments = await attachOrRefuse(
       trx,
       tenantId,

@@ -18,6 +18,8 @@ import type { AttachmentView } from '../../shared/files/view';
 import { notFound } from '../../shared/http/errors';
 import type { Page } from '../../shared/http/pagination';
 import { looksLikeId, newId } from '../../shared/ids';
+import { slaView } from '../../shared/sla/state';
+import { chosenSla, NO_SLA } from '../../shared/sla/store';
 
 export type MessageRow = Selectable<MessagesTable>;
 export type ExportRow = Selectable<ConversationExportsTable>;
@@ -242,9 +244,12 @@ export async function insertConversation(
   fields: Omit<Insertable<ConversationsTable>, 'id' | 'created_at' | 'updated_at'>,
   at: Date,
 ): Promise<ConversationRow> {
+  // the SLA policy its priority, channel and tags match, chosen as it is created (every channel)
+  const subject = { priority: fields.priority ?? 'medium', channel: fields.channel, tags: fields.tags ?? [] };
+  const sla = await chosenSla(db, fields.tenant_id, subject, NO_SLA, at, false);
   return db
     .insertInto('conversations')
-    .values({ id: newId('conversation'), ...fields, created_at: at, updated_at: at })
+    .values({ id: newId('conversation'), ...fields, ...sla, created_at: at, updated_at: at })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -273,14 +278,16 @@ export interface ConversationFilters {
   assignee_team_id?: string;
   /** inclusive: updated_at >= updated_since */
   updated_since?: string;
+  sla_breached?: boolean | undefined;
+  sla_due_before?: Date | undefined;
   /** a column, `-` first for descending; id breaks ties in the same direction */
-  sort: '-created_at' | 'created_at' | 'updated_at' | '-updated_at';
+  sort: '-created_at' | 'created_at' | 'updated_at' | '-updated_at' | 'sla_due_at';
 }
 
 /** The filters whose `total` a kept count answers (alone on a request). */
 const KEPT: KeptCounts = {
   list: 'conversations',
-  counted: ['status', 'channel', 'contact_id', 'assignee_user_id', 'assignee_team_id'],
+  counted: ['status', 'channel', 'contact_id', 'assignee_user_id', 'assignee_team_id', 'sla_breached'],
 };
 
 /** A page of the tenant's conversations matching the filters, and their total. */
@@ -292,10 +299,15 @@ export async function conversationPage(db: Executor, tenantId: string, q: Conver
   if (q.assignee_user_id) filtered = filtered.where('assignee_user_id', '=', q.assignee_user_id);
   if (q.assignee_team_id) filtered = filtered.where('assignee_team_id', '=', q.assignee_team_id);
   if (q.updated_since) filtered = filtered.where('updated_at', '>=', new Date(q.updated_since));
+  if (q.sla_breached !== undefined) filtered = filtered.where('sla_breached', '=', q.sla_breached);
+  if (q.sla_due_before) filtered = filtered.where('sla_due_at', '<', q.sla_due_before);
+  // the queue order lists only conversations with a due time: counted exactly, no kept count
+  const queue = q.sort === 'sla_due_at';
+  if (queue) filtered = filtered.where('sla_due_at', 'is not', null);
   const desc = q.sort.startsWith('-');
   const field = q.sort.replace(/^-/, '') as keyof ConversationsTable & ('created_at' | 'updated_at');
   const dir = desc ? 'desc' : 'asc';
-  const total = keptTotal(db, tenantId, KEPT, q);
+  const total = queue ? undefined : keptTotal(db, tenantId, KEPT, q);
   return cursorPage(filtered, q, { column: field, dir }, (page) => page.selectAll(), total);
 }
 

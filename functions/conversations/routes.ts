@@ -38,7 +38,7 @@ const createConversation: Prose = {
 const listConversations: Prose = {
   summary: 'List conversations',
   description:
-    'Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`.',
+    'Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value), sla_breached (`true`|`false`: any SLA breach or none), sla_due_before (the earliest SLA due time not yet met is before it, exclusive). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`, `sla_due_at` (that due time, soonest first; only conversations that have one).',
   responses: { 200: { description: 'A page', schema: cursorList('conversations', ConversationSchema) } },
 };
 const getConversation: Prose = {

@@ -11,6 +11,7 @@ import { smtpLimits } from '../../shared/http/email';
 import { isoDateTime } from '../../shared/http/instants';
 import { requiredName } from '../../shared/http/names';
 import { cursorPageQuery, pageQuery } from '../../shared/http/pagination';
+import { SlaListFilters, SlaSchema } from '../../shared/sla/schemas';
 
 // the value sets and the record are shared with the search: shared/conversations/records.ts
 export { CONVERSATION_CHANNELS, CONVERSATION_PRIORITIES, CONVERSATION_STATUSES, ConversationSchema };
@@ -83,7 +84,7 @@ export const CreateMessageBody = z.strictObject({
 });
 export type CreateMessageBody = z.infer<typeof CreateMessageBody>;
 
-const SORTS = ['-created_at', 'created_at', 'updated_at', '-updated_at'] as const;
+const SORTS = ['-created_at', 'created_at', 'updated_at', '-updated_at', 'sla_due_at'] as const;
 
 export const ListConversationsQuery = cursorPageQuery({
   ...CONVERSATIONS_PAGE,
@@ -96,6 +97,8 @@ export const ListConversationsQuery = cursorPageQuery({
   assignee_team_id: RefId.optional(),
   /** inclusive: updated_at >= updated_since */
   updated_since: isoDateTime.optional(),
+  ...SlaListFilters,
+  /** `sla_due_at`: the earliest SLA due time not yet met, soonest first (only conversations that have one) */
   sort: z.enum(SORTS).default('-created_at'),
 });
 export type ListConversationsQuery = z.infer<typeof ListConversationsQuery>;

@@ -27,6 +27,8 @@ const ID = {
   invoice: 'inv_0mh3a1b2cEq7MsW4yKd8Tn',
   tenantUser: 'tus_0mh2v9w8xPr6JzL3qNb5Gc',
   apiKey: 'key_0mha4j8s2Xv5CnT7wRq1Dk',
+  businessHours: 'bhr_0mha4j8s2Xv5CnT7wRq1Dk',
+  slaPolicy: 'sla_0mha4j8s2Xv5CnT7wRq1Dk',
 } as const;
 
 export const EXAMPLE_VALUES: ExampleValues = {
@@ -60,6 +62,8 @@ export const EXAMPLE_VALUES: ExampleValues = {
     ResentInvitation: ID.tenantUser,
     ApiKey: ID.apiKey,
     ApiKeyCreated: ID.apiKey,
+    BusinessHours: ID.businessHours,
+    SlaPolicy: ID.slaPolicy,
     Tenant: ID.tenant,
     TenantProfile: ID.tenant,
     EndUserSession: ID.endUser,
@@ -70,6 +74,8 @@ export const EXAMPLE_VALUES: ExampleValues = {
     UsageDetails: 'use_0mhbq3k8yVt2Lp6QwXs4Ra',
     tenant_id: ID.tenant,
     ticket_id: ID.ticket,
+    policy_id: ID.slaPolicy,
+    business_hours_id: ID.businessHours,
     call_id: ID.call,
     escalation_id: ID.escalation,
     session_id: ID.voiceSession,

@@ -250,6 +250,11 @@ const TAGS: ReferenceGuide['tags'] = [
       'Dashboard only: one query over tickets, conversations, contacts and companies (docs/search.md). Tickets alone, with an API key: `GET /api/v1/tickets/search` under Tickets.',
   },
   { name: 'Audit log', description: 'Dashboard only: who changed what, and when.' },
+  {
+    name: 'SLA',
+    description:
+      'Dashboard only: business hours (time zone, weekly intervals, holidays) and SLA policies, whose due times every ticket and conversation carries as `sla`.',
+  },
   { name: 'Documentation', description: 'This document, as JSON (the reference page at /docs reads it).' },
 ];
 

@@ -12,6 +12,7 @@ import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempote
 import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
 import { assertReferences } from '../../shared/http/references';
 import { register } from '../../shared/http/route';
+import { recordFirstResponse, ticketSlaAfterUpdate } from '../../shared/sla/records';
 import {
   createTicket,
   normalizeTags,
@@ -137,7 +138,9 @@ register(app, routes.updateTicket, async (c) => {
       ticketReferences(wanted).filter((r) => r.field in changes),
     );
 
-    const { patch, crossesIntoResolved } = patchOf(current, changes, new Date());
+    const now = new Date();
+    const { patch, crossesIntoResolved } = patchOf(current, changes, now);
+    Object.assign(patch, await ticketSlaAfterUpdate(trx, tenantId, current, changes, now));
     const row = await updateTicketRow(trx, tenantId, current.id, patch);
     const ticket = ticketView(row);
     await emitEvent(trx, tenantId, 'ticket.updated', { ticket, changes: serializeChanges(changes) });
@@ -168,6 +171,9 @@ register(app, routes.createReply, async (c) => {
       author_id: actorOf(c),
       is_public: input.is_public ?? true,
     });
+    // a public reply by an agent or an integration is the first response (the requester's is not)
+    if (written.reply.is_public && written.reply.author_type !== 'requester')
+      written.ticket = await recordFirstResponse(trx, 'tickets', written.ticket, written.reply.created_at);
     const attachments = await attachOrRefuse(
       trx,
       tenantId,

@@ -52,6 +52,10 @@ function filtered(db: Executor, tenantId: string, f: Partial<ListTicketsFilters>
   if (f.created_after) q = q.where('created_at', '>=', f.created_after);
   if (f.created_before) q = q.where('created_at', '<', f.created_before);
   if (f.updated_since) q = q.where('updated_at', '>=', f.updated_since);
+  // the SLA filters and the queue order (schema/0028_sla.sql's tenant-first indexes)
+  if (f.sla_breached !== undefined) q = q.where('sla_breached', '=', f.sla_breached);
+  if (f.sla_due_before) q = q.where('sla_due_at', '<', f.sla_due_before);
+  if (f.sort === 'sla_due_at') q = q.where('sla_due_at', 'is not', null);
   return q;
 }
 
@@ -68,6 +72,7 @@ const COUNTED = {
   requester_id: 'requester_id',
   assignee_id: 'assignee_id',
   tag: 'tag',
+  sla_breached: 'sla_breached',
 } as const;
 
 /**
@@ -77,6 +82,9 @@ const COUNTED = {
  */
 function totalQuery(db: Executor, tenantId: string, f: ListTicketsInput) {
   const given = FILTER_KEYS.filter((k) => f[k] !== undefined);
+  // the queue order lists only tickets with a due time: no kept count says how many
+  if (f.sort === 'sla_due_at')
+    return filtered(db, tenantId, f).select((eb) => eb.fn.countAll<string>().as('n'));
   if (given.length === 0) return db.selectFrom('ticket_counts').select('n').where('tenant_id', '=', tenantId);
   const only = given.length === 1 ? given[0]! : undefined;
   if (only && only in COUNTED) {
@@ -88,14 +96,18 @@ function totalQuery(db: Executor, tenantId: string, f: ListTicketsInput) {
       .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('n'), sql<string>`0`).as('n'))
       .where('tenant_id', '=', tenantId)
       .where('field', '=', field)
-      .where('value', 'in', [...new Set(values)]);
+      .where('value', 'in', [...new Set(values.map(String))]);
   }
   return filtered(db, tenantId, f).select((eb) => eb.fn.countAll<string>().as('n'));
 }
 
 /** The list's order: newest first, or oldest change first with sort=updated_at (then id alike). */
 export const ticketOrder = (f: Partial<ListTicketsFilters>): ListOrder =>
-  f.sort === 'updated_at' ? { column: 'updated_at', dir: 'asc' } : { column: 'created_at', dir: 'desc' };
+  f.sort === 'updated_at'
+    ? { column: 'updated_at', dir: 'asc' }
+    : f.sort === 'sla_due_at'
+      ? { column: 'sla_due_at', dir: 'asc' }
+      : { column: 'created_at', dir: 'desc' };
 
 /**
  * The list query GET /api/v1/tickets runs (and the benchmarks time). The page of ids comes from
@@ -133,6 +145,8 @@ const FILTER_KEYS = [
   'created_after',
   'created_before',
   'updated_since',
+  'sla_breached',
+  'sla_due_before',
 ] as const satisfies readonly (keyof ListTicketsFilters)[];
 
 export async function listTickets(

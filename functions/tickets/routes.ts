@@ -28,7 +28,7 @@ export const listTickets = defineRoute({
   path: '/api/v1/tickets',
   summary: 'List tickets',
   description:
-    'Newest first (created_at, then id) unless sort=updated_at (oldest change first, then id: for incremental mirroring with updated_since, which is inclusive). status, priority and type take one value or a comma list. created_after is inclusive, created_before exclusive.',
+    'Newest first (created_at, then id) unless sort=updated_at (oldest change first, then id: for incremental mirroring with updated_since, which is inclusive) or sort=sla_due_at (the earliest SLA due time not yet met, soonest first; only tickets that have one). status, priority and type take one value or a comma list. created_after is inclusive, created_before exclusive. sla_breached=true|false: any SLA breach or none; sla_due_before: that due time is before the instant (exclusive).',
   tags: ['Tickets'],
   query: ListTicketsQuery,
   responses: { 200: { description: 'A page of tickets', schema: TicketList } },
@@ -59,7 +59,7 @@ export const createTicket = defineRoute({
 export const getTicket = defineRoute({
   operationId: 'getTicket',
   description:
-    'One ticket of your tenant, with its requester, assignee, tags and SLA times. An id of another tenant is 404 `Ticket not found`, like an unknown one.',
+    'One ticket of your tenant, with its requester, assignee, tags and `sla` (the SLA policy that applies, its first-response and resolution due times, the first response, and whether either target was breached; null when no policy applies: docs/sla.md). An id of another tenant is 404 `Ticket not found`, like an unknown one.',
   method: 'get',
   path: '/api/v1/tickets/{ticket_id}',
   summary: 'Get a ticket',
@@ -154,6 +154,14 @@ const TICKET_EXAMPLE = {
   updated_at: '2026-03-14T09:26:53.412Z',
   resolved_at: null,
   closed_at: null,
+  sla: {
+    policy_id: 'sla_0mha4j8s2Xv5CnT7wRq1Dk',
+    first_response_due_at: '2026-03-14T10:26:53.412Z',
+    first_response_at: null,
+    first_response_breached: false,
+    resolution_due_at: '2026-03-14T17:26:53.412Z',
+    resolution_breached: false,
+  },
 };
 const REPLY_EXAMPLE = {
   id: 'trp_0mhbq5n2cJd81sXaLq4WmZ',

@@ -3,6 +3,7 @@ import { AttachmentIds, AttachmentRef } from '../../shared/files/schemas';
 import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
 import { cursorPageFields, cursorPageQuery, pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
+import { SlaListFilters, SlaSchema } from '../../shared/sla/schemas';
 import {
   LIMITS,
   ref,
@@ -53,7 +54,7 @@ export const CreateReplyBody = z.strictObject({
   attachment_ids: AttachmentIds,
 });
 
-export const TICKET_SORTS = ['-created_at', 'updated_at'] as const;
+export const TICKET_SORTS = ['-created_at', 'updated_at', 'sla_due_at'] as const;
 
 export const ListTicketsQuery = cursorPageQuery({ ...TICKETS_PAGE, items: 'tickets' }).extend({
   status: enumList(TICKET_STATUSES).optional(),
@@ -69,7 +70,11 @@ export const ListTicketsQuery = cursorPageQuery({ ...TICKETS_PAGE, items: 'ticke
   created_before: isoInstant.optional(),
   /** updated_at >= updated_since (inclusive) */
   updated_since: isoInstant.optional(),
-  /** `-created_at` (default): newest first; `updated_at`: oldest change first, then id (mirroring) */
+  ...SlaListFilters,
+  /**
+   * `-created_at` (default): newest first; `updated_at`: oldest change first, then id (mirroring);
+   * `sla_due_at`: the earliest SLA due time not yet met, soonest first (only tickets that have one)
+   */
   sort: z.enum(TICKET_SORTS).default('-created_at'),
 });
 export type ListTicketsFilters = z.output<typeof ListTicketsQuery>;

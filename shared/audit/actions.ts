@@ -12,9 +12,15 @@ export const AUDIT_ACTIONS = [
   'user.invited',
   'user.updated',
   'user.removed',
+  'business_hours.created',
+  'business_hours.updated',
+  'business_hours.deleted',
+  'sla_policy.created',
+  'sla_policy.updated',
+  'sla_policy.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What an entry's `target_id` names. */
-export const AUDIT_TARGET_TYPES = ['api_key', 'webhook', 'user'] as const;
+export const AUDIT_TARGET_TYPES = ['api_key', 'webhook', 'user', 'business_hours', 'sla_policy'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];

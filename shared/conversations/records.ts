@@ -2,6 +2,8 @@ import type { Selectable } from 'kysely';
 import * as z from 'zod';
 import type { ConversationsTable } from '../db/tables/conversations';
 import { iso } from '../events/emit';
+import { SlaSchema } from '../sla/schemas';
+import { slaView } from '../sla/state';
 
 /**
  * A conversation as every read returns it: the conversations function's reads and the search
@@ -26,6 +28,7 @@ export const ConversationSchema = z.object({
   tags: z.array(z.string()),
   created_at: z.string(),
   updated_at: z.string(),
+  sla: SlaSchema,
 });
 
 export type ConversationRow = Selectable<ConversationsTable>;
@@ -43,4 +46,5 @@ export const conversationView = (r: ConversationRow) => ({
   tags: r.tags,
   created_at: iso(r.created_at),
   updated_at: iso(r.updated_at),
+  sla: slaView(r),
 });

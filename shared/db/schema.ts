@@ -6,6 +6,7 @@ import type { FilesTables } from './tables/files';
 import type { FoundationTables } from './tables/foundation';
 import type { IntegratorTables } from './tables/integrator';
 import type { PlatformTables } from './tables/platform';
+import type { SlaTables } from './tables/sla';
 import type { TicketsCallsTables } from './tables/tickets_calls';
 import type { WebhooksTables } from './tables/webhooks';
 
@@ -22,7 +23,8 @@ export interface Database
     PlatformTables,
     IntegratorTables,
     AuthTables,
-    FilesTables {}
+    FilesTables,
+    SlaTables {}
 
 export type Db = Kysely<Database>;
 export type * from './tables/foundation';

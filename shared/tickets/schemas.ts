@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { smtpLimits } from '../http/email';
+import { SlaSchema } from '../sla/schemas';
 
 /**
  * Ticket value sets and the allowed status transitions: data, read by one function
@@ -97,4 +98,5 @@ export const Ticket = z.object({
   updated_at: z.iso.datetime(),
   resolved_at: z.iso.datetime().nullable(),
   closed_at: z.iso.datetime().nullable(),
+  sla: SlaSchema,
 });

@@ -9,6 +9,8 @@ import { sealAnswer } from '../http/answer-seal';
 import { answerUnderLease, leaseLostAs409, underLease } from '../http/idempotency';
 import { assertReferences, type Reference } from '../http/references';
 import { newId } from '../ids';
+import { slaView } from '../sla/state';
+import { chosenSla, NO_SLA } from '../sla/store';
 import type { CreateTicketInput, TICKET_SOURCES } from './schemas';
 
 export type TicketRow = Selectable<TicketsTable>;
@@ -35,6 +37,7 @@ export function ticketView(t: TicketRow) {
     updated_at: iso(t.updated_at),
     resolved_at: iso(t.resolved_at),
     closed_at: iso(t.closed_at),
+    sla: slaView(t),
   };
 }
 export type TicketView = ReturnType<typeof ticketView>;
@@ -86,6 +89,17 @@ export async function createTicket(
 ): Promise<TicketRow> {
   await assertReferences(db, tenantId, ticketReferences(input));
   const now = new Date();
+  const source = input.source ?? actor.source;
+  const tags = normalizeTags(input.tags ?? []);
+  // the policy its priority, channel (source) and tags match, chosen as it is created
+  const sla = await chosenSla(
+    db,
+    tenantId,
+    { priority: input.priority ?? 'medium', channel: source, tags },
+    NO_SLA,
+    now,
+    false,
+  );
   const values = {
     id: newId('ticket'),
     tenant_id: tenantId,
@@ -94,16 +108,17 @@ export async function createTicket(
     status: input.status ?? 'open',
     priority: input.priority ?? 'medium',
     type: input.type ?? 'question',
-    source: input.source ?? actor.source,
+    source,
     requester_id: input.requester_id ?? null,
     requester_name: input.requester_name ?? null,
     requester_email: input.requester_email ?? null,
     assignee_id: input.assignee_id ?? null,
-    tags: normalizeTags(input.tags ?? []),
+    tags,
     call_id: input.call_id ?? null,
     created_by: actor.createdBy,
     created_at: now,
     updated_at: now,
+    ...sla,
   } satisfies Insertable<TicketsTable>;
   // the event carries the row as it will be stored: every column above plus the table's defaults
   const stored: TicketRow = { ...values, reply_count: 0, resolved_at: null, closed_at: null };

@@ -60,6 +60,7 @@ describe.skipIf(postgresUnavailable())('conversations: create, read, list, updat
         'created_at',
         'id',
         'priority',
+        'sla',
         'status',
         'subject',
         'tags',

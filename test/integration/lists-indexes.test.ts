@@ -74,6 +74,8 @@ const LISTS: ListCase[] = [
       created_after: instant,
       created_before: instant,
       updated_since: instant,
+      sla_breached: 'true',
+      sla_due_before: instant,
     },
   },
   {
@@ -103,6 +105,8 @@ const LISTS: ListCase[] = [
       assignee_user_id: 'usr_3',
       assignee_team_id: 'team_3',
       updated_since: instant,
+      sla_breached: 'true',
+      sla_due_before: instant,
     },
   },
   {

@@ -81,7 +81,9 @@ export type FixtureKind =
   | 'syncRun'
   | 'invoice'
   | 'ticketAttachment'
-  | 'conversationAttachment';
+  | 'conversationAttachment'
+  | 'businessHours'
+  | 'slaPolicy';
 
 /** One tenant's world: its credentials and one of each thing an operation can name. */
 export interface TenantWorld {
@@ -114,6 +116,25 @@ async function ok(h: Harness, method: string, path: string, opts: Parameters<Har
 
 /** Factories for what destructive operations consume: each call makes a fresh one. */
 export const FRESH: Partial<Record<FixtureKind, (w: World, t: TenantWorld) => Promise<string>>> = {
+  businessHours: async (w, t) =>
+    (
+      await ok(w.h, 'POST', '/api/v2/business-hours', {
+        bearer: t.tenant.adminToken,
+        body: {
+          name: `hours ${next()}`,
+          timezone: 'Europe/Berlin',
+          intervals: [{ day: 1, start: '09:00', end: '17:00' }],
+        },
+      })
+    ).id,
+  slaPolicy: async (w, t) =>
+    (
+      await ok(w.h, 'POST', '/api/v2/sla-policies', {
+        bearer: t.tenant.adminToken,
+        // a condition no fixture matches: the other operations' records stay under no policy
+        body: { name: `policy ${next()}`, conditions: { tags: ['fuzz-sla'] }, first_response_minutes: 60 },
+      })
+    ).id,
   apiKey: async (w, t) =>
     (
       await ok(w.h, 'POST', '/api/v1/api-keys', {
@@ -231,6 +252,8 @@ async function seedTenant(h: Harness, name: string, superToken: string): Promise
     body: 'RIFF fixture',
   });
   if (recorded.status !== 201) throw new Error(`fixture recording: ${recorded.status}`);
+  ids.businessHours = await FRESH.businessHours!(w, partial);
+  ids.slaPolicy = await FRESH.slaPolicy!(w, partial);
 
   freshRateWindow({ h });
   const endUser = { email: `enduser${next()}@fuzz.test`, password: 'correct horse battery', token: '' };
@@ -307,6 +330,8 @@ const PATH_FIXTURES: Record<string, FixtureKind> = {
   'invoices/{invoice_id}': 'invoice',
   'tickets/{id}': 'endUserTicket',
   'files/{file_id}': 'ticketAttachment',
+  'business-hours/{id}': 'businessHours',
+  'sla-policies/{id}': 'slaPolicy',
 };
 
 /** Which fixture a path parameter names, or null (an enum, a file name: sampled from its schema). */
@@ -529,6 +554,8 @@ const SPECIAL: Record<string, Special> = {
   },
   'POST /api/v1/api-keys': { body: (w) => ({ name: `fuzz ${w.seq()}`, scopes: ['tickets:read'] }) },
   'DELETE /api/v1/api-keys/{key_id}': { fresh: ['apiKey'] },
+  'DELETE /api/v2/business-hours/{id}': { fresh: ['businessHours'] },
+  'DELETE /api/v2/sla-policies/{id}': { fresh: ['slaPolicy'] },
   'POST /api/v1/api-keys/{key_id}/revoke': { fresh: ['apiKey'] },
   'POST /api/v1/api-keys/{key_id}/rotate': { fresh: ['apiKey'] },
   'POST /api/v1/app/auth/login': {

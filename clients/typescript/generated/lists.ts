@@ -33,10 +33,6 @@ export const LIST_ENDPOINTS = {
     "paging": "cursor",
     "items": "conversations"
   },
-  "/api/v1/conversations/{id}/attachments": {
-    "paging": "none",
-    "items": "attachments"
-  },
   "/api/v1/conversations/{id}/messages": {
     "paging": "offset",
     "items": "messages"
@@ -69,17 +65,9 @@ export const LIST_ENDPOINTS = {
     "paging": "cursor",
     "items": "tickets"
   },
-  "/api/v1/tickets/{ticket_id}/attachments": {
-    "paging": "none",
-    "items": "attachments"
-  },
   "/api/v1/tickets/{ticket_id}/replies": {
     "paging": "offset",
     "items": "replies"
-  },
-  "/api/v1/tickets/search": {
-    "paging": "cursor",
-    "items": "hits"
   },
   "/api/v1/webhooks": {
     "paging": "none",
@@ -92,6 +80,10 @@ export const LIST_ENDPOINTS = {
   "/api/v2/audit-log": {
     "paging": "cursor",
     "items": "entries"
+  },
+  "/api/v2/business-hours": {
+    "paging": "none",
+    "items": "business_hours"
   },
   "/api/v2/companies": {
     "paging": "cursor",
@@ -113,8 +105,8 @@ export const LIST_ENDPOINTS = {
     "paging": "offset",
     "items": "articles"
   },
-  "/api/v2/search": {
-    "paging": "cursor",
-    "items": "hits"
+  "/api/v2/sla-policies": {
+    "paging": "none",
+    "items": "sla_policies"
   }
 } as const;

@@ -1,5 +1,6 @@
 import type { Generated } from 'kysely';
 import type { Timestamp } from './foundation';
+import type { SlaColumns } from './sla';
 
 export type ConversationStatus = 'open' | 'waiting' | 'resolved' | 'closed';
 export type ConversationChannel = 'email' | 'widget' | 'whatsapp' | 'phone' | 'api';
@@ -9,7 +10,7 @@ export type MessageSource = 'dashboard' | 'widget' | 'whatsapp' | 'email';
 export type MessageContentType = 'text' | 'html' | 'markdown';
 export type DeliveryStatus = 'queued' | 'sent' | 'failed' | 'skipped';
 
-export interface ConversationsTable {
+export interface ConversationsTable extends SlaColumns {
   id: string;
   tenant_id: string;
   contact_id: string | null;

@@ -1,8 +1,9 @@
 import type { Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './foundation';
+import type { SlaColumns } from './sla';
 
 /** Tables of this area (schema/0002_tickets_calls.sql), merged into `Database` by ../schema.ts. */
-export interface TicketsTable {
+export interface TicketsTable extends SlaColumns {
   id: string;
   tenant_id: string;
   subject: string;
@@ -84,7 +85,7 @@ export interface TicketCountsTable {
  */
 export interface TicketFilterCountsTable {
   tenant_id: string;
-  field: 'status' | 'priority' | 'type' | 'requester_id' | 'assignee_id' | 'tag';
+  field: 'status' | 'priority' | 'type' | 'requester_id' | 'assignee_id' | 'tag' | 'sla_breached';
   value: string;
   n: Generated<string>;
 }
