@@ -2017,7 +2017,7 @@ export interface paths {
         };
         /**
          * Get a webhook subscription
-         * @description The fields of the list plus `updated_at`, as the create response has them (webhooks:read); never the secret.
+         * @description The fields of the list plus `updated_at`, as the create response has them, and `health` (state, since when, how many failed deliveries wait to be re-sent), `rate_limit` and `auto_recover` (webhooks:read); never the secret. See docs/webhooks.md, "Endpoint health".
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:read`.
          */
@@ -2615,7 +2615,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook (dashboard)
-         * @description is_active, url, events and/or description; the same validation as creation. Dashboard session, tenant_admin or higher.
+         * @description is_active, url, events, description, rate_limit (deliveries a second, 1-10000, or null) and/or auto_recover; the same validation as creation. `{"is_active": true}` on a disabled endpoint enables it and re-sends every delivery that failed since it started failing (unless auto_recover is false). Dashboard session, tenant_admin or higher.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -2633,7 +2633,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook's signing secret (dashboard)
-         * @description Replaces the signing secret at once and returns the new one, shown only here; every attempt from now on is signed with it (there is no overlap: see docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.
+         * @description Replaces the signing secret and returns the new one, shown only here; every attempt from now on is signed with it (`X-Webhook-Signature`), and for WEBHOOK_ROTATION_OVERLAP_S (a day by default) `webhook-signature` carries the old secret's signature too, so receivers can switch at their pace (docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -3896,6 +3896,28 @@ export interface components {
             created_at: string;
             /** @description ISO 8601 UTC */
             updated_at: string;
+            /** @description Deliveries a second at most (1-10000); null: no limit */
+            rate_limit: number | null;
+            /** @description Probes while failing and re-sends on recovery (default true) */
+            auto_recover: boolean;
+            /** @description Address of the health check */
+            health: components["schemas"]["WebhookHealth"];
+        };
+        /** @description The endpoint's health (docs/webhooks.md, "Endpoint health") */
+        WebhookHealth: {
+            /**
+             * @description `failing`: a delivery ended failed since the last success (probes run, re-sends follow the first success); `disabled`: failing for WEBHOOK_DISABLE_AFTER_S, nothing is sent until enabled
+             * @enum {string}
+             */
+            state: "healthy" | "failing" | "disabled";
+            /** @description Since when it fails (its first failure after the last success); null when not failing */
+            failing_since: string | null;
+            /** @description The last successful delivery (to within a second); null before any */
+            last_success_at: string | null;
+            /** @description Deliveries that failed since failing_since and wait to be re-sent (0 when healthy) */
+            failed_deliveries: number;
+            /** @description When it was disabled; null unless disabled */
+            disabled_at: string | null;
         };
         WebhookDeliveryLogPage: {
             /** @description The deliveries of the page */
@@ -4012,6 +4034,10 @@ export interface components {
             events?: string[];
             /** @description What the endpoint is for; null clears it */
             description?: string | null;
+            /** @description Deliveries a second this endpoint receives at most (1-10000), across every process; null removes the limit. Waiting for the pace is not an attempt. */
+            rate_limit?: number | null;
+            /** @description false: no probes while failing and no automatic re-send when it answers again (default true) */
+            auto_recover?: boolean;
         };
         WebhookTestEventQueued: {
             /** @description The test delivery's id: it appears in this endpoint's delivery log */
@@ -5729,7 +5755,7 @@ export interface components {
              * @description What was done, e.g. `api_key.created`
              * @enum {string}
              */
-            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.invited" | "user.updated" | "user.removed";
+            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed";
             /**
              * @description Kind of resource acted on
              * @enum {string}
@@ -24504,7 +24530,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The subscription */
+            /** @description The subscription with its health */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24525,7 +24551,16 @@ export interface operations {
                      *       ],
                      *       "is_active": true,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "rate_limit": 1,
+                     *       "auto_recover": false,
+                     *       "health": {
+                     *         "state": "healthy",
+                     *         "failing_since": "failing since",
+                     *         "last_success_at": "last success at",
+                     *         "failed_deliveries": 1,
+                     *         "disabled_at": "disabled at"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDetail"];
@@ -25644,7 +25679,7 @@ export interface operations {
                  * @description Only entries of this action (e.g. `api_key.created`)
                  * @example api_key.created
                  */
-                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.invited" | "user.updated" | "user.removed";
+                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed";
                 /**
                  * @description Only entries about this resource id
                  * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
@@ -30228,14 +30263,16 @@ export interface operations {
                  *         "ticket.created",
                  *         "ticket.updated"
                  *       ],
-                 *       "description": "The printer on floor 3 smells of smoke and shows error E-451."
+                 *       "description": "The printer on floor 3 smells of smoke and shows error E-451.",
+                 *       "rate_limit": 1,
+                 *       "auto_recover": false
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdate"];
             };
         };
         responses: {
-            /** @description The updated subscription (no secret) */
+            /** @description The updated subscription with its health (no secret) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -30256,7 +30293,16 @@ export interface operations {
                      *       ],
                      *       "is_active": true,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "rate_limit": 1,
+                     *       "auto_recover": false,
+                     *       "health": {
+                     *         "state": "healthy",
+                     *         "failing_since": "failing since",
+                     *         "last_success_at": "last success at",
+                     *         "failed_deliveries": 1,
+                     *         "disabled_at": "disabled at"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDetail"];
