@@ -41,6 +41,7 @@ import {
   listDeliveries,
   listView,
   listWebhooks,
+  probeDueWithin,
   readDetail,
   recordView,
   redeliverFailedSince,
@@ -360,16 +361,7 @@ register(app, routes.qstashProbeCallback, async (c) => {
   const probed = await runDueProbes(edgeDeliveryDeps(c), { only: webhook_id, limit: 1 });
   if (probed === 0) {
     // early (clock skew): QStash retries a 503; anything else (probed already, healthy again, gone) is done
-    const hook = await db
-      .selectFrom('webhooks')
-      .select(['health_state', 'next_probe_at'])
-      .where('id', '=', webhook_id)
-      .executeTakeFirst();
-    if (
-      hook?.health_state === 'failing' &&
-      hook.next_probe_at &&
-      hook.next_probe_at.getTime() - Date.now() < 60_000
-    )
+    if (await probeDueWithin(db, webhook_id, 60_000))
       return c.json({ detail: 'Probe not due yet' }, 503, { 'Retry-After': '1' });
   }
   return c.json({ webhook_id, probed: probed > 0 });

@@ -50,6 +50,20 @@ export const deliveryView = (d: DeliveryRow) => ({
   created_at: d.created_at,
 });
 
+/** Whether the endpoint is failing with its next probe due within `ms` (a probe callback came early). */
+export async function probeDueWithin(db: Executor, webhookId: string, ms: number): Promise<boolean> {
+  const hook = await db
+    .selectFrom('webhooks')
+    .select(['health_state', 'next_probe_at'])
+    .where('id', '=', webhookId)
+    .executeTakeFirst();
+  return (
+    hook?.health_state === 'failing' &&
+    hook.next_probe_at !== null &&
+    hook.next_probe_at.getTime() - Date.now() < ms
+  );
+}
+
 /** A live (not deleted) webhook of the tenant. */
 export function findWebhook(db: Executor, tenantId: string, id: string): Promise<WebhookRow | undefined> {
   return db

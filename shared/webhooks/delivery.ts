@@ -450,9 +450,13 @@ interface HealthSignals {
   recovering: string[];
 }
 
-async function recordOutcomes(db: Executor, made: readonly AttemptMade[]) {
-  const signals: HealthSignals = { failed: [], recovering: [] };
-  const recorded = new Set<string>();
+/** The outcomes of attempts really made, in one statement; fills `recorded` and `signals`. */
+async function recordSent(
+  db: Executor,
+  made: readonly AttemptMade[],
+  recorded: Set<string>,
+  signals: HealthSignals,
+) {
   const sent = made.filter((m) => m.sent);
   if (sent.length > 0) {
     // the batch goes as one jsonb parameter: JSON.stringify is native, where fifteen array
@@ -525,6 +529,12 @@ async function recordOutcomes(db: Executor, made: readonly AttemptMade[]) {
       }
     }
   }
+}
+
+async function recordOutcomes(db: Executor, made: readonly AttemptMade[]) {
+  const signals: HealthSignals = { failed: [], recovering: [] };
+  const recorded = new Set<string>();
+  await recordSent(db, made, recorded, signals);
   for (const m of made) {
     if (!m.closed) continue;
     const res = await db

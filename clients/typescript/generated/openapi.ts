@@ -24552,14 +24552,14 @@ export interface operations {
                      *       "is_active": true,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "rate_limit": 1,
+                     *       "rate_limit": 50,
                      *       "auto_recover": false,
                      *       "health": {
                      *         "state": "healthy",
-                     *         "failing_since": "failing since",
-                     *         "last_success_at": "last success at",
-                     *         "failed_deliveries": 1,
-                     *         "disabled_at": "disabled at"
+                     *         "failing_since": null,
+                     *         "last_success_at": "2026-03-14T09:26:54.020Z",
+                     *         "failed_deliveries": 0,
+                     *         "disabled_at": null
                      *       }
                      *     }
                      */
@@ -30264,7 +30264,7 @@ export interface operations {
                  *         "ticket.updated"
                  *       ],
                  *       "description": "The printer on floor 3 smells of smoke and shows error E-451.",
-                 *       "rate_limit": 1,
+                 *       "rate_limit": 50,
                  *       "auto_recover": false
                  *     }
                  */
@@ -30294,14 +30294,14 @@ export interface operations {
                      *       "is_active": true,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "rate_limit": 1,
+                     *       "rate_limit": 50,
                      *       "auto_recover": false,
                      *       "health": {
                      *         "state": "healthy",
-                     *         "failing_since": "failing since",
-                     *         "last_success_at": "last success at",
-                     *         "failed_deliveries": 1,
-                     *         "disabled_at": "disabled at"
+                     *         "failing_since": null,
+                     *         "last_success_at": "2026-03-14T09:26:54.020Z",
+                     *         "failed_deliveries": 0,
+                     *         "disabled_at": null
                      *       }
                      *     }
                      */
