@@ -123,6 +123,7 @@ export const EXAMPLE_VALUES: ExampleValues = {
     failed_deliveries: 0,
     disabled_at: null,
     rate_limit: 50,
+    probe: 1,
     occurred_at: '2026-03-14T09:26:53.412Z',
     period: '2026-03',
     period_start: '2026-03-01T00:00:00.000Z',
