@@ -104,7 +104,8 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
   const handle = options.handle ?? (await openDatabase(config, options.inMemory, logger));
   const { defer, drain } = createDefer(logger);
   const webhookPort = nodeWebhookPort();
-  const webhooks = createDeliveryWorker({ db: handle.db, config, port: webhookPort, logger });
+  const mailer = createMailer(config);
+  const webhooks = createDeliveryWorker({ db: handle.db, config, port: webhookPort, logger, mailer });
   const keyCache = new KeyCache();
   // other processes on the same Postgres revoke keys too: hear them (none to hear on PGlite)
   if (handle.kind === 'postgres' && handle.writes) keyCache.follow(handle.writes);
@@ -119,7 +120,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     rateLimiter: createRateLimiter(config, logger),
     idempotencyStore: redisIdempotencyStore(upstashRedis(config, 'idempotency')),
     rowCache: handle.writes ? new RowCache(handle.writes) : undefined,
-    mailer: createMailer(config),
+    mailer,
     files: nodeFileStorage(config),
     runtime: 'node',
   };

@@ -56,6 +56,10 @@ export const EnvSchema = z.object({
   WEBHOOK_TIMEOUT_MS: intFromString(10_000),
   /** Days an attempt's request and response are kept before the delivery worker clears them. */
   WEBHOOK_ATTEMPT_RETENTION_DAYS: intFromString(30),
+  /** Seconds an endpoint may fail with no success before it is disabled (five days). */
+  WEBHOOK_DISABLE_AFTER_S: intFromString(432_000),
+  /** Seconds after rotate-secret during which `webhook-signature` also carries the old secret's. */
+  WEBHOOK_ROTATION_OVERLAP_S: intFromString(86_400),
   UPSTASH_REDIS_REST_URL: z.string().optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   QSTASH_URL: z.string().optional(),

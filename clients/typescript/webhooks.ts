@@ -51,8 +51,55 @@ function constantTimeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** `true` when the signature is the HMAC-SHA256 of `timestamp + "." + payload` (and the timestamp is fresh enough). */
+/**
+ * `true` when either signature holds: `X-Webhook-Signature`, the HMAC-SHA256 of
+ * `timestamp + "." + payload`, or one of the Standard Webhooks signatures in `webhook-signature`
+ * (`v1,<base64>` of `<webhook-id>.<webhook-timestamp>.<payload>`, keyed with the base64 part of the
+ * secret after `whsec_`; after a secret rotation it carries the old secret's too). The timestamp
+ * must be fresh enough when `toleranceSeconds` is given.
+ */
 export async function verifyWebhookSignature(input: VerifyWebhookInput): Promise<boolean> {
+  if (await verifySpecSignature(input)) return true;
+  return input.signature === undefined && verifyStandardSignature(input);
+}
+
+/** The Standard Webhooks form (standardwebhooks.com), as the `standardwebhooks` package checks it. */
+async function verifyStandardSignature(input: VerifyWebhookInput): Promise<boolean> {
+  const id = header(input.headers, 'webhook-id');
+  const timestamp = header(input.headers, 'webhook-timestamp');
+  const signatures = header(input.headers, 'webhook-signature');
+  if (!id || !timestamp || !signatures || !/^\d+$/.test(timestamp)) return false;
+  if (input.toleranceSeconds !== undefined) {
+    const now = (input.now ?? new Date()).getTime();
+    if (Math.abs(now - Number(timestamp) * 1000) > input.toleranceSeconds * 1000) return false;
+  }
+  let raw: Uint8Array;
+  try {
+    const encoded = input.secret.startsWith('whsec_') ? input.secret.slice(6) : input.secret;
+    raw = Uint8Array.from(atob(encoded), (ch) => ch.charCodeAt(0));
+  } catch {
+    return false;
+  }
+  const body = typeof input.payload === 'string' ? encoder.encode(input.payload) : input.payload;
+  const prefix = encoder.encode(`${id}.${timestamp}.`);
+  const message = new Uint8Array(prefix.length + body.length);
+  message.set(prefix, 0);
+  message.set(body, prefix.length);
+  const key = await crypto.subtle.importKey(
+    'raw',
+    raw as BufferSource,
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, message as BufferSource));
+  let binary = '';
+  for (const b of mac) binary += String.fromCharCode(b);
+  const expected = `v1,${btoa(binary)}`;
+  return signatures.split(' ').some((candidate) => constantTimeEqual(expected, candidate));
+}
+
+async function verifySpecSignature(input: VerifyWebhookInput): Promise<boolean> {
   const timestamp = input.timestamp ?? header(input.headers, 'X-Webhook-Timestamp');
   const signature = (input.signature ?? header(input.headers, 'X-Webhook-Signature'))?.trim().toLowerCase();
   if (!timestamp || !signature) return false;

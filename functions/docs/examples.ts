@@ -123,6 +123,13 @@ export const EXAMPLE_VALUES: ExampleValues = {
     last_attempt_at: '2026-03-14T09:26:54.020Z',
     attempted_at: '2026-03-14T09:26:54.020Z',
     next_attempt_at: null,
+    // a webhook endpoint's health and pace (functions/webhooks)
+    failing_since: null,
+    last_success_at: '2026-03-14T09:26:54.020Z',
+    failed_deliveries: 0,
+    disabled_at: null,
+    rate_limit: 50,
+    probe: 1,
     occurred_at: '2026-03-14T09:26:53.412Z',
     period: '2026-03',
     period_start: '2026-03-01T00:00:00.000Z',

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { auditRow } from '../../shared/audit/audit';
-import { tenantOf } from '../../shared/auth/credential';
+import { actorOf, tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import { encryptSecret } from '../../shared/crypto';
 import { readCursor } from '../../shared/db/paging';
@@ -15,13 +15,17 @@ import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempote
 import { cursorIssue, nextCursor } from '../../shared/http/pagination';
 import { register, toHonoPath } from '../../shared/http/route';
 import { limitWebhookTool } from '../../shared/ratelimit/webhook-tools';
-import { claimAttempt, leaseMs, performAttempt } from '../../shared/webhooks/delivery';
+import { claimAttempt, type DeliveryDeps, leaseMs, performAttempt } from '../../shared/webhooks/delivery';
+import { enableDisabled, runDueProbes } from '../../shared/webhooks/health';
+import { paceClaims } from '../../shared/webhooks/pacing';
 import { outboundPortOf, type RetryScheduler, type WebhookPort } from '../../shared/webhooks/port';
 import {
   createQStashScheduler,
   qstashConfigured,
   qstashSignature,
+  scheduleLater,
   scheduleNext,
+  withEdgeHealth,
 } from '../../shared/webhooks/qstash';
 import { generateWebhookSecret } from '../../shared/webhooks/signing';
 import { checkDestination, parseHttpsUrl, WebhookUrlError } from '../../shared/webhooks/ssrf';
@@ -37,6 +41,8 @@ import {
   listDeliveries,
   listView,
   listWebhooks,
+  probeDueWithin,
+  readDetail,
   recordView,
   redeliverFailedSince,
   replaceSecret,
@@ -183,7 +189,8 @@ register(app, routes.listWebhooks, async (c) => {
 
 register(app, routes.getWebhook, async (c) => {
   const { id } = c.req.valid('param');
-  return c.json(recordView(await webhookOf(c.get('services').db, tenantOf(c), id)));
+  const { db } = c.get('services');
+  return c.json(await readDetail(db, await webhookOf(db, tenantOf(c), id)));
 });
 
 register(app, routes.deleteWebhook, async (c) => {
@@ -259,9 +266,9 @@ register(app, routes.recover, async (c) => {
 register(app, routes.updateWebhook, async (c) => {
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
-  const { db } = c.get('services');
+  const { db, events: kicker } = c.get('services');
   const tenantId = tenantOf(c);
-  await webhookOf(db, tenantId, id);
+  const before = await webhookOf(db, tenantId, id);
   const events = await checkTarget(c, body.url, body.events);
   // the fields the body names, written and audited alike
   const changes: WebhookChanges = {
@@ -269,11 +276,22 @@ register(app, routes.updateWebhook, async (c) => {
     ...(body.url !== undefined ? { url: body.url } : {}),
     ...(events !== undefined ? { events } : {}),
     ...(body.description !== undefined ? { description: body.description } : {}),
+    ...(body.rate_limit !== undefined ? { rate_limit: body.rate_limit } : {}),
+    ...(body.auto_recover !== undefined ? { auto_recover: body.auto_recover } : {}),
   };
   const audit = auditRow(c, 'webhook.updated', { type: 'webhook', id }, changes);
-  const row = await updateWebhookRow(db, tenantId, id, changes, audit);
+  // enabling a disabled endpoint also makes it healthy and re-sends its backlog: with the change,
+  // in one transaction, so a crash leaves it disabled with nothing re-sent or enabled with all of it
+  const enabling = body.is_active === true && before.health_state === 'disabled';
+  const { row, resent } = enabling
+    ? await db.transaction().execute(async (trx) => {
+        const resent = await enableDisabled(trx, tenantId, id, actorOf(c));
+        return { row: await updateWebhookRow(trx, tenantId, id, changes, audit), resent };
+      })
+    : { row: await updateWebhookRow(db, tenantId, id, changes, audit), resent: [] };
   if (!row) throw notFound('Webhook');
-  return c.json(recordView(row));
+  if (resent.length > 0) kicker.kick();
+  return c.json(await readDetail(db, row));
 });
 
 // Dashboard v2 (the gate refuses API keys on /api/v2/*).
@@ -315,7 +333,36 @@ register(app, routes.qstashCallback, async (c) => {
       return c.json({ detail: 'Attempt not due yet' }, 503, { 'Retry-After': '1' });
     return c.json({ delivery_id, attempt, skipped: outcome.reason });
   }
-  const result = await performAttempt({ db, config, port: portOf(c), logger }, outcome.claimed);
-  await scheduleNext(schedulerOf(config), result, logger);
+  const scheduler = schedulerOf(config);
+  if (outcome.rateLimited) {
+    // the endpoint's pace first: an attempt with no slot free goes back, due at its slot
+    const { later } = await paceClaims(db, [outcome.claimed]);
+    if (later.length > 0) {
+      await scheduleLater(scheduler, later, logger);
+      return c.json({ delivery_id, attempt, skipped: 'paced' as const });
+    }
+  }
+  const result = await performAttempt(edgeDeliveryDeps(c), outcome.claimed);
+  await scheduleNext(scheduler, result, logger);
   return c.json({ delivery_id, attempt: result.attempt, status: result.status });
+});
+
+/** What a callback's attempt needs: the outbound port, the owner's mailer, QStash for what health queues. */
+function edgeDeliveryDeps(c: Context<AppEnv>): DeliveryDeps {
+  const { db, config, logger, mailer } = c.get('services');
+  return withEdgeHealth({ db, config, port: portOf(c), logger, mailer }, schedulerOf(config));
+}
+
+// QStash probe callback: a failing endpoint's next probe (or its disable check) is due.
+app.use(toHonoPath(routes.qstashProbeCallback.path), qstashSignature);
+register(app, routes.qstashProbeCallback, async (c) => {
+  const { webhook_id } = c.req.valid('json');
+  const { db } = c.get('services');
+  const probed = await runDueProbes(edgeDeliveryDeps(c), { only: webhook_id, limit: 1 });
+  if (probed === 0) {
+    // early (clock skew): QStash retries a 503; anything else (probed already, healthy again, gone) is done
+    if (await probeDueWithin(db, webhook_id, 60_000))
+      return c.json({ detail: 'Probe not due yet' }, 503, { 'Retry-After': '1' });
+  }
+  return c.json({ webhook_id, probed: probed > 0 });
 });

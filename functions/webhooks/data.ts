@@ -5,6 +5,7 @@ import type { Executor } from '../../shared/db/schema';
 import type { WebhooksTable } from '../../shared/db/tables/webhooks';
 import { newId } from '../../shared/ids';
 import type { DeliveryRow } from '../../shared/webhooks/delivery';
+import { healthView, waitingCounts } from '../../shared/webhooks/health';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 
@@ -18,6 +19,24 @@ export const listView = (w: WebhookRow) => ({
 });
 export const recordView = (w: WebhookRow) => ({ ...listView(w), updated_at: w.updated_at });
 
+/**
+ * The single read's and the dashboard's view: the record with its health, rate limit and
+ * auto_recover (the list entries stay as the spec has them). `failed`: deliveries waiting for
+ * recovery (waitingCounts).
+ */
+export const detailView = (w: WebhookRow, failed: number) => ({
+  ...recordView(w),
+  rate_limit: w.rate_limit,
+  auto_recover: w.auto_recover,
+  health: healthView(w, failed),
+});
+
+/** detailView of one row, counting its waiting deliveries. */
+export async function readDetail(db: Executor, w: WebhookRow) {
+  const counts = await waitingCounts(db, [w]);
+  return detailView(w, counts.get(w.id) ?? 0);
+}
+
 export const deliveryView = (d: DeliveryRow) => ({
   id: d.id,
   event_type: d.event_type,
@@ -30,6 +49,20 @@ export const deliveryView = (d: DeliveryRow) => ({
   error: d.error,
   created_at: d.created_at,
 });
+
+/** Whether the endpoint is failing with its next probe due within `ms` (a probe callback came early). */
+export async function probeDueWithin(db: Executor, webhookId: string, ms: number): Promise<boolean> {
+  const hook = await db
+    .selectFrom('webhooks')
+    .select(['health_state', 'next_probe_at'])
+    .where('id', '=', webhookId)
+    .executeTakeFirst();
+  return (
+    hook?.health_state === 'failing' &&
+    hook.next_probe_at !== null &&
+    hook.next_probe_at.getTime() - Date.now() < ms
+  );
+}
 
 /** A live (not deleted) webhook of the tenant. */
 export function findWebhook(db: Executor, tenantId: string, id: string): Promise<WebhookRow | undefined> {
@@ -86,6 +119,8 @@ export type WebhookChanges = {
   url?: string;
   events?: string[];
   description?: string | null;
+  rate_limit?: number | null;
+  auto_recover?: boolean;
 };
 
 /**
@@ -135,7 +170,13 @@ export async function replaceSecret(
     .with('replaced', (w) =>
       w
         .updateTable('webhooks')
-        .set({ secret_encrypted: sealed, updated_at: new Date() })
+        // the replaced secret keeps signing beside the new one until the overlap ends
+        .set((eb) => ({
+          secret_encrypted: sealed,
+          previous_secret_encrypted: eb.ref('secret_encrypted'),
+          secret_rotated_at: new Date(),
+          updated_at: new Date(),
+        }))
         .where('tenant_id', '=', tenantId)
         .where('id', '=', id)
         .where('deleted_at', 'is', null)

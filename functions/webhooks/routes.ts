@@ -13,23 +13,29 @@ import {
   DeliveryLogPage,
   EventTypes,
   QStashCallbackBody,
+  QStashProbeBody,
   RecoverBody,
   SecretRotated,
   TestEventBody,
   TestEventQueued,
   UpdateWebhookBody,
   WebhookCreated,
+  WebhookDetail,
+  WebhookHealth,
   WebhookIdParam,
   WebhookList,
   WebhookListItem,
-  WebhookRecord,
 } from './schemas';
 
 const QStashCallbackResult = z.object({
   delivery_id: z.string(),
   attempt: z.number().int(),
   status: z.enum(['pending', 'delivered', 'failed']).optional(),
-  skipped: z.enum(['done', 'held', 'not_found']).optional(),
+  skipped: z.enum(['done', 'held', 'not_found', 'paced']).optional(),
+});
+const QStashProbeResult = z.object({
+  webhook_id: z.string().describe('The endpoint'),
+  probed: z.boolean().describe('false: no probe was due (sent already, or the endpoint is healthy again)'),
 });
 const tags = ['Webhooks'];
 /** the dashboard-only operations (the console's): a tag of their own, one surface per tag */
@@ -74,11 +80,11 @@ export const getWebhook = defineRoute({
   path: '/api/v1/webhooks/{id}',
   summary: 'Get a webhook subscription',
   description:
-    'The fields of the list plus `updated_at`, as the create response has them (webhooks:read); never the secret.',
+    'The fields of the list plus `updated_at`, as the create response has them, and `health` (state, since when, how many failed deliveries wait to be re-sent), `rate_limit` and `auto_recover` (webhooks:read); never the secret. See docs/webhooks.md, "Endpoint health".',
   tags,
   params: WebhookIdParam,
   responses: {
-    200: { description: 'The subscription', schema: WebhookRecord },
+    200: { description: 'The subscription with its health', schema: WebhookDetail },
     404: notFound,
   },
 });
@@ -178,12 +184,12 @@ export const updateWebhook = defineRoute({
   access: { role: 'tenant_admin' },
   summary: 'Change a webhook (dashboard)',
   description:
-    'is_active, url, events and/or description; the same validation as creation. Dashboard session, tenant_admin or higher.',
+    'is_active, url, events, description, rate_limit (deliveries a second, 1-10000, or null) and/or auto_recover; the same validation as creation. `{"is_active": true}` on a disabled endpoint enables it and re-sends every delivery that failed since it started failing (unless auto_recover is false). Dashboard session, tenant_admin or higher.',
   tags: dashboardTags,
   params: WebhookIdParam,
   body: UpdateWebhookBody,
   responses: {
-    200: { description: 'The updated subscription (no secret)', schema: WebhookRecord },
+    200: { description: 'The updated subscription with its health (no secret)', schema: WebhookDetail },
     400: { description: 'Same URL and event errors as creation', schema: ErrorBody },
     404: notFound,
   },
@@ -220,7 +226,7 @@ export const rotateSecret = defineRoute({
   access: { role: 'tenant_admin' },
   summary: "Rotate a webhook's signing secret (dashboard)",
   description:
-    'Replaces the signing secret at once and returns the new one, shown only here; every attempt from now on is signed with it (there is no overlap: see docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.',
+    'Replaces the signing secret and returns the new one, shown only here; every attempt from now on is signed with it (`X-Webhook-Signature`), and for WEBHOOK_ROTATION_OVERLAP_S (a day by default) `webhook-signature` carries the old secret\'s signature too, so receivers can switch at their pace (docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.',
   tags: dashboardTags,
   params: WebhookIdParam,
   responses: {
@@ -256,6 +262,22 @@ export const qstashCallback = defineRoute({
     },
     401: { description: '`Invalid QStash signature`', schema: ErrorBody },
     503: { description: 'Not due yet; QStash retries', schema: ErrorBody },
+  },
+});
+
+export const qstashProbeCallback = defineRoute({
+  operationId: 'receiveQStashProbeCallback',
+  method: 'post',
+  path: '/api/internal/webhooks/qstash/probe',
+  summary: 'QStash probe callback (internal)',
+  description:
+    "Called by QStash when a failing endpoint's next probe is due; verified with the `Upstash-Signature` header like the retry callback. Re-sends the endpoint's oldest failed delivery as a probe (or disables the endpoint once WEBHOOK_DISABLE_AFTER_S has passed) unless another process did already, then schedules the next probe.",
+  tags: ['Internal'],
+  body: QStashProbeBody,
+  responses: {
+    200: { description: 'Probed, or nothing was due (`probed: false`)', schema: QStashProbeResult },
+    401: { description: '`Invalid QStash signature`', schema: ErrorBody },
+    503: { description: 'The probe is not due yet; QStash retries', schema: ErrorBody },
   },
 });
 
@@ -323,7 +345,8 @@ export const components = defineComponents({
     Webhook: WebhookListItem,
     WebhookList,
     WebhookCreated,
-    WebhookDetail: WebhookRecord,
+    WebhookDetail,
+    WebhookHealth,
     WebhookDelivery: DeliveryLogEntry,
     WebhookDeliveryList: DeliveryList,
     WebhookDeliveryLogPage: DeliveryLogPage,
@@ -333,6 +356,7 @@ export const components = defineComponents({
     WebhookSecretRotated: SecretRotated,
     WebhookEventTypes: EventTypes,
     QStashCallbackResult,
+    QStashProbeResult,
   },
   input: {
     WebhookCreate: CreateWebhookBody,
@@ -340,5 +364,6 @@ export const components = defineComponents({
     WebhookRecover: RecoverBody,
     WebhookTestEvent: TestEventBody,
     QStashCallback: QStashCallbackBody,
+    QStashProbe: QStashProbeBody,
   },
 });

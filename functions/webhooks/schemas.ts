@@ -34,14 +34,32 @@ export const UpdateWebhookBody = z
     url: CreateWebhookBody.shape.url.optional(),
     events: CreateWebhookBody.shape.events.optional(),
     description: CreateWebhookBody.shape.description.describe('What the endpoint is for; null clears it'),
+    rate_limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .nullable()
+      .optional()
+      .describe(
+        'Deliveries a second this endpoint receives at most (1-10000), across every process; null removes the limit. Waiting for the pace is not an attempt.',
+      ),
+    auto_recover: z
+      .boolean()
+      .optional()
+      .describe(
+        'false: no probes while failing and no automatic re-send when it answers again (default true)',
+      ),
   })
   .refine(
     (b) =>
       b.is_active !== undefined ||
       b.url !== undefined ||
       b.events !== undefined ||
-      b.description !== undefined,
-    { message: 'At least one of is_active, url, events, description is required' },
+      b.description !== undefined ||
+      b.rate_limit !== undefined ||
+      b.auto_recover !== undefined,
+    { message: 'At least one of is_active, url, events, description, rate_limit, auto_recover is required' },
   )
   .meta({ minProperties: 1 });
 export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>;
@@ -90,6 +108,12 @@ export const RecoverBody = z.strictObject({
   since: isoDateTime.describe('Re-send every failed delivery created at or after this time'),
 });
 
+/** QStash probe callback body (shared/webhooks/qstash.ts publishes it while an endpoint fails). */
+export const QStashProbeBody = z.object({
+  webhook_id: z.string().min(1).max(64).describe('The failing endpoint'),
+  probe: z.number().int().min(1).max(1_000_000).describe('Which probe of this outage (1 for the first)'),
+});
+
 /** QStash callback body (shared/webhooks/qstash.ts publishes it). */
 export const QStashCallbackBody = z.object({
   delivery_id: z.string().min(1).max(64),
@@ -111,6 +135,31 @@ export const WebhookCreated = WebhookListItem.extend({
   updated_at: Timestamp,
 });
 export const WebhookRecord = WebhookListItem.extend({ updated_at: Timestamp });
+export const WebhookHealth = z
+  .object({
+    state: z
+      .enum(['healthy', 'failing', 'disabled'])
+      .describe(
+        '`failing`: a delivery ended failed since the last success (probes run, re-sends follow the first success); `disabled`: failing for WEBHOOK_DISABLE_AFTER_S, nothing is sent until enabled',
+      ),
+    failing_since: Timestamp.nullable().describe(
+      'Since when it fails (its first failure after the last success); null when not failing',
+    ),
+    last_success_at: Timestamp.nullable().describe(
+      'The last successful delivery (to within a second); null before any',
+    ),
+    failed_deliveries: z
+      .number()
+      .int()
+      .describe('Deliveries that failed since failing_since and wait to be re-sent (0 when healthy)'),
+    disabled_at: Timestamp.nullable().describe('When it was disabled; null unless disabled'),
+  })
+  .describe('The endpoint\'s health (docs/webhooks.md, "Endpoint health")');
+export const WebhookDetail = WebhookRecord.extend({
+  rate_limit: z.number().int().nullable().describe('Deliveries a second at most (1-10000); null: no limit'),
+  auto_recover: z.boolean().describe('Probes while failing and re-sends on recovery (default true)'),
+  health: WebhookHealth,
+});
 export const WebhookList = z.object({ webhooks: z.array(WebhookListItem) });
 
 export const DeliveryLogEntry = z.object({

@@ -9,6 +9,11 @@ export const AUDIT_ACTIONS = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.secret_rotated',
+  // endpoint health (shared/webhooks/health.ts): the first three by `system:webhooks`
+  'webhook.failing',
+  'webhook.healthy',
+  'webhook.disabled',
+  'webhook.enabled',
   'user.invited',
   'user.updated',
   'user.removed',

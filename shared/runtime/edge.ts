@@ -23,7 +23,13 @@ export function edgeWorker(app: FunctionApp, access: readonly AccessRule[], opti
     kicker:
       options.kicker ??
       (({ config, services }) =>
-        createEdgeWebhookKicker({ db: services.db, config, defer: services.defer, logger: services.logger })),
+        createEdgeWebhookKicker({
+          db: services.db,
+          config,
+          defer: services.defer,
+          logger: services.logger,
+          mailer: services.mailer,
+        })),
     rateLimiter: options.rateLimiter ?? createRateLimiter,
     idempotencyStore:
       options.idempotencyStore ?? ((config) => redisIdempotencyStore(upstashRedis(config, 'idempotency'))),

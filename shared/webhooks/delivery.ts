@@ -6,6 +6,9 @@ import type { AppConfig } from '../env';
 import { ALL_EVENTS } from '../events/catalog';
 import { newId } from '../ids';
 import type { Logger } from '../log/logger';
+import type { Mailer } from '../mail/mailer';
+import { noteFailures, noteRecoveries } from './health';
+import { paceClaims } from './pacing';
 import type { TransportAnswer, WebhookPort } from './port';
 import { MAX_ATTEMPTS, retryDelayMs } from './retry';
 import { buildSignedRequest } from './signing';
@@ -22,10 +25,19 @@ export interface DeliveryDeps {
     | 'WEBHOOK_RETRY_UNIT_MS'
     | 'WEBHOOK_TIMEOUT_MS'
     | 'WEBHOOK_ATTEMPT_RETENTION_DAYS'
+    | 'WEBHOOK_ROTATION_OVERLAP_S'
+    | 'WEBHOOK_DISABLE_AFTER_S'
+    | 'PUBLIC_BASE_URL'
   >;
   port: WebhookPort;
   /** the runtime's logger (services.logger) */
   logger: Logger;
+  /** the owner's mails when an endpoint starts failing or is disabled (services.mailer) */
+  mailer?: Mailer;
+  /** re-sends and probes were queued (due now): the runtime makes them prompt */
+  queued?(deliveryIds: string[]): void | Promise<void>;
+  /** a failing endpoint's next probe is due at `at` (Workers: a QStash delayed callback) */
+  probeAt?(webhookId: string, probe: number, at: Date): Promise<void>;
 }
 
 /**
@@ -133,7 +145,8 @@ export async function claimDue(db: Executor, limit: number, lease: number): Prom
     RETURNING ${sql.raw(ATTEMPT_COLUMNS.map((c) => `d.${c}`).join(', '))}
   )
   SELECT claimed.*, w.url AS hook_url, w.secret_encrypted AS hook_secret, w.is_active AS hook_active,
-         w.deleted_at AS hook_deleted_at
+         w.deleted_at AS hook_deleted_at, w.rate_limit AS hook_rate_limit,
+         w.previous_secret_encrypted AS hook_previous_secret, w.secret_rotated_at AS hook_rotated_at
   FROM claimed LEFT JOIN webhooks AS w ON w.id = claimed.webhook_id`.execute(db);
   return result.rows.map((r) => ({
     id: r.id,
@@ -151,8 +164,22 @@ export async function claimDue(db: Executor, limit: number, lease: number): Prom
             secret_encrypted: r.hook_secret!,
             is_active: r.hook_active!,
             deleted_at: r.hook_deleted_at,
+            rate_limit: r.hook_rate_limit,
+            previous_secret_encrypted: r.hook_previous_secret,
+            secret_rotated_at: r.hook_rotated_at,
           },
   }));
+}
+
+/**
+ * Claims due attempts and keeps those their endpoint's rate limit lets start now; the others are
+ * handed back unattempted, due at their endpoint's pace (`later`, for a scheduler to wake them).
+ */
+export async function claimPaced(db: Executor, limit: number, lease: number) {
+  const claimed = await claimDue(db, limit, lease);
+  // no statement for the common case: no claimed endpoint has a rate limit
+  if (!claimed.some((r) => r.hook?.rate_limit != null)) return { go: claimed, later: [] };
+  return paceClaims(db, claimed);
 }
 
 /**
@@ -177,13 +204,28 @@ interface HookColumns {
   hook_secret: string | null;
   hook_active: boolean | null;
   hook_deleted_at: Date | null;
+  hook_rate_limit: number | null;
+  hook_previous_secret: string | null;
+  hook_rotated_at: Date | null;
 }
 export interface HookTarget {
   url: string;
   secret_encrypted: string;
   is_active: boolean;
   deleted_at: Date | null;
+  rate_limit: number | null;
+  previous_secret_encrypted: string | null;
+  secret_rotated_at: Date | null;
 }
+const HOOK_TARGET_COLUMNS = [
+  'url',
+  'secret_encrypted',
+  'is_active',
+  'deleted_at',
+  'rate_limit',
+  'previous_secret_encrypted',
+  'secret_rotated_at',
+] as const;
 /**
  * What an attempt reads of its delivery. A claim returns these columns alone: the others (five more
  * timestamps among them) would be parsed for every attempt and never read.
@@ -203,7 +245,8 @@ export type AttemptRow = Pick<DeliveryRow, (typeof ATTEMPT_COLUMNS)[number]>;
 export type ClaimedDelivery = AttemptRow & { hook?: HookTarget | null };
 
 export type ClaimOutcome =
-  | { claimed: DeliveryRow }
+  /** rateLimited: its endpoint has a rate limit (pace it before the attempt) */
+  | { claimed: DeliveryRow; rateLimited: boolean }
   /** the attempt was made already, the delivery is finished, or another process holds it */
   | { claimed: null; reason: 'not_found' | 'done' | 'held'; row?: DeliveryRow }
   | { claimed: null; reason: 'not_due'; row: DeliveryRow };
@@ -219,14 +262,22 @@ export async function claimAttempt(
   lease: number,
 ): Promise<ClaimOutcome> {
   const token = crypto.randomUUID();
-  const result = await sql<DeliveryRow>`
-    UPDATE webhook_deliveries SET claimed_until = now() + ${`${lease} milliseconds`}::interval, claim_token = ${token}
-    WHERE id = ${deliveryId} AND status = 'pending' AND attempts = ${attempt - 1}
-      AND next_attempt_at <= now() + interval '1 second'
-      AND (claimed_until IS NULL OR claimed_until < now())
-    RETURNING *`.execute(db);
-  const claimed = result.rows[0];
-  if (claimed) return { claimed };
+  const result = await sql<DeliveryRow & { hook_rate_limit: number | null }>`
+    WITH claimed AS (
+      UPDATE webhook_deliveries SET claimed_until = now() + ${`${lease} milliseconds`}::interval, claim_token = ${token}
+      WHERE id = ${deliveryId} AND status = 'pending' AND attempts = ${attempt - 1}
+        AND next_attempt_at <= now() + interval '1 second'
+        AND (claimed_until IS NULL OR claimed_until < now())
+      RETURNING *
+    )
+    SELECT claimed.*, w.rate_limit AS hook_rate_limit FROM claimed LEFT JOIN webhooks AS w ON w.id = claimed.webhook_id`.execute(
+    db,
+  );
+  const first = result.rows[0];
+  if (first) {
+    const { hook_rate_limit, ...claimed } = first;
+    return { claimed, rateLimited: hook_rate_limit !== null };
+  }
   const row = await db
     .selectFrom('webhook_deliveries')
     .selectAll()
@@ -247,6 +298,7 @@ export interface AttemptResult {
   nextAttemptAt: Date | null;
   /** false when the claim was lost (lease expired and another process took it) */
   recorded: boolean;
+  webhookId: string;
 }
 
 const secretCache = new Map<string, string>();
@@ -286,7 +338,7 @@ export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Pro
       ? row.hook
       : await db
           .selectFrom('webhooks')
-          .select(['url', 'secret_encrypted', 'is_active', 'deleted_at'])
+          .select(HOOK_TARGET_COLUMNS)
           .where('id', '=', row.webhook_id)
           .executeTakeFirst();
 
@@ -294,7 +346,13 @@ export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Pro
     // closed without an attempt: the subscriber removed or paused the subscription
     return {
       row,
-      result: { deliveryId: row.id, attempt: 0, status: 'failed', nextAttemptAt: null },
+      result: {
+        deliveryId: row.id,
+        attempt: 0,
+        status: 'failed',
+        nextAttemptAt: null,
+        webhookId: row.webhook_id,
+      },
       closed: !hook || hook.deleted_at ? 'Webhook deleted' : 'Webhook inactive',
     };
   }
@@ -313,6 +371,7 @@ export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Pro
       attempt,
       status: ok ? 'delivered' : attempt >= MAX_ATTEMPTS ? 'failed' : 'pending',
       nextAttemptAt: next,
+      webhookId: row.webhook_id,
     },
     sent: {
       last_attempt_at: finished,
@@ -344,8 +403,15 @@ async function send(deps: DeliveryDeps, hook: HookTarget, row: AttemptRow): Prom
   const secret =
     secretCache.get(hook.secret_encrypted) ??
     (await openSecret(config.WEBHOOK_ENCRYPTION_KEY, hook.secret_encrypted));
+  const overlapping =
+    hook.previous_secret_encrypted !== null &&
+    hook.secret_rotated_at !== null &&
+    Date.now() - hook.secret_rotated_at.getTime() < config.WEBHOOK_ROTATION_OVERLAP_S * 1000;
   const request = await buildSignedRequest({
     secret,
+    previousSecret: overlapping
+      ? await openSecret(config.WEBHOOK_ENCRYPTION_KEY, hook.previous_secret_encrypted!)
+      : null,
     deliveryId: row.id,
     eventType: row.event_type,
     eventTimestamp: row.event_created_at.toISOString(),
@@ -375,7 +441,22 @@ function answerError(status: number): string | null {
  * attempt count): every attempt of the batch in one UPDATE over unnest'ed arrays.
  */
 export async function recordAttempts(db: Executor, made: readonly AttemptMade[]): Promise<AttemptResult[]> {
-  const recorded = new Set<string>();
+  return (await recordOutcomes(db, made)).results;
+}
+
+/** What recording tells endpoint health: deliveries that ended failed, failing endpoints just answered. */
+interface HealthSignals {
+  failed: { id: string; createdAt: Date }[];
+  recovering: string[];
+}
+
+/** The outcomes of attempts really made, in one statement; fills `recorded` and `signals`. */
+async function recordSent(
+  db: Executor,
+  made: readonly AttemptMade[],
+  recorded: Set<string>,
+  signals: HealthSignals,
+) {
   const sent = made.filter((m) => m.sent);
   if (sent.length > 0) {
     // the batch goes as one jsonb parameter: JSON.stringify is native, where fifteen array
@@ -399,7 +480,12 @@ export async function recordAttempts(db: Executor, made: readonly AttemptMade[])
     }));
     // the outcome and the attempt's row (with what was sent and answered) in one statement: the row
     // is written iff the outcome is
-    const result = await sql<{ id: string }>`
+    const result = await sql<{
+      id: string | null;
+      status: string | null;
+      created_at: Date | string | null;
+      recovering: string | null;
+    }>`
       WITH recorded AS (
       UPDATE webhook_deliveries AS d
       SET status = v.status, attempts = v.attempts, last_attempt_at = v.last_attempt_at,
@@ -412,7 +498,7 @@ export async function recordAttempts(db: Executor, made: readonly AttemptMade[])
               request_headers jsonb, request_body text, response_headers jsonb, response_body text,
               truncated bool)
       WHERE d.id = v.id AND d.claim_token = v.token AND d.attempts = v.prev_attempts
-      RETURNING d.id, d.tenant_id, v.attempts, v.last_attempt_at, v.response_status, v.duration_ms, v.error,
+      RETURNING d.id, d.tenant_id, d.webhook_id, d.created_at, v.status, v.attempts, v.last_attempt_at, v.response_status, v.duration_ms, v.error,
                 v.request_headers, v.request_body, v.response_headers, v.response_body, v.truncated
       ), attempt AS (
         INSERT INTO webhook_delivery_attempts
@@ -422,10 +508,33 @@ export async function recordAttempts(db: Executor, made: readonly AttemptMade[])
                request_body, response_headers, response_body, truncated
         FROM recorded
         ON CONFLICT (delivery_id, attempt) DO NOTHING
+      ), success AS (
+        SELECT webhook_id, max(last_attempt_at) AS at FROM recorded WHERE status = 'delivered' GROUP BY webhook_id
+      ), touched AS (
+        -- last_success_at moves at most once a second per endpoint (a busy endpoint's row is not
+        -- rewritten by every delivery); a failing endpoint's always, and it is named in the answer
+        UPDATE webhooks AS w SET last_success_at = s.at
+        FROM success AS s
+        WHERE w.id = s.webhook_id
+          AND (w.last_success_at IS NULL OR w.last_success_at < s.at - interval '1 second' OR w.health_state = 'failing')
+        RETURNING w.id, w.health_state
       )
-      SELECT id FROM recorded`.execute(db);
-    for (const r of result.rows) recorded.add(r.id);
+      SELECT id, status, created_at, NULL AS recovering FROM recorded
+      UNION ALL SELECT NULL, NULL, NULL, id FROM touched WHERE health_state = 'failing'`.execute(db);
+    for (const r of result.rows) {
+      if (r.recovering) signals.recovering.push(r.recovering);
+      else if (r.id) {
+        recorded.add(r.id);
+        if (r.status === 'failed') signals.failed.push({ id: r.id, createdAt: new Date(r.created_at!) });
+      }
+    }
   }
+}
+
+async function recordOutcomes(db: Executor, made: readonly AttemptMade[]) {
+  const signals: HealthSignals = { failed: [], recovering: [] };
+  const recorded = new Set<string>();
+  await recordSent(db, made, recorded, signals);
   for (const m of made) {
     if (!m.closed) continue;
     const res = await db
@@ -442,12 +551,37 @@ export async function recordAttempts(db: Executor, made: readonly AttemptMade[])
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) > 0) recorded.add(m.row.id);
   }
-  return made.map((m) => ({ ...m.result, recorded: recorded.has(m.row.id) }));
+  return { results: made.map((m) => ({ ...m.result, recorded: recorded.has(m.row.id) })), signals };
+}
+
+/**
+ * recordAttempts, then endpoint health: endpoints whose deliveries just ended failed turn failing,
+ * failing ones that just answered turn healthy and re-send what waits (shared/webhooks/health.ts).
+ * Health errors are logged: the outcomes are recorded either way.
+ */
+export async function recordAndNote(
+  deps: DeliveryDeps,
+  made: readonly AttemptMade[],
+): Promise<AttemptResult[]> {
+  const { results, signals } = await recordOutcomes(deps.db, made);
+  try {
+    if (signals.failed.length > 0) {
+      const hookOf = new Map(made.map((m) => [m.row.id, m.row.webhook_id]));
+      await noteFailures(
+        deps,
+        signals.failed.map((f) => ({ webhookId: hookOf.get(f.id)!, createdAt: f.createdAt })),
+      );
+    }
+    if (signals.recovering.length > 0) await noteRecoveries(deps, signals.recovering);
+  } catch (err) {
+    deps.logger.warn({ error: String(err) }, 'webhook endpoint health not updated');
+  }
+  return results;
 }
 
 /** Makes the claimed attempt and records its outcome (only if the claim is still ours). */
 export async function performAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Promise<AttemptResult> {
-  const [result] = await recordAttempts(deps.db, [await makeAttempt(deps, row)]);
+  const [result] = await recordAndNote(deps, [await makeAttempt(deps, row)]);
   return result!;
 }
 

@@ -38,7 +38,10 @@ export function keptBody(chunks: readonly Uint8Array[]): Pick<TransportAnswer, '
 
 /** Schedules attempt `attempt` of a delivery at `at` (QStash on the edge; the DB poll needs none). */
 export interface RetryScheduler {
-  schedule(deliveryId: string, attempt: number, at: Date): Promise<void>;
+  /** `key` tells apart two schedules of one attempt (a paced attempt handed back, due again later) */
+  schedule(deliveryId: string, attempt: number, at: Date, key?: string): Promise<void>;
+  /** probe number `probe` of a failing endpoint, due at `at` */
+  scheduleProbe?(webhookId: string, probe: number, at: Date): Promise<void>;
 }
 
 /** Web-standard transport (Workers, or Node's fetch): `redirect: 'manual'`, AbortController timeout. */

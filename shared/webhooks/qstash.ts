@@ -7,15 +7,17 @@ import type { Database } from '../db/schema';
 import type { AppConfig } from '../env';
 import { ApiError, Detail } from '../http/errors';
 import type { Logger } from '../log/logger';
+import type { Mailer } from '../mail/mailer';
 import {
   type AttemptResult,
-  claimDue,
+  claimPaced,
   type DeliveryDeps,
   dispatchEvents,
   leaseMs,
   makeAttempt,
-  recordAttempts,
+  recordAndNote,
 } from './delivery';
+import { runDueProbes } from './health';
 import { edgeWebhookPort, type RetryScheduler, type WebhookPort } from './port';
 import { clearExpiredAttemptContent, SWEEP_EVERY_MS } from './retention';
 
@@ -26,6 +28,8 @@ import { clearExpiredAttemptContent, SWEEP_EVERY_MS } from './retention';
  * duplicate callback (QStash is at-least-once) finds it made or held and sends nothing.
  */
 export const QSTASH_CALLBACK_PATH = '/api/internal/webhooks/qstash';
+/** The probes of a failing endpoint ride delayed callbacks too: `{webhook_id, probe}` (no cron in an isolate). */
+export const QSTASH_PROBE_PATH = '/api/internal/webhooks/qstash/probe';
 
 /** QStash's API when QSTASH_URL is unset. */
 const QSTASH_API = 'https://qstash.upstash.io';
@@ -77,8 +81,8 @@ export function qstashClientSettings(config: QStashConfig) {
   return { baseUrl: url ?? QSTASH_API, token: token ?? '' };
 }
 
-export const callbackUrl = (config: Pick<AppConfig, 'PUBLIC_BASE_URL'>) =>
-  `${(config.PUBLIC_BASE_URL ?? '').replace(/\/+$/, '')}${QSTASH_CALLBACK_PATH}`;
+export const callbackUrl = (config: Pick<AppConfig, 'PUBLIC_BASE_URL'>, path = QSTASH_CALLBACK_PATH) =>
+  `${(config.PUBLIC_BASE_URL ?? '').replace(/\/+$/, '')}${path}`;
 
 export const qstashConfigured = (config: QStashConfig) =>
   Boolean(qstashClientSettings(config).token && config.PUBLIC_BASE_URL);
@@ -98,14 +102,25 @@ export function createQStashScheduler(config: QStashConfig): RetryScheduler {
     enableTelemetry: false,
   });
   const url = callbackUrl(config);
+  const probeUrl = callbackUrl(config, QSTASH_PROBE_PATH);
   return {
-    async schedule(deliveryId, attempt, at) {
+    async schedule(deliveryId, attempt, at, key) {
       await client.publishJSON({
         url,
         method: 'POST',
         body: { delivery_id: deliveryId, attempt },
         notBefore: Math.ceil(at.getTime() / 1000),
-        deduplicationId: `${deliveryId}-${attempt}`,
+        deduplicationId: `${deliveryId}-${attempt}${key ? `-${key}` : ''}`,
+        retries: 3,
+      });
+    },
+    async scheduleProbe(webhookId, probe, at) {
+      await client.publishJSON({
+        url: probeUrl,
+        method: 'POST',
+        body: { webhook_id: webhookId, probe },
+        notBefore: Math.ceil(at.getTime() / 1000),
+        deduplicationId: `${webhookId}-probe-${probe}-${at.getTime()}`,
         retries: 3,
       });
     },
@@ -135,6 +150,7 @@ export async function verifyQStashSignature(
   signature: string | undefined,
   rawBody: string,
   region?: string,
+  path = QSTASH_CALLBACK_PATH,
 ): Promise<boolean> {
   const [current, next] = settingsPair(config, region, [
     'QSTASH_CURRENT_SIGNING_KEY',
@@ -142,7 +158,7 @@ export async function verifyQStashSignature(
   ]);
   if (!signature || !current || !next) return false;
   return receiverFor(current, next)
-    .verify({ signature, body: rawBody, url: callbackUrl(config), clockTolerance: 5 })
+    .verify({ signature, body: rawBody, url: callbackUrl(config, path), clockTolerance: 5 })
     .catch(() => false);
 }
 
@@ -154,7 +170,8 @@ export const qstashSignature: MiddlewareHandler<AppEnv> = async function qstashS
   const raw = new TextDecoder().decode(await c.req.arrayBuffer());
   const signature = c.req.header('upstash-signature');
   const region = c.req.header('upstash-region');
-  if (!(await verifyQStashSignature(c.get('services').config, signature, raw, region)))
+  const path = new URL(c.req.url).pathname;
+  if (!(await verifyQStashSignature(c.get('services').config, signature, raw, region, path)))
     throw new ApiError(401, Detail.invalidQStashSignature);
   await next();
 };
@@ -186,6 +203,8 @@ export interface EdgeKickerOptions {
   scheduler?: RetryScheduler | null;
   /** attempts made per kick (default 25) */
   sweepLimit?: number;
+  /** the owner's mails about failing and disabled endpoints (services.mailer) */
+  mailer?: Mailer;
 }
 
 /**
@@ -195,19 +214,82 @@ export interface EdgeKickerOptions {
 export async function runEdgeCycle(deps: DeliveryDeps, scheduler: RetryScheduler | null, sweepLimit = 25) {
   // a few batches per request; whatever is left waits for the next kick (the outbox keeps it)
   for (let i = 0; i < 5; i++) if (!(await dispatchEvents(deps.db)).more) break;
-  const claimed = await claimDue(deps.db, sweepLimit, leaseMs(deps.config));
+  deps = withEdgeHealth(deps, scheduler);
+  const { go: claimed, later } = await claimPaced(deps.db, sweepLimit, leaseMs(deps.config));
+  await scheduleLater(scheduler, later, deps.logger);
   // the attempts go out together and their outcomes are written by one statement, not one each; an
   // attempt that could not be made (its secret unreadable) is left to its lease, the others recorded
   const made = await Promise.allSettled(claimed.map((row) => makeAttempt(deps, row)));
   for (const m of made)
     if (m.status === 'rejected') deps.logger.warn({ error: String(m.reason) }, 'webhook attempt failed');
-  const results = await recordAttempts(
-    deps.db,
+  const results = await recordAndNote(
+    deps,
     made.flatMap((m) => (m.status === 'fulfilled' ? [m.value] : [])),
   );
   await Promise.all(results.map((r) => scheduleNext(scheduler, r, deps.logger)));
+  await probesOnEdge(deps);
   await sweepOnEdge(deps);
   return results;
+}
+
+/**
+ * On the edge nothing runs between requests: re-sends and probes queued by endpoint health get a
+ * QStash callback each (attempt 1, due now), and a failing endpoint's next probe a delayed one.
+ * With no QStash configured they wait for the next kick's sweep, as a lost callback does.
+ */
+export function withEdgeHealth(deps: DeliveryDeps, scheduler: RetryScheduler | null): DeliveryDeps {
+  if (!scheduler) return deps;
+  return {
+    ...deps,
+    queued: async (ids) => {
+      const now = new Date();
+      for (const id of ids)
+        await scheduler.schedule(id, 1, now).catch((err) => {
+          deps.logger.warn({ delivery: id, error: String(err) }, 'qstash schedule failed');
+        });
+    },
+    probeAt: async (webhookId, probe, at) => {
+      await scheduler.scheduleProbe?.(webhookId, probe, at).catch((err) => {
+        // not lost: the endpoint's next_probe_at stays due, and the next probe callback or kick takes it
+        deps.logger.warn({ webhook: webhookId, error: String(err) }, 'qstash probe schedule failed');
+      });
+    },
+  };
+}
+
+/** Attempts handed back for their endpoint's pace: a callback each at the time it may start. */
+export async function scheduleLater(
+  scheduler: RetryScheduler | null,
+  later: readonly { row: { id: string; attempts: number }; at: Date }[],
+  logger: Logger,
+) {
+  if (!scheduler) return;
+  await Promise.all(
+    later.map(({ row, at }) =>
+      scheduler.schedule(row.id, row.attempts + 1, at, `p${at.getTime()}`).catch((err) => {
+        logger.warn({ delivery: row.id, error: String(err) }, 'qstash schedule failed');
+      }),
+    ),
+  );
+}
+
+/** When this isolate last looked for due probes, per database. */
+const lastProbesAt = new WeakMap<object, number>();
+
+/**
+ * Probes ride their QStash callbacks; a kick also looks for due ones (at most once a second per
+ * isolate), as it sweeps retries whose callback was lost, so a lost probe callback delays a probe
+ * until the next request rather than for ever.
+ */
+async function probesOnEdge(deps: DeliveryDeps) {
+  const every = Math.min(1000, deps.config.WEBHOOK_RETRY_UNIT_MS * 15);
+  if (Date.now() - (lastProbesAt.get(deps.db) ?? -Infinity) < every) return;
+  lastProbesAt.set(deps.db, Date.now());
+  try {
+    await runDueProbes(deps, { limit: 5 });
+  } catch (err) {
+    deps.logger.warn({ error: String(err) }, 'webhook probes failed');
+  }
 }
 
 /** When this isolate last cleared attempts' content, per database (an isolate keeps module state between requests). */
@@ -244,7 +326,13 @@ export function createEdgeWebhookKicker(options: EdgeKickerOptions): EventKicker
       : qstashConfigured(options.config)
         ? createQStashScheduler(options.config)
         : null;
-  const deps: DeliveryDeps = { db: options.db, config: options.config, port, logger: options.logger };
+  const deps: DeliveryDeps = {
+    db: options.db,
+    config: options.config,
+    port,
+    logger: options.logger,
+    mailer: options.mailer,
+  };
   let queued = false;
   return {
     kick() {

@@ -5,16 +5,17 @@ import {
   type AttemptMade,
   type AttemptResult,
   type ClaimedDelivery,
-  claimDue,
+  claimPaced,
   type DeliveryDeps,
   dispatchEvents,
   leaseMs,
   makeAttempt,
   nextDueAt,
   outstandingWork,
-  recordAttempts,
+  recordAndNote,
   releaseClaims,
 } from './delivery';
+import { runDueProbes } from './health';
 import { clearExpiredAttemptContent, SWEEP_EVERY_MS } from './retention';
 
 /**
@@ -148,10 +149,10 @@ class ClaimQueue {
     return this.ready.length;
   }
 
-  /** Claims up to `wanted` due attempts; how many it got. */
+  /** Claims up to `wanted` due attempts (those their endpoint's pace lets start now); how many it got. */
   async claim(wanted: number): Promise<number> {
-    const claimed = await claimDue(this.deps.db, wanted, this.lease);
-    this.drained = claimed.length < wanted;
+    const { go: claimed, later } = await claimPaced(this.deps.db, wanted, this.lease);
+    this.drained = claimed.length + later.length < wanted;
     const claimedAt = Date.now();
     for (const row of claimed) this.ready.push({ row, claimedAt });
     return claimed.length;
@@ -195,7 +196,7 @@ class OutcomeRecorder {
   readonly inProgress = new Set<Promise<void>>();
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly deps: DeliveryDeps,
     private readonly log: Log,
   ) {}
 
@@ -221,8 +222,8 @@ class OutcomeRecorder {
         const batch = this.waiting;
         this.waiting = [];
         try {
-          const results = await recordAttempts(
-            this.db,
+          const results = await recordAndNote(
+            this.deps,
             batch.map((b) => b.made),
           );
           for (const [i, b] of batch.entries()) b.done(results[i]!);
@@ -271,6 +272,36 @@ class RetentionSweep {
   }
 }
 
+/**
+ * Probes of failing endpoints (and their disable checks), at most every PROBE_CHECK_MS: one indexed
+ * statement that finds nothing while every endpoint is healthy.
+ */
+class Probes {
+  private lastAt = -Infinity;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly deps: DeliveryDeps,
+    private readonly everyMs: number,
+    private readonly log: Log,
+  ) {}
+
+  maybeRun() {
+    if (this.running || Date.now() - this.lastAt < this.everyMs) return;
+    this.lastAt = Date.now();
+    this.running = runDueProbes(this.deps)
+      .then(() => {})
+      .catch((err) => this.log('webhook probes failed', err))
+      .finally(() => {
+        this.running = null;
+      });
+  }
+
+  get current(): Promise<void> | null {
+    return this.running;
+  }
+}
+
 /** The attempts being made right now, one per slot; each answered one goes to the recorder. */
 class Slots {
   readonly inflight = new Set<Promise<void>>();
@@ -314,15 +345,23 @@ class Dispatcher implements DeliveryWorker {
   private readonly recorder: OutcomeRecorder;
   private readonly slots: Slots;
   private readonly sweep: RetentionSweep;
+  private readonly probes: Probes;
   private readonly log: Log;
   private running = false;
   private loop: Promise<void> | null = null;
   private readonly isRunning = () => this.running;
 
-  constructor(
-    private readonly deps: DeliveryDeps,
-    options: WorkerOptions,
-  ) {
+  constructor(deps: DeliveryDeps, options: WorkerOptions) {
+    // re-sends and probes are due at once: wake the loop (after whatever else the runtime asked)
+    const queued = deps.queued;
+    this.deps = {
+      ...deps,
+      queued: async (ids) => {
+        await queued?.(ids);
+        this.kick();
+      },
+    };
+    deps = this.deps;
     const concurrency = options.concurrency ?? 32;
     const lease = leaseMs(deps.config);
     const log: Log = (msg, err) => deps.logger.warn({ error: String((err as Error)?.message ?? err) }, msg);
@@ -331,10 +370,14 @@ class Dispatcher implements DeliveryWorker {
     this.claimAhead = Math.ceil(concurrency * CLAIM_AHEAD);
     this.fanOut = new FanOut(deps.db);
     this.queue = new ClaimQueue(deps, lease, lease - deps.config.WEBHOOK_TIMEOUT_MS - START_MARGIN_MS, log);
-    this.recorder = new OutcomeRecorder(deps.db, log);
+    this.recorder = new OutcomeRecorder(deps, log);
     this.slots = new Slots(deps, concurrency, this.recorder, log);
     this.sweep = new RetentionSweep(deps.db, deps.config.WEBHOOK_ATTEMPT_RETENTION_DAYS, log);
+    // the shortest probe gap is 60 units: looking four times a unit-minute keeps probes within a
+    // quarter of it, and at most once a second costs one idle indexed read a second
+    this.probes = new Probes(deps, Math.min(1000, deps.config.WEBHOOK_RETRY_UNIT_MS * 15), log);
   }
+  private readonly deps: DeliveryDeps;
 
   readonly kick = () => {
     this.fanOut.dirty = true;
@@ -359,6 +402,7 @@ class Dispatcher implements DeliveryWorker {
     this.loop = null;
     await this.queue.releaseAll();
     await this.sweep.current;
+    await this.probes.current;
     const { inflight } = this.slots;
     while (inflight.size > 0 || this.recorder.inProgress.size > 0)
       await Promise.allSettled([...inflight, ...this.recorder.inProgress]);
@@ -391,6 +435,7 @@ class Dispatcher implements DeliveryWorker {
     while (this.running) {
       this.alarm.reset();
       this.sweep.maybeRun(this.isRunning);
+      this.probes.maybeRun();
       let delay = this.pollMs;
       try {
         const { claimed, moreEvents } = await this.cycle();

@@ -232,9 +232,14 @@ describe.skipIf(postgresUnavailable())('webhook subscriptions API', () => {
       (w: { id: string }) => w.id === id,
     );
     const { secret: _secret, ...asCreated } = created.body;
-    expect(res.body).toEqual(asCreated);
-    expect(res.body).toEqual({ ...listed, updated_at: created.body.updated_at });
-    expect(Object.keys(res.body).sort()).toEqual([
+    // the single read adds the endpoint's health, rate limit and auto_recover to the record
+    const { health, rate_limit, auto_recover, ...record } = res.body;
+    expect(record).toEqual(asCreated);
+    expect(record).toEqual({ ...listed, updated_at: created.body.updated_at });
+    expect(health.state).toBe('healthy');
+    expect(rate_limit).toBeNull();
+    expect(auto_recover).toBe(true);
+    expect(Object.keys(record).sort()).toEqual([
       'created_at',
       'description',
       'events',

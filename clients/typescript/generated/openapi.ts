@@ -1133,7 +1133,7 @@ export interface paths {
         };
         /**
          * List conversations
-         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value), sla_breached (`true`|`false`: any SLA breach or none), sla_due_before (the earliest SLA due time not yet met is before it, exclusive). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`, `sla_due_at` (that due time, soonest first; only conversations that have one).
+         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
          */
@@ -1833,7 +1833,7 @@ export interface paths {
         };
         /**
          * List tickets
-         * @description Newest first (created_at, then id) unless sort=updated_at (oldest change first, then id: for incremental mirroring with updated_since, which is inclusive) or sort=sla_due_at (the earliest SLA due time not yet met, soonest first; only tickets that have one). status, priority and type take one value or a comma list. created_after is inclusive, created_before exclusive. sla_breached=true|false: any SLA breach or none; sla_due_before: that due time is before the instant (exclusive).
+         * @description Newest first (created_at, then id) unless sort=updated_at (oldest change first, then id: for incremental mirroring with updated_since, which is inclusive). status, priority and type take one value or a comma list. created_after is inclusive, created_before exclusive.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
          */
@@ -1863,7 +1863,7 @@ export interface paths {
         };
         /**
          * Get a ticket
-         * @description One ticket of your tenant, with its requester, assignee, tags and `sla` (the SLA policy that applies, its first-response and resolution due times, the first response, and whether either target was breached; null when no policy applies: docs/sla.md). An id of another tenant is 404 `Ticket not found`, like an unknown one.
+         * @description One ticket of your tenant, with its requester, assignee, tags and SLA times. An id of another tenant is 404 `Ticket not found`, like an unknown one.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
          */
@@ -2017,7 +2017,7 @@ export interface paths {
         };
         /**
          * Get a webhook subscription
-         * @description The fields of the list plus `updated_at`, as the create response has them (webhooks:read); never the secret.
+         * @description The fields of the list plus `updated_at`, as the create response has them, and `health` (state, since when, how many failed deliveries wait to be re-sent), `rate_limit` and `auto_recover` (webhooks:read); never the secret. See docs/webhooks.md, "Endpoint health".
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:read`.
          */
@@ -2168,68 +2168,6 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/api/v2/business-hours": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List business hours
-         * @description Every set of business hours of the tenant, oldest first (at most 50, so no paging). Any dashboard session.
-         *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
-         */
-        get: operations["listBusinessHours"];
-        put?: never;
-        /**
-         * Create business hours
-         * @description An IANA time zone, weekly intervals (ISO weekday, wall-clock "HH:MM" start and end; an end at or before the start runs past midnight) and holidays (whole calendar days). SLA policies count their minutes in them. Dashboard session with tenant_admin or higher; audited.
-         *
-         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
-         */
-        post: operations["createBusinessHours"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v2/business-hours/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get business hours
-         * @description One set of business hours of the tenant. Any dashboard session.
-         *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
-         */
-        get: operations["getBusinessHours"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete business hours
-         * @description Refused (409) while an SLA policy counts in them. Dashboard session with tenant_admin or higher; audited.
-         *
-         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
-         */
-        delete: operations["deleteBusinessHours"];
-        options?: never;
-        head?: never;
-        /**
-         * Update business hours
-         * @description Changes the fields given (a list given replaces the list). Due times already set stay as they are; the next re-choice or reopening counts in the new hours. Dashboard session with tenant_admin or higher; audited.
-         *
-         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
-         */
-        patch: operations["updateBusinessHours"];
         trace?: never;
     };
     "/api/v2/companies": {
@@ -2417,7 +2355,7 @@ export interface paths {
         };
         /**
          * List conversations
-         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value), sla_breached (`true`|`false`: any SLA breach or none), sla_due_before (the earliest SLA due time not yet met is before it, exclusive). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`, `sla_due_at` (that due time, soonest first; only conversations that have one).
+         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
@@ -2662,68 +2600,6 @@ export interface paths {
         patch: operations["updateArticle"];
         trace?: never;
     };
-    "/api/v2/sla-policies": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List SLA policies
-         * @description Every SLA policy of the tenant in the order they are tried: by position, then oldest first (at most 100, so no paging). Any dashboard session.
-         *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
-         */
-        get: operations["listSlaPolicies"];
-        put?: never;
-        /**
-         * Create an SLA policy
-         * @description Conditions (priorities, channels, tags: each optional, all given must match) and first-response and resolution targets in business minutes of its business hours (null hours: around the clock). The first policy by position whose conditions match a ticket or conversation applies to it, chosen when it is created and again when its priority, channel or tags change. `business_hours_id` must be hours of the tenant (422). Dashboard session with tenant_admin or higher; audited.
-         *
-         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
-         */
-        post: operations["createSlaPolicy"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v2/sla-policies/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get an SLA policy
-         * @description One SLA policy of the tenant. Any dashboard session.
-         *
-         *     **Access:** Dashboard session only: API keys are refused with 403.
-         */
-        get: operations["getSlaPolicy"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete an SLA policy
-         * @description Records under it keep their due times until their policy is chosen again. Dashboard session with tenant_admin or higher; audited.
-         *
-         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
-         */
-        delete: operations["deleteSlaPolicy"];
-        options?: never;
-        head?: never;
-        /**
-         * Update an SLA policy
-         * @description Changes the fields given. Due times already set stay as they are until the record's policy is chosen again (a change of priority, channel or tags) or it reopens. Dashboard session with tenant_admin or higher; audited.
-         *
-         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
-         */
-        patch: operations["updateSlaPolicy"];
-        trace?: never;
-    };
     "/api/v2/webhooks/{id}": {
         parameters: {
             query?: never;
@@ -2739,7 +2615,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook (dashboard)
-         * @description is_active, url, events and/or description; the same validation as creation. Dashboard session, tenant_admin or higher.
+         * @description is_active, url, events, description, rate_limit (deliveries a second, 1-10000, or null) and/or auto_recover; the same validation as creation. `{"is_active": true}` on a disabled endpoint enables it and re-sends every delivery that failed since it started failing (unless auto_recover is false). Dashboard session, tenant_admin or higher.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -2757,7 +2633,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook's signing secret (dashboard)
-         * @description Replaces the signing secret at once and returns the new one, shown only here; every attempt from now on is signed with it (there is no overlap: see docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.
+         * @description Replaces the signing secret and returns the new one, shown only here; every attempt from now on is signed with it (`X-Webhook-Signature`), and for WEBHOOK_ROTATION_OVERLAP_S (a day by default) `webhook-signature` carries the old secret's signature too, so receivers can switch at their pace (docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -3664,31 +3540,6 @@ export interface components {
             resolved_at: string | null;
             /** @description When it was closed */
             closed_at: string | null;
-            /**
-             * @description The SLA due times and breaches; null when no SLA policy applies
-             * @example {
-             *       "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-             *       "first_response_due_at": "2026-03-30T08:00:00.000Z",
-             *       "first_response_at": null,
-             *       "first_response_breached": false,
-             *       "resolution_due_at": "2026-03-31T14:00:00.000Z",
-             *       "resolution_breached": false
-             *     }
-             */
-            sla: {
-                /** @description The SLA policy that applies (the first by position whose conditions match) */
-                policy_id: string;
-                /** @description When the first public agent reply is due (null: the policy sets no first-response target) */
-                first_response_due_at: string | null;
-                /** @description When the first public agent reply was sent */
-                first_response_at: string | null;
-                /** @description The first response was not sent by its due time (recorded once, never cleared) */
-                first_response_breached: boolean;
-                /** @description When resolution is due, counted from creation or from the latest reopening (null: no resolution target) */
-                resolution_due_at: string | null;
-                /** @description It was not resolved or closed by a resolution due time (recorded once, never cleared) */
-                resolution_breached: boolean;
-            } | null;
         };
         TicketCreate: {
             /** @description Subject line */
@@ -4045,6 +3896,28 @@ export interface components {
             created_at: string;
             /** @description ISO 8601 UTC */
             updated_at: string;
+            /** @description Deliveries a second at most (1-10000); null: no limit */
+            rate_limit: number | null;
+            /** @description Probes while failing and re-sends on recovery (default true) */
+            auto_recover: boolean;
+            /** @description Address of the health check */
+            health: components["schemas"]["WebhookHealth"];
+        };
+        /** @description The endpoint's health (docs/webhooks.md, "Endpoint health") */
+        WebhookHealth: {
+            /**
+             * @description `failing`: a delivery ended failed since the last success (probes run, re-sends follow the first success); `disabled`: failing for WEBHOOK_DISABLE_AFTER_S, nothing is sent until enabled
+             * @enum {string}
+             */
+            state: "healthy" | "failing" | "disabled";
+            /** @description Since when it fails (its first failure after the last success); null when not failing */
+            failing_since: string | null;
+            /** @description The last successful delivery (to within a second); null before any */
+            last_success_at: string | null;
+            /** @description Deliveries that failed since failing_since and wait to be re-sent (0 when healthy) */
+            failed_deliveries: number;
+            /** @description When it was disabled; null unless disabled */
+            disabled_at: string | null;
         };
         WebhookDeliveryLogPage: {
             /** @description The deliveries of the page */
@@ -4161,6 +4034,10 @@ export interface components {
             events?: string[];
             /** @description What the endpoint is for; null clears it */
             description?: string | null;
+            /** @description Deliveries a second this endpoint receives at most (1-10000), across every process; null removes the limit. Waiting for the pace is not an attempt. */
+            rate_limit?: number | null;
+            /** @description false: no probes while failing and no automatic re-send when it answers again (default true) */
+            auto_recover?: boolean;
         };
         WebhookTestEventQueued: {
             /** @description The test delivery's id: it appears in this endpoint's delivery log */
@@ -4225,31 +4102,6 @@ export interface components {
             created_at: string;
             /** @description Last change or message */
             updated_at: string;
-            /**
-             * @description The SLA due times and breaches; null when no SLA policy applies
-             * @example {
-             *       "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-             *       "first_response_due_at": "2026-03-30T08:00:00.000Z",
-             *       "first_response_at": null,
-             *       "first_response_breached": false,
-             *       "resolution_due_at": "2026-03-31T14:00:00.000Z",
-             *       "resolution_breached": false
-             *     }
-             */
-            sla: {
-                /** @description The SLA policy that applies (the first by position whose conditions match) */
-                policy_id: string;
-                /** @description When the first public agent reply is due (null: the policy sets no first-response target) */
-                first_response_due_at: string | null;
-                /** @description When the first public agent reply was sent */
-                first_response_at: string | null;
-                /** @description The first response was not sent by its due time (recorded once, never cleared) */
-                first_response_breached: boolean;
-                /** @description When resolution is due, counted from creation or from the latest reopening (null: no resolution target) */
-                resolution_due_at: string | null;
-                /** @description It was not resolved or closed by a resolution due time (recorded once, never cleared) */
-                resolution_breached: boolean;
-            } | null;
         };
         ConversationCreate: {
             /** @description The contact (`ctc_…`) */
@@ -5903,12 +5755,12 @@ export interface components {
              * @description What was done, e.g. `api_key.created`
              * @enum {string}
              */
-            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.invited" | "user.updated" | "user.removed" | "business_hours.created" | "business_hours.updated" | "business_hours.deleted" | "sla_policy.created" | "sla_policy.updated" | "sla_policy.deleted";
+            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed";
             /**
              * @description Kind of resource acted on
              * @enum {string}
              */
-            target_type: "api_key" | "webhook" | "user" | "business_hours" | "sla_policy";
+            target_type: "api_key" | "webhook" | "user";
             /** @description The resource acted on */
             target_id: string;
             /** @description Address the request came from */
@@ -5931,196 +5783,6 @@ export interface components {
             offset: number;
             /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
             next_cursor: string | null;
-        };
-        BusinessHours: {
-            /** @description Business hours id (`bhr_…`) */
-            id: string;
-            /** @description Your label for these hours */
-            name: string;
-            /** @description IANA time zone */
-            timezone: string;
-            /** @description Weekly intervals of business time */
-            intervals: {
-                /** @description ISO weekday the interval starts on: Monday 1 ... Sunday 7 */
-                day: number;
-                /** @description Wall-clock start, "HH:MM" */
-                start: string;
-                /** @description Wall-clock end, "HH:MM" or "24:00"; at or before `start`, the interval runs into the next day */
-                end: string;
-            }[];
-            /** @description Days with no business time */
-            holidays: {
-                /** @description The calendar day in the hours’ time zone, "YYYY-MM-DD": none of it counts */
-                date: string;
-                /** @description What the day is */
-                name: string;
-            }[];
-            /**
-             * Format: date-time
-             * @description When they were created
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description When they last changed
-             */
-            updated_at: string;
-        };
-        BusinessHoursList: {
-            /** @description Oldest first */
-            business_hours: components["schemas"]["BusinessHours"][];
-        };
-        BusinessHoursCreate: {
-            /** @description Your label for these hours */
-            name: string;
-            /** @description IANA time zone the intervals and holidays are read in, e.g. `Europe/Berlin` */
-            timezone: string;
-            /** @description Weekly intervals of business time */
-            intervals: {
-                /** @description ISO weekday the interval starts on: Monday 1 ... Sunday 7 */
-                day: number;
-                /** @description Wall-clock start, "HH:MM" */
-                start: string;
-                /** @description Wall-clock end, "HH:MM" or "24:00"; at or before `start`, the interval runs into the next day */
-                end: string;
-            }[];
-            /**
-             * @description Days with no business time
-             * @default []
-             */
-            holidays: {
-                /** @description The calendar day in the hours’ time zone, "YYYY-MM-DD": none of it counts */
-                date: string;
-                /** @description What the day is */
-                name: string;
-            }[];
-        };
-        BusinessHoursUpdate: {
-            /** @description Your label for these hours */
-            name?: string;
-            /** @description IANA time zone the intervals and holidays are read in, e.g. `Europe/Berlin` */
-            timezone?: string;
-            /** @description Weekly intervals of business time */
-            intervals?: {
-                /** @description ISO weekday the interval starts on: Monday 1 ... Sunday 7 */
-                day: number;
-                /** @description Wall-clock start, "HH:MM" */
-                start: string;
-                /** @description Wall-clock end, "HH:MM" or "24:00"; at or before `start`, the interval runs into the next day */
-                end: string;
-            }[];
-            /** @description Days with no business time */
-            holidays?: {
-                /** @description The calendar day in the hours’ time zone, "YYYY-MM-DD": none of it counts */
-                date: string;
-                /** @description What the day is */
-                name: string;
-            }[];
-        };
-        SlaPolicy: {
-            /** @description Policy id (`sla_…`) */
-            id: string;
-            /** @description Your label for the policy */
-            name: string;
-            /** @description Order among the policies: the first matching by position applies */
-            position: number;
-            /** @description The business hours its minutes count in; null: around the clock */
-            business_hours_id: string | null;
-            /** @description Each optional; all given must match */
-            conditions: {
-                /** @description Any of these priorities */
-                priorities?: string[];
-                /** @description Any of these channels */
-                channels?: string[];
-                /** @description Any of these tags */
-                tags?: string[];
-            };
-            /** @description First-response target in business minutes */
-            first_response_minutes: number | null;
-            /** @description Resolution target in business minutes */
-            resolution_minutes: number | null;
-            /**
-             * Format: date-time
-             * @description When it was created
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description When it last changed
-             */
-            updated_at: string;
-        };
-        SlaPolicyList: {
-            /** @description By position, then oldest first */
-            sla_policies: components["schemas"]["SlaPolicy"][];
-        };
-        SlaPolicyCreate: {
-            /** @description Your label for the policy */
-            name: string;
-            /** @description Order among the policies; default: after the last */
-            position?: number;
-            /**
-             * @description The business hours its minutes count in; null: around the clock
-             * @default null
-             */
-            business_hours_id: string | null;
-            /**
-             * @description Each optional; all given must match
-             * @default {}
-             * @example {
-             *       "priorities": [
-             *         "urgent",
-             *         "high"
-             *       ]
-             *     }
-             */
-            conditions: {
-                /** @description Any of these priorities */
-                priorities?: ("low" | "medium" | "high" | "urgent")[];
-                /** @description Any of these channels (a conversation’s channel, a ticket’s source) */
-                channels?: ("api" | "dashboard" | "email" | "phone" | "web" | "chat" | "end_user" | "widget" | "whatsapp")[];
-                /** @description Any of these tags */
-                tags?: string[];
-            };
-            /**
-             * @description Business minutes (0-525600); null: no such target
-             * @default null
-             */
-            first_response_minutes: number | null;
-            /**
-             * @description Business minutes (0-525600); null: no such target
-             * @default null
-             */
-            resolution_minutes: number | null;
-        };
-        SlaPolicyUpdate: {
-            /** @description Your label for the policy */
-            name?: string;
-            /** @description Order among the policies: the first matching by position applies (ties: oldest first) */
-            position?: number;
-            /** @description The business hours its minutes count in; null: around the clock */
-            business_hours_id?: string | null;
-            /**
-             * @description Each optional; all given must match
-             * @example {
-             *       "priorities": [
-             *         "urgent",
-             *         "high"
-             *       ]
-             *     }
-             */
-            conditions?: {
-                /** @description Any of these priorities */
-                priorities?: ("low" | "medium" | "high" | "urgent")[];
-                /** @description Any of these channels (a conversation’s channel, a ticket’s source) */
-                channels?: ("api" | "dashboard" | "email" | "phone" | "web" | "chat" | "end_user" | "widget" | "whatsapp")[];
-                /** @description Any of these tags */
-                tags?: string[];
-            };
-            /** @description Business minutes (0-525600); null: no such target */
-            first_response_minutes?: number | null;
-            /** @description Business minutes (0-525600); null: no such target */
-            resolution_minutes?: number | null;
         };
         RootLinks: {
             /** @description Name */
@@ -16871,20 +16533,10 @@ export interface operations {
                  */
                 updated_since?: string;
                 /**
-                 * @description `true`: only records with an SLA breach (either target); `false`: only those with none
-                 * @example true
-                 */
-                sla_breached?: "true" | "false";
-                /**
-                 * @description Only records whose earliest SLA due time not yet met is before this instant (exclusive)
-                 * @example 2026-03-14T09:26:53.000Z
-                 */
-                sla_due_before?: string;
-                /**
                  * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
                  * @example -created_at
                  */
-                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at" | "sla_due_at";
+                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at";
             };
             header?: never;
             path?: never;
@@ -16920,15 +16572,7 @@ export interface operations {
                      *             "vip"
                      *           ],
                      *           "created_at": "2026-03-14T09:26:53.412Z",
-                     *           "updated_at": "2026-03-14T09:41:07.038Z",
-                     *           "sla": {
-                     *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *             "first_response_due_at": "2026-03-14T09:26:53.000Z",
-                     *             "first_response_at": "2026-03-14T09:26:53.000Z",
-                     *             "first_response_breached": false,
-                     *             "resolution_due_at": "2026-03-14T09:26:53.000Z",
-                     *             "resolution_breached": false
-                     *           }
+                     *           "updated_at": "2026-03-14T09:41:07.038Z"
                      *         }
                      *       ],
                      *       "total": 42,
@@ -17085,15 +16729,7 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "sla": {
-                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_breached": false,
-                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "resolution_breached": false
-                     *       }
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -17247,15 +16883,7 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "sla": {
-                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_breached": false,
-                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "resolution_breached": false
-                     *       }
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -17429,15 +17057,7 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "sla": {
-                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_breached": false,
-                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "resolution_breached": false
-                     *       }
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -17626,15 +17246,7 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "sla": {
-                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_breached": false,
-                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "resolution_breached": false
-                     *       }
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -23094,20 +22706,10 @@ export interface operations {
                  */
                 updated_since?: string;
                 /**
-                 * @description `true`: only records with an SLA breach (either target); `false`: only those with none
-                 * @example true
-                 */
-                sla_breached?: "true" | "false";
-                /**
-                 * @description Only records whose earliest SLA due time not yet met is before this instant (exclusive)
-                 * @example 2026-03-14T09:26:53.000Z
-                 */
-                sla_due_before?: string;
-                /**
                  * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
                  * @example -created_at
                  */
-                sort?: "-created_at" | "updated_at" | "sla_due_at";
+                sort?: "-created_at" | "updated_at";
             };
             header?: never;
             path?: never;
@@ -23150,15 +22752,7 @@ export interface operations {
                      *           "created_at": "2026-03-14T09:26:53.412Z",
                      *           "updated_at": "2026-03-14T09:26:53.412Z",
                      *           "resolved_at": null,
-                     *           "closed_at": null,
-                     *           "sla": {
-                     *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *             "first_response_due_at": "2026-03-14T10:26:53.412Z",
-                     *             "first_response_at": null,
-                     *             "first_response_breached": false,
-                     *             "resolution_due_at": "2026-03-14T17:26:53.412Z",
-                     *             "resolution_breached": false
-                     *           }
+                     *           "closed_at": null
                      *         }
                      *       ],
                      *       "total": 42,
@@ -23324,15 +22918,7 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
-                     *       "closed_at": null,
-                     *       "sla": {
-                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *         "first_response_due_at": "2026-03-14T10:26:53.412Z",
-                     *         "first_response_at": null,
-                     *         "first_response_breached": false,
-                     *         "resolution_due_at": "2026-03-14T17:26:53.412Z",
-                     *         "resolution_breached": false
-                     *       }
+                     *       "closed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -23493,15 +23079,7 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
-                     *       "closed_at": null,
-                     *       "sla": {
-                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *         "first_response_due_at": "2026-03-14T10:26:53.412Z",
-                     *         "first_response_at": null,
-                     *         "first_response_breached": false,
-                     *         "resolution_due_at": "2026-03-14T17:26:53.412Z",
-                     *         "resolution_breached": false
-                     *       }
+                     *       "closed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -23682,15 +23260,7 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
-                     *       "closed_at": null,
-                     *       "sla": {
-                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *         "first_response_due_at": "2026-03-14T10:26:53.412Z",
-                     *         "first_response_at": null,
-                     *         "first_response_breached": false,
-                     *         "resolution_due_at": "2026-03-14T17:26:53.412Z",
-                     *         "resolution_breached": false
-                     *       }
+                     *       "closed_at": null
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -24960,7 +24530,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The subscription */
+            /** @description The subscription with its health */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24981,7 +24551,16 @@ export interface operations {
                      *       ],
                      *       "is_active": true,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "rate_limit": 50,
+                     *       "auto_recover": false,
+                     *       "health": {
+                     *         "state": "healthy",
+                     *         "failing_since": null,
+                     *         "last_success_at": "2026-03-14T09:26:54.020Z",
+                     *         "failed_deliveries": 0,
+                     *         "disabled_at": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDetail"];
@@ -26100,7 +25679,7 @@ export interface operations {
                  * @description Only entries of this action (e.g. `api_key.created`)
                  * @example api_key.created
                  */
-                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.invited" | "user.updated" | "user.removed" | "business_hours.created" | "business_hours.updated" | "business_hours.deleted" | "sla_policy.created" | "sla_policy.updated" | "sla_policy.deleted";
+                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed";
                 /**
                  * @description Only entries about this resource id
                  * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
@@ -26188,922 +25767,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listBusinessHours: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The business hours */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "business_hours": [
-                     *         {
-                     *           "id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *           "name": "Berlin office",
-                     *           "timezone": "Europe/Berlin",
-                     *           "intervals": [
-                     *             {
-                     *               "day": 1,
-                     *               "start": "09:00",
-                     *               "end": "17:00"
-                     *             },
-                     *             {
-                     *               "day": 2,
-                     *               "start": "09:00",
-                     *               "end": "17:00"
-                     *             },
-                     *             {
-                     *               "day": 3,
-                     *               "start": "09:00",
-                     *               "end": "17:00"
-                     *             },
-                     *             {
-                     *               "day": 4,
-                     *               "start": "09:00",
-                     *               "end": "17:00"
-                     *             },
-                     *             {
-                     *               "day": 5,
-                     *               "start": "09:00",
-                     *               "end": "17:00"
-                     *             }
-                     *           ],
-                     *           "holidays": [
-                     *             {
-                     *               "date": "2026-12-25",
-                     *               "name": "Christmas Day"
-                     *             }
-                     *           ],
-                     *           "created_at": "2026-11-02T09:00:00.000Z",
-                     *           "updated_at": "2026-11-02T09:00:00.000Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["BusinessHoursList"];
-                };
-            };
-            /** @description Missing or invalid credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description This credential may not call this endpoint */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    createBusinessHours: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Berlin office",
-                 *       "timezone": "Europe/Berlin",
-                 *       "intervals": [
-                 *         {
-                 *           "day": 1,
-                 *           "start": "09:00",
-                 *           "end": "17:00"
-                 *         },
-                 *         {
-                 *           "day": 2,
-                 *           "start": "09:00",
-                 *           "end": "17:00"
-                 *         },
-                 *         {
-                 *           "day": 3,
-                 *           "start": "09:00",
-                 *           "end": "17:00"
-                 *         },
-                 *         {
-                 *           "day": 4,
-                 *           "start": "09:00",
-                 *           "end": "17:00"
-                 *         },
-                 *         {
-                 *           "day": 5,
-                 *           "start": "09:00",
-                 *           "end": "17:00"
-                 *         }
-                 *       ],
-                 *       "holidays": [
-                 *         {
-                 *           "date": "2026-12-25",
-                 *           "name": "Christmas Day"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["BusinessHoursCreate"];
-            };
-        };
-        responses: {
-            /** @description The business hours */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *       "name": "Berlin office",
-                     *       "timezone": "Europe/Berlin",
-                     *       "intervals": [
-                     *         {
-                     *           "day": 1,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 2,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 3,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 4,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 5,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         }
-                     *       ],
-                     *       "holidays": [
-                     *         {
-                     *           "date": "2026-12-25",
-                     *           "name": "Christmas Day"
-                     *         }
-                     *       ],
-                     *       "created_at": "2026-11-02T09:00:00.000Z",
-                     *       "updated_at": "2026-11-02T09:00:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["BusinessHours"];
-                };
-            };
-            /** @description Missing or invalid credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description This credential may not call this endpoint */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The tenant has the most business hours it may */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "A tenant has at most 50 business hours"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Request body too large"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getBusinessHours: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The business hours’ id (`bhr_…`)
-                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The business hours */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *       "name": "Berlin office",
-                     *       "timezone": "Europe/Berlin",
-                     *       "intervals": [
-                     *         {
-                     *           "day": 1,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 2,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 3,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 4,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 5,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         }
-                     *       ],
-                     *       "holidays": [
-                     *         {
-                     *           "date": "2026-12-25",
-                     *           "name": "Christmas Day"
-                     *         }
-                     *       ],
-                     *       "created_at": "2026-11-02T09:00:00.000Z",
-                     *       "updated_at": "2026-11-02T09:00:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["BusinessHours"];
-                };
-            };
-            /** @description Missing or invalid credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description This credential may not call this endpoint */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Business hours not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    deleteBusinessHours: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The business hours’ id (`bhr_…`)
-                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Missing or invalid credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description This credential may not call this endpoint */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Business hours not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description An SLA policy uses them */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Business hours are used by an SLA policy"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Request body too large"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    updateBusinessHours: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The business hours’ id (`bhr_…`)
-                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "holidays": [
-                 *         {
-                 *           "date": "2026-12-25",
-                 *           "name": "Christmas Day"
-                 *         },
-                 *         {
-                 *           "date": "2026-12-26",
-                 *           "name": "Boxing Day"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": components["schemas"]["BusinessHoursUpdate"];
-            };
-        };
-        responses: {
-            /** @description The business hours */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *       "name": "Berlin office",
-                     *       "timezone": "Europe/Berlin",
-                     *       "intervals": [
-                     *         {
-                     *           "day": 1,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 2,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 3,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 4,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         },
-                     *         {
-                     *           "day": 5,
-                     *           "start": "09:00",
-                     *           "end": "17:00"
-                     *         }
-                     *       ],
-                     *       "holidays": [
-                     *         {
-                     *           "date": "2026-12-25",
-                     *           "name": "Christmas Day"
-                     *         }
-                     *       ],
-                     *       "created_at": "2026-11-02T09:00:00.000Z",
-                     *       "updated_at": "2026-11-02T09:00:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["BusinessHours"];
-                };
-            };
-            /** @description Missing or invalid credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description This credential may not call this endpoint */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Business hours not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Request body too large"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -29352,20 +28015,10 @@ export interface operations {
                  */
                 updated_since?: string;
                 /**
-                 * @description `true`: only records with an SLA breach (either target); `false`: only those with none
-                 * @example true
-                 */
-                sla_breached?: "true" | "false";
-                /**
-                 * @description Only records whose earliest SLA due time not yet met is before this instant (exclusive)
-                 * @example 2026-03-14T09:26:53.000Z
-                 */
-                sla_due_before?: string;
-                /**
                  * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
                  * @example -created_at
                  */
-                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at" | "sla_due_at";
+                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at";
             };
             header?: never;
             path?: never;
@@ -29401,15 +28054,7 @@ export interface operations {
                      *             "vip"
                      *           ],
                      *           "created_at": "2026-03-14T09:26:53.412Z",
-                     *           "updated_at": "2026-03-14T09:41:07.038Z",
-                     *           "sla": {
-                     *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *             "first_response_due_at": "2026-03-14T09:26:53.000Z",
-                     *             "first_response_at": "2026-03-14T09:26:53.000Z",
-                     *             "first_response_breached": false,
-                     *             "resolution_due_at": "2026-03-14T09:26:53.000Z",
-                     *             "resolution_breached": false
-                     *           }
+                     *           "updated_at": "2026-03-14T09:41:07.038Z"
                      *         }
                      *       ],
                      *       "total": 42,
@@ -29560,15 +28205,7 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "sla": {
-                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_breached": false,
-                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "resolution_breached": false
-                     *       }
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -29718,15 +28355,7 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "sla": {
-                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_breached": false,
-                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "resolution_breached": false
-                     *       }
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -29894,15 +28523,7 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "sla": {
-                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_breached": false,
-                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "resolution_breached": false
-                     *       }
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -30081,15 +28702,7 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "sla": {
-                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
-                     *         "first_response_breached": false,
-                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
-                     *         "resolution_breached": false
-                     *       }
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -31627,771 +30240,6 @@ export interface operations {
             };
         };
     };
-    listSlaPolicies: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The policies, in the order they are tried */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "sla_policies": [
-                     *         {
-                     *           "id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *           "name": "Urgent",
-                     *           "position": 0,
-                     *           "business_hours_id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *           "conditions": {
-                     *             "priorities": [
-                     *               "urgent"
-                     *             ]
-                     *           },
-                     *           "first_response_minutes": 60,
-                     *           "resolution_minutes": 480,
-                     *           "created_at": "2026-11-02T09:00:00.000Z",
-                     *           "updated_at": "2026-11-02T09:00:00.000Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SlaPolicyList"];
-                };
-            };
-            /** @description Missing or invalid credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description This credential may not call this endpoint */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    createSlaPolicy: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "name": "Urgent",
-                 *       "position": 0,
-                 *       "business_hours_id": null,
-                 *       "conditions": {
-                 *         "priorities": [
-                 *           "urgent"
-                 *         ]
-                 *       },
-                 *       "first_response_minutes": 60,
-                 *       "resolution_minutes": 480
-                 *     }
-                 */
-                "application/json": components["schemas"]["SlaPolicyCreate"];
-            };
-        };
-        responses: {
-            /** @description The policy */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *       "name": "Urgent",
-                     *       "position": 0,
-                     *       "business_hours_id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *       "conditions": {
-                     *         "priorities": [
-                     *           "urgent"
-                     *         ]
-                     *       },
-                     *       "first_response_minutes": 60,
-                     *       "resolution_minutes": 480,
-                     *       "created_at": "2026-11-02T09:00:00.000Z",
-                     *       "updated_at": "2026-11-02T09:00:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SlaPolicy"];
-                };
-            };
-            /** @description Missing or invalid credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description This credential may not call this endpoint */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The tenant has the most SLA policies it may */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "A tenant has at most 100 SLA policies"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Request body too large"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    getSlaPolicy: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The SLA policy’s id (`sla_…`)
-                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The policy */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *       "name": "Urgent",
-                     *       "position": 0,
-                     *       "business_hours_id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *       "conditions": {
-                     *         "priorities": [
-                     *           "urgent"
-                     *         ]
-                     *       },
-                     *       "first_response_minutes": 60,
-                     *       "resolution_minutes": 480,
-                     *       "created_at": "2026-11-02T09:00:00.000Z",
-                     *       "updated_at": "2026-11-02T09:00:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SlaPolicy"];
-                };
-            };
-            /** @description Missing or invalid credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description This credential may not call this endpoint */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "SLA policy not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    deleteSlaPolicy: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The SLA policy’s id (`sla_…`)
-                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted */
-            204: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Missing or invalid credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description This credential may not call this endpoint */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "SLA policy not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Request body too large"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    updateSlaPolicy: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The SLA policy’s id (`sla_…`)
-                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "first_response_minutes": 30,
-                 *       "position": 1
-                 *     }
-                 */
-                "application/json": components["schemas"]["SlaPolicyUpdate"];
-            };
-        };
-        responses: {
-            /** @description The policy */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *       "name": "Urgent",
-                     *       "position": 0,
-                     *       "business_hours_id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
-                     *       "conditions": {
-                     *         "priorities": [
-                     *           "urgent"
-                     *         ]
-                     *       },
-                     *       "first_response_minutes": 60,
-                     *       "resolution_minutes": 480,
-                     *       "created_at": "2026-11-02T09:00:00.000Z",
-                     *       "updated_at": "2026-11-02T09:00:00.000Z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["SlaPolicy"];
-                };
-            };
-            /** @description Missing or invalid credential */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description This credential may not call this endpoint */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "SLA policy not found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Request body too large"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Request validation failed */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Rate limit exceeded"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "Service temporarily unavailable: database unreachable"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     updateWebhook: {
         parameters: {
             query?: never;
@@ -32415,14 +30263,16 @@ export interface operations {
                  *         "ticket.created",
                  *         "ticket.updated"
                  *       ],
-                 *       "description": "The printer on floor 3 smells of smoke and shows error E-451."
+                 *       "description": "The printer on floor 3 smells of smoke and shows error E-451.",
+                 *       "rate_limit": 50,
+                 *       "auto_recover": false
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdate"];
             };
         };
         responses: {
-            /** @description The updated subscription (no secret) */
+            /** @description The updated subscription with its health (no secret) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -32443,7 +30293,16 @@ export interface operations {
                      *       ],
                      *       "is_active": true,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "rate_limit": 50,
+                     *       "auto_recover": false,
+                     *       "health": {
+                     *         "state": "healthy",
+                     *         "failing_since": null,
+                     *         "last_success_at": "2026-03-14T09:26:54.020Z",
+                     *         "failed_deliveries": 0,
+                     *         "disabled_at": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDetail"];

@@ -16,7 +16,24 @@ export interface WebhooksTable {
   deleted_at: NullableTimestamp;
   /** what the endpoint is for (<= 500 characters) */
   description: string | null;
+  /** schema/0025: endpoint health (shared/webhooks/health.ts) */
+  health_state: Generated<HealthState>;
+  failing_since: NullableTimestamp;
+  last_success_at: NullableTimestamp;
+  disabled_at: NullableTimestamp;
+  auto_recover: Generated<boolean>;
+  next_probe_at: NullableTimestamp;
+  probes_sent: Generated<number>;
+  owner_mailed_at: NullableTimestamp;
+  /** deliveries a second, 1-10000; null: none (shared/webhooks/pacing.ts) */
+  rate_limit: number | null;
+  pace_next_at: NullableTimestamp;
+  /** the secret the last rotation replaced, signed with too until WEBHOOK_ROTATION_OVERLAP_S ends */
+  previous_secret_encrypted: string | null;
+  secret_rotated_at: NullableTimestamp;
 }
+
+export type HealthState = 'healthy' | 'failing' | 'disabled';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
