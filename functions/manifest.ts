@@ -132,6 +132,14 @@ const MANIFEST: readonly { name: string; access: readonly AccessRule[] }[] = [
   // end-user sign-in needs no credential; the rest of the end-user API takes the end user's JWT
   { name: 'end-user', access: [{ prefix: '/api/v1/app', surface: 'end_user' }, open('/api/v1/app/auth')] },
   { name: 'audit', access: [dashboard('/api/v2/audit-log')] },
+  {
+    name: 'helpdesk',
+    access: [
+      dashboard('/api/v2/teams'),
+      dashboard('/api/v2/saved-replies'),
+      dashboard('/api/v2/ticket-fields'),
+    ],
+  },
   // `/` is the exact root path (scripts/edge/config.ts), not a catch-all
   {
     name: 'docs',

@@ -24,6 +24,7 @@ import * as endUser from './end-user/routes';
 import * as exportsRoutes from './exports/routes';
 import * as fallback from './fallback/routes';
 import * as health from './health/routes';
+import * as helpdesk from './helpdesk/routes';
 import * as kb from './kb/routes';
 import { ACCESS_RULES } from './manifest';
 import * as tenants from './tenants/routes';
@@ -74,6 +75,7 @@ export const DOC_SOURCES: readonly DocSource[] = [
   source('config', config),
   source('end-user', endUser),
   source('audit', audit),
+  source('helpdesk', helpdesk),
   source('docs', docs),
   source('console', consoleApp),
   source('fallback', fallback),

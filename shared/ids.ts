@@ -29,6 +29,9 @@ export const ID_PREFIX = {
   invoice: 'inv',
   tenantUser: 'tus',
   session: 'ses',
+  team: 'team',
+  savedReply: 'srp',
+  ticketField: 'tfd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -3,6 +3,8 @@ import { actorOf, tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Executor } from '../../shared/db/schema';
 import { emitEvent, iso } from '../../shared/events/emit';
+import { pickTeamMember } from '../../shared/helpdesk/routing';
+import { renderSavedReply, userIdOf } from '../../shared/helpdesk/saved-replies';
 import { answerWithWork } from '../../shared/http/answer-with-work';
 import { notFound } from '../../shared/http/errors';
 import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
@@ -173,7 +175,16 @@ const assignConversation: HandlerOf<typeof routes.assignConversationV1> = async 
       await assertReferences(trx, tenantId, [
         { field: 'assignee_user_id', kind: 'tenantUser', id: body.assignee_user_id },
       ]);
-    const next = assigneesOf(current, body);
+    if (body.assignee_team_id && body.assignee_team_id !== current.assignee_team_id)
+      await assertReferences(trx, tenantId, [
+        { field: 'assignee_team_id', kind: 'team', id: body.assignee_team_id },
+      ]);
+    // assigned to a team alone: a team that routes picks the member (holding the team's lock)
+    const pick =
+      body.assignee_team_id && body.assignee_user_id === undefined
+        ? await pickTeamMember(trx, tenantId, body.assignee_team_id, 'assignee_team_id')
+        : null;
+    const next = assigneesOf(current, pick?.userId ? { ...body, assignee_user_id: pick.userId } : body);
     // already assigned so: nothing changes, nothing is emitted, the answer is the conversation as is
     if (
       next.assignee_user_id === current.assignee_user_id &&
@@ -186,7 +197,7 @@ const assignConversation: HandlerOf<typeof routes.assignConversationV1> = async 
     });
     await emitEvent(trx, tenantId, 'conversation.assigned', {
       conversation: conversationRef(updated),
-      routing_reason: body.routing_reason ?? defaultRoutingReason(current),
+      routing_reason: pick?.userId ? pick.routing : (body.routing_reason ?? defaultRoutingReason(current)),
     });
     return commitAnswer(trx, c, jsonAnswer(200, conversationView(updated)));
   });
@@ -239,7 +250,12 @@ const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
       {
         sender_type: 'agent',
         sender_id: senderIdOf(c),
-        body: body.body,
+        body:
+          body.body ??
+          (await renderSavedReply(trx, tenantId, body.saved_reply_id!, {
+            userId: userIdOf(c),
+            conversation: current,
+          })),
         content_type: body.content_type,
         is_internal: body.is_internal,
         source: 'dashboard',

@@ -70,11 +70,19 @@ export const AssignConversationBody = z
   .meta({ anyOf: [{ required: ['assignee_user_id'] }, { required: ['assignee_team_id'] }] });
 export type AssignConversationBody = z.infer<typeof AssignConversationBody>;
 
-export const CreateMessageBody = z.strictObject({
-  body: MessageBody,
-  is_internal: z.boolean().default(false),
-  content_type: z.enum(MESSAGE_CONTENT_TYPES).default('text'),
-});
+export const CreateMessageBody = z
+  .strictObject({
+    body: MessageBody.optional(),
+    saved_reply_id: RefId.optional().describe(
+      'A saved reply (GET /api/v2/saved-replies) to send in place of `body`, its placeholders rendered',
+    ),
+    is_internal: z.boolean().default(false),
+    content_type: z.enum(MESSAGE_CONTENT_TYPES).default('text'),
+  })
+  .refine((b) => (b.body === undefined) !== (b.saved_reply_id === undefined), {
+    message: 'Exactly one of body or saved_reply_id is required',
+  })
+  .meta({ anyOf: [{ required: ['body'] }, { required: ['saved_reply_id'] }] });
 export type CreateMessageBody = z.infer<typeof CreateMessageBody>;
 
 const SORTS = ['-created_at', 'created_at', 'updated_at', '-updated_at'] as const;

@@ -240,6 +240,18 @@ const TAGS: ReferenceGuide['tags'] = [
       'Dashboard only: write articles and publish them to the help center and connected providers.',
   },
   { name: 'Audit log', description: 'Dashboard only: who changed what, and when.' },
+  {
+    name: 'Teams',
+    description: 'Dashboard only: teams of agents, and how an assignment to a team picks its member.',
+  },
+  {
+    name: 'Saved replies',
+    description: 'Dashboard only: reply texts with placeholders, sent with `saved_reply_id`.',
+  },
+  {
+    name: 'Ticket fields',
+    description: "Dashboard only: the typed custom fields of the tenant's tickets (`custom_fields`).",
+  },
   { name: 'Documentation', description: 'This document, as JSON (the reference page at /docs reads it).' },
 ];
 

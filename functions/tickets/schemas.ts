@@ -3,6 +3,7 @@ import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
 import { cursorPageFields, cursorPageQuery, pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
 import {
+  CustomFieldValue,
   LIMITS,
   ref,
   TICKET_PRIORITIES,
@@ -42,13 +43,25 @@ export const UpdateTicketBody = z.strictObject({
   assignee_id: TicketFields.assignee_id.optional(),
   tags: TicketFields.tags.optional(),
   call_id: TicketFields.call_id.optional(),
+  assignee_team_id: TicketFields.assignee_team_id.optional(),
+  custom_fields: TicketFields.custom_fields.optional(),
 });
 export type UpdateTicketInput = z.infer<typeof UpdateTicketBody>;
 
-export const CreateReplyBody = z.strictObject({
-  body: z.string().trim().min(1).max(LIMITS.replyBody),
-  is_public: z.boolean().optional(),
-});
+export const CreateReplyBody = z
+  .strictObject({
+    body: z.string().trim().min(1).max(LIMITS.replyBody).optional(),
+    saved_reply_id: ref
+      .optional()
+      .describe(
+        'A saved reply (GET /api/v2/saved-replies) to send in place of `body`, its placeholders rendered',
+      ),
+    is_public: z.boolean().optional(),
+  })
+  .refine((b) => (b.body === undefined) !== (b.saved_reply_id === undefined), {
+    message: 'Exactly one of body or saved_reply_id is required',
+  })
+  .meta({ anyOf: [{ required: ['body'] }, { required: ['saved_reply_id'] }] });
 
 export const TICKET_SORTS = ['-created_at', 'updated_at'] as const;
 
@@ -58,6 +71,7 @@ export const ListTicketsQuery = cursorPageQuery({ ...TICKETS_PAGE, items: 'ticke
   type: enumList(TICKET_TYPES).optional(),
   requester_id: ref.optional(),
   assignee_id: ref.optional(),
+  assignee_team_id: ref.optional().describe('Only tickets assigned to this team'),
   tag: tag.optional(),
   call_id: ref.optional(),
   /** created_at >= created_after (inclusive) */
@@ -87,9 +101,15 @@ export const Ticket = z.object({
   requester_name: z.string().nullable(),
   requester_email: z.string().nullable(),
   assignee_id: z.string().nullable(),
+  assignee_team_id: z.string().nullable().describe('The team it is assigned to'),
   tags: z.array(z.string()),
   call_id: z.string().nullable(),
   reply_count: z.number().int(),
+  custom_fields: z
+    .record(z.string(), CustomFieldValue)
+    .describe(
+      "The values of the tenant's ticket fields, keyed by field key (a deleted field's values are gone)",
+    ),
   created_by: z.string(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),

@@ -3,6 +3,7 @@ import type { AuthTables } from './tables/auth';
 import type { ContactsKbTables } from './tables/contacts_kb';
 import type { ConversationsTables } from './tables/conversations';
 import type { FoundationTables } from './tables/foundation';
+import type { HelpdeskTables } from './tables/helpdesk';
 import type { IntegratorTables } from './tables/integrator';
 import type { PlatformTables } from './tables/platform';
 import type { TicketsCallsTables } from './tables/tickets_calls';
@@ -20,7 +21,8 @@ export interface Database
     ContactsKbTables,
     PlatformTables,
     IntegratorTables,
-    AuthTables {}
+    AuthTables,
+    HelpdeskTables {}
 
 export type Db = Kysely<Database>;
 export type * from './tables/foundation';

@@ -11,6 +11,7 @@ const REFERENCE_KINDS = {
   contact: { table: 'contacts', live: 'deleted_at', msg: 'Contact not found' },
   endUser: { table: 'end_users', live: null, msg: 'Requester not found' },
   tenantUser: { table: 'tenant_users', live: null, msg: 'User not found' },
+  team: { table: 'teams', live: null, msg: 'Team not found' },
 } as const;
 
 export type ReferenceKind = keyof typeof REFERENCE_KINDS;

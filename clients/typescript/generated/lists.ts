@@ -100,5 +100,17 @@ export const LIST_ENDPOINTS = {
   "/api/v2/kb/articles": {
     "paging": "offset",
     "items": "articles"
+  },
+  "/api/v2/saved-replies": {
+    "paging": "offset",
+    "items": "saved_replies"
+  },
+  "/api/v2/teams": {
+    "paging": "offset",
+    "items": "teams"
+  },
+  "/api/v2/ticket-fields": {
+    "paging": "offset",
+    "items": "ticket_fields"
   }
 } as const;

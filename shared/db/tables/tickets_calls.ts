@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './foundation';
 
 /** Tables of this area (schema/0002_tickets_calls.sql), merged into `Database` by ../schema.ts. */
@@ -23,6 +23,9 @@ export interface TicketsTable {
   updated_at: Timestamp;
   resolved_at: NullableTimestamp;
   closed_at: NullableTimestamp;
+  /** schema/0027: the team it is assigned to, and its custom field values keyed by ticket field key */
+  assignee_team_id: Generated<string | null>;
+  custom_fields: ColumnType<Record<string, unknown>, Record<string, unknown> | string | undefined, string>;
 }
 
 export interface TicketRepliesTable {
