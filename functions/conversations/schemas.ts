@@ -79,8 +79,22 @@ export const CreateMessageBody = z
     is_internal: z.boolean().default(false),
     content_type: z.enum(MESSAGE_CONTENT_TYPES).default('text'),
   })
-  .refine((b) => (b.body === undefined) !== (b.saved_reply_id === undefined), {
-    message: 'Exactly one of body or saved_reply_id is required',
+  // `body` stays required as before unless a saved reply stands in for it
+  .superRefine((b, ctx) => {
+    if (b.body === undefined && b.saved_reply_id === undefined)
+      ctx.addIssue({
+        code: 'invalid_type',
+        expected: 'string',
+        input: undefined,
+        path: ['body'],
+        message: 'Field required',
+      });
+    if (b.body !== undefined && b.saved_reply_id !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['saved_reply_id'],
+        message: 'Send body or saved_reply_id, not both',
+      });
   })
   .meta({ anyOf: [{ required: ['body'] }, { required: ['saved_reply_id'] }] });
 export type CreateMessageBody = z.infer<typeof CreateMessageBody>;

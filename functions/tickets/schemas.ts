@@ -58,8 +58,22 @@ export const CreateReplyBody = z
       ),
     is_public: z.boolean().optional(),
   })
-  .refine((b) => (b.body === undefined) !== (b.saved_reply_id === undefined), {
-    message: 'Exactly one of body or saved_reply_id is required',
+  // `body` stays required as before unless a saved reply stands in for it
+  .superRefine((b, ctx) => {
+    if (b.body === undefined && b.saved_reply_id === undefined)
+      ctx.addIssue({
+        code: 'invalid_type',
+        expected: 'string',
+        input: undefined,
+        path: ['body'],
+        message: 'Field required',
+      });
+    if (b.body !== undefined && b.saved_reply_id !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['saved_reply_id'],
+        message: 'Send body or saved_reply_id, not both',
+      });
   })
   .meta({ anyOf: [{ required: ['body'] }, { required: ['saved_reply_id'] }] });
 
