@@ -140,6 +140,14 @@ const MANIFEST: readonly { name: string; access: readonly AccessRule[] }[] = [
   // signed download links (docs/files.md): no credential, the link's signature is one
   { name: 'files', access: [open('/api/v1/files')] },
   { name: 'sla', access: [dashboard('/api/v2/business-hours'), dashboard('/api/v2/sla-policies')] },
+  {
+    name: 'helpdesk',
+    access: [
+      dashboard('/api/v2/teams'),
+      dashboard('/api/v2/saved-replies'),
+      dashboard('/api/v2/ticket-fields'),
+    ],
+  },
   // `/` is the exact root path (scripts/edge/config.ts), not a catch-all
   {
     name: 'docs',

@@ -25,6 +25,7 @@ import * as exportsRoutes from './exports/routes';
 import * as fallback from './fallback/routes';
 import * as files from './files/routes';
 import * as health from './health/routes';
+import * as helpdesk from './helpdesk/routes';
 import * as kb from './kb/routes';
 import { ACCESS_RULES } from './manifest';
 import * as search from './search/routes';
@@ -80,6 +81,7 @@ export const DOC_SOURCES: readonly DocSource[] = [
   source('audit', audit),
   source('files', files),
   source('sla', sla),
+  source('helpdesk', helpdesk),
   source('docs', docs),
   source('console', consoleApp),
   source('fallback', fallback),

@@ -32,6 +32,9 @@ export const ID_PREFIX = {
   attachment: 'att',
   businessHours: 'bhr',
   slaPolicy: 'sla',
+  team: 'team',
+  savedReply: 'srp',
+  ticketField: 'tfd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

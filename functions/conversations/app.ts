@@ -7,6 +7,8 @@ import { attachOrRefuse, viewsOf } from '../../shared/files/attach';
 import { deleteHandler, getHandler, listHandler, uploadHandler } from '../../shared/files/handlers';
 import { attachmentsOf } from '../../shared/files/records';
 import type { AttachmentView } from '../../shared/files/view';
+import { pickTeamMember } from '../../shared/helpdesk/routing';
+import { renderSavedReply, userIdOf } from '../../shared/helpdesk/saved-replies';
 import { answerWithWork } from '../../shared/http/answer-with-work';
 import { notFound } from '../../shared/http/errors';
 import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
@@ -181,7 +183,16 @@ const assignConversation: HandlerOf<typeof routes.assignConversationV1> = async 
       await assertReferences(trx, tenantId, [
         { field: 'assignee_user_id', kind: 'tenantUser', id: body.assignee_user_id },
       ]);
-    const next = assigneesOf(current, body);
+    if (body.assignee_team_id && body.assignee_team_id !== current.assignee_team_id)
+      await assertReferences(trx, tenantId, [
+        { field: 'assignee_team_id', kind: 'team', id: body.assignee_team_id },
+      ]);
+    // assigned to a team alone: a team that routes picks the member (holding the team's lock)
+    const pick =
+      body.assignee_team_id && body.assignee_user_id === undefined
+        ? await pickTeamMember(trx, tenantId, body.assignee_team_id, 'assignee_team_id')
+        : null;
+    const next = assigneesOf(current, pick?.userId ? { ...body, assignee_user_id: pick.userId } : body);
     // already assigned so: nothing changes, nothing is emitted, the answer is the conversation as is
     if (
       next.assignee_user_id === current.assignee_user_id &&
@@ -194,7 +205,7 @@ const assignConversation: HandlerOf<typeof routes.assignConversationV1> = async 
     });
     await emitEvent(trx, tenantId, 'conversation.assigned', {
       conversation: conversationRef(updated),
-      routing_reason: body.routing_reason ?? defaultRoutingReason(current),
+      routing_reason: pick?.userId ? pick.routing : (body.routing_reason ?? defaultRoutingReason(current)),
     });
     return commitAnswer(trx, c, jsonAnswer(200, conversationView(updated)));
   });
@@ -248,7 +259,12 @@ const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
       {
         sender_type: 'agent',
         sender_id: senderIdOf(c),
-        body: body.body,
+        body:
+          body.body ??
+          (await renderSavedReply(trx, tenantId, body.saved_reply_id!, {
+            userId: userIdOf(c),
+            conversation: current,
+          })),
         content_type: body.content_type,
         is_internal: body.is_internal,
         source: 'dashboard',

@@ -27,7 +27,7 @@ const page = <K extends string>(key: K, item: z.ZodType) =>
   z.object({ [key]: z.array(item), total: z.number(), limit: z.number(), offset: z.number() });
 
 /** What v1 and v2 say alike of an operation: its prose and responses (the route states the rest). */
-type Prose = Pick<RouteDef, 'summary' | 'description' | 'responses'>;
+type Prose = Pick<RouteDef, 'summary' | 'description' | 'responses' | 'bodyExample'>;
 
 const createConversation: Prose = {
   summary: 'Create a conversation',
@@ -69,7 +69,12 @@ const assignConversation: Prose = {
 const createMessage: Prose = {
   summary: 'Post an agent reply or an internal note',
   description:
-    'is_internal=true: an internal note, emits exactly one `conversation.note_added` and no `message.sent`. Otherwise an agent reply: emits `message.sent` in the same transaction, before the outbound channel send (which runs after the response; its outcome is delivery_status sent|failed).',
+    "is_internal=true: an internal note, emits exactly one `conversation.note_added` and no `message.sent`. Otherwise an agent reply: emits `message.sent` in the same transaction, before the outbound channel send (which runs after the response; its outcome is delivery_status sent|failed). `saved_reply_id` in place of `body` sends that saved reply with its placeholders rendered (422 at the field when it is unknown or someone else's personal one).",
+  bodyExample: {
+    body: 'Thanks, Ana: the corrected invoice is attached.',
+    is_internal: false,
+    content_type: 'text',
+  },
   responses: {
     201: { description: 'Created', schema: MessageSchema },
     404: notFoundResponse('Conversation'),

@@ -76,12 +76,34 @@ export const AssignConversationBody = z
   .meta({ anyOf: [{ required: ['assignee_user_id'] }, { required: ['assignee_team_id'] }] });
 export type AssignConversationBody = z.infer<typeof AssignConversationBody>;
 
-export const CreateMessageBody = z.strictObject({
-  body: MessageBody,
-  is_internal: z.boolean().default(false),
-  content_type: z.enum(MESSAGE_CONTENT_TYPES).default('text'),
-  attachment_ids: AttachmentIds,
-});
+export const CreateMessageBody = z
+  .strictObject({
+    body: MessageBody.optional(),
+    saved_reply_id: RefId.optional().describe(
+      'A saved reply (GET /api/v2/saved-replies) to send in place of `body`, its placeholders rendered',
+    ),
+    is_internal: z.boolean().default(false),
+    content_type: z.enum(MESSAGE_CONTENT_TYPES).default('text'),
+    attachment_ids: AttachmentIds,
+  })
+  // `body` stays required as before unless a saved reply stands in for it
+  .superRefine((b, ctx) => {
+    if (b.body === undefined && b.saved_reply_id === undefined)
+      ctx.addIssue({
+        code: 'invalid_type',
+        expected: 'string',
+        input: undefined,
+        path: ['body'],
+        message: 'Field required',
+      });
+    if (b.body !== undefined && b.saved_reply_id !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['saved_reply_id'],
+        message: 'Send body or saved_reply_id, not both',
+      });
+  })
+  .meta({ anyOf: [{ required: ['body'] }, { required: ['saved_reply_id'] }] });
 export type CreateMessageBody = z.infer<typeof CreateMessageBody>;
 
 const SORTS = ['-created_at', 'created_at', 'updated_at', '-updated_at', 'sla_due_at'] as const;

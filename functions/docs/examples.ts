@@ -29,6 +29,9 @@ const ID = {
   apiKey: 'key_0mha4j8s2Xv5CnT7wRq1Dk',
   businessHours: 'bhr_0mha4j8s2Xv5CnT7wRq1Dk',
   slaPolicy: 'sla_0mha4j8s2Xv5CnT7wRq1Dk',
+  team: 'team_0mhb2c4d6Fh8JkM1nPq3Rs',
+  savedReply: 'srp_0mhb3d5e7Gj9KmN2pQr4St',
+  ticketField: 'tfd_0mhb4e6f8Hk1LnP3qRs5Tu',
 } as const;
 
 export const EXAMPLE_VALUES: ExampleValues = {
@@ -61,6 +64,13 @@ export const EXAMPLE_VALUES: ExampleValues = {
     EndUserProfile: ID.endUser,
     ResentInvitation: ID.tenantUser,
     ApiKey: ID.apiKey,
+    Team: ID.team,
+    SavedReply: ID.savedReply,
+    TicketField: ID.ticketField,
+    team_id: ID.team,
+    assignee_team_id: ID.team,
+    saved_reply_id: ID.savedReply,
+    field_id: ID.ticketField,
     ApiKeyCreated: ID.apiKey,
     BusinessHours: ID.businessHours,
     SlaPolicy: ID.slaPolicy,
@@ -367,6 +377,11 @@ export const EXAMPLE_VALUES: ExampleValues = {
     source_ip: '203.0.113.24',
     section: 'general',
     version: '1.0.0',
+    // the help desk: a routing team, a saved reply, a dropdown ticket field
+    'Team.member_ids': [ID.tenantUser],
+    'SavedReply.shortcut': 'refund',
+    'TicketField.label': 'Plan',
+    'TicketField.options': ['free', 'pro', 'enterprise'],
     openapi: '3.1.0',
   },
 };

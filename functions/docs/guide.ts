@@ -255,6 +255,18 @@ const TAGS: ReferenceGuide['tags'] = [
     description:
       'Dashboard only: business hours (time zone, weekly intervals, holidays) and SLA policies, whose due times every ticket and conversation carries as `sla`.',
   },
+  {
+    name: 'Teams',
+    description: 'Dashboard only: teams of agents, and how an assignment to a team picks its member.',
+  },
+  {
+    name: 'Saved replies',
+    description: 'Dashboard only: reply texts with placeholders, sent with `saved_reply_id`.',
+  },
+  {
+    name: 'Ticket fields',
+    description: "Dashboard only: the typed custom fields of the tenant's tickets (`custom_fields`).",
+  },
   { name: 'Documentation', description: 'This document, as JSON (the reference page at /docs reads it).' },
 ];
 

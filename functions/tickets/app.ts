@@ -1,12 +1,16 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { Credential } from '../../shared/auth/credential';
 import { actorOf, tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import { readThrough } from '../../shared/db/row-cache';
+import type { Executor } from '../../shared/db/schema';
 import { emitEvent } from '../../shared/events/emit';
 import { attachOrRefuse, viewsOf } from '../../shared/files/attach';
 import { deleteHandler, getHandler, listHandler, uploadHandler } from '../../shared/files/handlers';
 import { attachmentsOf } from '../../shared/files/records';
+import { checkCustomFields, customFieldFilters, ticketFieldDefs } from '../../shared/helpdesk/fields';
+import { pickTeamMember } from '../../shared/helpdesk/routing';
+import { renderSavedReply, userIdOf } from '../../shared/helpdesk/saved-replies';
 import { ApiError, Detail, notFound } from '../../shared/http/errors';
 import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
@@ -34,7 +38,9 @@ const authorTypeOf = (auth: Credential) =>
 
 register(app, routes.listTickets, async (c) => {
   const f = c.req.valid('query');
-  const page = await listTickets(c.get('services').db, tenantOf(c), f);
+  const { db } = c.get('services');
+  const custom_fields = await customFieldQuery(c, db);
+  const page = await listTickets(db, tenantOf(c), { ...f, custom_fields });
   return c.json(cursorEnvelope('tickets', page.rows.map(ticketView), page, f));
 });
 
@@ -42,14 +48,24 @@ register(app, routes.createTicket, async (c) => {
   const input = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { db, events } = c.get('services');
-  // one statement writes the ticket and its event atomically: no transaction to open around it
-  const row = await createTicket(
-    db,
-    tenantId,
-    input,
-    { createdBy: actorOf(c), source: sourceOf(c.get('auth')) },
-    c.get('idempotency'),
-  );
+  const custom_fields = checkCustomFields(await ticketFieldDefs(db, tenantId), input.custom_fields);
+  const write = (ex: Executor, assignee_id = input.assignee_id) =>
+    createTicket(
+      ex,
+      tenantId,
+      { ...input, assignee_id, custom_fields },
+      { createdBy: actorOf(c), source: sourceOf(c.get('auth')) },
+      c.get('idempotency'),
+    );
+  // one statement writes the ticket and its event atomically: no transaction to open around it,
+  // but for a team that routes, whose pick holds the team's lock until the ticket is written
+  const routed = input.assignee_team_id && input.assignee_id === undefined;
+  const row = routed
+    ? await db.transaction().execute(async (trx) => {
+        const pick = await pickTeamMember(trx, tenantId, input.assignee_team_id!, 'assignee_team_id');
+        return write(trx, pick.userId ?? undefined);
+      })
+    : await write(db);
   events.kick();
   // the bytes an Idempotency-Key's record committed with the ticket, so a replay matches them
   const { status, headers, body } = ticketCreatedAnswer(row);
@@ -83,6 +99,8 @@ const EDITABLE = [
   'assignee_id',
   'tags',
   'call_id',
+  'assignee_team_id',
+  'custom_fields',
 ] as const satisfies readonly (keyof UpdateTicketInput)[];
 
 type Changes = Record<string, { from: unknown; to: unknown }>;
@@ -128,7 +146,18 @@ register(app, routes.updateTicket, async (c) => {
     const current = await findTicket(trx, tenantId, ticket_id, true);
     if (!current) throw notFound('Ticket');
     const wanted = { ...input, ...(input.tags ? { tags: normalizeTags(input.tags) } : {}) };
-    const changes = changesOf(current, wanted);
+    if (input.custom_fields)
+      wanted.custom_fields = checkCustomFields(
+        await ticketFieldDefs(trx, tenantId),
+        input.custom_fields,
+        current.custom_fields,
+      );
+    let changes = changesOf(current, wanted);
+    // assigned to a team alone: a team that routes picks the assignee (holding the team's lock)
+    if (changes.assignee_team_id && wanted.assignee_team_id && input.assignee_id === undefined) {
+      const pick = await pickTeamMember(trx, tenantId, wanted.assignee_team_id, 'assignee_team_id');
+      if (pick.userId) changes = changesOf(current, { ...wanted, assignee_id: pick.userId });
+    }
     if (Object.keys(changes).length === 0) return answered(current, false);
     if (changes.status && !canTransition(current.status, String(changes.status.to)))
       throw new ApiError(409, Detail.invalidTransition(current.status, String(changes.status.to)));
@@ -141,6 +170,7 @@ register(app, routes.updateTicket, async (c) => {
     const now = new Date();
     const { patch, crossesIntoResolved } = patchOf(current, changes, now);
     Object.assign(patch, await ticketSlaAfterUpdate(trx, tenantId, current, changes, now));
+    if (changes.custom_fields) patch.custom_fields = JSON.stringify(changes.custom_fields.to);
     const row = await updateTicketRow(trx, tenantId, current.id, patch);
     const ticket = ticketView(row);
     await emitEvent(trx, tenantId, 'ticket.updated', { ticket, changes: serializeChanges(changes) });
@@ -165,8 +195,11 @@ register(app, routes.createReply, async (c) => {
     const ticket = await findTicket(trx, tenantId, ticket_id, true);
     if (!ticket) throw notFound('Ticket');
     if (ticket.status === 'closed') throw new ApiError(409, Detail.ticketClosed);
+    const body =
+      input.body ??
+      (await renderSavedReply(trx, tenantId, input.saved_reply_id!, { userId: userIdOf(c), ticket }));
     const written = await insertReply(trx, tenantId, ticket.id, {
-      body: input.body,
+      body,
       author_type: authorTypeOf(c.get('auth')),
       author_id: actorOf(c),
       is_public: input.is_public ?? true,
@@ -224,3 +257,14 @@ register(app, routes.attachments.upload, uploadHandler(TICKET_FILES));
 register(app, routes.attachments.list, listHandler(TICKET_FILES));
 register(app, routes.attachments.get, getHandler(TICKET_FILES));
 register(app, routes.attachments.remove, deleteHandler(TICKET_FILES));
+
+/**
+ * The list's `custom_fields.<key>=<value>` parameters (outside the query schema: their keys are the
+ * tenant's), checked against the tenant's ticket fields; none given reads no definitions.
+ */
+async function customFieldQuery(c: Context<AppEnv>, db: Executor) {
+  const params = Object.entries(c.req.query()).filter(([k]) => k.startsWith('custom_fields.'));
+  if (params.length === 0) return undefined;
+  const tenantId = tenantOf(c);
+  return customFieldFilters(await ticketFieldDefs(db, tenantId), tenantId, Object.fromEntries(params));
+}

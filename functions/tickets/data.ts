@@ -12,6 +12,7 @@ import type { Executor } from '../../shared/db/schema';
 import type { TicketRepliesTable } from '../../shared/db/tables/tickets_calls';
 import { iso } from '../../shared/events/emit';
 import type { AttachmentView } from '../../shared/files/view';
+import { customFieldsMatch } from '../../shared/helpdesk/fields';
 import { newId } from '../../shared/ids';
 import type { TicketRow } from '../../shared/tickets/tickets';
 import type { ListTicketsFilters } from './schemas';
@@ -38,13 +39,16 @@ export async function findTicket(db: Executor, tenantId: string, id: string, for
 }
 
 /** Filters shared by the page query and the count. */
-function filtered(db: Executor, tenantId: string, f: Partial<ListTicketsFilters>) {
+function filtered(db: Executor, tenantId: string, f: Partial<ListTicketsFilters> & CustomFieldFilter) {
   let q = db.selectFrom('tickets').where('tenant_id', '=', tenantId);
   if (f.status) q = q.where('status', 'in', f.status);
   if (f.priority) q = q.where('priority', 'in', f.priority);
   if (f.type) q = q.where('type', 'in', f.type);
   if (f.requester_id) q = q.where('requester_id', '=', f.requester_id);
   if (f.assignee_id) q = q.where('assignee_id', '=', f.assignee_id);
+  if (f.assignee_team_id) q = q.where('assignee_team_id', '=', f.assignee_team_id);
+  // the tenant-first GIN index over custom field values (schema/0027_helpdesk.sql)
+  if (f.custom_fields?.length) q = q.where(customFieldsMatch(f.custom_fields));
   if (f.call_id) q = q.where('call_id', '=', f.call_id);
   // the tenant-first GIN index (schema/0017_lists_at_scale.sql): only this tenant's tagged rows
   if (f.tag)
@@ -59,7 +63,9 @@ function filtered(db: Executor, tenantId: string, f: Partial<ListTicketsFilters>
   return q;
 }
 
-type ListTicketsInput = Partial<ListTicketsFilters> & Page;
+/** `custom_fields.<key>=<value>` filters, as shared/helpdesk/fields.ts customFieldFilters gives them */
+type CustomFieldFilter = { custom_fields?: string[] };
+type ListTicketsInput = Partial<ListTicketsFilters> & Page & CustomFieldFilter;
 
 /**
  * The filters whose total a kept counter answers (ticket_filter_counts), with the column each
@@ -81,7 +87,10 @@ const COUNTED = {
  * filters' indexes otherwise (its cost grows with the rows matched: docs/benchmarks.md).
  */
 function totalQuery(db: Executor, tenantId: string, f: ListTicketsInput) {
-  const given = FILTER_KEYS.filter((k) => f[k] !== undefined);
+  const given = [
+    ...FILTER_KEYS.filter((k) => f[k] !== undefined),
+    ...(f.custom_fields?.length ? ['custom_fields'] : []),
+  ];
   // the queue order lists only tickets with a due time: no kept count says how many
   if (f.sort === 'sla_due_at')
     return filtered(db, tenantId, f).select((eb) => eb.fn.countAll<string>().as('n'));
@@ -140,6 +149,7 @@ const FILTER_KEYS = [
   'type',
   'requester_id',
   'assignee_id',
+  'assignee_team_id',
   'call_id',
   'tag',
   'created_after',

@@ -5,6 +5,7 @@ import { isoInstant } from '../../shared/http/instants';
 import { cursorPageFields, cursorPageQuery, pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
 import { SlaListFilters, SlaSchema } from '../../shared/sla/schemas';
 import {
+  CustomFieldValue,
   LIMITS,
   ref,
   TICKET_PRIORITIES,
@@ -45,14 +46,40 @@ export const UpdateTicketBody = z.strictObject({
   assignee_id: TicketFields.assignee_id.optional(),
   tags: TicketFields.tags.optional(),
   call_id: TicketFields.call_id.optional(),
+  assignee_team_id: TicketFields.assignee_team_id.optional(),
+  custom_fields: TicketFields.custom_fields.optional(),
 });
 export type UpdateTicketInput = z.infer<typeof UpdateTicketBody>;
 
-export const CreateReplyBody = z.strictObject({
-  body: z.string().trim().min(1).max(LIMITS.replyBody),
-  is_public: z.boolean().optional(),
-  attachment_ids: AttachmentIds,
-});
+export const CreateReplyBody = z
+  .strictObject({
+    body: z.string().trim().min(1).max(LIMITS.replyBody).optional(),
+    saved_reply_id: ref
+      .optional()
+      .describe(
+        'A saved reply (GET /api/v2/saved-replies) to send in place of `body`, its placeholders rendered',
+      ),
+    is_public: z.boolean().optional(),
+    attachment_ids: AttachmentIds,
+  })
+  // `body` stays required as before unless a saved reply stands in for it
+  .superRefine((b, ctx) => {
+    if (b.body === undefined && b.saved_reply_id === undefined)
+      ctx.addIssue({
+        code: 'invalid_type',
+        expected: 'string',
+        input: undefined,
+        path: ['body'],
+        message: 'Field required',
+      });
+    if (b.body !== undefined && b.saved_reply_id !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['saved_reply_id'],
+        message: 'Send body or saved_reply_id, not both',
+      });
+  })
+  .meta({ anyOf: [{ required: ['body'] }, { required: ['saved_reply_id'] }] });
 
 export const TICKET_SORTS = ['-created_at', 'updated_at', 'sla_due_at'] as const;
 
@@ -62,6 +89,7 @@ export const ListTicketsQuery = cursorPageQuery({ ...TICKETS_PAGE, items: 'ticke
   type: enumList(TICKET_TYPES).optional(),
   requester_id: ref.optional(),
   assignee_id: ref.optional(),
+  assignee_team_id: ref.optional().describe('Only tickets assigned to this team'),
   tag: tag.optional(),
   call_id: ref.optional(),
   /** created_at >= created_after (inclusive) */

@@ -19,7 +19,7 @@ export const SHARED_LAYERS: readonly (readonly string[])[] = [
   // credentials, the gate and the access rules' compiler
   ['auth'],
   // the features built on them
-  ['ratelimit', 'usage', 'audit', 'calls', 'tickets', 'webhooks', 'files', 'sla'],
+  ['ratelimit', 'usage', 'audit', 'calls', 'tickets', 'webhooks', 'files', 'sla', 'helpdesk'],
   // the composition of all of it per runtime
   ['runtime'],
 ];

@@ -23,9 +23,27 @@ export const AUDIT_ACTIONS = [
   'sla_policy.created',
   'sla_policy.updated',
   'sla_policy.deleted',
+  'team.created',
+  'team.updated',
+  'team.deleted',
+  'saved_reply.created',
+  'saved_reply.updated',
+  'saved_reply.deleted',
+  'ticket_field.created',
+  'ticket_field.updated',
+  'ticket_field.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What an entry's `target_id` names. */
-export const AUDIT_TARGET_TYPES = ['api_key', 'webhook', 'user', 'business_hours', 'sla_policy'] as const;
+export const AUDIT_TARGET_TYPES = [
+  'api_key',
+  'webhook',
+  'user',
+  'business_hours',
+  'sla_policy',
+  'team',
+  'saved_reply',
+  'ticket_field',
+] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];

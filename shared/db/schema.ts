@@ -4,6 +4,7 @@ import type { ContactsKbTables } from './tables/contacts_kb';
 import type { ConversationsTables } from './tables/conversations';
 import type { FilesTables } from './tables/files';
 import type { FoundationTables } from './tables/foundation';
+import type { HelpdeskTables } from './tables/helpdesk';
 import type { IntegratorTables } from './tables/integrator';
 import type { PlatformTables } from './tables/platform';
 import type { SlaTables } from './tables/sla';
@@ -24,7 +25,8 @@ export interface Database
     IntegratorTables,
     AuthTables,
     FilesTables,
-    SlaTables {}
+    SlaTables,
+    HelpdeskTables {}
 
 export type Db = Kysely<Database>;
 export type * from './tables/foundation';

@@ -12,6 +12,7 @@ const REFERENCE_KINDS = {
   endUser: { table: 'end_users', live: null, msg: 'Requester not found' },
   tenantUser: { table: 'tenant_users', live: null, msg: 'User not found' },
   businessHours: { table: 'business_hours', live: null, msg: 'Business hours not found' },
+  team: { table: 'teams', live: null, msg: 'Team not found' },
 } as const;
 
 export type ReferenceKind = keyof typeof REFERENCE_KINDS;

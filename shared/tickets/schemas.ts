@@ -44,6 +44,13 @@ const text = (max: number) => z.string().trim().max(max);
 export const tag = z.string().trim().min(1).max(LIMITS.tag);
 export const ref = z.string().trim().min(1).max(LIMITS.id);
 
+/** A custom field's value: text, number, date (text), checkbox, dropdown (text) or multiselect (list); null clears it on a PATCH. */
+export const CustomFieldValue = z
+  .union([z.string(), z.number(), z.boolean(), z.array(z.string()), z.null()])
+  .describe(
+    'text, date (YYYY-MM-DD) and dropdown: a string; number: a number; checkbox: a boolean; multiselect: a list of its options',
+  );
+
 export const TicketFields = {
   subject: z.string().trim().min(1).max(LIMITS.subject),
   description: z.string().max(LIMITS.description),
@@ -59,6 +66,15 @@ export const TicketFields = {
   assignee_id: ref.nullable(),
   tags: z.array(tag).max(LIMITS.tags),
   call_id: ref.nullable(),
+  assignee_team_id: ref
+    .nullable()
+    .describe('The team it is assigned to (a team whose routing is not manual picks `assignee_id`)'),
+  custom_fields: z
+    .record(z.string().max(64), CustomFieldValue)
+    .describe(
+      "Values of the tenant's ticket fields, keyed by field key (GET /api/v2/ticket-fields); checked against each field's type, options and `required`",
+    )
+    .meta({ example: { order_number: 'A-1042', plan: 'pro', refund: true } }),
 };
 
 export const CreateTicketBody = z.strictObject({
@@ -74,6 +90,8 @@ export const CreateTicketBody = z.strictObject({
   assignee_id: TicketFields.assignee_id.optional(),
   tags: TicketFields.tags.optional(),
   call_id: TicketFields.call_id.optional(),
+  assignee_team_id: TicketFields.assignee_team_id.optional(),
+  custom_fields: TicketFields.custom_fields.optional(),
 });
 export type CreateTicketInput = z.infer<typeof CreateTicketBody>;
 
@@ -90,9 +108,13 @@ export const Ticket = z.object({
   requester_name: z.string().nullable(),
   requester_email: z.string().nullable(),
   assignee_id: z.string().nullable(),
+  assignee_team_id: z.string().nullable().describe('The team it is assigned to'),
   tags: z.array(z.string()),
   call_id: z.string().nullable(),
   reply_count: z.number().int(),
+  custom_fields: z
+    .record(z.string(), CustomFieldValue)
+    .describe("The values of the tenant's ticket fields, keyed by field key (a deleted field's values are gone)"),
   created_by: z.string(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),

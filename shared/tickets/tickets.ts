@@ -29,9 +29,11 @@ export function ticketView(t: TicketRow) {
     requester_name: t.requester_name,
     requester_email: t.requester_email,
     assignee_id: t.assignee_id,
+    assignee_team_id: t.assignee_team_id,
     tags: t.tags,
     call_id: t.call_id,
     reply_count: t.reply_count,
+    custom_fields: t.custom_fields,
     created_by: t.created_by,
     created_at: iso(t.created_at),
     updated_at: iso(t.updated_at),
@@ -50,10 +52,12 @@ export const ticketReferences = (t: {
   call_id?: string | null;
   requester_id?: string | null;
   assignee_id?: string | null;
+  assignee_team_id?: string | null;
 }): Reference[] => [
   { field: 'call_id', kind: 'call', id: t.call_id },
   { field: 'requester_id', kind: 'endUser', id: t.requester_id },
   { field: 'assignee_id', kind: 'tenantUser', id: t.assignee_id },
+  { field: 'assignee_team_id', kind: 'team', id: t.assignee_team_id },
 ];
 
 /** The answer to a ticket's creation (POST /api/v1/tickets): the route sends these very bytes. */
@@ -113,15 +117,24 @@ export async function createTicket(
     requester_name: input.requester_name ?? null,
     requester_email: input.requester_email ?? null,
     assignee_id: input.assignee_id ?? null,
+    assignee_team_id: input.assignee_team_id ?? null,
     tags,
     call_id: input.call_id ?? null,
+    // checked against the tenant's ticket fields by the caller (shared/helpdesk/fields.ts)
+    custom_fields: JSON.stringify(input.custom_fields ?? {}),
     created_by: actor.createdBy,
     created_at: now,
     updated_at: now,
     ...sla,
   } satisfies Insertable<TicketsTable>;
   // the event carries the row as it will be stored: every column above plus the table's defaults
-  const stored: TicketRow = { ...values, reply_count: 0, resolved_at: null, closed_at: null };
+  const stored: TicketRow = {
+    ...values,
+    custom_fields: input.custom_fields ?? {},
+    reply_count: 0,
+    resolved_at: null,
+    closed_at: null,
+  };
   const event = outboxRow(tenantId, 'ticket.created', { ticket: ticketView(stored) });
   if (!claim)
     return db

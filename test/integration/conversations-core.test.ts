@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allEventsFor, eventsFor } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
-import { addTenantUsers } from '../support/people';
+import { addTeams, addTenantUsers } from '../support/people';
 
 /** Events of `type` whose data.conversation.id is `conversationId`. */
 
@@ -21,6 +21,7 @@ describe.skipIf(postgresUnavailable())('conversations: create, read, list, updat
     h = await startHarness();
     t = await h.tenant();
     await addTenantUsers(h, t.id, ['user_42', 'user_1', 'user_9']);
+    await addTeams(h, t.id, ['team_7', 'team_2', 'team_x', 'team_1']);
     other = await h.tenant();
     agent = await t.token('agent', 'user_agent1');
   }, 120_000);
@@ -392,6 +393,7 @@ describe.skipIf(postgresUnavailable())('conversations: list filters, pagination,
     t = await h.tenant();
     token = t.adminToken;
     await addTenantUsers(h, t.id, ['user_list']);
+    await addTeams(h, t.id, ['team_list']);
     await insertContact(h, t.id, 'ctc_list1');
     const specs = [
       { channel: 'email', contact_id: 'ctc_list1' },

@@ -69,6 +69,7 @@ const LISTS: ListCase[] = [
       type: 'incident',
       requester_id: 'req_7',
       assignee_id: 'agent_3',
+      assignee_team_id: 'team_3',
       call_id: 'call_9',
       tag: 'vip',
       created_after: instant,

@@ -17,3 +17,12 @@ export async function addEndUsers(h: Harness, tenantId: string, ids: readonly st
     .values(ids.map((id) => ({ id, tenant_id: tenantId, email: `${id}@people.test` })))
     .execute();
 }
+
+/** Teams (manual routing, no members) with these ids, for tests that assign records to a team. */
+export async function addTeams(h: Harness, tenantId: string, ids: readonly string[]) {
+  const now = new Date();
+  await h.db
+    .insertInto('teams')
+    .values(ids.map((id) => ({ id, tenant_id: tenantId, name: id, created_at: now, updated_at: now })))
+    .execute();
+}

@@ -81,10 +81,6 @@ export const LIST_ENDPOINTS = {
     "paging": "cursor",
     "items": "entries"
   },
-  "/api/v2/business-hours": {
-    "paging": "none",
-    "items": "business_hours"
-  },
   "/api/v2/companies": {
     "paging": "cursor",
     "items": "companies"
@@ -105,8 +101,16 @@ export const LIST_ENDPOINTS = {
     "paging": "offset",
     "items": "articles"
   },
-  "/api/v2/sla-policies": {
-    "paging": "none",
-    "items": "sla_policies"
+  "/api/v2/saved-replies": {
+    "paging": "offset",
+    "items": "saved_replies"
+  },
+  "/api/v2/teams": {
+    "paging": "offset",
+    "items": "teams"
+  },
+  "/api/v2/ticket-fields": {
+    "paging": "offset",
+    "items": "ticket_fields"
   }
 } as const;

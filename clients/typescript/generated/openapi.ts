@@ -1291,7 +1291,7 @@ export interface paths {
         put?: never;
         /**
          * Post an agent reply or an internal note
-         * @description is_internal=true: an internal note, emits exactly one `conversation.note_added` and no `message.sent`. Otherwise an agent reply: emits `message.sent` in the same transaction, before the outbound channel send (which runs after the response; its outcome is delivery_status sent|failed).
+         * @description is_internal=true: an internal note, emits exactly one `conversation.note_added` and no `message.sent`. Otherwise an agent reply: emits `message.sent` in the same transaction, before the outbound channel send (which runs after the response; its outcome is delivery_status sent|failed). `saved_reply_id` in place of `body` sends that saved reply with its placeholders rendered (422 at the field when it is unknown or someone else's personal one).
          *
          *     **Emits:** `message.sent`, `conversation.note_added` (see Webhooks).
          *
@@ -1901,7 +1901,7 @@ export interface paths {
         put?: never;
         /**
          * Reply to a ticket
-         * @description Emits ticket.replied. Closed tickets take no replies (409).
+         * @description Emits ticket.replied. Closed tickets take no replies (409). `saved_reply_id` in place of `body` posts that saved reply with its placeholders rendered for this ticket (422 at the field when it is unknown or someone else's personal one).
          *
          *     **Emits:** `ticket.replied` (see Webhooks).
          *
@@ -2017,7 +2017,7 @@ export interface paths {
         };
         /**
          * Get a webhook subscription
-         * @description The fields of the list plus `updated_at`, as the create response has them, and `health` (state, since when, how many failed deliveries wait to be re-sent), `rate_limit` and `auto_recover` (webhooks:read); never the secret. See docs/webhooks.md, "Endpoint health".
+         * @description The fields of the list plus `updated_at`, as the create response has them (webhooks:read); never the secret.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:read`.
          */
@@ -2513,7 +2513,7 @@ export interface paths {
         put?: never;
         /**
          * Post an agent reply or an internal note
-         * @description is_internal=true: an internal note, emits exactly one `conversation.note_added` and no `message.sent`. Otherwise an agent reply: emits `message.sent` in the same transaction, before the outbound channel send (which runs after the response; its outcome is delivery_status sent|failed).
+         * @description is_internal=true: an internal note, emits exactly one `conversation.note_added` and no `message.sent`. Otherwise an agent reply: emits `message.sent` in the same transaction, before the outbound channel send (which runs after the response; its outcome is delivery_status sent|failed). `saved_reply_id` in place of `body` sends that saved reply with its placeholders rendered (422 at the field when it is unknown or someone else's personal one).
          *
          *     **Emits:** `message.sent`, `conversation.note_added` (see Webhooks).
          *
@@ -2600,6 +2600,186 @@ export interface paths {
         patch: operations["updateArticle"];
         trace?: never;
     };
+    "/api/v2/saved-replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List saved replies
+         * @description The tenant-wide saved replies and the caller's own personal ones, oldest first. Any session of the tenant.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
+         */
+        get: operations["listSavedReplies"];
+        put?: never;
+        /**
+         * Create a saved reply
+         * @description tenant_admin. `body` may hold the placeholders `{{contact.first_name}}`, `{{contact.last_name}}`, `{{contact.name}}`, `{{contact.email}}`, `{{agent.name}}`, `{{conversation.id}}`, `{{ticket.id}}` and `{{ticket.subject}}`; any other is a 422 at `body` naming it. `personal` ones are seen and used by their author only. Send one with `saved_reply_id` on POST /api/v2/conversations/{id}/messages or POST /api/v1/tickets/{ticket_id}/replies. Recorded in the audit log as `saved_reply.created`.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        post: operations["createSavedReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/saved-replies/{saved_reply_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a saved reply
+         * @description One saved reply, placeholders unrendered. Someone else's personal reply is 404, like an unknown one.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
+         */
+        get: operations["getSavedReply"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved reply
+         * @description tenant_admin. Messages and replies already sent with it keep their text. Someone else's personal reply is 404. Recorded in the audit log as `saved_reply.deleted`.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        delete: operations["deleteSavedReply"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a saved reply
+         * @description tenant_admin. Only the fields sent change; a new `body` is checked for unknown placeholders as at creation. Someone else's personal reply is 404. Recorded in the audit log as `saved_reply.updated`.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        patch: operations["updateSavedReply"];
+        trace?: never;
+    };
+    "/api/v2/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List teams
+         * @description The tenant's teams, oldest first, a page at a time. Any session of the tenant.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
+         */
+        get: operations["listTeams"];
+        put?: never;
+        /**
+         * Create a team
+         * @description tenant_admin. `member_ids` must be active users of the tenant (422 at the member otherwise), in the order the rotation reaches them. `routing` decides who an assignment to the team alone goes to: `manual` (nobody), `round_robin` (the next member after the last pick), `balanced` (the member with the fewest open tickets and conversations, ties in turn). Recorded in the audit log as `team.created`.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        post: operations["createTeam"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/teams/{team_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a team
+         * @description One team of the tenant, with its members in rotation order. Any session of the tenant.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
+         */
+        get: operations["getTeam"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a team
+         * @description tenant_admin. Its tickets and conversations keep their assignee user and get `assignee_team_id: null`. Recorded in the audit log as `team.deleted`.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        delete: operations["deleteTeam"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a team
+         * @description tenant_admin. Only the fields sent change; `member_ids` replaces the members (active users of the tenant, 422 otherwise). Recorded in the audit log as `team.updated` with the changes.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        patch: operations["updateTeam"];
+        trace?: never;
+    };
+    "/api/v2/ticket-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List ticket fields
+         * @description The tenant's custom ticket fields, oldest first. Any session of the tenant.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
+         */
+        get: operations["listTicketFields"];
+        put?: never;
+        /**
+         * Create a ticket field
+         * @description tenant_admin. `key` (lower-case letters, digits, `_`; unique in the tenant, 422 otherwise) is the key of its value in tickets' `custom_fields`. Types: text (a string), number, date (`YYYY-MM-DD`), checkbox (a boolean), dropdown (one of `options`), multiselect (a list of `options`). A `required` field must be given when a ticket is created (POST /api/v1/tickets). Filter tickets by it with `GET /api/v1/tickets?custom_fields.<key>=<value>`. Recorded in the audit log as `ticket_field.created`.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        post: operations["createTicketField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/ticket-fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a ticket field
+         * @description tenant_admin. Its values are removed from the tenant's tickets: reads, events and exports no longer carry them. Recorded in the audit log as `ticket_field.deleted`.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        delete: operations["deleteTicketField"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a ticket field
+         * @description tenant_admin. The label, the options (dropdown and multiselect only) and `required` change; the key and type do not. Tickets' values are checked against the new definition at their next write. Recorded in the audit log as `ticket_field.updated`.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        patch: operations["updateTicketField"];
+        trace?: never;
+    };
     "/api/v2/webhooks/{id}": {
         parameters: {
             query?: never;
@@ -2615,7 +2795,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook (dashboard)
-         * @description is_active, url, events, description, rate_limit (deliveries a second, 1-10000, or null) and/or auto_recover; the same validation as creation. `{"is_active": true}` on a disabled endpoint enables it and re-sends every delivery that failed since it started failing (unless auto_recover is false). Dashboard session, tenant_admin or higher.
+         * @description is_active, url, events and/or description; the same validation as creation. Dashboard session, tenant_admin or higher.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -2633,7 +2813,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook's signing secret (dashboard)
-         * @description Replaces the signing secret and returns the new one, shown only here; every attempt from now on is signed with it (`X-Webhook-Signature`), and for WEBHOOK_ROTATION_OVERLAP_S (a day by default) `webhook-signature` carries the old secret's signature too, so receivers can switch at their pace (docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.
+         * @description Replaces the signing secret at once and returns the new one, shown only here; every attempt from now on is signed with it (there is no overlap: see docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -3518,12 +3698,18 @@ export interface components {
             requester_email: string | null;
             /** @description Agent working on it */
             assignee_id: string | null;
+            /** @description Team it is assigned to (a routing team picks `assignee_id`) */
+            assignee_team_id: string | null;
             /** @description Lower-cased, de-duplicated labels */
             tags: string[];
             /** @description The call this ticket came from (`call_…`), if any */
             call_id: string | null;
             /** @description Number of replies */
             reply_count: number;
+            /** @description Values of the tenant's ticket fields, keyed by field key */
+            custom_fields: {
+                [key: string]: string | number | boolean | string[] | null;
+            };
             /** @description The API key id or user id that created it */
             created_by: string;
             /**
@@ -3578,6 +3764,19 @@ export interface components {
             tags?: string[];
             /** @description The call (`call_…`) */
             call_id?: string | null;
+            /** @description The team it is assigned to (a team whose routing is not manual picks `assignee_id`) */
+            assignee_team_id?: string | null;
+            /**
+             * @description Values of the tenant's ticket fields, keyed by field key (GET /api/v2/ticket-fields); checked against each field's type, options and `required`
+             * @example {
+             *       "order_number": "A-1042",
+             *       "plan": "pro",
+             *       "refund": true
+             *     }
+             */
+            custom_fields?: {
+                [key: string]: string | number | boolean | string[] | null;
+            };
         };
         TicketUpdate: {
             /** @description Subject line */
@@ -3611,6 +3810,19 @@ export interface components {
             tags?: string[];
             /** @description The call (`call_…`) */
             call_id?: string | null;
+            /** @description The team it is assigned to (a team whose routing is not manual picks `assignee_id`) */
+            assignee_team_id?: string | null;
+            /**
+             * @description Values of the tenant's ticket fields, keyed by field key (GET /api/v2/ticket-fields); checked against each field's type, options and `required`
+             * @example {
+             *       "order_number": "A-1042",
+             *       "plan": "pro",
+             *       "refund": true
+             *     }
+             */
+            custom_fields?: {
+                [key: string]: string | number | boolean | string[] | null;
+            };
         };
         /** @description A reply on a ticket: public (the requester sees it) or an internal note. */
         TicketReply: {
@@ -3638,6 +3850,15 @@ export interface components {
         TicketReplyCreate: {
             /** @description The text */
             body: string;
+            /** @description A saved reply (GET /api/v2/saved-replies) to send in place of `body`, its placeholders rendered */
+            saved_reply_id?: string;
+            /** @description Visible to the requester (false: internal) */
+            is_public?: boolean;
+        } | {
+            /** @description The text */
+            body?: string;
+            /** @description A saved reply (GET /api/v2/saved-replies) to send in place of `body`, its placeholders rendered */
+            saved_reply_id: string;
             /** @description Visible to the requester (false: internal) */
             is_public?: boolean;
         };
@@ -3896,28 +4117,6 @@ export interface components {
             created_at: string;
             /** @description ISO 8601 UTC */
             updated_at: string;
-            /** @description Deliveries a second at most (1-10000); null: no limit */
-            rate_limit: number | null;
-            /** @description Probes while failing and re-sends on recovery (default true) */
-            auto_recover: boolean;
-            /** @description Address of the health check */
-            health: components["schemas"]["WebhookHealth"];
-        };
-        /** @description The endpoint's health (docs/webhooks.md, "Endpoint health") */
-        WebhookHealth: {
-            /**
-             * @description `failing`: a delivery ended failed since the last success (probes run, re-sends follow the first success); `disabled`: failing for WEBHOOK_DISABLE_AFTER_S, nothing is sent until enabled
-             * @enum {string}
-             */
-            state: "healthy" | "failing" | "disabled";
-            /** @description Since when it fails (its first failure after the last success); null when not failing */
-            failing_since: string | null;
-            /** @description The last successful delivery (to within a second); null before any */
-            last_success_at: string | null;
-            /** @description Deliveries that failed since failing_since and wait to be re-sent (0 when healthy) */
-            failed_deliveries: number;
-            /** @description When it was disabled; null unless disabled */
-            disabled_at: string | null;
         };
         WebhookDeliveryLogPage: {
             /** @description The deliveries of the page */
@@ -4034,10 +4233,6 @@ export interface components {
             events?: string[];
             /** @description What the endpoint is for; null clears it */
             description?: string | null;
-            /** @description Deliveries a second this endpoint receives at most (1-10000), across every process; null removes the limit. Waiting for the pace is not an attempt. */
-            rate_limit?: number | null;
-            /** @description false: no probes while failing and no automatic re-send when it answers again (default true) */
-            auto_recover?: boolean;
         };
         WebhookTestEventQueued: {
             /** @description The test delivery's id: it appears in this endpoint's delivery log */
@@ -4210,6 +4405,24 @@ export interface components {
         MessageCreate: {
             /** @description The text */
             body: string;
+            /** @description A saved reply (GET /api/v2/saved-replies) to send in place of `body`, its placeholders rendered */
+            saved_reply_id?: string;
+            /**
+             * @description An internal note (never sent to the contact)
+             * @default false
+             */
+            is_internal: boolean;
+            /**
+             * @description Content type, e.g. `text`
+             * @default text
+             * @enum {string}
+             */
+            content_type: "text" | "html" | "markdown";
+        } | {
+            /** @description The text */
+            body?: string;
+            /** @description A saved reply (GET /api/v2/saved-replies) to send in place of `body`, its placeholders rendered */
+            saved_reply_id: string;
             /**
              * @description An internal note (never sent to the contact)
              * @default false
@@ -5755,12 +5968,12 @@ export interface components {
              * @description What was done, e.g. `api_key.created`
              * @enum {string}
              */
-            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed";
+            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.invited" | "user.updated" | "user.removed" | "team.created" | "team.updated" | "team.deleted" | "saved_reply.created" | "saved_reply.updated" | "saved_reply.deleted" | "ticket_field.created" | "ticket_field.updated" | "ticket_field.deleted";
             /**
              * @description Kind of resource acted on
              * @enum {string}
              */
-            target_type: "api_key" | "webhook" | "user";
+            target_type: "api_key" | "webhook" | "user" | "team" | "saved_reply" | "ticket_field";
             /** @description The resource acted on */
             target_id: string;
             /** @description Address the request came from */
@@ -5783,6 +5996,248 @@ export interface components {
             offset: number;
             /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
             next_cursor: string | null;
+        };
+        TeamList: {
+            /** @description The teams of this page */
+            teams: components["schemas"]["Team"][];
+            /** @description How many items match, across all pages */
+            total: number;
+            /** @description The page size used */
+            limit: number;
+            /** @description How many matching items were skipped */
+            offset: number;
+        };
+        Team: {
+            /** @description The team id (`team_…`) */
+            id: string;
+            /** @description The team name */
+            name: string;
+            /** @description What the team handles */
+            description: string;
+            /**
+             * @description The routing algorithm
+             * @enum {string}
+             */
+            routing: "manual" | "round_robin" | "balanced";
+            /** @description Its members, in rotation order */
+            member_ids: string[];
+            /**
+             * Format: date-time
+             * @description When it was created
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            updated_at: string;
+        };
+        TeamCreate: {
+            /**
+             * @description The team name shown to agents
+             * @example Billing
+             */
+            name: string;
+            /**
+             * @description What the team handles
+             * @default
+             * @example Invoices and refunds
+             */
+            description: string;
+            /**
+             * @description How an assignment to the team alone picks a member: `manual` picks none, `round_robin` the next member after the last pick, `balanced` the member with the fewest open assignments (ties in turn)
+             * @default manual
+             * @enum {string}
+             */
+            routing: "manual" | "round_robin" | "balanced";
+            /**
+             * @description Active users of the tenant (`tus_…`), in rotation order
+             * @default []
+             */
+            member_ids: string[];
+        };
+        TeamUpdate: {
+            /**
+             * @description The team name shown to agents
+             * @example Billing
+             */
+            name?: string;
+            /**
+             * @description What the team handles
+             * @example Invoices and refunds
+             */
+            description?: string;
+            /**
+             * @description How an assignment to the team alone picks a member: `manual` picks none, `round_robin` the next member after the last pick, `balanced` the member with the fewest open assignments (ties in turn)
+             * @enum {string}
+             */
+            routing?: "manual" | "round_robin" | "balanced";
+            /** @description Active users of the tenant (`tus_…`), in rotation order */
+            member_ids?: string[];
+        };
+        SavedReplyList: {
+            /** @description The saved replies of this page */
+            saved_replies: components["schemas"]["SavedReply"][];
+            /** @description How many items match, across all pages */
+            total: number;
+            /** @description The page size used */
+            limit: number;
+            /** @description How many matching items were skipped */
+            offset: number;
+        };
+        SavedReply: {
+            /** @description The saved reply id (`srp_…`) */
+            id: string;
+            /** @description Its title */
+            title: string;
+            /** @description Its text, placeholders unrendered */
+            body: string;
+            /** @description Its shortcut */
+            shortcut: string | null;
+            /**
+             * @description Who sees and uses it
+             * @enum {string}
+             */
+            visibility: "tenant" | "personal";
+            /** @description The user who wrote it (`tus_…`) */
+            created_by: string;
+            /**
+             * Format: date-time
+             * @description When it was created
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            updated_at: string;
+        };
+        SavedReplyCreate: {
+            /**
+             * @description What agents pick it by
+             * @example Refund on its way
+             */
+            title: string;
+            /**
+             * @description The reply text; may hold the placeholders `{{contact.first_name}}`, `{{contact.last_name}}`, `{{contact.name}}`, `{{contact.email}}`, `{{agent.name}}`, `{{conversation.id}}`, `{{ticket.id}}`, `{{ticket.subject}}`
+             * @example Hi {{contact.first_name}}, thanks for writing. {{agent.name}}
+             */
+            body: string;
+            /**
+             * @description A short name typed to insert it, e.g. `refund`
+             * @default null
+             * @example refund
+             */
+            shortcut: string | null;
+            /**
+             * @description `tenant`: every user of the tenant sees and uses it; `personal`: its author only
+             * @default tenant
+             * @enum {string}
+             */
+            visibility: "tenant" | "personal";
+        };
+        SavedReplyUpdate: {
+            /**
+             * @description What agents pick it by
+             * @example Refund on its way
+             */
+            title?: string;
+            /**
+             * @description The reply text; may hold the placeholders `{{contact.first_name}}`, `{{contact.last_name}}`, `{{contact.name}}`, `{{contact.email}}`, `{{agent.name}}`, `{{conversation.id}}`, `{{ticket.id}}`, `{{ticket.subject}}`
+             * @example Hi {{contact.first_name}}, thanks for writing. {{agent.name}}
+             */
+            body?: string;
+            /**
+             * @description A short name typed to insert it, e.g. `refund`
+             * @example refund
+             */
+            shortcut?: string | null;
+            /**
+             * @description `tenant`: every user of the tenant sees and uses it; `personal`: its author only
+             * @enum {string}
+             */
+            visibility?: "tenant" | "personal";
+        };
+        TicketFieldList: {
+            /** @description The ticket fields of this page */
+            ticket_fields: components["schemas"]["TicketField"][];
+            /** @description How many items match, across all pages */
+            total: number;
+            /** @description The page size used */
+            limit: number;
+            /** @description How many matching items were skipped */
+            offset: number;
+        };
+        TicketField: {
+            /** @description The field id (`tfd_…`) */
+            id: string;
+            /** @description Its key in `custom_fields` */
+            key: string;
+            /** @description Its label */
+            label: string;
+            /**
+             * @description Its value type
+             * @enum {string}
+             */
+            type: "text" | "number" | "date" | "checkbox" | "dropdown" | "multiselect";
+            /** @description The values a dropdown or multiselect takes (empty for other types) */
+            options: string[];
+            /** @description Whether a ticket must be created with a value */
+            required: boolean;
+            /**
+             * Format: date-time
+             * @description When it was created
+             */
+            created_at: string;
+        };
+        TicketFieldCreate: {
+            /**
+             * @description The key in tickets' `custom_fields`, unique in the tenant
+             * @example plan
+             */
+            key: string;
+            /**
+             * @description The label agents see
+             * @example Plan
+             */
+            label: string;
+            /**
+             * @description The value type
+             * @enum {string}
+             */
+            type: "text" | "number" | "date" | "checkbox" | "dropdown" | "multiselect";
+            /**
+             * @description The values a dropdown or multiselect takes (other types take none)
+             * @example [
+             *       "free",
+             *       "pro",
+             *       "enterprise"
+             *     ]
+             */
+            options?: string[];
+            /**
+             * @description Whether a ticket must be created with a value
+             * @default false
+             */
+            required: boolean;
+        };
+        TicketFieldUpdate: {
+            /**
+             * @description The label agents see
+             * @example Plan
+             */
+            label?: string;
+            /**
+             * @description The values a dropdown or multiselect takes (other types take none)
+             * @example [
+             *       "free",
+             *       "pro",
+             *       "enterprise"
+             *     ]
+             */
+            options?: string[];
+            /** @description Whether a ticket must be created with a value */
+            required?: boolean;
         };
         RootLinks: {
             /** @description Name */
@@ -18041,7 +18496,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "body": "Hello, my invoice for March shows the wrong VAT number. Could you correct it?",
+                 *       "body": "Thanks, Ana: the corrected invoice is attached.",
                  *       "is_internal": false,
                  *       "content_type": "text"
                  *     }
@@ -22681,6 +23136,11 @@ export interface operations {
                  */
                 assignee_id?: string;
                 /**
+                 * @description Only tickets assigned to this team
+                 * @example team_billing
+                 */
+                assignee_team_id?: string;
+                /**
                  * @description Only items carrying this tag
                  * @example vip
                  */
@@ -22742,12 +23202,14 @@ export interface operations {
                      *           "requester_name": "Ana Silva",
                      *           "requester_email": "ana@example.com",
                      *           "assignee_id": null,
+                     *           "assignee_team_id": null,
                      *           "tags": [
                      *             "floor-3",
                      *             "hardware"
                      *           ],
                      *           "call_id": null,
                      *           "reply_count": 0,
+                     *           "custom_fields": {},
                      *           "created_by": "key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *           "created_at": "2026-03-14T09:26:53.412Z",
                      *           "updated_at": "2026-03-14T09:26:53.412Z",
@@ -22908,12 +23370,14 @@ export interface operations {
                      *       "requester_name": "Ana Silva",
                      *       "requester_email": "ana@example.com",
                      *       "assignee_id": null,
+                     *       "assignee_team_id": null,
                      *       "tags": [
                      *         "floor-3",
                      *         "hardware"
                      *       ],
                      *       "call_id": null,
                      *       "reply_count": 0,
+                     *       "custom_fields": {},
                      *       "created_by": "key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
@@ -23069,12 +23533,14 @@ export interface operations {
                      *       "requester_name": "Ana Silva",
                      *       "requester_email": "ana@example.com",
                      *       "assignee_id": null,
+                     *       "assignee_team_id": null,
                      *       "tags": [
                      *         "floor-3",
                      *         "hardware"
                      *       ],
                      *       "call_id": null,
                      *       "reply_count": 0,
+                     *       "custom_fields": {},
                      *       "created_by": "key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
@@ -23250,12 +23716,14 @@ export interface operations {
                      *       "requester_name": "Ana Silva",
                      *       "requester_email": "ana@example.com",
                      *       "assignee_id": null,
+                     *       "assignee_team_id": null,
                      *       "tags": [
                      *         "floor-3",
                      *         "hardware"
                      *       ],
                      *       "call_id": null,
                      *       "reply_count": 0,
+                     *       "custom_fields": {},
                      *       "created_by": "key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
@@ -24530,7 +24998,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The subscription with its health */
+            /** @description The subscription */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24551,16 +25019,7 @@ export interface operations {
                      *       ],
                      *       "is_active": true,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "rate_limit": 50,
-                     *       "auto_recover": false,
-                     *       "health": {
-                     *         "state": "healthy",
-                     *         "failing_since": null,
-                     *         "last_success_at": "2026-03-14T09:26:54.020Z",
-                     *         "failed_deliveries": 0,
-                     *         "disabled_at": null
-                     *       }
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDetail"];
@@ -25679,7 +26138,7 @@ export interface operations {
                  * @description Only entries of this action (e.g. `api_key.created`)
                  * @example api_key.created
                  */
-                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed";
+                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.invited" | "user.updated" | "user.removed" | "team.created" | "team.updated" | "team.deleted" | "saved_reply.created" | "saved_reply.updated" | "saved_reply.deleted" | "ticket_field.created" | "ticket_field.updated" | "ticket_field.deleted";
                 /**
                  * @description Only entries about this resource id
                  * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
@@ -29477,7 +29936,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "body": "Hello, my invoice for March shows the wrong VAT number. Could you correct it?",
+                 *       "body": "Thanks, Ana: the corrected invoice is attached.",
                  *       "is_internal": false,
                  *       "content_type": "text"
                  *     }
@@ -30240,6 +30699,2164 @@ export interface operations {
             };
         };
     };
+    listSavedReplies: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of saved replies */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "saved_replies": [
+                     *         {
+                     *           "id": "srp_0mhb3d5e7Gj9KmN2pQr4St",
+                     *           "title": "Reset your password",
+                     *           "body": "Hello, my invoice for March shows the wrong VAT number. Could you correct it?",
+                     *           "shortcut": "refund",
+                     *           "visibility": "tenant",
+                     *           "created_by": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
+                     *           "created_at": "2026-03-14T09:26:53.412Z",
+                     *           "updated_at": "2026-03-14T09:41:07.038Z"
+                     *         }
+                     *       ],
+                     *       "total": 42,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SavedReplyList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createSavedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Refund on its way",
+                 *       "body": "Hi {{contact.first_name}}, your refund for {{ticket.subject}} is on its way. {{agent.name}}",
+                 *       "shortcut": "refund",
+                 *       "visibility": "tenant"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SavedReplyCreate"];
+            };
+        };
+        responses: {
+            /** @description The saved reply */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "srp_0mhb3d5e7Gj9KmN2pQr4St",
+                     *       "title": "Reset your password",
+                     *       "body": "Hello, my invoice for March shows the wrong VAT number. Could you correct it?",
+                     *       "shortcut": "refund",
+                     *       "visibility": "tenant",
+                     *       "created_by": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SavedReply"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSavedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The saved reply id (`srp_…`)
+                 * @example srp_0mhb3d5e7Gj9KmN2pQr4St
+                 */
+                saved_reply_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The saved reply */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "srp_0mhb3d5e7Gj9KmN2pQr4St",
+                     *       "title": "Reset your password",
+                     *       "body": "Hello, my invoice for March shows the wrong VAT number. Could you correct it?",
+                     *       "shortcut": "refund",
+                     *       "visibility": "tenant",
+                     *       "created_by": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SavedReply"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Saved reply not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSavedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The saved reply id (`srp_…`)
+                 * @example srp_0mhb3d5e7Gj9KmN2pQr4St
+                 */
+                saved_reply_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Saved reply not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateSavedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The saved reply id (`srp_…`)
+                 * @example srp_0mhb3d5e7Gj9KmN2pQr4St
+                 */
+                saved_reply_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "Refund sent"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SavedReplyUpdate"];
+            };
+        };
+        responses: {
+            /** @description The saved reply */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "srp_0mhb3d5e7Gj9KmN2pQr4St",
+                     *       "title": "Reset your password",
+                     *       "body": "Hello, my invoice for March shows the wrong VAT number. Could you correct it?",
+                     *       "shortcut": "refund",
+                     *       "visibility": "tenant",
+                     *       "created_by": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SavedReply"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Saved reply not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listTeams: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of teams */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "teams": [
+                     *         {
+                     *           "id": "team_0mhb2c4d6Fh8JkM1nPq3Rs",
+                     *           "name": "Ana Silva",
+                     *           "description": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *           "routing": "manual",
+                     *           "member_ids": [
+                     *             "tus_0mh2v9w8xPr6JzL3qNb5Gc"
+                     *           ],
+                     *           "created_at": "2026-03-14T09:26:53.412Z",
+                     *           "updated_at": "2026-03-14T09:41:07.038Z"
+                     *         }
+                     *       ],
+                     *       "total": 42,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TeamList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Billing",
+                 *       "description": "Invoices and refunds",
+                 *       "routing": "round_robin",
+                 *       "member_ids": [
+                 *         "tus_0mha4j8s2Xv5CnT7wRq1Dk",
+                 *         "tus_0mha4j9t3Yw6DoU8xSr2El"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamCreate"];
+            };
+        };
+        responses: {
+            /** @description The team */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "team_0mhb2c4d6Fh8JkM1nPq3Rs",
+                     *       "name": "Ana Silva",
+                     *       "description": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *       "routing": "manual",
+                     *       "member_ids": [
+                     *         "tus_0mh2v9w8xPr6JzL3qNb5Gc"
+                     *       ],
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The team id (`team_…`)
+                 * @example team_0mhb2c4d6Fh8JkM1nPq3Rs
+                 */
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "team_0mhb2c4d6Fh8JkM1nPq3Rs",
+                     *       "name": "Ana Silva",
+                     *       "description": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *       "routing": "manual",
+                     *       "member_ids": [
+                     *         "tus_0mh2v9w8xPr6JzL3qNb5Gc"
+                     *       ],
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Team not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The team id (`team_…`)
+                 * @example team_0mhb2c4d6Fh8JkM1nPq3Rs
+                 */
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Team not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The team id (`team_…`)
+                 * @example team_0mhb2c4d6Fh8JkM1nPq3Rs
+                 */
+                team_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "routing": "balanced"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TeamUpdate"];
+            };
+        };
+        responses: {
+            /** @description The team */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "team_0mhb2c4d6Fh8JkM1nPq3Rs",
+                     *       "name": "Ana Silva",
+                     *       "description": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *       "routing": "manual",
+                     *       "member_ids": [
+                     *         "tus_0mh2v9w8xPr6JzL3qNb5Gc"
+                     *       ],
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Team"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Team not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listTicketFields: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description How many items to skip: 0 for the first page, then `offset + limit`
+                 * @example 0
+                 */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ticket fields */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ticket_fields": [
+                     *         {
+                     *           "id": "tfd_0mhb4e6f8Hk1LnP3qRs5Tu",
+                     *           "key": "/api/v1/tickets",
+                     *           "label": "Plan",
+                     *           "type": "text",
+                     *           "options": [
+                     *             "free",
+                     *             "pro",
+                     *             "enterprise"
+                     *           ],
+                     *           "required": false,
+                     *           "created_at": "2026-03-14T09:26:53.412Z"
+                     *         }
+                     *       ],
+                     *       "total": 42,
+                     *       "limit": 20,
+                     *       "offset": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TicketFieldList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createTicketField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "key": "plan",
+                 *       "label": "Plan",
+                 *       "type": "dropdown",
+                 *       "options": [
+                 *         "free",
+                 *         "pro"
+                 *       ],
+                 *       "required": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["TicketFieldCreate"];
+            };
+        };
+        responses: {
+            /** @description The ticket field */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tfd_0mhb4e6f8Hk1LnP3qRs5Tu",
+                     *       "key": "/api/v1/tickets",
+                     *       "label": "Plan",
+                     *       "type": "text",
+                     *       "options": [
+                     *         "free",
+                     *         "pro",
+                     *         "enterprise"
+                     *       ],
+                     *       "required": false,
+                     *       "created_at": "2026-03-14T09:26:53.412Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TicketField"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteTicketField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ticket field id (`tfd_…`)
+                 * @example tfd_0mhb4e6f8Hk1LnP3qRs5Tu
+                 */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Ticket field not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateTicketField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ticket field id (`tfd_…`)
+                 * @example tfd_0mhb4e6f8Hk1LnP3qRs5Tu
+                 */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "label": "Subscription plan",
+                 *       "required": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["TicketFieldUpdate"];
+            };
+        };
+        responses: {
+            /** @description The ticket field */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tfd_0mhb4e6f8Hk1LnP3qRs5Tu",
+                     *       "key": "/api/v1/tickets",
+                     *       "label": "Plan",
+                     *       "type": "text",
+                     *       "options": [
+                     *         "free",
+                     *         "pro",
+                     *         "enterprise"
+                     *       ],
+                     *       "required": false,
+                     *       "created_at": "2026-03-14T09:26:53.412Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TicketField"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Ticket field not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     updateWebhook: {
         parameters: {
             query?: never;
@@ -30263,16 +32880,14 @@ export interface operations {
                  *         "ticket.created",
                  *         "ticket.updated"
                  *       ],
-                 *       "description": "The printer on floor 3 smells of smoke and shows error E-451.",
-                 *       "rate_limit": 50,
-                 *       "auto_recover": false
+                 *       "description": "The printer on floor 3 smells of smoke and shows error E-451."
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdate"];
             };
         };
         responses: {
-            /** @description The updated subscription with its health (no secret) */
+            /** @description The updated subscription (no secret) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -30293,16 +32908,7 @@ export interface operations {
                      *       ],
                      *       "is_active": true,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z",
-                     *       "rate_limit": 50,
-                     *       "auto_recover": false,
-                     *       "health": {
-                     *         "state": "healthy",
-                     *         "failing_since": null,
-                     *         "last_success_at": "2026-03-14T09:26:54.020Z",
-                     *         "failed_deliveries": 0,
-                     *         "disabled_at": null
-                     *       }
+                     *       "updated_at": "2026-03-14T09:41:07.038Z"
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDetail"];

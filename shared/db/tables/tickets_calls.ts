@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { NullableTimestamp, Timestamp } from './foundation';
 import type { SlaColumns } from './sla';
 
@@ -24,6 +24,9 @@ export interface TicketsTable extends SlaColumns {
   updated_at: Timestamp;
   resolved_at: NullableTimestamp;
   closed_at: NullableTimestamp;
+  /** schema/0027: the team it is assigned to, and its custom field values keyed by ticket field key */
+  assignee_team_id: Generated<string | null>;
+  custom_fields: ColumnType<Record<string, unknown>, Record<string, unknown> | string | undefined, string>;
 }
 
 export interface TicketRepliesTable {
