@@ -18,7 +18,6 @@ import type { AttachmentView } from '../../shared/files/view';
 import { notFound } from '../../shared/http/errors';
 import type { Page } from '../../shared/http/pagination';
 import { looksLikeId, newId } from '../../shared/ids';
-import { slaView } from '../../shared/sla/state';
 import { chosenSla, NO_SLA } from '../../shared/sla/store';
 
 export type MessageRow = Selectable<MessagesTable>;

@@ -11,7 +11,7 @@ import { smtpLimits } from '../../shared/http/email';
 import { isoDateTime } from '../../shared/http/instants';
 import { requiredName } from '../../shared/http/names';
 import { cursorPageQuery, pageQuery } from '../../shared/http/pagination';
-import { SlaListFilters, SlaSchema } from '../../shared/sla/schemas';
+import { SlaListFilters } from '../../shared/sla/schemas';
 
 // the value sets and the record are shared with the search: shared/conversations/records.ts
 export { CONVERSATION_CHANNELS, CONVERSATION_PRIORITIES, CONVERSATION_STATUSES, ConversationSchema };

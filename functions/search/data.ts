@@ -62,6 +62,7 @@ const TYPES: Record<SearchType, TypeSpec> = {
       type: { kind: 'enum', column: 'type', values: TICKET_TYPES },
       tag: { kind: 'tag' },
       assignee: { kind: 'ref', column: 'assignee_id' },
+      team: { kind: 'ref', column: 'assignee_team_id' },
       requester: { kind: 'ref', column: 'requester_id' },
       ...CREATED_UPDATED,
     },

@@ -3,9 +3,8 @@ import { AttachmentIds, AttachmentRef } from '../../shared/files/schemas';
 import { enumList } from '../../shared/http/enum-list';
 import { isoInstant } from '../../shared/http/instants';
 import { cursorPageFields, cursorPageQuery, pageQuery, TICKETS_PAGE } from '../../shared/http/pagination';
-import { SlaListFilters, SlaSchema } from '../../shared/sla/schemas';
+import { SlaListFilters } from '../../shared/sla/schemas';
 import {
-  CustomFieldValue,
   LIMITS,
   ref,
   TICKET_PRIORITIES,

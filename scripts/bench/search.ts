@@ -128,26 +128,17 @@ async function main() {
   }
 }
 
-async function run(runtime: Awaited<ReturnType<typeof createEmbeddedRuntime>>) {
-  const db = runtime.handle.db;
-  const call = async (
+/** The other tenants and one tenant per size, with an API key and a session each; indexes built last. */
+async function seedAll(
+  db: Db,
+  call: (
     path: string,
     headers: Record<string, string>,
     init?: { method: string; body: unknown },
-  ) => {
-    const res = await runtime.app.request(path, {
-      method: init?.method ?? 'GET',
-      headers: { ...headers, ...(init ? { 'content-type': 'application/json' } : {}) },
-      body: init ? JSON.stringify(init.body) : undefined,
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text}`);
-    return JSON.parse(text);
-  };
-  const sign = (tenantId: string, role: 'super_admin' | 'tenant_admin') =>
-    signDashboardToken(BENCH_SECRETS.DASHBOARD_JWT_SECRET, { sub: 'bench', tenant_id: tenantId, role });
-  const superAdmin = { authorization: `Bearer ${await sign('platform', 'super_admin')}` };
-
+  ) => Promise<any>,
+  superAdmin: Record<string, string>,
+  sign: (tenantId: string, role: 'super_admin' | 'tenant_admin') => Promise<string>,
+) {
   // bulk loads build the full-text indexes once at the end, as a restore would
   const indexes = ['tickets_tenant_fts_idx', 'contacts_tenant_fts_idx'];
   const definitions = await sql<{ indexdef: string }>`
@@ -180,6 +171,31 @@ async function run(runtime: Awaited<ReturnType<typeof createEmbeddedRuntime>>) {
   for (const def of definitions.rows) await sql.raw(def.indexdef).execute(db);
   for (const table of ['tickets', 'contacts']) await sql`VACUUM ANALYZE ${sql.table(table)}`.execute(db);
   console.log(`full-text indexes and VACUUM ANALYZE in ${seconds(t0)} s`);
+
+  return tenants;
+}
+
+async function run(runtime: Awaited<ReturnType<typeof createEmbeddedRuntime>>) {
+  const db = runtime.handle.db;
+  const call = async (
+    path: string,
+    headers: Record<string, string>,
+    init?: { method: string; body: unknown },
+  ) => {
+    const res = await runtime.app.request(path, {
+      method: init?.method ?? 'GET',
+      headers: { ...headers, ...(init ? { 'content-type': 'application/json' } : {}) },
+      body: init ? JSON.stringify(init.body) : undefined,
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${path}: ${res.status} ${text}`);
+    return JSON.parse(text);
+  };
+  const sign = (tenantId: string, role: 'super_admin' | 'tenant_admin') =>
+    signDashboardToken(BENCH_SECRETS.DASHBOARD_JWT_SECRET, { sub: 'bench', tenant_id: tenantId, role });
+  const superAdmin = { authorization: `Bearer ${await sign('platform', 'super_admin')}` };
+
+  const tenants = await seedAll(db, call, superAdmin, sign);
 
   const largest = SIZES[SIZES.length - 1]!;
   console.log(

@@ -19,7 +19,20 @@ export const SHARED_LAYERS: readonly (readonly string[])[] = [
   // credentials, the gate and the access rules' compiler
   ['auth'],
   // the features built on them
-  ['ratelimit', 'usage', 'audit', 'calls', 'tickets', 'webhooks', 'files', 'sla', 'helpdesk'],
+  [
+    'ratelimit',
+    'usage',
+    'audit',
+    'calls',
+    'tickets',
+    'webhooks',
+    'files',
+    'sla',
+    'helpdesk',
+    'conversations',
+    'contacts',
+    'search',
+  ],
   // the composition of all of it per runtime
   ['runtime'],
 ];

@@ -62,7 +62,8 @@ export function buildChain(apps: readonly FunctionApp[], options: ChainOptions):
   root.use(
     '*',
     idempotency(
-      (path, method) => access.surfaceOf(path) === 'api' && routed(method, path) && !isRawUpload(method, path),
+      (path, method) =>
+        access.surfaceOf(path) === 'api' && routed(method, path) && !isRawUpload(method, path),
     ),
   );
   for (const app of apps) root.route('/', app);

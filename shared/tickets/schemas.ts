@@ -114,7 +114,9 @@ export const Ticket = z.object({
   reply_count: z.number().int(),
   custom_fields: z
     .record(z.string(), CustomFieldValue)
-    .describe("The values of the tenant's ticket fields, keyed by field key (a deleted field's values are gone)"),
+    .describe(
+      "The values of the tenant's ticket fields, keyed by field key (a deleted field's values are gone)",
+    ),
   created_by: z.string(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),

@@ -7,7 +7,8 @@ const failure = (q: string) => {
   try {
     parseQuery(q);
   } catch (err) {
-    if (err instanceof QuerySyntaxError) return { what: err.what, position: err.position, message: err.message };
+    if (err instanceof QuerySyntaxError)
+      return { what: err.what, position: err.position, message: err.message };
     throw err;
   }
   throw new Error(`parsed: ${q}`);
@@ -164,7 +165,9 @@ describe('range bounds', () => {
 
 describe('highlights', () => {
   it('whole words, case-folded; prefixes; phrases as a run of words', () => {
-    expect(matchesIn('Printer on fire, printers too', [{ text: 'printer', prefix: false }])).toEqual([[0, 7]]);
+    expect(matchesIn('Printer on fire, printers too', [{ text: 'printer', prefix: false }])).toEqual([
+      [0, 7],
+    ]);
     expect(matchesIn('Printer on fire, printers too', [{ text: 'print', prefix: true }])).toEqual([
       [0, 7],
       [17, 25],

@@ -33,6 +33,10 @@ export const LIST_ENDPOINTS = {
     "paging": "cursor",
     "items": "conversations"
   },
+  "/api/v1/conversations/{id}/attachments": {
+    "paging": "none",
+    "items": "attachments"
+  },
   "/api/v1/conversations/{id}/messages": {
     "paging": "offset",
     "items": "messages"
@@ -65,9 +69,17 @@ export const LIST_ENDPOINTS = {
     "paging": "cursor",
     "items": "tickets"
   },
+  "/api/v1/tickets/{ticket_id}/attachments": {
+    "paging": "none",
+    "items": "attachments"
+  },
   "/api/v1/tickets/{ticket_id}/replies": {
     "paging": "offset",
     "items": "replies"
+  },
+  "/api/v1/tickets/search": {
+    "paging": "cursor",
+    "items": "hits"
   },
   "/api/v1/webhooks": {
     "paging": "none",
@@ -80,6 +92,10 @@ export const LIST_ENDPOINTS = {
   "/api/v2/audit-log": {
     "paging": "cursor",
     "items": "entries"
+  },
+  "/api/v2/business-hours": {
+    "paging": "none",
+    "items": "business_hours"
   },
   "/api/v2/companies": {
     "paging": "cursor",
@@ -104,6 +120,14 @@ export const LIST_ENDPOINTS = {
   "/api/v2/saved-replies": {
     "paging": "offset",
     "items": "saved_replies"
+  },
+  "/api/v2/search": {
+    "paging": "cursor",
+    "items": "hits"
+  },
+  "/api/v2/sla-policies": {
+    "paging": "none",
+    "items": "sla_policies"
   },
   "/api/v2/teams": {
     "paging": "offset",

@@ -763,6 +763,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/calls/{call_id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a call's recording
+         * @description A 302 to a signed link to the audio that needs no credential and expires after ATTACHMENT_URL_TTL_S (default 900 s; then 403). 404 `Recording not found` when the call has none; 404 `Call not found` for an unknown call or one of another tenant.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `calls:read`.
+         */
+        get: operations["getCallRecording"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/config": {
         parameters: {
             query?: never;
@@ -1133,7 +1155,7 @@ export interface paths {
         };
         /**
          * List conversations
-         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`.
+         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value), sla_breached (`true`|`false`: any SLA breach or none), sla_due_before (the earliest SLA due time not yet met is before it, exclusive). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`, `sla_due_at` (that due time, soonest first; only conversations that have one).
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
          */
@@ -1203,6 +1225,62 @@ export interface paths {
          */
         post: operations["assignConversationV1"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a conversation's files
+         * @description Every file uploaded to the conversation, oldest first, each with a fresh signed link.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
+         */
+        get: operations["listConversationAttachments"];
+        put?: never;
+        /**
+         * Upload a file to a conversation
+         * @description The file is the raw request body, its media type the Content-Type, its name the `filename` query parameter. Streamed into storage with its SHA-256 computed on the way; never kept in the database. A missing or invalid filename or a zero-byte body is 422; a body over ATTACHMENT_MAX_BYTES (default 25 MiB) is 413 before anything is stored, as is one that would take the tenant past its plan's storage cap (the detail names the cap). Send it with a reply or message through `attachment_ids`. An Idempotency-Key is not read here: a retried upload stores a second file.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`.
+         */
+        post: operations["uploadConversationAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/attachments/{attachment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a conversation's file
+         * @description The record with a fresh signed link (each read signs a new one).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:read`.
+         */
+        get: operations["getConversationAttachment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a conversation's file
+         * @description Removes the record and its bytes; links already handed out stop working (404).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`.
+         */
+        delete: operations["deleteConversationAttachment"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1298,6 +1376,28 @@ export interface paths {
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`.
          */
         post: operations["createMessageV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file by its signed link
+         * @description What `download_url` (an attachment) and a recording's 302 point at: no credential, the query is the credential (an HMAC of tenant, id and expiry). 403 once expired or when the signature is wrong; 404 when the file was deleted. Serves exactly the stored bytes with `Content-Disposition: attachment` (the name RFC 6266-encoded), `X-Content-Type-Options: nosniff`, and `application/octet-stream` for types a browser would render (HTML, SVG, XML, JavaScript).
+         *
+         *     **Access:** No credential.
+         */
+        get: operations["downloadFile"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1833,7 +1933,7 @@ export interface paths {
         };
         /**
          * List tickets
-         * @description Newest first (created_at, then id) unless sort=updated_at (oldest change first, then id: for incremental mirroring with updated_since, which is inclusive). status, priority and type take one value or a comma list. created_after is inclusive, created_before exclusive.
+         * @description Newest first (created_at, then id) unless sort=updated_at (oldest change first, then id: for incremental mirroring with updated_since, which is inclusive) or sort=sla_due_at (the earliest SLA due time not yet met, soonest first; only tickets that have one). status, priority and type take one value or a comma list. created_after is inclusive, created_before exclusive. sla_breached=true|false: any SLA breach or none; sla_due_before: that due time is before the instant (exclusive).
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
          */
@@ -1863,7 +1963,7 @@ export interface paths {
         };
         /**
          * Get a ticket
-         * @description One ticket of your tenant, with its requester, assignee, tags and SLA times. An id of another tenant is 404 `Ticket not found`, like an unknown one.
+         * @description One ticket of your tenant, with its requester, assignee, tags and `sla` (the SLA policy that applies, its first-response and resolution due times, the first response, and whether either target was breached; null when no policy applies: docs/sla.md). An id of another tenant is 404 `Ticket not found`, like an unknown one.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
          */
@@ -1882,6 +1982,62 @@ export interface paths {
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:write`.
          */
         patch: operations["updateTicket"];
+        trace?: never;
+    };
+    "/api/v1/tickets/{ticket_id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a ticket's files
+         * @description Every file uploaded to the ticket, oldest first, each with a fresh signed link.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
+         */
+        get: operations["listTicketAttachments"];
+        put?: never;
+        /**
+         * Upload a file to a ticket
+         * @description The file is the raw request body, its media type the Content-Type, its name the `filename` query parameter. Streamed into storage with its SHA-256 computed on the way; never kept in the database. A missing or invalid filename or a zero-byte body is 422; a body over ATTACHMENT_MAX_BYTES (default 25 MiB) is 413 before anything is stored, as is one that would take the tenant past its plan's storage cap (the detail names the cap). Send it with a reply or message through `attachment_ids`. An Idempotency-Key is not read here: a retried upload stores a second file.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:write`.
+         */
+        post: operations["uploadTicketAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tickets/{ticket_id}/attachments/{attachment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a ticket's file
+         * @description The record with a fresh signed link (each read signs a new one).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
+         */
+        get: operations["getTicketAttachment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a ticket's file
+         * @description Removes the record and its bytes; links already handed out stop working (404).
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:write`.
+         */
+        delete: operations["deleteTicketAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/tickets/{ticket_id}/replies": {
@@ -1908,6 +2064,28 @@ export interface paths {
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:write`.
          */
         post: operations["createTicketReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tickets/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search tickets
+         * @description Full-text search over each ticket's subject, description and replies, with the list's filters as `field:value` (status, priority, type, tag, assignee, requester, created, updated): `printer "on fire" status:open,pending -tag:spam created>30d`. Best match first, then newest (`sort=created_at` or `updated_at` for recency alone). Each hit carries the ticket and plain-text highlights with match offsets. Pages by `cursor`; no `total`. The grammar: docs/search.md.
+         *
+         *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:read`.
+         */
+        get: operations["searchTickets"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2017,7 +2195,7 @@ export interface paths {
         };
         /**
          * Get a webhook subscription
-         * @description The fields of the list plus `updated_at`, as the create response has them (webhooks:read); never the secret.
+         * @description The fields of the list plus `updated_at`, as the create response has them, and `health` (state, since when, how many failed deliveries wait to be re-sent), `rate_limit` and `auto_recover` (webhooks:read); never the secret. See docs/webhooks.md, "Endpoint health".
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:read`.
          */
@@ -2113,7 +2291,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send every failed delivery since a time
-         * @description Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery: a delivery already re-queued (by redeliver or an earlier recover), pending or done, is not re-sent again; a failed re-delivery, the latest of its line, is. At most one recover a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent.
+         * @description Every failed delivery created at or after `since` that has not been re-sent already (at most 1000 per call) is re-sent as a new delivery: a delivery already re-queued (by redeliver or an earlier recover), pending or done, is not re-sent again; a failed re-delivery, the latest of its line, is. At most one recover a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent; when that limit cannot be checked (its shared store down or slow) 503 with Retry-After, and nothing is sent.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `webhooks:write`. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -2168,6 +2346,68 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v2/business-hours": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List business hours
+         * @description Every set of business hours of the tenant, oldest first (at most 50, so no paging). Any dashboard session.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
+         */
+        get: operations["listBusinessHours"];
+        put?: never;
+        /**
+         * Create business hours
+         * @description An IANA time zone, weekly intervals (ISO weekday, wall-clock "HH:MM" start and end; an end at or before the start runs past midnight) and holidays (whole calendar days). SLA policies count their minutes in them. Dashboard session with tenant_admin or higher; audited.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        post: operations["createBusinessHours"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/business-hours/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get business hours
+         * @description One set of business hours of the tenant. Any dashboard session.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
+         */
+        get: operations["getBusinessHours"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete business hours
+         * @description Refused (409) while an SLA policy counts in them. Dashboard session with tenant_admin or higher; audited.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        delete: operations["deleteBusinessHours"];
+        options?: never;
+        head?: never;
+        /**
+         * Update business hours
+         * @description Changes the fields given (a list given replaces the list). Due times already set stay as they are; the next re-choice or reopening counts in the new hours. Dashboard session with tenant_admin or higher; audited.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        patch: operations["updateBusinessHours"];
         trace?: never;
     };
     "/api/v2/companies": {
@@ -2355,7 +2595,7 @@ export interface paths {
         };
         /**
          * List conversations
-         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`.
+         * @description Filters: status, channel, contact_id, assignee_user_id, assignee_team_id, updated_since (inclusive, updated_at >= value), sla_breached (`true`|`false`: any SLA breach or none), sla_due_before (the earliest SLA due time not yet met is before it, exclusive). sort: `-created_at` (default, newest first), `created_at`, `updated_at` (ascending by updated_at then id), `-updated_at`, `sla_due_at` (that due time, soonest first; only conversations that have one).
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
@@ -2662,6 +2902,90 @@ export interface paths {
         patch: operations["updateSavedReply"];
         trace?: never;
     };
+    "/api/v2/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search tickets, conversations, contacts and companies
+         * @description One query over several record types (`types`, default all four): words and phrases match tickets (subject, description, replies), conversations (subject, messages), contacts (name, e-mail, phone) and companies (name, domain); filters apply to the types that have them (`channel:` leaves out tickets, contacts and companies), and `assignee:me` is the signed-in user. Best match first, then newest, across the types. Dashboard session.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
+         */
+        get: operations["searchRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sla-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List SLA policies
+         * @description Every SLA policy of the tenant in the order they are tried: by position, then oldest first (at most 100, so no paging). Any dashboard session.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
+         */
+        get: operations["listSlaPolicies"];
+        put?: never;
+        /**
+         * Create an SLA policy
+         * @description Conditions (priorities, channels, tags: each optional, all given must match) and first-response and resolution targets in business minutes of its business hours (null hours: around the clock). The first policy by position whose conditions match a ticket or conversation applies to it, chosen when it is created and again when its priority, channel or tags change. `business_hours_id` must be hours of the tenant (422). Dashboard session with tenant_admin or higher; audited.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        post: operations["createSlaPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sla-policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an SLA policy
+         * @description One SLA policy of the tenant. Any dashboard session.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403.
+         */
+        get: operations["getSlaPolicy"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an SLA policy
+         * @description Records under it keep their due times until their policy is chosen again. Dashboard session with tenant_admin or higher; audited.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        delete: operations["deleteSlaPolicy"];
+        options?: never;
+        head?: never;
+        /**
+         * Update an SLA policy
+         * @description Changes the fields given. Due times already set stay as they are until the record's policy is chosen again (a change of priority, channel or tags) or it reopens. Dashboard session with tenant_admin or higher; audited.
+         *
+         *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
+         */
+        patch: operations["updateSlaPolicy"];
+        trace?: never;
+    };
     "/api/v2/teams": {
         parameters: {
             query?: never;
@@ -2795,7 +3119,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook (dashboard)
-         * @description is_active, url, events and/or description; the same validation as creation. Dashboard session, tenant_admin or higher.
+         * @description is_active, url, events, description, rate_limit (deliveries a second, 1-10000, or null) and/or auto_recover; the same validation as creation. `{"is_active": true}` on a disabled endpoint enables it and re-sends every delivery that failed since it started failing (unless auto_recover is false). Dashboard session, tenant_admin or higher.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -2813,7 +3137,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook's signing secret (dashboard)
-         * @description Replaces the signing secret at once and returns the new one, shown only here; every attempt from now on is signed with it (there is no overlap: see docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.
+         * @description Replaces the signing secret and returns the new one, shown only here; every attempt from now on is signed with it (`X-Webhook-Signature`), and for WEBHOOK_ROTATION_OVERLAP_S (a day by default) `webhook-signature` carries the old secret's signature too, so receivers can switch at their pace (docs/webhooks.md, "Rotating the secret"). Audited as `webhook.secret_rotated`.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -2835,7 +3159,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event (dashboard)
-         * @description Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record. At most 10 test events a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent.
+         * @description Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record. At most 10 test events a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent; when that limit cannot be checked (its shared store down or slow) 503 with Retry-After, and nothing is sent.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -3649,18 +3973,24 @@ export interface components {
             /** @description The API keys */
             api_keys: components["schemas"]["ApiKey"][];
         };
-        /** @description A page of tickets, with the total matching the filters. */
-        TicketList: {
-            /** @description This page */
-            tickets: components["schemas"]["Ticket"][];
-            /** @description Tickets matching the filters, all pages; null on a page read by `cursor` */
-            total: number | null;
-            /** @description Page size used */
-            limit: number;
-            /** @description Items skipped */
-            offset: number;
-            /** @description Pass as `cursor`, with the same filters and sort, for the next page; null on the last page */
+        /** @description A page of ticket hits. */
+        TicketSearchResult: {
+            /** @description The hits, best first */
+            hits: components["schemas"]["TicketSearchHit"][];
+            /** @description The next page, or null */
             next_cursor: string | null;
+        };
+        /** @description A ticket that matched, with where it matched. */
+        TicketSearchHit: {
+            /**
+             * @description Always `ticket`
+             * @constant
+             */
+            type: "ticket";
+            /** @description The ticket, as GET /api/v1/tickets/{ticket_id} returns it */
+            record: components["schemas"]["Ticket"];
+            /** @description One entry per matched field */
+            highlights: components["schemas"]["SearchHighlight"][];
         };
         /** @description A support request: what is wrong, who asked, who works on it, and where it stands. */
         Ticket: {
@@ -3726,6 +4056,260 @@ export interface components {
             resolved_at: string | null;
             /** @description When it was closed */
             closed_at: string | null;
+            /**
+             * @description The SLA due times and breaches; null when no SLA policy applies
+             * @example {
+             *       "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+             *       "first_response_due_at": "2026-03-30T08:00:00.000Z",
+             *       "first_response_at": null,
+             *       "first_response_breached": false,
+             *       "resolution_due_at": "2026-03-31T14:00:00.000Z",
+             *       "resolution_breached": false
+             *     }
+             */
+            sla: {
+                /** @description The SLA policy that applies (the first by position whose conditions match) */
+                policy_id: string;
+                /** @description When the first public agent reply is due (null: the policy sets no first-response target) */
+                first_response_due_at: string | null;
+                /** @description When the first public agent reply was sent */
+                first_response_at: string | null;
+                /** @description The first response was not sent by its due time (recorded once, never cleared) */
+                first_response_breached: boolean;
+                /** @description When resolution is due, counted from creation or from the latest reopening (null: no resolution target) */
+                resolution_due_at: string | null;
+                /** @description It was not resolved or closed by a resolution due time (recorded once, never cleared) */
+                resolution_breached: boolean;
+            } | null;
+        };
+        /** @description Where a hit matched: a plain-text fragment of one field and the matches in it. */
+        SearchHighlight: {
+            /** @description The field the fragment comes from */
+            field: string;
+            /** @description Plain text around the first match (the whole field when short) */
+            fragment: string;
+            /** @description [start, end) of each match in `fragment`, UTF-16 code units */
+            matches: [
+                number,
+                number
+            ][];
+        };
+        /** @description A page of hits of every type searched. */
+        SearchResult: {
+            /** @description The hits, best first across the types */
+            hits: (components["schemas"]["TicketSearchHit"] | components["schemas"]["ConversationSearchHit"] | components["schemas"]["ContactSearchHit"] | components["schemas"]["CompanySearchHit"])[];
+            /** @description The next page, or null */
+            next_cursor: string | null;
+        };
+        /** @description A conversation that matched, with where it matched. */
+        ConversationSearchHit: {
+            /**
+             * @description Always `conversation`
+             * @constant
+             */
+            type: "conversation";
+            /** @description The conversation, as its read returns it */
+            record: components["schemas"]["Conversation"];
+            /** @description One entry per matched field */
+            highlights: components["schemas"]["SearchHighlight"][];
+        };
+        /** @description A messaging thread with one contact on one channel. */
+        Conversation: {
+            /** @description Conversation id (`cnv_…`) */
+            id: string;
+            /** @description The tenant */
+            tenant_id: string;
+            /** @description The contact it is with (`ctc_…`) */
+            contact_id: string | null;
+            /** @description Subject line */
+            subject: string | null;
+            /**
+             * @description `open`, `waiting` (on the contact), `resolved` or `closed`
+             * @enum {string}
+             */
+            status: "open" | "waiting" | "resolved" | "closed";
+            /**
+             * @description Channel it happens on
+             * @enum {string}
+             */
+            channel: "email" | "widget" | "whatsapp" | "phone" | "api";
+            /**
+             * @description Priority
+             * @enum {string}
+             */
+            priority: "low" | "medium" | "high" | "urgent";
+            /** @description Agent it is assigned to */
+            assignee_user_id: string | null;
+            /** @description Team it is assigned to */
+            assignee_team_id: string | null;
+            /** @description Labels */
+            tags: string[];
+            /** @description When it started (ISO 8601 UTC) */
+            created_at: string;
+            /** @description Last change or message */
+            updated_at: string;
+            /**
+             * @description The SLA due times and breaches; null when no SLA policy applies
+             * @example {
+             *       "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+             *       "first_response_due_at": "2026-03-30T08:00:00.000Z",
+             *       "first_response_at": null,
+             *       "first_response_breached": false,
+             *       "resolution_due_at": "2026-03-31T14:00:00.000Z",
+             *       "resolution_breached": false
+             *     }
+             */
+            sla: {
+                /** @description The SLA policy that applies (the first by position whose conditions match) */
+                policy_id: string;
+                /** @description When the first public agent reply is due (null: the policy sets no first-response target) */
+                first_response_due_at: string | null;
+                /** @description When the first public agent reply was sent */
+                first_response_at: string | null;
+                /** @description The first response was not sent by its due time (recorded once, never cleared) */
+                first_response_breached: boolean;
+                /** @description When resolution is due, counted from creation or from the latest reopening (null: no resolution target) */
+                resolution_due_at: string | null;
+                /** @description It was not resolved or closed by a resolution due time (recorded once, never cleared) */
+                resolution_breached: boolean;
+            } | null;
+        };
+        /** @description A contact that matched, with where it matched. */
+        ContactSearchHit: {
+            /**
+             * @description Always `contact`
+             * @constant
+             */
+            type: "contact";
+            /** @description The contact, as its read returns it */
+            record: components["schemas"]["Contact"];
+            /** @description One entry per matched field */
+            highlights: components["schemas"]["SearchHighlight"][];
+        };
+        /** @description A person conversations are with, created here or imported by a contact sync. */
+        Contact: {
+            /** @description Contact id (`ctc_…`) */
+            id: string;
+            /** @description Id in your own or the synced system */
+            external_id: string | null;
+            /** @description First name */
+            first_name: string | null;
+            /** @description Last name */
+            last_name: string | null;
+            /** @description Email address (unique per tenant among live contacts) */
+            email: string | null;
+            /** @description Phone number (E.164) */
+            phone: string | null;
+            /** @description Job title */
+            role: string | null;
+            /** @description Preferred locale (BCP 47) */
+            locale: string | null;
+            /** @description IANA time zone */
+            timezone: string | null;
+            /** @description Company they belong to (`cmp_…`) */
+            company_id: string | null;
+            /** @description The company's name */
+            company_name: string | null;
+            /** @description Conversations with them */
+            conversation_count: number;
+            /** @description Your own attributes (string, number or boolean values) */
+            custom_attrs: {
+                [key: string]: unknown;
+            };
+            /** @description Labels */
+            tags: string[];
+            /** @description Opted out of email */
+            unsubscribed_from_emails: boolean;
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601 UTC)
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change
+             */
+            updated_at: string;
+            /** @description When it was soft-deleted (restore with POST …/restore) */
+            deleted_at: string | null;
+            /** @description Last activity */
+            last_seen_at: string | null;
+            /** @description The sync that imported it, if any */
+            source: ("helpdesk_a_sync" | "helpdesk_b_sync") | null;
+            /** @description `false` once a full sync no longer finds it upstream */
+            active: boolean;
+        };
+        /** @description A company that matched, with where it matched. */
+        CompanySearchHit: {
+            /**
+             * @description Always `company`
+             * @constant
+             */
+            type: "company";
+            /** @description The company, as its read returns it */
+            record: components["schemas"]["Company"];
+            /** @description One entry per matched field */
+            highlights: components["schemas"]["SearchHighlight"][];
+        };
+        /** @description An organisation contacts belong to. */
+        Company: {
+            /** @description Company id (`cmp_…`) */
+            id: string;
+            /** @description Name */
+            name: string;
+            /** @description Email/web domain */
+            domain: string | null;
+            /** @description Industry */
+            industry: string | null;
+            /** @description Logo */
+            logo_url: string | null;
+            /** @description Free-form notes */
+            notes: string | null;
+            /** @description The company's plan with you */
+            plan: string | null;
+            /** @description Head-count band */
+            size: string | null;
+            /** @description Support tier */
+            sla_tier: string | null;
+            /** @description Website */
+            website: string | null;
+            /** @description Live contacts in it */
+            contact_count: number;
+            /** @description Conversations with its contacts */
+            conversation_count: number;
+            /** @description Monthly spend */
+            monthly_spend: number | null;
+            /** @description Your own attributes */
+            custom_attrs: {
+                [key: string]: unknown;
+            };
+            /** @description Labels */
+            tags: string[];
+            /**
+             * Format: date-time
+             * @description When it was created (ISO 8601 UTC)
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Last change
+             */
+            updated_at: string;
+            /** @description When it was soft-deleted */
+            deleted_at: string | null;
+        };
+        /** @description A page of tickets, with the total matching the filters. */
+        TicketList: {
+            /** @description This page */
+            tickets: components["schemas"]["Ticket"][];
+            /** @description Tickets matching the filters, all pages; null on a page read by `cursor` */
+            total: number | null;
+            /** @description Page size used */
+            limit: number;
+            /** @description Items skipped */
+            offset: number;
+            /** @description Pass as `cursor`, with the same filters and sort, for the next page; null on the last page */
+            next_cursor: string | null;
         };
         TicketCreate: {
             /** @description Subject line */
@@ -3846,6 +4430,23 @@ export interface components {
              * @description When it was written (ISO 8601 UTC)
              */
             created_at: string;
+            /** @description The files sent with it (`attachment_ids`), without links */
+            attachments: components["schemas"]["AttachmentRef"][];
+        };
+        /** @description A stored file as replies, messages and events carry it: its record, without a link. */
+        AttachmentRef: {
+            /** @description Attachment id (`att_…`) */
+            id: string;
+            /** @description The name it was uploaded under (`filename`) */
+            filename: string;
+            /** @description The media type it was uploaded with (its `Content-Type`) */
+            content_type: string;
+            /** @description Bytes */
+            size: number;
+            /** @description SHA-256 of the bytes, lower-case hex */
+            sha256: string;
+            /** @description When it was uploaded (ISO 8601 UTC) */
+            created_at: string;
         };
         TicketReplyCreate: {
             /** @description The text */
@@ -3854,6 +4455,8 @@ export interface components {
             saved_reply_id?: string;
             /** @description Visible to the requester (false: internal) */
             is_public?: boolean;
+            /** @description Files uploaded to the same ticket or conversation (…/attachments) to send with it; each is sent once */
+            attachment_ids?: string[];
         } | {
             /** @description The text */
             body?: string;
@@ -3861,6 +4464,8 @@ export interface components {
             saved_reply_id: string;
             /** @description Visible to the requester (false: internal) */
             is_public?: boolean;
+            /** @description Files uploaded to the same ticket or conversation (…/attachments) to send with it; each is sent once */
+            attachment_ids?: string[];
         };
         /** @description A page of replies, oldest first. */
         TicketReplyList: {
@@ -3872,6 +4477,30 @@ export interface components {
             limit: number;
             /** @description Items skipped */
             offset: number;
+        };
+        /** @description A stored file with a fresh signed link to its bytes. The link needs no credential and expires after ATTACHMENT_URL_TTL_S (default 900 s; then 403). */
+        Attachment: {
+            /** @description Attachment id (`att_…`) */
+            id: string;
+            /** @description The name it was uploaded under (`filename`) */
+            filename: string;
+            /** @description The media type it was uploaded with (its `Content-Type`) */
+            content_type: string;
+            /** @description Bytes */
+            size: number;
+            /** @description SHA-256 of the bytes, lower-case hex */
+            sha256: string;
+            /** @description When it was uploaded (ISO 8601 UTC) */
+            created_at: string;
+            /** @description Signed link to the bytes, served as an attachment; no credential needed */
+            download_url: string;
+            /** @description When the link stops working (ISO 8601 UTC) */
+            download_url_expires_at: string;
+        };
+        /** @description Every file of a ticket or conversation, oldest first. */
+        AttachmentList: {
+            /** @description The files, each with a fresh link */
+            attachments: components["schemas"]["Attachment"][];
         };
         CallList: {
             /** @description The calls of the page */
@@ -4117,6 +4746,28 @@ export interface components {
             created_at: string;
             /** @description ISO 8601 UTC */
             updated_at: string;
+            /** @description Deliveries a second at most (1-10000); null: no limit */
+            rate_limit: number | null;
+            /** @description Probes while failing and re-sends on recovery (default true) */
+            auto_recover: boolean;
+            /** @description Address of the health check */
+            health: components["schemas"]["WebhookHealth"];
+        };
+        /** @description The endpoint's health (docs/webhooks.md, "Endpoint health") */
+        WebhookHealth: {
+            /**
+             * @description `failing`: a delivery ended failed since the last success (probes run, re-sends follow the first success); `disabled`: failing for WEBHOOK_DISABLE_AFTER_S, nothing is sent until enabled
+             * @enum {string}
+             */
+            state: "healthy" | "failing" | "disabled";
+            /** @description Since when it fails (its first failure after the last success); null when not failing */
+            failing_since: string | null;
+            /** @description The last successful delivery (to within a second); null before any */
+            last_success_at: string | null;
+            /** @description Deliveries that failed since failing_since and wait to be re-sent (0 when healthy) */
+            failed_deliveries: number;
+            /** @description When it was disabled; null unless disabled */
+            disabled_at: string | null;
         };
         WebhookDeliveryLogPage: {
             /** @description The deliveries of the page */
@@ -4233,6 +4884,10 @@ export interface components {
             events?: string[];
             /** @description What the endpoint is for; null clears it */
             description?: string | null;
+            /** @description Deliveries a second this endpoint receives at most (1-10000), across every process; null removes the limit. Waiting for the pace is not an attempt. */
+            rate_limit?: number | null;
+            /** @description false: no probes while failing and no automatic re-send when it answers again (default true) */
+            auto_recover?: boolean;
         };
         WebhookTestEventQueued: {
             /** @description The test delivery's id: it appears in this endpoint's delivery log */
@@ -4261,42 +4916,6 @@ export interface components {
              * @constant
              */
             wildcard: "*";
-        };
-        /** @description A messaging thread with one contact on one channel. */
-        Conversation: {
-            /** @description Conversation id (`cnv_…`) */
-            id: string;
-            /** @description The tenant */
-            tenant_id: string;
-            /** @description The contact it is with (`ctc_…`) */
-            contact_id: string | null;
-            /** @description Subject line */
-            subject: string | null;
-            /**
-             * @description `open`, `waiting` (on the contact), `resolved` or `closed`
-             * @enum {string}
-             */
-            status: "open" | "waiting" | "resolved" | "closed";
-            /**
-             * @description Channel it happens on
-             * @enum {string}
-             */
-            channel: "email" | "widget" | "whatsapp" | "phone" | "api";
-            /**
-             * @description Priority
-             * @enum {string}
-             */
-            priority: "low" | "medium" | "high" | "urgent";
-            /** @description Agent it is assigned to */
-            assignee_user_id: string | null;
-            /** @description Team it is assigned to */
-            assignee_team_id: string | null;
-            /** @description Labels */
-            tags: string[];
-            /** @description When it started (ISO 8601 UTC) */
-            created_at: string;
-            /** @description Last change or message */
-            updated_at: string;
         };
         ConversationCreate: {
             /** @description The contact (`ctc_…`) */
@@ -4401,6 +5020,8 @@ export interface components {
             delivery_status: ("queued" | "sent" | "failed" | "skipped") | null;
             /** @description When it was written */
             created_at: string;
+            /** @description The files sent with it (records without links; read one for a fresh `download_url`) */
+            attachments: components["schemas"]["AttachmentRef"][];
         };
         MessageCreate: {
             /** @description The text */
@@ -4418,6 +5039,8 @@ export interface components {
              * @enum {string}
              */
             content_type: "text" | "html" | "markdown";
+            /** @description Files uploaded to the same ticket or conversation (…/attachments) to send with it; each is sent once */
+            attachment_ids?: string[];
         } | {
             /** @description The text */
             body?: string;
@@ -4434,6 +5057,8 @@ export interface components {
              * @enum {string}
              */
             content_type: "text" | "html" | "markdown";
+            /** @description Files uploaded to the same ticket or conversation (…/attachments) to send with it; each is sent once */
+            attachment_ids?: string[];
         };
         MessageList: {
             /** @description The messages of the page */
@@ -4527,59 +5152,6 @@ export interface components {
             body: string;
             /** @description The conversation (`cnv_…`) */
             conversation_id?: string;
-        };
-        /** @description A person conversations are with, created here or imported by a contact sync. */
-        Contact: {
-            /** @description Contact id (`ctc_…`) */
-            id: string;
-            /** @description Id in your own or the synced system */
-            external_id: string | null;
-            /** @description First name */
-            first_name: string | null;
-            /** @description Last name */
-            last_name: string | null;
-            /** @description Email address (unique per tenant among live contacts) */
-            email: string | null;
-            /** @description Phone number (E.164) */
-            phone: string | null;
-            /** @description Job title */
-            role: string | null;
-            /** @description Preferred locale (BCP 47) */
-            locale: string | null;
-            /** @description IANA time zone */
-            timezone: string | null;
-            /** @description Company they belong to (`cmp_…`) */
-            company_id: string | null;
-            /** @description The company's name */
-            company_name: string | null;
-            /** @description Conversations with them */
-            conversation_count: number;
-            /** @description Your own attributes (string, number or boolean values) */
-            custom_attrs: {
-                [key: string]: unknown;
-            };
-            /** @description Labels */
-            tags: string[];
-            /** @description Opted out of email */
-            unsubscribed_from_emails: boolean;
-            /**
-             * Format: date-time
-             * @description When it was created (ISO 8601 UTC)
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description Last change
-             */
-            updated_at: string;
-            /** @description When it was soft-deleted (restore with POST …/restore) */
-            deleted_at: string | null;
-            /** @description Last activity */
-            last_seen_at: string | null;
-            /** @description The sync that imported it, if any */
-            source: ("helpdesk_a_sync" | "helpdesk_b_sync") | null;
-            /** @description `false` once a full sync no longer finds it upstream */
-            active: boolean;
         };
         ContactCreate: {
             /** @description The id in your own system (unique per tenant) */
@@ -4768,53 +5340,6 @@ export interface components {
             unsubscribed_from_emails?: boolean;
             /** @description When the contact was last active */
             last_seen_at?: string | null;
-        };
-        /** @description An organisation contacts belong to. */
-        Company: {
-            /** @description Company id (`cmp_…`) */
-            id: string;
-            /** @description Name */
-            name: string;
-            /** @description Email/web domain */
-            domain: string | null;
-            /** @description Industry */
-            industry: string | null;
-            /** @description Logo */
-            logo_url: string | null;
-            /** @description Free-form notes */
-            notes: string | null;
-            /** @description The company's plan with you */
-            plan: string | null;
-            /** @description Head-count band */
-            size: string | null;
-            /** @description Support tier */
-            sla_tier: string | null;
-            /** @description Website */
-            website: string | null;
-            /** @description Live contacts in it */
-            contact_count: number;
-            /** @description Conversations with its contacts */
-            conversation_count: number;
-            /** @description Monthly spend */
-            monthly_spend: number | null;
-            /** @description Your own attributes */
-            custom_attrs: {
-                [key: string]: unknown;
-            };
-            /** @description Labels */
-            tags: string[];
-            /**
-             * Format: date-time
-             * @description When it was created (ISO 8601 UTC)
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description Last change
-             */
-            updated_at: string;
-            /** @description When it was soft-deleted */
-            deleted_at: string | null;
         };
         CompanyCreate: {
             /** @description Name */
@@ -5968,12 +6493,12 @@ export interface components {
              * @description What was done, e.g. `api_key.created`
              * @enum {string}
              */
-            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.invited" | "user.updated" | "user.removed" | "team.created" | "team.updated" | "team.deleted" | "saved_reply.created" | "saved_reply.updated" | "saved_reply.deleted" | "ticket_field.created" | "ticket_field.updated" | "ticket_field.deleted";
+            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed" | "business_hours.created" | "business_hours.updated" | "business_hours.deleted" | "sla_policy.created" | "sla_policy.updated" | "sla_policy.deleted" | "team.created" | "team.updated" | "team.deleted" | "saved_reply.created" | "saved_reply.updated" | "saved_reply.deleted" | "ticket_field.created" | "ticket_field.updated" | "ticket_field.deleted";
             /**
              * @description Kind of resource acted on
              * @enum {string}
              */
-            target_type: "api_key" | "webhook" | "user" | "team" | "saved_reply" | "ticket_field";
+            target_type: "api_key" | "webhook" | "user" | "business_hours" | "sla_policy" | "team" | "saved_reply" | "ticket_field";
             /** @description The resource acted on */
             target_id: string;
             /** @description Address the request came from */
@@ -5996,6 +6521,196 @@ export interface components {
             offset: number;
             /** @description Pass as `cursor` (with the same filters and sort) for the next page; null on the last page */
             next_cursor: string | null;
+        };
+        BusinessHours: {
+            /** @description Business hours id (`bhr_…`) */
+            id: string;
+            /** @description Your label for these hours */
+            name: string;
+            /** @description IANA time zone */
+            timezone: string;
+            /** @description Weekly intervals of business time */
+            intervals: {
+                /** @description ISO weekday the interval starts on: Monday 1 ... Sunday 7 */
+                day: number;
+                /** @description Wall-clock start, "HH:MM" */
+                start: string;
+                /** @description Wall-clock end, "HH:MM" or "24:00"; at or before `start`, the interval runs into the next day */
+                end: string;
+            }[];
+            /** @description Days with no business time */
+            holidays: {
+                /** @description The calendar day in the hours’ time zone, "YYYY-MM-DD": none of it counts */
+                date: string;
+                /** @description What the day is */
+                name: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description When they were created
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When they last changed
+             */
+            updated_at: string;
+        };
+        BusinessHoursList: {
+            /** @description Oldest first */
+            business_hours: components["schemas"]["BusinessHours"][];
+        };
+        BusinessHoursCreate: {
+            /** @description Your label for these hours */
+            name: string;
+            /** @description IANA time zone the intervals and holidays are read in, e.g. `Europe/Berlin` */
+            timezone: string;
+            /** @description Weekly intervals of business time */
+            intervals: {
+                /** @description ISO weekday the interval starts on: Monday 1 ... Sunday 7 */
+                day: number;
+                /** @description Wall-clock start, "HH:MM" */
+                start: string;
+                /** @description Wall-clock end, "HH:MM" or "24:00"; at or before `start`, the interval runs into the next day */
+                end: string;
+            }[];
+            /**
+             * @description Days with no business time
+             * @default []
+             */
+            holidays: {
+                /** @description The calendar day in the hours’ time zone, "YYYY-MM-DD": none of it counts */
+                date: string;
+                /** @description What the day is */
+                name: string;
+            }[];
+        };
+        BusinessHoursUpdate: {
+            /** @description Your label for these hours */
+            name?: string;
+            /** @description IANA time zone the intervals and holidays are read in, e.g. `Europe/Berlin` */
+            timezone?: string;
+            /** @description Weekly intervals of business time */
+            intervals?: {
+                /** @description ISO weekday the interval starts on: Monday 1 ... Sunday 7 */
+                day: number;
+                /** @description Wall-clock start, "HH:MM" */
+                start: string;
+                /** @description Wall-clock end, "HH:MM" or "24:00"; at or before `start`, the interval runs into the next day */
+                end: string;
+            }[];
+            /** @description Days with no business time */
+            holidays?: {
+                /** @description The calendar day in the hours’ time zone, "YYYY-MM-DD": none of it counts */
+                date: string;
+                /** @description What the day is */
+                name: string;
+            }[];
+        };
+        SlaPolicy: {
+            /** @description Policy id (`sla_…`) */
+            id: string;
+            /** @description Your label for the policy */
+            name: string;
+            /** @description Order among the policies: the first matching by position applies */
+            position: number;
+            /** @description The business hours its minutes count in; null: around the clock */
+            business_hours_id: string | null;
+            /** @description Each optional; all given must match */
+            conditions: {
+                /** @description Any of these priorities */
+                priorities?: string[];
+                /** @description Any of these channels */
+                channels?: string[];
+                /** @description Any of these tags */
+                tags?: string[];
+            };
+            /** @description First-response target in business minutes */
+            first_response_minutes: number | null;
+            /** @description Resolution target in business minutes */
+            resolution_minutes: number | null;
+            /**
+             * Format: date-time
+             * @description When it was created
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            updated_at: string;
+        };
+        SlaPolicyList: {
+            /** @description By position, then oldest first */
+            sla_policies: components["schemas"]["SlaPolicy"][];
+        };
+        SlaPolicyCreate: {
+            /** @description Your label for the policy */
+            name: string;
+            /** @description Order among the policies; default: after the last */
+            position?: number;
+            /**
+             * @description The business hours its minutes count in; null: around the clock
+             * @default null
+             */
+            business_hours_id: string | null;
+            /**
+             * @description Each optional; all given must match
+             * @default {}
+             * @example {
+             *       "priorities": [
+             *         "urgent",
+             *         "high"
+             *       ]
+             *     }
+             */
+            conditions: {
+                /** @description Any of these priorities */
+                priorities?: ("low" | "medium" | "high" | "urgent")[];
+                /** @description Any of these channels (a conversation’s channel, a ticket’s source) */
+                channels?: ("api" | "dashboard" | "email" | "phone" | "web" | "chat" | "end_user" | "widget" | "whatsapp")[];
+                /** @description Any of these tags */
+                tags?: string[];
+            };
+            /**
+             * @description Business minutes (0-525600); null: no such target
+             * @default null
+             */
+            first_response_minutes: number | null;
+            /**
+             * @description Business minutes (0-525600); null: no such target
+             * @default null
+             */
+            resolution_minutes: number | null;
+        };
+        SlaPolicyUpdate: {
+            /** @description Your label for the policy */
+            name?: string;
+            /** @description Order among the policies: the first matching by position applies (ties: oldest first) */
+            position?: number;
+            /** @description The business hours its minutes count in; null: around the clock */
+            business_hours_id?: string | null;
+            /**
+             * @description Each optional; all given must match
+             * @example {
+             *       "priorities": [
+             *         "urgent",
+             *         "high"
+             *       ]
+             *     }
+             */
+            conditions?: {
+                /** @description Any of these priorities */
+                priorities?: ("low" | "medium" | "high" | "urgent")[];
+                /** @description Any of these channels (a conversation’s channel, a ticket’s source) */
+                channels?: ("api" | "dashboard" | "email" | "phone" | "web" | "chat" | "end_user" | "widget" | "whatsapp")[];
+                /** @description Any of these tags */
+                tags?: string[];
+            };
+            /** @description Business minutes (0-525600); null: no such target */
+            first_response_minutes?: number | null;
+            /** @description Business minutes (0-525600); null: no such target */
+            resolution_minutes?: number | null;
         };
         TeamList: {
             /** @description The teams of this page */
@@ -6498,6 +7213,21 @@ export interface components {
                 is_internal?: boolean;
                 /** @description When it was written (ISO 8601 UTC) */
                 created_at?: string;
+                /** @description The files sent with it */
+                attachments?: {
+                    /** @description The attachment id (`att_…`) */
+                    id: string;
+                    /** @description The name it was uploaded under */
+                    filename: string;
+                    /** @description Its media type */
+                    content_type: string;
+                    /** @description Bytes */
+                    size: number;
+                    /** @description SHA-256 of the bytes, lower-case hex */
+                    sha256: string;
+                    /** @description When it was uploaded (ISO 8601 UTC) */
+                    created_at: string;
+                }[];
             };
             /** @description The conversation */
             conversation: {
@@ -6563,6 +7293,21 @@ export interface components {
                 is_internal?: boolean;
                 /** @description When it was written (ISO 8601 UTC) */
                 created_at?: string;
+                /** @description The files sent with it */
+                attachments?: {
+                    /** @description The attachment id (`att_…`) */
+                    id: string;
+                    /** @description The name it was uploaded under */
+                    filename: string;
+                    /** @description Its media type */
+                    content_type: string;
+                    /** @description Bytes */
+                    size: number;
+                    /** @description SHA-256 of the bytes, lower-case hex */
+                    sha256: string;
+                    /** @description When it was uploaded (ISO 8601 UTC) */
+                    created_at: string;
+                }[];
             };
             /** @description The conversation */
             conversation: {
@@ -6845,6 +7590,21 @@ export interface components {
                 is_public: boolean;
                 /** @description When it was written (ISO 8601 UTC) */
                 created_at: string;
+                /** @description The files sent with it */
+                attachments: {
+                    /** @description The attachment id (`att_…`) */
+                    id: string;
+                    /** @description The name it was uploaded under */
+                    filename: string;
+                    /** @description Its media type */
+                    content_type: string;
+                    /** @description Bytes */
+                    size: number;
+                    /** @description SHA-256 of the bytes, lower-case hex */
+                    sha256: string;
+                    /** @description When it was uploaded (ISO 8601 UTC) */
+                    created_at: string;
+                }[];
             };
         };
         /** @description The body of a `ticket.replied` delivery: A reply was added to a ticket. */
@@ -13379,6 +14139,138 @@ export interface operations {
             };
         };
     };
+    getCallRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The call id (`call_…`)
+                 * @example call_0mhbpz7t1Vq9bN3xRk2sYe
+                 */
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found: `Location` is the signed link */
+            302: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown call, or no recording */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Recording not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getConfig: {
         parameters: {
             query?: never;
@@ -16988,10 +17880,20 @@ export interface operations {
                  */
                 updated_since?: string;
                 /**
+                 * @description `true`: only records with an SLA breach (either target); `false`: only those with none
+                 * @example true
+                 */
+                sla_breached?: "true" | "false";
+                /**
+                 * @description Only records whose earliest SLA due time not yet met is before this instant (exclusive)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
+                sla_due_before?: string;
+                /**
                  * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
                  * @example -created_at
                  */
-                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at";
+                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at" | "sla_due_at";
             };
             header?: never;
             path?: never;
@@ -17027,7 +17929,15 @@ export interface operations {
                      *             "vip"
                      *           ],
                      *           "created_at": "2026-03-14T09:26:53.412Z",
-                     *           "updated_at": "2026-03-14T09:41:07.038Z"
+                     *           "updated_at": "2026-03-14T09:41:07.038Z",
+                     *           "sla": {
+                     *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *             "first_response_due_at": "2026-03-14T09:26:53.000Z",
+                     *             "first_response_at": "2026-03-14T09:26:53.000Z",
+                     *             "first_response_breached": false,
+                     *             "resolution_due_at": "2026-03-14T09:26:53.000Z",
+                     *             "resolution_breached": false
+                     *           }
                      *         }
                      *       ],
                      *       "total": 42,
@@ -17184,7 +18094,15 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -17338,7 +18256,15 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -17512,7 +18438,15 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -17701,7 +18635,15 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -17790,6 +18732,650 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listConversationAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The files */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "attachments": [
+                     *         {
+                     *           "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *           "filename": "error-E451.png",
+                     *           "content_type": "image/png",
+                     *           "size": 48213,
+                     *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *           "created_at": "2026-03-14T09:30:12.518Z",
+                     *           "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *           "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown conversation or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Conversation not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    uploadConversationAttachment: {
+        parameters: {
+            query: {
+                /**
+                 * @description The name to store the file under (1-255 characters, no `/`, `\` or control characters)
+                 * @example error-E451.png
+                 */
+                filename: string;
+            };
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file itself, under its own Content-Type (any media type) */
+        requestBody: {
+            content: {
+                /**
+                 * @example Printer log
+                 *     E-451 at 09:24
+                 */
+                "application/octet-stream": string;
+                /**
+                 * @example Printer log
+                 *     E-451 at 09:24
+                 */
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description The stored file, with a signed link */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *       "filename": "error-E451.png",
+                     *       "content_type": "image/png",
+                     *       "size": 48213,
+                     *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *       "created_at": "2026-03-14T09:30:12.518Z",
+                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown conversation or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Conversation not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Larger than ATTACHMENT_MAX_BYTES, or past the plan storage cap */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Storage limit reached: the free plan keeps at most 100 MiB of files"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getConversationAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
+                id: string;
+                /**
+                 * @description The attachment id (`att_…`)
+                 * @example att_0mhbq6x1bPq3Zr8sLd2WnE
+                 */
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *       "filename": "error-E451.png",
+                     *       "content_type": "image/png",
+                     *       "size": 48213,
+                     *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *       "created_at": "2026-03-14T09:30:12.518Z",
+                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown conversation or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Conversation not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteConversationAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
+                 */
+                id: string;
+                /**
+                 * @description The attachment id (`att_…`)
+                 * @example att_0mhbq6x1bPq3Zr8sLd2WnE
+                 */
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown conversation or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Conversation not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -18356,7 +19942,17 @@ export interface operations {
                      *           "is_internal": false,
                      *           "source": "dashboard",
                      *           "delivery_status": "queued",
-                     *           "created_at": "2026-03-14T09:26:53.412Z"
+                     *           "created_at": "2026-03-14T09:26:53.412Z",
+                     *           "attachments": [
+                     *             {
+                     *               "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *               "filename": "error-E451.png",
+                     *               "content_type": "image/png",
+                     *               "size": 48213,
+                     *               "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *               "created_at": "2026-03-14T09:30:12.518Z"
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "total": 42,
@@ -18526,7 +20122,17 @@ export interface operations {
                      *       "is_internal": false,
                      *       "source": "dashboard",
                      *       "delivery_status": "queued",
-                     *       "created_at": "2026-03-14T09:26:53.412Z"
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "attachments": [
+                     *         {
+                     *           "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *           "filename": "error-E451.png",
+                     *           "content_type": "image/png",
+                     *           "size": 48213,
+                     *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *           "created_at": "2026-03-14T09:30:12.518Z"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Message"];
@@ -18643,6 +20249,134 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    downloadFile: {
+        parameters: {
+            query: {
+                /**
+                 * @description The tenant the file belongs to (signed)
+                 * @example ten_0mha1b2c3D4e5F6g7H8i9J
+                 */
+                tenant: string;
+                /**
+                 * @description When the link expires, Unix seconds (signed)
+                 * @example 1773481512
+                 */
+                expires: number;
+                /**
+                 * @description HMAC-SHA256 of tenant, id and expiry, hex
+                 * @example 5b1c0e9d8a7f6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a2918070f6e5
+                 */
+                signature: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The attachment or recording id (`att_…`)
+                 * @example att_0mhbq6x1bPq3Zr8sLd2WnE
+                 */
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bytes */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description An API key was sent and it is not valid (this operation needs none) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid API key"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Signature wrong, or link expired */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Download link expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Deleted */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "File not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -23166,10 +24900,20 @@ export interface operations {
                  */
                 updated_since?: string;
                 /**
+                 * @description `true`: only records with an SLA breach (either target); `false`: only those with none
+                 * @example true
+                 */
+                sla_breached?: "true" | "false";
+                /**
+                 * @description Only records whose earliest SLA due time not yet met is before this instant (exclusive)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
+                sla_due_before?: string;
+                /**
                  * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
                  * @example -created_at
                  */
-                sort?: "-created_at" | "updated_at";
+                sort?: "-created_at" | "updated_at" | "sla_due_at";
             };
             header?: never;
             path?: never;
@@ -23214,7 +24958,15 @@ export interface operations {
                      *           "created_at": "2026-03-14T09:26:53.412Z",
                      *           "updated_at": "2026-03-14T09:26:53.412Z",
                      *           "resolved_at": null,
-                     *           "closed_at": null
+                     *           "closed_at": null,
+                     *           "sla": {
+                     *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *             "first_response_due_at": "2026-03-14T10:26:53.412Z",
+                     *             "first_response_at": null,
+                     *             "first_response_breached": false,
+                     *             "resolution_due_at": "2026-03-14T17:26:53.412Z",
+                     *             "resolution_breached": false
+                     *           }
                      *         }
                      *       ],
                      *       "total": 42,
@@ -23382,7 +25134,15 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
-                     *       "closed_at": null
+                     *       "closed_at": null,
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T10:26:53.412Z",
+                     *         "first_response_at": null,
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T17:26:53.412Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -23545,7 +25305,15 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
-                     *       "closed_at": null
+                     *       "closed_at": null,
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T10:26:53.412Z",
+                     *         "first_response_at": null,
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T17:26:53.412Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -23728,7 +25496,15 @@ export interface operations {
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
-                     *       "closed_at": null
+                     *       "closed_at": null,
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T10:26:53.412Z",
+                     *         "first_response_at": null,
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T17:26:53.412Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Ticket"];
@@ -23859,6 +25635,650 @@ export interface operations {
             };
         };
     };
+    listTicketAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                ticket_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The files */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "attachments": [
+                     *         {
+                     *           "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *           "filename": "error-E451.png",
+                     *           "content_type": "image/png",
+                     *           "size": 48213,
+                     *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *           "created_at": "2026-03-14T09:30:12.518Z",
+                     *           "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *           "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown ticket or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Ticket not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    uploadTicketAttachment: {
+        parameters: {
+            query: {
+                /**
+                 * @description The name to store the file under (1-255 characters, no `/`, `\` or control characters)
+                 * @example error-E451.png
+                 */
+                filename: string;
+            };
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                ticket_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file itself, under its own Content-Type (any media type) */
+        requestBody: {
+            content: {
+                /**
+                 * @example Printer log
+                 *     E-451 at 09:24
+                 */
+                "application/octet-stream": string;
+                /**
+                 * @example Printer log
+                 *     E-451 at 09:24
+                 */
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description The stored file, with a signed link */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *       "filename": "error-E451.png",
+                     *       "content_type": "image/png",
+                     *       "size": 48213,
+                     *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *       "created_at": "2026-03-14T09:30:12.518Z",
+                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown ticket or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Ticket not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Larger than ATTACHMENT_MAX_BYTES, or past the plan storage cap */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Storage limit reached: the free plan keeps at most 100 MiB of files"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTicketAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                ticket_id: string;
+                /**
+                 * @description The attachment id (`att_…`)
+                 * @example att_0mhbq6x1bPq3Zr8sLd2WnE
+                 */
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *       "filename": "error-E451.png",
+                     *       "content_type": "image/png",
+                     *       "size": 48213,
+                     *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *       "created_at": "2026-03-14T09:30:12.518Z",
+                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown ticket or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Ticket not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteTicketAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The ticket id (`tkt_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                ticket_id: string;
+                /**
+                 * @description The attachment id (`att_…`)
+                 * @example att_0mhbq6x1bPq3Zr8sLd2WnE
+                 */
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unknown ticket or attachment, or one of another tenant */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Ticket not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listTicketReplies: {
         parameters: {
             query?: {
@@ -23905,7 +26325,17 @@ export interface operations {
                      *           "author_type": "api",
                      *           "author_id": "key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *           "is_public": true,
-                     *           "created_at": "2026-03-14T09:41:07.038Z"
+                     *           "created_at": "2026-03-14T09:41:07.038Z",
+                     *           "attachments": [
+                     *             {
+                     *               "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *               "filename": "error-E451.png",
+                     *               "content_type": "image/png",
+                     *               "size": 48213,
+                     *               "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *               "created_at": "2026-03-14T09:30:12.518Z"
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "total": 1,
@@ -24071,7 +26501,17 @@ export interface operations {
                      *       "author_type": "api",
                      *       "author_id": "key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *       "is_public": true,
-                     *       "created_at": "2026-03-14T09:41:07.038Z"
+                     *       "created_at": "2026-03-14T09:41:07.038Z",
+                     *       "attachments": [
+                     *         {
+                     *           "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *           "filename": "error-E451.png",
+                     *           "content_type": "image/png",
+                     *           "size": 48213,
+                     *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *           "created_at": "2026-03-14T09:30:12.518Z"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["TicketReply"];
@@ -24160,6 +26600,193 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    searchTickets: {
+        parameters: {
+            query: {
+                /**
+                 * @description The query (docs/search.md): words and `"phrases"` matched as full text (all must match), `word*` as a prefix, `field:value` filters, `created>7d` or `updated<=2026-11-01`, `-` before a term to exclude it, `OR` between terms. A malformed query is a 422 naming what is wrong and its position.
+                 * @example printer "on fire" status:open,pending -tag:spam
+                 */
+                query: string;
+                /**
+                 * @description Hits per page, 1-100 (default 20)
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The `next_cursor` of the previous page, with the same query, types and sort
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
+                /**
+                 * @description `relevance` (default): best match first, then newest; `created_at` / `updated_at`: newest first by that time, relevance ignored
+                 * @example relevance
+                 */
+                sort?: "relevance" | "created_at" | "updated_at";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of hits */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "hits": [
+                     *         {
+                     *           "type": "ticket",
+                     *           "record": {
+                     *             "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
+                     *             "subject": "Printer on fire",
+                     *             "description": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *             "status": "open",
+                     *             "priority": "urgent",
+                     *             "type": "incident",
+                     *             "source": "api",
+                     *             "requester_id": null,
+                     *             "requester_name": "Ana Silva",
+                     *             "requester_email": "ana@example.com",
+                     *             "assignee_id": null,
+                     *             "tags": [
+                     *               "floor-3",
+                     *               "hardware"
+                     *             ],
+                     *             "call_id": null,
+                     *             "reply_count": 0,
+                     *             "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *             "created_at": "2026-03-14T09:26:53.412Z",
+                     *             "updated_at": "2026-03-14T09:26:53.412Z",
+                     *             "resolved_at": null,
+                     *             "closed_at": null
+                     *           },
+                     *           "highlights": [
+                     *             {
+                     *               "field": "subject",
+                     *               "fragment": "Printer on fire",
+                     *               "matches": [
+                     *                 [
+                     *                   0,
+                     *                   7
+                     *                 ]
+                     *               ]
+                     *             },
+                     *             {
+                     *               "field": "description",
+                     *               "fragment": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *               "matches": [
+                     *                 [
+                     *                   4,
+                     *                   11
+                     *                 ]
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TicketSearchResult"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key lacks a required scope (exact detail strings below), or the session lacks the role */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -24998,7 +27625,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The subscription */
+            /** @description The subscription with its health */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -25019,7 +27646,16 @@ export interface operations {
                      *       ],
                      *       "is_active": true,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "rate_limit": 50,
+                     *       "auto_recover": false,
+                     *       "health": {
+                     *         "state": "healthy",
+                     *         "failing_since": null,
+                     *         "last_success_at": "2026-03-14T09:26:54.020Z",
+                     *         "failed_deliveries": 0,
+                     *         "disabled_at": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDetail"];
@@ -25995,7 +28631,17 @@ export interface operations {
                      *         "is_internal": false,
                      *         "source": "dashboard",
                      *         "delivery_status": "queued",
-                     *         "created_at": "2026-03-14T09:26:53.412Z"
+                     *         "created_at": "2026-03-14T09:26:53.412Z",
+                     *         "attachments": [
+                     *           {
+                     *             "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *             "filename": "error-E451.png",
+                     *             "content_type": "image/png",
+                     *             "size": 48213,
+                     *             "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *             "created_at": "2026-03-14T09:30:12.518Z"
+                     *           }
+                     *         ]
                      *       },
                      *       "reply": {
                      *         "id": "msg_0mhbr1d7hBc9QeL3zXn6Vw",
@@ -26007,7 +28653,17 @@ export interface operations {
                      *         "is_internal": false,
                      *         "source": "dashboard",
                      *         "delivery_status": "queued",
-                     *         "created_at": "2026-03-14T09:26:53.412Z"
+                     *         "created_at": "2026-03-14T09:26:53.412Z",
+                     *         "attachments": [
+                     *           {
+                     *             "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *             "filename": "error-E451.png",
+                     *             "content_type": "image/png",
+                     *             "size": 48213,
+                     *             "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *             "created_at": "2026-03-14T09:30:12.518Z"
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
@@ -26138,7 +28794,7 @@ export interface operations {
                  * @description Only entries of this action (e.g. `api_key.created`)
                  * @example api_key.created
                  */
-                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "user.invited" | "user.updated" | "user.removed" | "team.created" | "team.updated" | "team.deleted" | "saved_reply.created" | "saved_reply.updated" | "saved_reply.deleted" | "ticket_field.created" | "ticket_field.updated" | "ticket_field.deleted";
+                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed" | "business_hours.created" | "business_hours.updated" | "business_hours.deleted" | "sla_policy.created" | "sla_policy.updated" | "sla_policy.deleted" | "team.created" | "team.updated" | "team.deleted" | "saved_reply.created" | "saved_reply.updated" | "saved_reply.deleted" | "ticket_field.created" | "ticket_field.updated" | "ticket_field.deleted";
                 /**
                  * @description Only entries about this resource id
                  * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
@@ -26226,6 +28882,922 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listBusinessHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The business hours */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "business_hours": [
+                     *         {
+                     *           "id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *           "name": "Berlin office",
+                     *           "timezone": "Europe/Berlin",
+                     *           "intervals": [
+                     *             {
+                     *               "day": 1,
+                     *               "start": "09:00",
+                     *               "end": "17:00"
+                     *             },
+                     *             {
+                     *               "day": 2,
+                     *               "start": "09:00",
+                     *               "end": "17:00"
+                     *             },
+                     *             {
+                     *               "day": 3,
+                     *               "start": "09:00",
+                     *               "end": "17:00"
+                     *             },
+                     *             {
+                     *               "day": 4,
+                     *               "start": "09:00",
+                     *               "end": "17:00"
+                     *             },
+                     *             {
+                     *               "day": 5,
+                     *               "start": "09:00",
+                     *               "end": "17:00"
+                     *             }
+                     *           ],
+                     *           "holidays": [
+                     *             {
+                     *               "date": "2026-12-25",
+                     *               "name": "Christmas Day"
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-02T09:00:00.000Z",
+                     *           "updated_at": "2026-11-02T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BusinessHoursList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createBusinessHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Berlin office",
+                 *       "timezone": "Europe/Berlin",
+                 *       "intervals": [
+                 *         {
+                 *           "day": 1,
+                 *           "start": "09:00",
+                 *           "end": "17:00"
+                 *         },
+                 *         {
+                 *           "day": 2,
+                 *           "start": "09:00",
+                 *           "end": "17:00"
+                 *         },
+                 *         {
+                 *           "day": 3,
+                 *           "start": "09:00",
+                 *           "end": "17:00"
+                 *         },
+                 *         {
+                 *           "day": 4,
+                 *           "start": "09:00",
+                 *           "end": "17:00"
+                 *         },
+                 *         {
+                 *           "day": 5,
+                 *           "start": "09:00",
+                 *           "end": "17:00"
+                 *         }
+                 *       ],
+                 *       "holidays": [
+                 *         {
+                 *           "date": "2026-12-25",
+                 *           "name": "Christmas Day"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BusinessHoursCreate"];
+            };
+        };
+        responses: {
+            /** @description The business hours */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "name": "Berlin office",
+                     *       "timezone": "Europe/Berlin",
+                     *       "intervals": [
+                     *         {
+                     *           "day": 1,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 2,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 3,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 4,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 5,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         }
+                     *       ],
+                     *       "holidays": [
+                     *         {
+                     *           "date": "2026-12-25",
+                     *           "name": "Christmas Day"
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-02T09:00:00.000Z",
+                     *       "updated_at": "2026-11-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BusinessHours"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The tenant has the most business hours it may */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A tenant has at most 50 business hours"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getBusinessHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The business hours’ id (`bhr_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The business hours */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "name": "Berlin office",
+                     *       "timezone": "Europe/Berlin",
+                     *       "intervals": [
+                     *         {
+                     *           "day": 1,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 2,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 3,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 4,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 5,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         }
+                     *       ],
+                     *       "holidays": [
+                     *         {
+                     *           "date": "2026-12-25",
+                     *           "name": "Christmas Day"
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-02T09:00:00.000Z",
+                     *       "updated_at": "2026-11-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BusinessHours"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Business hours not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteBusinessHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The business hours’ id (`bhr_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Business hours not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An SLA policy uses them */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Business hours are used by an SLA policy"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateBusinessHours: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The business hours’ id (`bhr_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "holidays": [
+                 *         {
+                 *           "date": "2026-12-25",
+                 *           "name": "Christmas Day"
+                 *         },
+                 *         {
+                 *           "date": "2026-12-26",
+                 *           "name": "Boxing Day"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BusinessHoursUpdate"];
+            };
+        };
+        responses: {
+            /** @description The business hours */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "name": "Berlin office",
+                     *       "timezone": "Europe/Berlin",
+                     *       "intervals": [
+                     *         {
+                     *           "day": 1,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 2,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 3,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 4,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         },
+                     *         {
+                     *           "day": 5,
+                     *           "start": "09:00",
+                     *           "end": "17:00"
+                     *         }
+                     *       ],
+                     *       "holidays": [
+                     *         {
+                     *           "date": "2026-12-25",
+                     *           "name": "Christmas Day"
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-02T09:00:00.000Z",
+                     *       "updated_at": "2026-11-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BusinessHours"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Business hours not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -28474,10 +32046,20 @@ export interface operations {
                  */
                 updated_since?: string;
                 /**
+                 * @description `true`: only records with an SLA breach (either target); `false`: only those with none
+                 * @example true
+                 */
+                sla_breached?: "true" | "false";
+                /**
+                 * @description Only records whose earliest SLA due time not yet met is before this instant (exclusive)
+                 * @example 2026-03-14T09:26:53.000Z
+                 */
+                sla_due_before?: string;
+                /**
                  * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
                  * @example -created_at
                  */
-                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at";
+                sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at" | "sla_due_at";
             };
             header?: never;
             path?: never;
@@ -28513,7 +32095,15 @@ export interface operations {
                      *             "vip"
                      *           ],
                      *           "created_at": "2026-03-14T09:26:53.412Z",
-                     *           "updated_at": "2026-03-14T09:41:07.038Z"
+                     *           "updated_at": "2026-03-14T09:41:07.038Z",
+                     *           "sla": {
+                     *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *             "first_response_due_at": "2026-03-14T09:26:53.000Z",
+                     *             "first_response_at": "2026-03-14T09:26:53.000Z",
+                     *             "first_response_breached": false,
+                     *             "resolution_due_at": "2026-03-14T09:26:53.000Z",
+                     *             "resolution_breached": false
+                     *           }
                      *         }
                      *       ],
                      *       "total": 42,
@@ -28664,7 +32254,15 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -28814,7 +32412,15 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -28982,7 +32588,15 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -29161,7 +32775,15 @@ export interface operations {
                      *         "vip"
                      *       ],
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "sla": {
+                     *         "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *         "first_response_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_at": "2026-03-14T09:26:53.000Z",
+                     *         "first_response_breached": false,
+                     *         "resolution_due_at": "2026-03-14T09:26:53.000Z",
+                     *         "resolution_breached": false
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Conversation"];
@@ -29802,7 +33424,17 @@ export interface operations {
                      *           "is_internal": false,
                      *           "source": "dashboard",
                      *           "delivery_status": "queued",
-                     *           "created_at": "2026-03-14T09:26:53.412Z"
+                     *           "created_at": "2026-03-14T09:26:53.412Z",
+                     *           "attachments": [
+                     *             {
+                     *               "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *               "filename": "error-E451.png",
+                     *               "content_type": "image/png",
+                     *               "size": 48213,
+                     *               "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *               "created_at": "2026-03-14T09:30:12.518Z"
+                     *             }
+                     *           ]
                      *         }
                      *       ],
                      *       "total": 42,
@@ -29966,7 +33598,17 @@ export interface operations {
                      *       "is_internal": false,
                      *       "source": "dashboard",
                      *       "delivery_status": "queued",
-                     *       "created_at": "2026-03-14T09:26:53.412Z"
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "attachments": [
+                     *         {
+                     *           "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                     *           "filename": "error-E451.png",
+                     *           "content_type": "image/png",
+                     *           "size": 48213,
+                     *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                     *           "created_at": "2026-03-14T09:30:12.518Z"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Message"];
@@ -31373,6 +35015,963 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Saved reply not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    searchRecords: {
+        parameters: {
+            query: {
+                /**
+                 * @description The query (docs/search.md): words and `"phrases"` matched as full text (all must match), `word*` as a prefix, `field:value` filters, `created>7d` or `updated<=2026-11-01`, `-` before a term to exclude it, `OR` between terms. A malformed query is a 422 naming what is wrong and its position.
+                 * @example printer "on fire" status:open,pending -tag:spam
+                 */
+                query: string;
+                /**
+                 * @description The record types to search, one or a comma list (default: all four)
+                 * @example ticket,conversation
+                 */
+                types?: ("ticket" | "conversation" | "contact" | "company") | string;
+                /**
+                 * @description Hits per page, 1-100 (default 20)
+                 * @example 20
+                 */
+                limit?: number;
+                /**
+                 * @description The `next_cursor` of the previous page, with the same query, types and sort
+                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
+                 */
+                cursor?: string;
+                /**
+                 * @description `relevance` (default): best match first, then newest; `created_at` / `updated_at`: newest first by that time, relevance ignored
+                 * @example relevance
+                 */
+                sort?: "relevance" | "created_at" | "updated_at";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of hits of every type asked for */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "hits": [
+                     *         {
+                     *           "type": "ticket",
+                     *           "record": {
+                     *             "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
+                     *             "subject": "Printer on fire",
+                     *             "description": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *             "status": "open",
+                     *             "priority": "urgent",
+                     *             "type": "incident",
+                     *             "source": "api",
+                     *             "requester_id": null,
+                     *             "requester_name": "Ana Silva",
+                     *             "requester_email": "ana@example.com",
+                     *             "assignee_id": null,
+                     *             "tags": [
+                     *               "floor-3",
+                     *               "hardware"
+                     *             ],
+                     *             "call_id": null,
+                     *             "reply_count": 0,
+                     *             "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *             "created_at": "2026-03-14T09:26:53.412Z",
+                     *             "updated_at": "2026-03-14T09:26:53.412Z",
+                     *             "resolved_at": null,
+                     *             "closed_at": null
+                     *           },
+                     *           "highlights": [
+                     *             {
+                     *               "field": "subject",
+                     *               "fragment": "Printer on fire",
+                     *               "matches": [
+                     *                 [
+                     *                   0,
+                     *                   7
+                     *                 ]
+                     *               ]
+                     *             },
+                     *             {
+                     *               "field": "description",
+                     *               "fragment": "The printer on floor 3 smells of smoke and shows error E-451.",
+                     *               "matches": [
+                     *                 [
+                     *                   4,
+                     *                   11
+                     *                 ]
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SearchResult"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSlaPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policies, in the order they are tried */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sla_policies": [
+                     *         {
+                     *           "id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *           "name": "Urgent",
+                     *           "position": 0,
+                     *           "business_hours_id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *           "conditions": {
+                     *             "priorities": [
+                     *               "urgent"
+                     *             ]
+                     *           },
+                     *           "first_response_minutes": 60,
+                     *           "resolution_minutes": 480,
+                     *           "created_at": "2026-11-02T09:00:00.000Z",
+                     *           "updated_at": "2026-11-02T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SlaPolicyList"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createSlaPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Urgent",
+                 *       "position": 0,
+                 *       "business_hours_id": null,
+                 *       "conditions": {
+                 *         "priorities": [
+                 *           "urgent"
+                 *         ]
+                 *       },
+                 *       "first_response_minutes": 60,
+                 *       "resolution_minutes": 480
+                 *     }
+                 */
+                "application/json": components["schemas"]["SlaPolicyCreate"];
+            };
+        };
+        responses: {
+            /** @description The policy */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "name": "Urgent",
+                     *       "position": 0,
+                     *       "business_hours_id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "conditions": {
+                     *         "priorities": [
+                     *           "urgent"
+                     *         ]
+                     *       },
+                     *       "first_response_minutes": 60,
+                     *       "resolution_minutes": 480,
+                     *       "created_at": "2026-11-02T09:00:00.000Z",
+                     *       "updated_at": "2026-11-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SlaPolicy"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The tenant has the most SLA policies it may */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A tenant has at most 100 SLA policies"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSlaPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The SLA policy’s id (`sla_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "name": "Urgent",
+                     *       "position": 0,
+                     *       "business_hours_id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "conditions": {
+                     *         "priorities": [
+                     *           "urgent"
+                     *         ]
+                     *       },
+                     *       "first_response_minutes": 60,
+                     *       "resolution_minutes": 480,
+                     *       "created_at": "2026-11-02T09:00:00.000Z",
+                     *       "updated_at": "2026-11-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SlaPolicy"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "SLA policy not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSlaPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The SLA policy’s id (`sla_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "SLA policy not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateSlaPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The SLA policy’s id (`sla_…`)
+                 * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "first_response_minutes": 30,
+                 *       "position": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["SlaPolicyUpdate"];
+            };
+        };
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "name": "Urgent",
+                     *       "position": 0,
+                     *       "business_hours_id": "bhr_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "conditions": {
+                     *         "priorities": [
+                     *           "urgent"
+                     *         ]
+                     *       },
+                     *       "first_response_minutes": 60,
+                     *       "resolution_minutes": 480,
+                     *       "created_at": "2026-11-02T09:00:00.000Z",
+                     *       "updated_at": "2026-11-02T09:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SlaPolicy"];
+                };
+            };
+            /** @description Missing or invalid credential */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This credential may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such id in this tenant (unknown, deleted, or another tenant's) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "SLA policy not found"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -32880,14 +37479,16 @@ export interface operations {
                  *         "ticket.created",
                  *         "ticket.updated"
                  *       ],
-                 *       "description": "The printer on floor 3 smells of smoke and shows error E-451."
+                 *       "description": "The printer on floor 3 smells of smoke and shows error E-451.",
+                 *       "rate_limit": 50,
+                 *       "auto_recover": false
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdate"];
             };
         };
         responses: {
-            /** @description The updated subscription (no secret) */
+            /** @description The updated subscription with its health (no secret) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -32908,7 +37509,16 @@ export interface operations {
                      *       ],
                      *       "is_active": true,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
-                     *       "updated_at": "2026-03-14T09:41:07.038Z"
+                     *       "updated_at": "2026-03-14T09:41:07.038Z",
+                     *       "rate_limit": 50,
+                     *       "auto_recover": false,
+                     *       "health": {
+                     *         "state": "healthy",
+                     *         "failing_since": null,
+                     *         "last_success_at": "2026-03-14T09:26:54.020Z",
+                     *         "failed_deliveries": 0,
+                     *         "disabled_at": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookDetail"];
@@ -33941,7 +38551,17 @@ export interface operations {
                  *           "body": "My invoice shows the wrong amount.",
                  *           "sender_type": "contact",
                  *           "sender_id": "ctc_0mh9z8x1kLr5FtY2mWq7Hd",
-                 *           "source": "email"
+                 *           "source": "email",
+                 *           "attachments": [
+                 *             {
+                 *               "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                 *               "filename": "invoice-2026-02.pdf",
+                 *               "content_type": "application/pdf",
+                 *               "size": 48213,
+                 *               "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                 *               "created_at": "2026-03-02T09:20:00.000Z"
+                 *             }
+                 *           ]
                  *         },
                  *         "conversation": {
                  *           "id": "cnv_0mhbr1d6eYk4TsN8wPa2Jq",
@@ -34365,7 +38985,17 @@ export interface operations {
                  *           "author_type": "agent",
                  *           "author_id": "tus_0mh2v9w8xPr6JzL3qNb5Gc",
                  *           "is_public": true,
-                 *           "created_at": "2026-03-02T09:30:00.000Z"
+                 *           "created_at": "2026-03-02T09:30:00.000Z",
+                 *           "attachments": [
+                 *             {
+                 *               "id": "att_0mhbq6x1bPq3Zr8sLd2WnE",
+                 *               "filename": "invoice-2026-02.pdf",
+                 *               "content_type": "application/pdf",
+                 *               "size": 48213,
+                 *               "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
+                 *               "created_at": "2026-03-02T09:20:00.000Z"
+                 *             }
+                 *           ]
                  *         }
                  *       }
                  *     }

@@ -66,11 +66,51 @@ function statusOf(hit: SearchHit): string | null {
   return hit.type === 'ticket' || hit.type === 'conversation' ? hit.record.status : null;
 }
 
-export function SearchPage() {
-  const initial = fromAddress();
-  const [draft, setDraft] = useState(initial.q);
-  const [types, setTypes] = useState<Type[]>(initial.types);
-  const [asked, setAsked] = useState(initial.q);
+/** The hits, each with its type, title, status, time and marked fragments. */
+function SearchHits(props: { hits: SearchHit[]; busy: boolean }) {
+  const { hits, busy } = props;
+  return (
+    <ol class="search-hits" aria-label="Search results" aria-busy={busy ? 'true' : undefined}>
+      {hits.map((hit) => (
+        <li key={`${hit.type}:${hit.record.id}`} class="search-hit">
+          <div class="hit-head">
+            <Badge tone="neutral">{hit.type}</Badge> <strong>{titleOf(hit)}</strong>
+            {statusOf(hit) ? <span class="muted small"> · {statusOf(hit)}</span> : null}
+            <span class="muted small">
+              {' '}
+              · <Time iso={hit.record.created_at} />
+            </span>
+            <div class="mono small muted">{hit.record.id}</div>
+          </div>
+          {hit.highlights.map((h) => (
+            <p key={h.field} class="hit-fragment small">
+              <span class="muted">{h.field}: </span>
+              <Marked fragment={h.fragment} matches={h.matches as [number, number][]} />
+            </p>
+          ))}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** One tick per record type. */
+function TypeChoices(props: { types: Type[]; onToggle: (type: Type) => void }) {
+  return (
+    <fieldset class="search-types">
+      <legend class="sr-only">Types to search</legend>
+      {TYPES.map(([type, label]) => (
+        <label key={type}>
+          <input type="checkbox" checked={props.types.includes(type)} onChange={() => props.onToggle(type)} />{' '}
+          {label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The pages of hits of `asked` over `types`, read again when either changes; `more` follows the cursor. */
+function useSearch(asked: string, types: Type[]) {
   const [hits, setHits] = useState<SearchHit[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<string | undefined>();
@@ -102,6 +142,16 @@ export function SearchPage() {
       setNext(null);
     }
   }, [asked, types.join(',')]);
+
+  return { hits, next, error, busy, more: () => (next ? load(asked, next) : Promise.resolve()) };
+}
+
+export function SearchPage() {
+  const initial = fromAddress();
+  const [draft, setDraft] = useState(initial.q);
+  const [types, setTypes] = useState<Type[]>(initial.types);
+  const [asked, setAsked] = useState(initial.q);
+  const { hits, next, error, busy, more } = useSearch(asked, types);
 
   const toggle = (type: Type) =>
     setTypes((now) => {
@@ -146,14 +196,7 @@ export function SearchPage() {
           <button type="submit" class="primary" disabled={busy}>
             Search
           </button>
-          <fieldset class="search-types">
-            <legend class="sr-only">Types to search</legend>
-            {TYPES.map(([type, label]) => (
-              <label key={type}>
-                <input type="checkbox" checked={types.includes(type)} onChange={() => toggle(type)} /> {label}
-              </label>
-            ))}
-          </fieldset>
+          <TypeChoices types={types} onToggle={toggle} />
         </form>
       </search>
       <ErrorText id="search-error" message={error} />
@@ -162,29 +205,9 @@ export function SearchPage() {
           Nothing matches <q>{asked}</q>.
         </Empty>
       ) : null}
-      <ol class="search-hits" aria-label="Search results" aria-busy={busy ? 'true' : undefined}>
-        {hits.map((hit) => (
-          <li key={`${hit.type}:${hit.record.id}`} class="search-hit">
-            <div class="hit-head">
-              <Badge tone="neutral">{hit.type}</Badge> <strong>{titleOf(hit)}</strong>
-              {statusOf(hit) ? <span class="muted small"> · {statusOf(hit)}</span> : null}
-              <span class="muted small">
-                {' '}
-                · <Time iso={hit.record.created_at} />
-              </span>
-              <div class="mono small muted">{hit.record.id}</div>
-            </div>
-            {hit.highlights.map((h) => (
-              <p key={h.field} class="hit-fragment small">
-                <span class="muted">{h.field}: </span>
-                <Marked fragment={h.fragment} matches={h.matches as [number, number][]} />
-              </p>
-            ))}
-          </li>
-        ))}
-      </ol>
+      <SearchHits hits={hits} busy={busy} />
       {next ? (
-        <button type="button" disabled={busy} onClick={() => void load(asked, next)}>
+        <button type="button" disabled={busy} onClick={() => void more()}>
           More results
         </button>
       ) : null}
