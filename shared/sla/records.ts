@@ -2,7 +2,7 @@
 // the SLA rules see them (docs/sla.md). Kept here so the two functions' handlers each call one line.
 import type { Executor } from '../db/schema';
 import { RESOLVED_STATUSES } from '../tickets/schemas';
-import { firstResponse, type SlaState } from './state';
+import { firstResponse, type SlaState, slaColumnsOf } from './state';
 import { slaAfterChange } from './store';
 
 type Changed = Record<string, { to: unknown } | undefined>;
@@ -51,13 +51,14 @@ function afterUpdate(
   const status = changes.status ? String(changes.status.to) : current.status;
   const priority = changes.priority ? String(changes.priority.to) : current.priority;
   const tags = changes.tags ? (changes.tags.to as string[]) : current.tags;
-  return slaAfterChange(db, tenantId, current, {
+  const next = slaAfterChange(db, tenantId, current, {
     subject: { priority, channel, tags },
     rechoose: changes.priority !== undefined || changes.tags !== undefined,
     wasResolved: isResolved(current.status),
     resolved: isResolved(status),
     at,
   });
+  return next.then((state) => state && slaColumnsOf(state));
 }
 
 /**
@@ -75,7 +76,7 @@ export async function recordFirstResponse<R extends Record_ & { id: string; tena
   if (!next) return row;
   const updated = await db
     .updateTable(table as 'tickets')
-    .set(next)
+    .set(slaColumnsOf(next))
     .where('tenant_id', '=', row.tenant_id)
     .where('id', '=', row.id)
     .returningAll()

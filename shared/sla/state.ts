@@ -53,6 +53,15 @@ export const NO_SLA: SlaState = {
   sla_breached: false,
 };
 
+/**
+ * The SLA columns of a row, and nothing else: the rules spread the row they are given, and a write
+ * must never carry its other columns back (a generated column, such as the search vector, cannot
+ * be written at all).
+ */
+export const slaColumnsOf = (row: SlaState): SlaState =>
+  Object.fromEntries(Object.keys(NO_SLA).map((k) => [k, row[k as keyof SlaState]])) as unknown as SlaState;
+
+
 /** Every condition given must match: a priority and a channel among those listed, a tag among the tags. */
 export function policyMatches(c: SlaConditions, s: SlaSubject): boolean {
   if (c.priorities?.length && !c.priorities.includes(s.priority)) return false;
