@@ -68,11 +68,11 @@ export type SearchHit = components['schemas']['SearchResult']['hits'][number];
 export type SearchRecordType = SearchHit['type'];
 export interface SearchOptions {
   /** the record types to search (a session; default all four). With an API key only tickets are searched. */
-  types?: SearchRecordType[];
-  sort?: 'relevance' | 'created_at' | 'updated_at';
-  limit?: number;
+  types?: SearchRecordType[] | undefined;
+  sort?: 'relevance' | 'created_at' | 'updated_at' | undefined;
+  limit?: number | undefined;
   /** the previous page's `next_cursor` */
-  cursor?: string;
+  cursor?: string | undefined;
 }
 export interface SearchPage {
   hits: SearchHit[];
@@ -200,7 +200,12 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
   }
 
   async function search(query: string, opts: SearchOptions = {}): Promise<SearchPage> {
-    const page = { sort: opts.sort, limit: opts.limit, cursor: opts.cursor };
+    // only the options given: under exactOptionalPropertyTypes an absent option is no `undefined`
+    const page = {
+      ...(opts.sort ? { sort: opts.sort } : {}),
+      ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+      ...(opts.cursor ? { cursor: opts.cursor } : {}),
+    };
     if (options.apiKey && options.sessionToken === undefined) {
       if (opts.types?.some((t) => t !== 'ticket'))
         throw new TypeError('search: an API key searches tickets only (types: ["ticket"])');

@@ -486,7 +486,8 @@ export function idempotency(
  * builder): the header it reads on a keyed request, and the two refusals it answers.
  */
 export const IDEMPOTENCY_DOC: MiddlewareDoc = {
-  appliesTo: (t) => t.surface === 'api' && KEYED_METHODS.has(t.method.toUpperCase()),
+  // not a raw file upload: the chain passes those by (their fingerprint would read the whole file)
+  appliesTo: (t) => t.surface === 'api' && KEYED_METHODS.has(t.method.toUpperCase()) && !t.route.rawBody,
   parameters: [
     {
       name: 'Idempotency-Key',

@@ -18933,13 +18933,7 @@ export interface operations {
                  */
                 filename: string;
             };
-            header?: {
-                /**
-                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
-                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
-                 */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path: {
                 /**
                  * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
@@ -19029,24 +19023,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A request with the same Idempotency-Key is still running: retry later */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Larger than ATTACHMENT_MAX_BYTES, or past the plan storage cap */
             413: {
                 headers: {
@@ -19062,7 +19038,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
+            /** @description Request validation failed */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19072,7 +19048,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -25794,13 +25784,7 @@ export interface operations {
                  */
                 filename: string;
             };
-            header?: {
-                /**
-                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
-                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
-                 */
-                "Idempotency-Key"?: string;
-            };
+            header?: never;
             path: {
                 /**
                  * @description The ticket id (`tkt_…`)
@@ -25890,24 +25874,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A request with the same Idempotency-Key is still running: retry later */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
             /** @description Larger than ATTACHMENT_MAX_BYTES, or past the plan storage cap */
             413: {
                 headers: {
@@ -25923,7 +25889,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
+            /** @description Request validation failed */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -25933,7 +25899,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -26699,17 +26679,20 @@ export interface operations {
                      *             "requester_name": "Ana Silva",
                      *             "requester_email": "ana@example.com",
                      *             "assignee_id": null,
+                     *             "assignee_team_id": null,
                      *             "tags": [
                      *               "floor-3",
                      *               "hardware"
                      *             ],
                      *             "call_id": null,
                      *             "reply_count": 0,
+                     *             "custom_fields": {},
                      *             "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *             "created_at": "2026-03-14T09:26:53.412Z",
                      *             "updated_at": "2026-03-14T09:26:53.412Z",
                      *             "resolved_at": null,
-                     *             "closed_at": null
+                     *             "closed_at": null,
+                     *             "sla": null
                      *           },
                      *           "highlights": [
                      *             {
@@ -35164,17 +35147,20 @@ export interface operations {
                      *             "requester_name": "Ana Silva",
                      *             "requester_email": "ana@example.com",
                      *             "assignee_id": null,
+                     *             "assignee_team_id": null,
                      *             "tags": [
                      *               "floor-3",
                      *               "hardware"
                      *             ],
                      *             "call_id": null,
                      *             "reply_count": 0,
+                     *             "custom_fields": {},
                      *             "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *             "created_at": "2026-03-14T09:26:53.412Z",
                      *             "updated_at": "2026-03-14T09:26:53.412Z",
                      *             "resolved_at": null,
-                     *             "closed_at": null
+                     *             "closed_at": null,
+                     *             "sla": null
                      *           },
                      *           "highlights": [
                      *             {

@@ -1,3 +1,4 @@
+import { addTeams } from '../people';
 import { tenantRows } from './tickets';
 import type { CaseContext, KeyedCase } from './types';
 
@@ -42,7 +43,11 @@ export const conversationCases: KeyedCase[] = [
   },
   {
     operationId: 'assignConversationV1',
-    prepare: onConversation('POST', '/assign', { assignee_team_id: 'team_crash' }),
+    // a team of the tenant (unknown teams are refused), routing `manual`: no member is picked
+    prepare: async (ctx) => {
+      await addTeams(ctx.h, ctx.t.id, ['team_crash']);
+      return onConversation('POST', '/assign', { assignee_team_id: 'team_crash' })(ctx);
+    },
     effects: ({ h, t }) => tenantRows(h, 'events', t.id),
   },
   {

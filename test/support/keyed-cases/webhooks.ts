@@ -20,6 +20,8 @@ async function hookWithFailures({ h, t }: CaseContext, failed: number) {
       events: ['ticket.created'],
       secret_encrypted: await encryptSecret(h.config.WEBHOOK_ENCRYPTION_KEY, 'whsec_keyed_case'),
       description: null,
+      // no probes or recovery of its own while the case waits out the lease: the count is the work's
+      auto_recover: false,
     })
     .execute();
   const minuteAgo = new Date(Date.now() - 60_000);
