@@ -55,7 +55,7 @@ export const ATTACHMENT_EXAMPLE = {
 export const ATTACHMENT_WITH_LINK_EXAMPLE = {
   ...ATTACHMENT_EXAMPLE,
   download_url:
-    'https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…',
+    'https://support.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…',
   download_url_expires_at: '2026-03-14T09:45:12.000Z',
 };
 

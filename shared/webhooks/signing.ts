@@ -44,7 +44,14 @@ function standardKey(secret: string): Promise<CryptoKey> {
   let key = standardKeys.get(secret);
   if (!key) {
     const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-    const raw = Uint8Array.from(atob(encoded), (ch) => ch.charCodeAt(0));
+    // a secret a subscriber chose (`--secret`) need not be base64: its UTF-8 bytes then, so a
+    // delivery is always signed (a Standard Webhooks library needs a base64 secret to verify it)
+    let raw: Uint8Array<ArrayBuffer>;
+    try {
+      raw = Uint8Array.from(atob(encoded), (ch) => ch.charCodeAt(0));
+    } catch {
+      raw = encoder.encode(encoded);
+    }
     key = crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
     if (standardKeys.size > 5000) standardKeys.clear();
     standardKeys.set(secret, key);

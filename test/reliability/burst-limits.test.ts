@@ -49,6 +49,8 @@ describe.skipIf(!pgUp || !redisUp)('burst-proof limits over two processes', () =
       RATE_LIMIT_TIMEOUT_MS: String(LIMITER_TIMEOUT_MS),
       WEBHOOK_SSRF_ALLOW: 'localhost',
       TRUSTED_PROXY_HEADER: 'X-Real-IP',
+      // the bursts are of one tenant: its database share (tenant-share-processes.test.ts) stays out
+      TENANT_DB_SHARE: '0',
     };
     // one after the other: the first migrates the database
     a = await startServer(await freePort(), env);

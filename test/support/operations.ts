@@ -83,7 +83,10 @@ export type FixtureKind =
   | 'ticketAttachment'
   | 'conversationAttachment'
   | 'businessHours'
-  | 'slaPolicy';
+  | 'slaPolicy'
+  | 'team'
+  | 'savedReply'
+  | 'ticketField';
 
 /** One tenant's world: its credentials and one of each thing an operation can name. */
 export interface TenantWorld {
@@ -116,6 +119,27 @@ async function ok(h: Harness, method: string, path: string, opts: Parameters<Har
 
 /** Factories for what destructive operations consume: each call makes a fresh one. */
 export const FRESH: Partial<Record<FixtureKind, (w: World, t: TenantWorld) => Promise<string>>> = {
+  team: async (w, t) =>
+    (
+      await ok(w.h, 'POST', '/api/v2/teams', {
+        bearer: t.tenant.adminToken,
+        body: { name: `team ${next()}`, routing: 'manual', member_ids: [] },
+      })
+    ).id,
+  savedReply: async (w, t) =>
+    (
+      await ok(w.h, 'POST', '/api/v2/saved-replies', {
+        bearer: t.tenant.adminToken,
+        body: { title: `reply ${next()}`, body: 'Hello {{contact.first_name}}', visibility: 'tenant' },
+      })
+    ).id,
+  ticketField: async (w, t) =>
+    (
+      await ok(w.h, 'POST', '/api/v2/ticket-fields', {
+        bearer: t.tenant.adminToken,
+        body: { key: `fuzz_${next()}`, label: 'Fuzz field', type: 'text', required: false },
+      })
+    ).id,
   businessHours: async (w, t) =>
     (
       await ok(w.h, 'POST', '/api/v2/business-hours', {
@@ -254,6 +278,9 @@ async function seedTenant(h: Harness, name: string, superToken: string): Promise
   if (recorded.status !== 201) throw new Error(`fixture recording: ${recorded.status}`);
   ids.businessHours = await FRESH.businessHours!(w, partial);
   ids.slaPolicy = await FRESH.slaPolicy!(w, partial);
+  ids.team = await FRESH.team!(w, partial);
+  ids.savedReply = await FRESH.savedReply!(w, partial);
+  ids.ticketField = await FRESH.ticketField!(w, partial);
 
   freshRateWindow({ h });
   const endUser = { email: `enduser${next()}@fuzz.test`, password: 'correct horse battery', token: '' };
@@ -332,6 +359,9 @@ const PATH_FIXTURES: Record<string, FixtureKind> = {
   'files/{file_id}': 'ticketAttachment',
   'business-hours/{id}': 'businessHours',
   'sla-policies/{id}': 'slaPolicy',
+  'teams/{team_id}': 'team',
+  'saved-replies/{saved_reply_id}': 'savedReply',
+  'ticket-fields/{field_id}': 'ticketField',
 };
 
 /** Which fixture a path parameter names, or null (an enum, a file name: sampled from its schema). */
@@ -356,6 +386,8 @@ export const BODY_REFERENCES: Record<string, FixtureKind> = {
   requester_id: 'requester',
   assignee_user_id: 'tenantUser',
   assignee_id: 'tenantUser',
+  assignee_team_id: 'team',
+  saved_reply_id: 'savedReply',
 };
 
 /** What a request is before it is sent: structured, so a mutation can change one part. */
@@ -556,6 +588,12 @@ const SPECIAL: Record<string, Special> = {
   'DELETE /api/v1/api-keys/{key_id}': { fresh: ['apiKey'] },
   'DELETE /api/v2/business-hours/{id}': { fresh: ['businessHours'] },
   'DELETE /api/v2/sla-policies/{id}': { fresh: ['slaPolicy'] },
+  'DELETE /api/v2/teams/{team_id}': { fresh: ['team'] },
+  'DELETE /api/v2/saved-replies/{saved_reply_id}': { fresh: ['savedReply'] },
+  'DELETE /api/v2/ticket-fields/{field_id}': { fresh: ['ticketField'] },
+  // members are active users of the tenant
+  'POST /api/v2/teams': { body: (w) => ({ member_ids: [w.a.ids.tenantUser] }) },
+  'PATCH /api/v2/teams/{team_id}': { body: (w) => ({ member_ids: [w.a.ids.tenantUser] }) },
   'POST /api/v1/api-keys/{key_id}/revoke': { fresh: ['apiKey'] },
   'POST /api/v1/api-keys/{key_id}/rotate': { fresh: ['apiKey'] },
   'POST /api/v1/app/auth/login': {
