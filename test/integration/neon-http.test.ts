@@ -37,7 +37,7 @@ const SAMPLES: Record<string, { cast: string; values: string[] }> = {
   jsonb: { cast: 'jsonb', values: ['{"nested": {"k": [true, false]}, "n": 1}', '[{"x": "y"}]', 'null'] },
   _text: { cast: 'text[]', values: ['{}', '{a,"b c","with \\"quote\\"",NULL}', '{"{brace}"}'] },
   // the search vectors (schema/0029_search.sql): read back as their text, never parsed
-  tsvector: { cast: 'tsvector', values: ["'fire':3 'printer':1", "''"] },
+  tsvector: { cast: 'tsvector', values: ["'fire':3 'printer':1", '', "'on':2A 'hold':3B"] },
 };
 
 describe.skipIf(skip)('edge data path over Neon SQL-over-HTTP', () => {

@@ -19,7 +19,14 @@ const MARKER = 'TENANT-A-PRIVATE-MARKER';
 /** Which table holds the row a path parameter names, by route prefix. */
 const ID_SOURCES: [RegExp, Record<string, string>][] = [
   [/^\/api\/v1\/api-keys\//, { key_id: 'api_keys' }],
+  [/^\/api\/v1\/tickets\/[^/]+\/attachments\//, { ticket_id: 'tickets', attachment_id: 'attachments' }],
+  [/^\/api\/v1\/conversations\/[^/]+\/attachments\//, { id: 'conversations', attachment_id: 'attachments' }],
   [/^\/api\/v1\/tickets\//, { ticket_id: 'tickets' }],
+  [/^\/api\/v2\/business-hours\//, { id: 'business_hours' }],
+  [/^\/api\/v2\/sla-policies\//, { id: 'sla_policies' }],
+  [/^\/api\/v2\/teams\//, { team_id: 'teams' }],
+  [/^\/api\/v2\/saved-replies\//, { saved_reply_id: 'saved_replies' }],
+  [/^\/api\/v2\/ticket-fields\//, { field_id: 'ticket_fields' }],
   [/^\/api\/v1\/calls\//, { call_id: 'calls' }],
   [/^\/api\/v[12]\/webhooks\//, { id: 'webhooks', delivery_id: 'webhook_deliveries' }],
   [/^\/api\/v[12]\/conversations\//, { id: 'conversations', export_id: 'conversation_exports' }],
@@ -43,6 +50,8 @@ const OUT_OF_SCOPE = [
   /:invoice_id/,
   /^\/docs/,
   /^\/console/, // static files of the console: no tenant data
+  // a signed download link: its signature, not a credential, names the tenant (files-*.test.ts)
+  /^\/api\/v1\/files\//,
 ];
 
 describe.skipIf(postgresUnavailable())('tenant isolation matrix', () => {
@@ -70,6 +79,42 @@ describe.skipIf(postgresUnavailable())('tenant isolation matrix', () => {
       h.request('POST', '/api/v1/tickets', { ...asA, body: { subject: MARKER, description: MARKER } }),
     );
     await must(h.request('POST', `/api/v1/tickets/${ticket.id}/replies`, { ...asA, body: { body: MARKER } }));
+    await must(
+      h.request('POST', `/api/v1/tickets/${ticket.id}/attachments?filename=a.txt`, {
+        ...asA,
+        headers: { 'Content-Type': 'text/plain' },
+        rawBody: MARKER,
+      }),
+    );
+    await must(
+      h.request('POST', '/api/v2/business-hours', {
+        ...adminA,
+        body: {
+          name: MARKER,
+          timezone: 'Europe/Berlin',
+          intervals: [{ day: 1, start: '09:00', end: '17:00' }],
+        },
+      }),
+    );
+    await must(
+      h.request('POST', '/api/v2/sla-policies', {
+        ...adminA,
+        body: { name: MARKER, first_response_minutes: 60 },
+      }),
+    );
+    await must(h.request('POST', '/api/v2/teams', { ...adminA, body: { name: MARKER, member_ids: [] } }));
+    await must(
+      h.request('POST', '/api/v2/saved-replies', {
+        ...adminA,
+        body: { title: MARKER, body: MARKER, visibility: 'tenant' },
+      }),
+    );
+    await must(
+      h.request('POST', '/api/v2/ticket-fields', {
+        ...adminA,
+        body: { key: 'isolation', label: MARKER, type: 'text', required: false },
+      }),
+    );
     await must(
       h.request('POST', '/api/internal/calls', {
         bearer: 'test-internal-token',
