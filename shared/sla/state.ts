@@ -61,7 +61,6 @@ export const NO_SLA: SlaState = {
 export const slaColumnsOf = (row: SlaState): SlaState =>
   Object.fromEntries(Object.keys(NO_SLA).map((k) => [k, row[k as keyof SlaState]])) as unknown as SlaState;
 
-
 /** Every condition given must match: a priority and a channel among those listed, a tag among the tags. */
 export function policyMatches(c: SlaConditions, s: SlaSubject): boolean {
   if (c.priorities?.length && !c.priorities.includes(s.priority)) return false;

@@ -27,7 +27,11 @@ describe.skipIf(postgresUnavailable())('webhook tools: per-endpoint limits', { t
 
   beforeAll(async () => {
     rx = await startHttpsReceiver();
-    h = await startHarness({ WEBHOOK_SSRF_ALLOW: 'localhost', WEBHOOK_RETRY_UNIT_MS: '10', TENANT_DB_SHARE: '0' });
+    h = await startHarness({
+      WEBHOOK_SSRF_ALLOW: 'localhost',
+      WEBHOOK_RETRY_UNIT_MS: '10',
+      TENANT_DB_SHARE: '0',
+    });
     const limiter = h.runtime.services.rateLimiter;
     if (!(limiter instanceof MemoryRateLimiter)) throw new Error('the harness limiter is expected in memory');
     limiter.now = () => clock;
