@@ -54,7 +54,7 @@ export const Highlight = z.object({
     .describe('The field the fragment is taken from (`subject`, `description`, `reply`, `email`, …)'),
   fragment: z.string().describe('Plain text from the field around the first match (no markup)'),
   matches: z
-    .array(z.tuple([z.number().int(), z.number().int()]))
+    .array(z.array(z.number().int().min(0)).length(2))
     .describe('Where each match stands in `fragment`: [start, end) in UTF-16 code units'),
 });
 

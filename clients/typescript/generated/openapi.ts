@@ -4089,10 +4089,7 @@ export interface components {
             /** @description Plain text around the first match (the whole field when short) */
             fragment: string;
             /** @description [start, end) of each match in `fragment`, UTF-16 code units */
-            matches: [
-                number,
-                number
-            ][];
+            matches: number[][];
         };
         /** @description A page of hits of every type searched. */
         SearchResult: {
@@ -18809,7 +18806,7 @@ export interface operations {
                      *           "size": 48213,
                      *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
                      *           "created_at": "2026-03-14T09:30:12.518Z",
-                     *           "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *           "download_url": "https://support.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
                      *           "download_url_expires_at": "2026-03-14T09:45:12.000Z"
                      *         }
                      *       ]
@@ -18977,7 +18974,7 @@ export interface operations {
                      *       "size": 48213,
                      *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
                      *       "created_at": "2026-03-14T09:30:12.518Z",
-                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url": "https://support.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
                      *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
                      *     }
                      */
@@ -19143,7 +19140,7 @@ export interface operations {
                      *       "size": 48213,
                      *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
                      *       "created_at": "2026-03-14T09:30:12.518Z",
-                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url": "https://support.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
                      *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
                      *     }
                      */
@@ -25660,7 +25657,7 @@ export interface operations {
                      *           "size": 48213,
                      *           "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
                      *           "created_at": "2026-03-14T09:30:12.518Z",
-                     *           "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *           "download_url": "https://support.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
                      *           "download_url_expires_at": "2026-03-14T09:45:12.000Z"
                      *         }
                      *       ]
@@ -25828,7 +25825,7 @@ export interface operations {
                      *       "size": 48213,
                      *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
                      *       "created_at": "2026-03-14T09:30:12.518Z",
-                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url": "https://support.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
                      *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
                      *     }
                      */
@@ -25994,7 +25991,7 @@ export interface operations {
                      *       "size": 48213,
                      *       "sha256": "9f2c1e5a0b7d4c3e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60",
                      *       "created_at": "2026-03-14T09:30:12.518Z",
-                     *       "download_url": "https://api.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
+                     *       "download_url": "https://support.example.com/api/v1/files/att_0mhbq6x1bPq3Zr8sLd2WnE?tenant=ten_0mha1b2c3D4e5F6g7H8i9J&expires=1773481512&signature=5b1c…",
                      *       "download_url_expires_at": "2026-03-14T09:45:12.000Z"
                      *     }
                      */
