@@ -126,7 +126,7 @@ function signWidgetToken(
     .sign(new TextEncoder().encode(secret));
 }
 
-/* --------------------------- call lifecycle (INTERNAL_API_TOKEN, ../shared/DESIGN.md) */
+/* --------------------------- call lifecycle (INTERNAL_API_TOKEN: docs/calls.md) */
 
 function requireInternal(c: { get: (k: 'auth') => { kind: string } }) {
   // The gate only lets the internal token through on /api/internal/*; this is belt and braces.

@@ -10,7 +10,7 @@ import * as routes from './routes';
 
 export const app = new Hono<AppEnv>();
 
-/** super_admin only (../shared/DESIGN.md contract); `admin_email` invites the first tenant_admin. */
+/** super_admin only (docs/platform.md); `admin_email` invites the first tenant_admin. */
 register(app, routes.createTenant, async (c) => {
   const { admin_email, ...body } = c.req.valid('json');
   const { db, config } = c.get('services');

@@ -6,7 +6,7 @@ import { errorField } from '../log/logger';
 import { MemoryRateLimiter, MINUTE_MS } from './limiter';
 
 /**
- * Per webhook endpoint, how often the tools that make the service send may run (DESIGN.md,
+ * Per webhook endpoint, how often the tools that make the service send may run (docs/webhooks.md,
  * "webhook tools"): each test event is up to five POSTs to the receiver with its retries, and a
  * recover re-sends up to 1,000 failed deliveries, so without a limit any credential that may use
  * them could turn the service into a flood against a receiver. Counted per endpoint, whoever
