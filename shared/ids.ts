@@ -68,7 +68,7 @@ export function newRequestId(): string {
 }
 
 /**
- * A caller's X-Request-Id that is kept (DESIGN.md: "the caller's, up to 128 characters, else a new
+ * A caller's X-Request-Id that is kept (docs/architecture.md: "the caller's, up to 128 characters, else a new
  * one"): 1-128 printable ASCII characters, so a log line stays bounded and the echo is the exact
  * bytes sent. A longer or other id gets a new one rather than a cut copy the caller never sent.
  */

@@ -3,10 +3,10 @@
 // and Redis through the Upstash REST stand-in, each round trip delayed by a set RTT. Each case runs
 // at every RTT of EDGE_RTTS in one run (so the machine's speed cancels out of the slope), on the HTTP
 // path (production; EDGE_TRANSPORTS=http,websocket adds the WebSocket Pool of old for comparison).
-// Per case and RTT, one line in the contract's form (DESIGN.md, "edge bench") and a line of detail
+// Per case and RTT, one line in the contract's form (docs/benchmarks.md, "edge bench") and a line of detail
 // (round trips after the response, workerd CPU per request, the trace of where the latency went);
 // then per case its p50 at each RTT and the slope `(p50 at max - p50 at 0) / max` against its target
-// (DESIGN.md, "edge targets").
+// (docs/benchmarks.md, "edge targets").
 //
 //   EDGE_RTTS (default "0,20,60")   EDGE_REQUESTS (default 40 per case, RTT and path)
 //   EDGE_TRANSPORTS (default "http")   BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -30,7 +30,7 @@ const HOOK_URL = 'https://127.0.0.1:9/hook';
 
 interface Case {
   name: string;
-  /** the latency each millisecond of RTT may add at the p50 (DESIGN.md, "edge targets") */
+  /** the latency each millisecond of RTT may add at the p50 (docs/benchmarks.md, "edge targets") */
   slope: number;
   /** prepares the i-th request (signing, outside the timing) and returns the call to time */
   request(i: number): Promise<() => Promise<Response>> | (() => Promise<Response>);

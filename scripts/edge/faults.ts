@@ -1,4 +1,4 @@
-// The edge fault suite (`npm run test:faults`, DESIGN.md "edge faults"): every function's Worker in
+// The edge fault suite (`npm run test:faults`, docs/deploy.md "Edge faults"): every function's Worker in
 // workerd (scripts/edge/stack.ts) against the stand-ins (the Neon SQL-over-HTTP endpoint, the Upstash
 // REST adapter in front of this machine's Redis, a QStash publish endpoint and a webhook receiver, all
 // in this process; the subscription's https URL refuses connections, so every attempt fails and

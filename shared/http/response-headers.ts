@@ -31,7 +31,7 @@ export function setResponseHeader(c: Context, name: string, value: string): void
 }
 
 /**
- * What every response carries, JSON included (DESIGN.md, "every response"): no browser may sniff a
+ * What every response carries, JSON included (docs/input.md, "every response"): no browser may sniff a
  * JSON answer (or an error echoing the caller's input) into HTML or script. Set here only: by the
  * router's entry for what it answers, and in the headers of every answer built here.
  */
