@@ -189,6 +189,9 @@ async function main() {
       WEBHOOK_SSRF_ALLOW: '127.0.0.1',
       // retries a minute and more apart: a failed attempt stays pending on the schedule for the run
       WEBHOOK_RETRY_UNIT_MS: '60000',
+      // each scenario's burst is one tenant's: its database share (tested in db-share.test.ts and
+      // tenant-share-processes.test.ts) would answer part of it 429 before any dependency is reached
+      TENANT_DB_SHARE: '0',
       // the operator's view: warnings and errors reach stdout (docs/deploy.md shows them)
       LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'error',
     },
