@@ -340,7 +340,11 @@ export async function startNeonHttpEndpoint(
     if (state.fault === 'stall-selects') {
       read = readJson(req);
       const payload = await read.catch(() => null);
-      if (isQuery(payload) && /^\s*select\b/i.test(payload.query)) {
+      // a statement sent alone, or inside the batch that sets its time limit first
+      const statements = isQuery(payload)
+        ? [payload]
+        : ((payload as { queries?: unknown[] } | null)?.queries ?? []).filter(isQuery);
+      if (statements.some((q) => /^\s*select\b/i.test(q.query))) {
         stalled.add(res);
         return;
       }
