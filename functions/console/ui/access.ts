@@ -17,6 +17,14 @@ export const ACTIONS = {
     why: 'Only admins can invite people, change roles or remove members.',
   },
   audit: { role: 'tenant_admin', why: 'Only admins can read the audit log.' },
+  'helpdesk.manage': {
+    role: 'tenant_admin',
+    why: 'Only admins can add, change or delete teams, saved replies and ticket fields; you can read them.',
+  },
+  'sla.manage': {
+    role: 'tenant_admin',
+    why: 'Only admins can add, change or delete business hours and SLA policies; you can read them.',
+  },
 } as const;
 
 export type Action = keyof typeof ACTIONS;

@@ -6,6 +6,7 @@ import { loadMe } from './api';
 import { Modal, PageHead, useLoad } from './components';
 import { AuditPage } from './pages/audit';
 import { KeysPage } from './pages/keys';
+import { SavedRepliesPage } from './pages/saved-replies';
 import { SearchPage } from './pages/search';
 import {
   AcceptInvitePage,
@@ -15,7 +16,11 @@ import {
   SignInForm,
   SignInPage,
 } from './pages/signin';
+import { SlaPage } from './pages/sla';
 import { TeamPage } from './pages/team';
+import { TeamsPage } from './pages/teams';
+import { TicketPage } from './pages/ticket';
+import { TicketFieldsPage } from './pages/ticket-fields';
 import { UsagePage } from './pages/usage';
 import { WebhookDetailPage } from './pages/webhook-detail';
 import { WebhooksPage } from './pages/webhooks';
@@ -37,6 +42,16 @@ const PAGES = [
   { path: '/audit', label: 'Audit log', page: AuditPage },
   { path: '/usage', label: 'Usage', page: UsagePage },
   { path: '/search', label: 'Search', page: SearchPage },
+  { path: '/teams', label: 'Teams', page: TeamsPage },
+  { path: '/saved-replies', label: 'Saved replies', page: SavedRepliesPage },
+  { path: '/ticket-fields', label: 'Ticket fields', page: TicketFieldsPage },
+  { path: '/sla', label: 'SLA', page: SlaPage },
+] as const;
+
+/** Pages of one record: path pattern -> the navigation item it belongs under, and the page. */
+const RECORD_PAGES = [
+  { pattern: /^\/webhooks\/([^/]+)$/, under: '/webhooks', page: WebhookDetailPage },
+  { pattern: /^\/tickets\/([^/]+)$/, under: '/search', page: TicketPage },
 ] as const;
 
 /** Pages reached from an emailed link or while signed out. */
@@ -76,9 +91,10 @@ function WhoAmI(props: { who: Identity }) {
 }
 
 function Shell(props: { who: Identity; path: string }) {
-  const detail = props.path.match(/^\/webhooks\/([^/]+)$/)?.[1];
-  const current = detail ? PAGES[1] : PAGES.find((p) => props.path === p.path);
+  const record = RECORD_PAGES.map((r) => ({ ...r, id: props.path.match(r.pattern)?.[1] })).find((r) => r.id);
+  const current = PAGES.find((p) => (record ? p.path === record.under : props.path === p.path));
   const Page = current?.page;
+  const Record = record?.page;
   useEffect(() => {
     document.title = `${current?.label ?? 'Page not found'} · Support Platform`;
     // after a navigation, focus moves to the new page's title (or its main region while it loads)
@@ -113,7 +129,13 @@ function Shell(props: { who: Identity; path: string }) {
         </div>
       </aside>
       <main id="main" class="content" tabIndex={-1}>
-        {detail ? <WebhookDetailPage id={decodeURIComponent(detail)} /> : Page ? <Page /> : <NotFoundPage />}
+        {Record && record.id ? (
+          <Record id={decodeURIComponent(record.id)} />
+        ) : Page ? (
+          <Page />
+        ) : (
+          <NotFoundPage />
+        )}
       </main>
     </div>
   );

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'hono/jsx/dom';
 import type { SearchHit } from '../../../../clients/typescript/index';
 import { ApiError, api, must } from '../api';
 import { Badge, Empty, ErrorText, PageHead, Time } from '../components';
+import { SlaBadge } from './sla-badge';
 
 const TYPES = [
   ['ticket', 'Tickets'],
@@ -66,6 +67,19 @@ function statusOf(hit: SearchHit): string | null {
   return hit.type === 'ticket' || hit.type === 'conversation' ? hit.record.status : null;
 }
 
+const isDone = (status: string) => status === 'resolved' || status === 'closed';
+
+/** A ticket's title opens the ticket's page (its fields, SLA and attachments). */
+function HitTitle(props: { hit: SearchHit }) {
+  const { hit } = props;
+  if (hit.type !== 'ticket') return <strong>{titleOf(hit)}</strong>;
+  return (
+    <a href={`/console/tickets/${encodeURIComponent(hit.record.id)}`}>
+      <strong>{titleOf(hit)}</strong>
+    </a>
+  );
+}
+
 /** The hits, each with its type, title, status, time and marked fragments. */
 function SearchHits(props: { hits: SearchHit[]; busy: boolean }) {
   const { hits, busy } = props;
@@ -74,8 +88,14 @@ function SearchHits(props: { hits: SearchHit[]; busy: boolean }) {
       {hits.map((hit) => (
         <li key={`${hit.type}:${hit.record.id}`} class="search-hit">
           <div class="hit-head">
-            <Badge tone="neutral">{hit.type}</Badge> <strong>{titleOf(hit)}</strong>
+            <Badge tone="neutral">{hit.type}</Badge> <HitTitle hit={hit} />
             {statusOf(hit) ? <span class="muted small"> · {statusOf(hit)}</span> : null}
+            {hit.type === 'ticket' || hit.type === 'conversation' ? (
+              <>
+                {' '}
+                <SlaBadge sla={hit.record.sla} resolved={isDone(hit.record.status)} />
+              </>
+            ) : null}
             <span class="muted small">
               {' '}
               · <Time iso={hit.record.created_at} />

@@ -18,6 +18,7 @@ import {
 } from '../components';
 import { navigate } from '../router';
 import { DeliveryLog, RecoverDialog } from './deliveries';
+import { EndpointHealth } from './endpoint-health';
 import { EndpointDialog, EventList, loadWebhooks, SigningSecretDialog, type Webhook } from './webhooks';
 
 type Dialog = 'delete' | 'recover' | 'edit' | 'test' | 'rotate' | null;
@@ -67,6 +68,7 @@ export function WebhookDetailPage(props: { id: string }) {
       />
       {hook.description ? <p class="description">{hook.description}</p> : null}
       <EventList events={hook.events} />
+      <EndpointHealth id={hook.id} manage={manage} version={hook.is_active} onChange={hooks.reload} />
       {manage ? null : <p class="muted role-note">{whyNot('webhooks.manage')}</p>}
       <p class="notice" role="status">
         {messages.notice}
