@@ -62,7 +62,7 @@ export const listContacts = defineRoute({
   access: { role: 'agent' },
   summary: 'List contacts',
   description:
-    'Newest first by default; `sort=updated_at` is ascending by updated_at then id (for incremental reads with `updated_since`, which is inclusive). `q` searches first/last/full name, email and phone; `tag` filters by tag; `include_deleted=true` also lists soft-deleted contacts.',
+    'Newest first by default; `sort=updated_at` is ascending by updated_at then id (for incremental reads with `updated_since`, which is inclusive). `q` searches first/last/full name, email and phone as a case-insensitive substring holding at least 3 letters or digits in a row (a shorter one is a 422); `tag` filters by tag; `include_deleted=true` also lists soft-deleted contacts.',
   tags: contacts,
   query: ListContactsQuery,
   responses: { 200: { description: 'A page of contacts', schema: cursorList('contacts', ContactRecord) } },
@@ -154,7 +154,7 @@ export const listCompanies = defineRoute({
   access: { role: 'agent' },
   summary: 'List companies',
   description:
-    'Newest first. `q` searches name and domain; `tag` filters; `include_deleted=true` adds soft-deleted ones.',
+    'Newest first. `q` searches name and domain (at least 3 letters or digits in a row, as for contacts); `tag` filters; `include_deleted=true` adds soft-deleted ones.',
   tags: companies,
   query: ListCompaniesQuery,
   responses: { 200: { description: 'A page of companies', schema: cursorList('companies', CompanyRecord) } },

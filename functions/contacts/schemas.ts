@@ -26,6 +26,21 @@ export const CompanyIdParam = z.object({ company_id: pathId });
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
+/**
+ * `q` of the contact and company lists: a substring served by the tenant-first trigram index
+ * (schema/0019_list_filter_counts.sql). A text without 3 letters or digits in a row holds no
+ * trigram the index can look up, so it would read every row of the tenant (docs/contacts.md).
+ */
+const SUBSTRING_RUN = /[\p{L}\p{N}]{3}/u;
+const substringQuery = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((q) => SUBSTRING_RUN.test(q), {
+    message: 'Should hold at least 3 letters or digits in a row',
+  });
+
 /** custom_attrs: a flat-ish JSON object, at most 100 keys and 16 KiB serialized. */
 const CustomAttrs = z
   .record(z.string().min(1).max(100), z.unknown())
@@ -86,7 +101,7 @@ const boolFlag = z
 
 export const ListContactsQuery = cursorPageQuery({ ...CONTACTS_PAGE, items: 'contacts' }).extend({
   /** case-insensitive substring of first name, last name, full name, email or phone */
-  q: z.string().trim().min(1).max(200).optional(),
+  q: substringQuery.optional(),
   /** contacts carrying this tag */
   tag: text(50).optional(),
   company_id: text(64).optional(),
@@ -122,7 +137,7 @@ export type UpdateCompanyBody = z.infer<typeof UpdateCompanyBody>;
 
 export const ListCompaniesQuery = cursorPageQuery({ ...CONTACTS_PAGE, items: 'companies' }).extend({
   /** case-insensitive substring of name or domain */
-  q: z.string().trim().min(1).max(200).optional(),
+  q: substringQuery.optional(),
   tag: text(50).optional(),
   include_deleted: boolFlag,
 });

@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
-import { recordAudit } from '../../shared/audit/audit';
+import { audit, auditedWrite, found } from '../../shared/audit/audited';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import { dropFieldValues } from '../../shared/helpdesk/fields';
 import { releaseTeamRecords } from '../../shared/helpdesk/routing';
 import { userIdOf } from '../../shared/helpdesk/saved-replies';
-import { notFound, validationError } from '../../shared/http/errors';
+import { validationError } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
@@ -58,71 +58,59 @@ register(app, routes.listTeams, async (c) => {
 register(app, routes.createTeam, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      await assertMembers(trx, tenantId, body.member_ids);
-      const now = new Date();
-      const created = await insertRow(trx, 'teams', {
-        id: newId('team'),
-        tenant_id: tenantId,
-        ...body,
-        created_at: now,
-        updated_at: now,
-      });
-      await recordAudit(trx, c, 'team.created', { type: 'team', id: created.id }, { name: created.name });
-      return created;
+  const row = await auditedWrite(c, async (trx) => {
+    await assertMembers(trx, tenantId, body.member_ids);
+    const now = new Date();
+    const created = await insertRow(trx, 'teams', {
+      id: newId('team'),
+      tenant_id: tenantId,
+      ...body,
+      created_at: now,
+      updated_at: now,
     });
+    return [created, audit('team.created', { type: 'team', id: created.id }, { name: created.name })];
+  });
   return c.json(teamView(row), 201);
 });
 
 register(app, routes.getTeam, async (c) => {
   const { team_id } = c.req.valid('param');
   const row = await findTeam(c.get('services').db, tenantOf(c), team_id);
-  if (!row) throw notFound('Team');
-  return c.json(teamView(row));
+  return c.json(teamView(found(row, 'Team')));
 });
 
 register(app, routes.updateTeam, async (c) => {
   const { team_id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const current = await findTeam(trx, tenantId, team_id);
-      if (!current) throw notFound('Team');
-      const changes = changesOf(current, body);
-      if (Object.keys(changes).length === 0) return current;
-      if (changes.member_ids) await assertMembers(trx, tenantId, body.member_ids!);
-      const updated = await updateRow(trx, 'teams', tenantId, current.id, {
-        ...valuesOf(changes),
-        updated_at: new Date(),
-      });
-      await recordAudit(trx, c, 'team.updated', { type: 'team', id: current.id }, changes);
-      return updated;
+  const row = await auditedWrite(c, async (trx) => {
+    const current = found(await findTeam(trx, tenantId, team_id), 'Team');
+    const changes = changesOf(current, body);
+    if (Object.keys(changes).length === 0) return [current, null];
+    if (changes.member_ids) await assertMembers(trx, tenantId, body.member_ids!);
+    const updated = await updateRow(trx, 'teams', tenantId, current.id, {
+      ...valuesOf(changes),
+      updated_at: new Date(),
     });
+    return [updated, audit('team.updated', { type: 'team', id: current.id }, changes)];
+  });
   return c.json(teamView(row));
 });
 
 register(app, routes.deleteTeam, async (c) => {
   const { team_id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const gone = await deleteRow(trx, 'teams', tenantId, team_id);
-      if (!gone) throw notFound('Team');
-      await releaseTeamRecords(trx, tenantId, gone.id);
-      await recordAudit(trx, c, 'team.deleted', { type: 'team', id: gone.id }, { name: gone.name });
-    });
+  await auditedWrite(c, async (trx) => {
+    const gone = found(await deleteRow(trx, 'teams', tenantId, team_id), 'Team');
+    await releaseTeamRecords(trx, tenantId, gone.id);
+    return [null, audit('team.deleted', { type: 'team', id: gone.id }, { name: gone.name })];
+  });
   return c.body(null, 204);
 });
 
 // ---- saved replies ----
+
+const replyTarget = (id: string) => ({ type: 'saved_reply', id }) as const;
 
 register(app, routes.listSavedReplies, async (c) => {
   const page = c.req.valid('query');
@@ -138,90 +126,58 @@ register(app, routes.createSavedReply, async (c) => {
     throw validationError([
       { loc: ['body'], msg: 'A saved reply needs a signed-in author', type: 'value_error' },
     ]);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const now = new Date();
-      const created = await insertRow(trx, 'saved_replies', {
-        id: newId('savedReply'),
-        tenant_id: tenantId,
-        ...body,
-        created_by: author,
-        created_at: now,
-        updated_at: now,
-      });
-      await recordAudit(
-        trx,
-        c,
-        'saved_reply.created',
-        { type: 'saved_reply', id: created.id },
-        { title: created.title },
-      );
-      return created;
+  const row = await auditedWrite(c, async (trx) => {
+    const now = new Date();
+    const created = await insertRow(trx, 'saved_replies', {
+      id: newId('savedReply'),
+      tenant_id: tenantId,
+      ...body,
+      created_by: author,
+      created_at: now,
+      updated_at: now,
     });
+    return [created, audit('saved_reply.created', replyTarget(created.id), { title: created.title })];
+  });
   return c.json(savedReplyView(row), 201);
 });
 
 register(app, routes.getSavedReply, async (c) => {
   const { saved_reply_id } = c.req.valid('param');
   const row = await findSavedReply(c.get('services').db, tenantOf(c), saved_reply_id, userIdOf(c));
-  if (!row) throw notFound('Saved reply');
-  return c.json(savedReplyView(row));
+  return c.json(savedReplyView(found(row, 'Saved reply')));
 });
 
 register(app, routes.updateSavedReply, async (c) => {
   const { saved_reply_id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const current = await findSavedReply(trx, tenantId, saved_reply_id, userIdOf(c));
-      if (!current) throw notFound('Saved reply');
-      const changes = changesOf(current, body);
-      if (Object.keys(changes).length === 0) return current;
-      const updated = await updateRow(trx, 'saved_replies', tenantId, current.id, {
-        ...valuesOf(changes),
-        updated_at: new Date(),
-      });
-      await recordAudit(
-        trx,
-        c,
-        'saved_reply.updated',
-        { type: 'saved_reply', id: current.id },
-        {
-          fields: Object.keys(changes),
-        },
-      );
-      return updated;
+  const row = await auditedWrite(c, async (trx) => {
+    const current = found(await findSavedReply(trx, tenantId, saved_reply_id, userIdOf(c)), 'Saved reply');
+    const changes = changesOf(current, body);
+    if (Object.keys(changes).length === 0) return [current, null];
+    const updated = await updateRow(trx, 'saved_replies', tenantId, current.id, {
+      ...valuesOf(changes),
+      updated_at: new Date(),
     });
+    return [updated, audit('saved_reply.updated', replyTarget(current.id), { fields: Object.keys(changes) })];
+  });
   return c.json(savedReplyView(row));
 });
 
 register(app, routes.deleteSavedReply, async (c) => {
   const { saved_reply_id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const current = await findSavedReply(trx, tenantId, saved_reply_id, userIdOf(c));
-      if (!current) throw notFound('Saved reply');
-      await deleteRow(trx, 'saved_replies', tenantId, current.id);
-      await recordAudit(
-        trx,
-        c,
-        'saved_reply.deleted',
-        { type: 'saved_reply', id: current.id },
-        { title: current.title },
-      );
-    });
+  await auditedWrite(c, async (trx) => {
+    const current = found(await findSavedReply(trx, tenantId, saved_reply_id, userIdOf(c)), 'Saved reply');
+    await deleteRow(trx, 'saved_replies', tenantId, current.id);
+    return [null, audit('saved_reply.deleted', replyTarget(current.id), { title: current.title })];
+  });
   return c.body(null, 204);
 });
 
 // ---- ticket fields ----
+
+const fieldTarget = (id: string) => ({ type: 'ticket_field', id }) as const;
 
 register(app, routes.listTicketFields, async (c) => {
   const page = c.req.valid('query');
@@ -232,36 +188,24 @@ register(app, routes.listTicketFields, async (c) => {
 register(app, routes.createTicketField, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      if (await keyTaken(trx, tenantId, body.key))
-        throw validationError([
-          { loc: ['body', 'key'], msg: 'A ticket field with this key exists', type: 'value_error' },
-        ]);
-      const created = await insertRow(trx, 'ticket_fields', {
-        id: newId('ticketField'),
-        tenant_id: tenantId,
-        key: body.key,
-        label: body.label,
-        type: body.type,
-        options: body.options ?? [],
-        required: body.required,
-        created_at: new Date(),
-      });
-      await recordAudit(
-        trx,
-        c,
-        'ticket_field.created',
-        { type: 'ticket_field', id: created.id },
-        {
-          key: created.key,
-          type: created.type,
-        },
-      );
-      return created;
+  const row = await auditedWrite(c, async (trx) => {
+    if (await keyTaken(trx, tenantId, body.key))
+      throw validationError([
+        { loc: ['body', 'key'], msg: 'A ticket field with this key exists', type: 'value_error' },
+      ]);
+    const created = await insertRow(trx, 'ticket_fields', {
+      id: newId('ticketField'),
+      tenant_id: tenantId,
+      key: body.key,
+      label: body.label,
+      type: body.type,
+      options: body.options ?? [],
+      required: body.required,
+      created_at: new Date(),
     });
+    const entry = { key: created.key, type: created.type };
+    return [created, audit('ticket_field.created', fieldTarget(created.id), entry)];
+  });
   return c.json(ticketFieldView(row), 201);
 });
 
@@ -269,58 +213,37 @@ register(app, routes.updateTicketField, async (c) => {
   const { field_id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const current = await findTicketField(trx, tenantId, field_id);
-      if (!current) throw notFound('Ticket field');
-      const takesOptions = current.type === 'dropdown' || current.type === 'multiselect';
-      if (body.options && (takesOptions ? body.options.length === 0 : body.options.length > 0))
-        throw validationError([
-          {
-            loc: ['body', 'options'],
-            msg: takesOptions
-              ? `A ${current.type} needs at least one option`
-              : `A ${current.type} field takes no options`,
-            type: 'value_error',
-          },
-        ]);
-      const changes = changesOf(current, body);
-      if (Object.keys(changes).length === 0) return current;
-      const updated = await updateRow(trx, 'ticket_fields', tenantId, current.id, valuesOf(changes));
-      await recordAudit(
-        trx,
-        c,
-        'ticket_field.updated',
-        { type: 'ticket_field', id: current.id },
+  const row = await auditedWrite(c, async (trx) => {
+    const current = found(await findTicketField(trx, tenantId, field_id), 'Ticket field');
+    const takesOptions = current.type === 'dropdown' || current.type === 'multiselect';
+    if (body.options && (takesOptions ? body.options.length === 0 : body.options.length > 0))
+      throw validationError([
         {
-          key: current.key,
-          ...changes,
+          loc: ['body', 'options'],
+          msg: takesOptions
+            ? `A ${current.type} needs at least one option`
+            : `A ${current.type} field takes no options`,
+          type: 'value_error',
         },
-      );
-      return updated;
-    });
+      ]);
+    const changes = changesOf(current, body);
+    if (Object.keys(changes).length === 0) return [current, null];
+    const updated = await updateRow(trx, 'ticket_fields', tenantId, current.id, valuesOf(changes));
+    return [
+      updated,
+      audit('ticket_field.updated', fieldTarget(current.id), { key: current.key, ...changes }),
+    ];
+  });
   return c.json(ticketFieldView(row));
 });
 
 register(app, routes.deleteTicketField, async (c) => {
   const { field_id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const gone = await deleteRow(trx, 'ticket_fields', tenantId, field_id);
-      if (!gone) throw notFound('Ticket field');
-      await dropFieldValues(trx, tenantId, gone.key);
-      await recordAudit(
-        trx,
-        c,
-        'ticket_field.deleted',
-        { type: 'ticket_field', id: gone.id },
-        { key: gone.key },
-      );
-    });
+  await auditedWrite(c, async (trx) => {
+    const gone = found(await deleteRow(trx, 'ticket_fields', tenantId, field_id), 'Ticket field');
+    await dropFieldValues(trx, tenantId, gone.key);
+    return [null, audit('ticket_field.deleted', fieldTarget(gone.id), { key: gone.key })];
+  });
   return c.body(null, 204);
 });

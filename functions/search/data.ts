@@ -7,6 +7,7 @@ import {
   conversationView,
 } from '../../shared/conversations/records';
 import type { Executor } from '../../shared/db/schema';
+import { customFieldKey, type FieldDef, ticketFieldDefs } from '../../shared/helpdesk/fields';
 import { highlightsOf, type TextPattern } from '../../shared/search/highlight';
 import {
   type FilterField,
@@ -33,7 +34,9 @@ type FilterSpec =
   | { kind: 'enum'; column: string; values: readonly string[] }
   | { kind: 'ref'; column: string }
   | { kind: 'tag' }
-  | { kind: 'time'; column: string };
+  | { kind: 'time'; column: string }
+  /** `custom_fields.<key>:<value>`: the tenant's ticket fields, through the list filter's index */
+  | { kind: 'custom' };
 
 /** Per record type: its table, the filters it has, its view and the fields a highlight may come from. */
 interface TypeSpec {
@@ -64,6 +67,7 @@ const TYPES: Record<SearchType, TypeSpec> = {
       assignee: { kind: 'ref', column: 'assignee_id' },
       team: { kind: 'ref', column: 'assignee_team_id' },
       requester: { kind: 'ref', column: 'requester_id' },
+      custom_fields: { kind: 'custom' },
       ...CREATED_UPDATED,
     },
     view: (row: TicketRow) => ticketView(row),
@@ -124,6 +128,11 @@ export interface Searcher {
   userId: string | null;
 }
 
+/** The searcher, with the tenant's ticket fields by key when the query filters on one. */
+interface Who extends Searcher {
+  fields: ReadonlyMap<string, FieldDef>;
+}
+
 // ---- compiling a query -----------------------------------------------------------------------
 
 /** A tsquery for one text term; words with inner punctuation (`e-451`) match as the phrase they are. */
@@ -138,7 +147,7 @@ function tsqueryOf(term: TextTerm): Sql {
 const ref = (column: string) => sql.ref(`t.${column}`);
 
 /** One filter on one type's table, or null when the value is not one this type has. */
-function filterSql(spec: FilterSpec, term: FilterTerm, who: Searcher, now: Date): Sql | null {
+function filterSql(spec: FilterSpec, term: FilterTerm, who: Who, now: Date): Sql | null {
   switch (spec.kind) {
     case 'enum': {
       const values = term.value.split(',');
@@ -164,6 +173,18 @@ function filterSql(spec: FilterSpec, term: FilterTerm, who: Searcher, now: Date)
         rangeBounds(term, now).map((b) => sql`${ref(spec.column)} ${sql.raw(b.op)} ${b.at}`),
         sql` and `,
       );
+    case 'custom': {
+      // the list's `custom_fields.<key>=` means the same: equality, through the same GIN index
+      const def = who.fields.get(term.key!);
+      if (!def) throw new QuerySyntaxError(`unknown ticket field '${term.key}'`, term.position);
+      const key = customFieldKey(def, who.tenantId, term.value);
+      if (key === null)
+        throw new QuerySyntaxError(
+          `'${term.value}' is not a value of the ${def.type} field '${def.key}'`,
+          term.position,
+        );
+      return sql`tenant_custom_field_keys(t.tenant_id, t.custom_fields) @> ARRAY[${key}]::text[]`;
+    }
   }
 }
 
@@ -172,7 +193,7 @@ function filterSql(spec: FilterSpec, term: FilterTerm, who: Searcher, now: Date)
  * (`status:opne`) or a filter none of them has (`channel:` over tickets alone) is the query's
  * mistake, a 422 at its position; a filter only some types have leaves the others out.
  */
-function checkFilters(query: SearchQuery, types: readonly SearchType[], who: Searcher, now: Date) {
+function checkFilters(query: SearchQuery, types: readonly SearchType[], who: Who, now: Date) {
   for (const term of query.clauses.flat()) {
     if (term.kind !== 'filter') continue;
     const specs = types.map((t) => TYPES[t].filters[term.field]).filter((s) => s !== undefined);
@@ -199,7 +220,7 @@ interface Compiled {
 }
 
 /** The query as conditions on one type's table. */
-function compile(query: SearchQuery, spec: TypeSpec, who: Searcher, now: Date): Compiled {
+function compile(query: SearchQuery, spec: TypeSpec, who: Who, now: Date): Compiled {
   const textOnly: Sql[] = [];
   const other: Sql[] = [];
   const positive: Sql[] = [];
@@ -295,7 +316,7 @@ const keyText = (column: string) =>
  */
 export async function searchPage(
   db: Executor,
-  who: Searcher,
+  searcher: Searcher,
   query: SearchQuery,
   types: readonly SearchType[],
   sort: SearchSort,
@@ -303,6 +324,7 @@ export async function searchPage(
   after: After | null,
   now = new Date(),
 ): Promise<SearchPage> {
+  const who: Who = { ...searcher, fields: await fieldsOf(db, searcher.tenantId, query, types) };
   checkFilters(query, types, who, now);
   const column = sort === 'updated_at' ? 'updated_at' : 'created_at';
   const window: After['window'] = { ...(after?.window ?? {}) };
@@ -337,6 +359,14 @@ export async function searchPage(
     };
   });
   return { hits, next };
+}
+
+/** The tenant's ticket fields by key, read only when a ticket search filters on one. */
+async function fieldsOf(db: Executor, tenantId: string, query: SearchQuery, types: readonly SearchType[]) {
+  const wanted =
+    types.includes('ticket') && query.clauses.some((c) => c.some((t) => t.kind === 'filter' && t.key));
+  const defs = wanted ? await ticketFieldDefs(db, tenantId) : [];
+  return new Map(defs.map((d) => [d.key, d]));
 }
 
 /** Descending by phase (ranked first), rank, key, id. */

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import { recordAudit } from '../../shared/audit/audit';
+import { audit, auditedWrite, found } from '../../shared/audit/audited';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
-import { conflict, notFound } from '../../shared/http/errors';
+import { conflict } from '../../shared/http/errors';
 import { assertReferences } from '../../shared/http/references';
 import { register } from '../../shared/http/route';
 import {
@@ -33,6 +33,9 @@ export const app = new Hono<AppEnv>();
 
 // ---- business hours ----
 
+const HOURS = 'Business hours';
+const hoursTarget = (id: string) => ({ type: 'business_hours', id }) as const;
+
 register(app, routes.listBusinessHours, async (c) => {
   const rows = await listHours(c.get('services').db, tenantOf(c));
   return c.json({ business_hours: rows.map(hoursView) });
@@ -41,70 +44,50 @@ register(app, routes.listBusinessHours, async (c) => {
 register(app, routes.createBusinessHours, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      if ((await countHours(trx, tenantId)) >= MAX_HOURS)
-        throw conflict(LIMIT_EXCEEDED('business hours', MAX_HOURS));
-      const created = await insertHours(trx, tenantId, body);
-      await recordAudit(
-        trx,
-        c,
-        'business_hours.created',
-        { type: 'business_hours', id: created.id },
-        { name: body.name },
-      );
-      return created;
-    });
+  const row = await auditedWrite(c, async (trx) => {
+    if ((await countHours(trx, tenantId)) >= MAX_HOURS)
+      throw conflict(LIMIT_EXCEEDED('business hours', MAX_HOURS));
+    const created = await insertHours(trx, tenantId, body);
+    return [created, audit('business_hours.created', hoursTarget(created.id), { name: body.name })];
+  });
   return c.json(hoursView(row), 201, { Location: `/api/v2/business-hours/${row.id}` });
 });
 
 register(app, routes.getBusinessHours, async (c) => {
   const row = await findHours(c.get('services').db, tenantOf(c), c.req.valid('param').id);
-  if (!row) throw notFound('Business hours');
-  return c.json(hoursView(row));
+  return c.json(hoursView(found(row, HOURS)));
 });
 
 register(app, routes.updateBusinessHours, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { id } = c.req.valid('param');
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      if (!(await findHours(trx, tenantId, id, true))) throw notFound('Business hours');
-      const updated = await updateHours(trx, tenantId, id, body);
-      await recordAudit(
-        trx,
-        c,
-        'business_hours.updated',
-        { type: 'business_hours', id },
-        { fields: Object.keys(body) },
-      );
-      return updated;
-    });
+  const row = await auditedWrite(c, async (trx) => {
+    found(await findHours(trx, tenantId, id, true), HOURS);
+    const updated = await updateHours(trx, tenantId, id, body);
+    return [updated, audit('business_hours.updated', hoursTarget(id), { fields: Object.keys(body) })];
+  });
   return c.json(hoursView(row));
 });
 
 register(app, routes.deleteBusinessHours, async (c) => {
   const tenantId = tenantOf(c);
   const { id } = c.req.valid('param');
-  await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const row = await findHours(trx, tenantId, id, true);
-      if (!row) throw notFound('Business hours');
-      if (await hoursInUse(trx, tenantId, id)) throw conflict(HOURS_IN_USE);
-      await deleteHours(trx, tenantId, id);
-      await recordAudit(trx, c, 'business_hours.deleted', { type: 'business_hours', id }, { name: row.name });
-    });
+  await auditedWrite(c, async (trx) => {
+    const row = found(await findHours(trx, tenantId, id, true), HOURS);
+    if (await hoursInUse(trx, tenantId, id)) throw conflict(HOURS_IN_USE);
+    await deleteHours(trx, tenantId, id);
+    return [null, audit('business_hours.deleted', hoursTarget(id), { name: row.name })];
+  });
   return c.body(null, 204);
 });
 
 // ---- SLA policies ----
+
+const POLICY = 'SLA policy';
+const policyTarget = (id: string) => ({ type: 'sla_policy', id }) as const;
+const hoursReference = (id: string | null | undefined) =>
+  [{ field: 'business_hours_id', kind: 'businessHours', id }] as const;
 
 register(app, routes.listSlaPolicies, async (c) => {
   const rows = await listPolicies(c.get('services').db, tenantOf(c));
@@ -114,70 +97,41 @@ register(app, routes.listSlaPolicies, async (c) => {
 register(app, routes.createSlaPolicy, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      await assertReferences(trx, tenantId, [
-        { field: 'business_hours_id', kind: 'businessHours', id: body.business_hours_id },
-      ]);
-      const tally = await policyTally(trx, tenantId);
-      if (tally.count >= MAX_POLICIES) throw conflict(LIMIT_EXCEEDED('SLA policies', MAX_POLICIES));
-      const created = await insertPolicy(trx, tenantId, { ...body, position: body.position ?? tally.next });
-      await recordAudit(
-        trx,
-        c,
-        'sla_policy.created',
-        { type: 'sla_policy', id: created.id },
-        { name: body.name },
-      );
-      return created;
-    });
+  const row = await auditedWrite(c, async (trx) => {
+    await assertReferences(trx, tenantId, [...hoursReference(body.business_hours_id)]);
+    const tally = await policyTally(trx, tenantId);
+    if (tally.count >= MAX_POLICIES) throw conflict(LIMIT_EXCEEDED('SLA policies', MAX_POLICIES));
+    const created = await insertPolicy(trx, tenantId, { ...body, position: body.position ?? tally.next });
+    return [created, audit('sla_policy.created', policyTarget(created.id), { name: body.name })];
+  });
   return c.json(policyView(row), 201, { Location: `/api/v2/sla-policies/${row.id}` });
 });
 
 register(app, routes.getSlaPolicy, async (c) => {
   const row = await findPolicy(c.get('services').db, tenantOf(c), c.req.valid('param').id);
-  if (!row) throw notFound('SLA policy');
-  return c.json(policyView(row));
+  return c.json(policyView(found(row, POLICY)));
 });
 
 register(app, routes.updateSlaPolicy, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { id } = c.req.valid('param');
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      if (!(await findPolicy(trx, tenantId, id, true))) throw notFound('SLA policy');
-      await assertReferences(trx, tenantId, [
-        { field: 'business_hours_id', kind: 'businessHours', id: body.business_hours_id },
-      ]);
-      const updated = await updatePolicy(trx, tenantId, id, body);
-      await recordAudit(
-        trx,
-        c,
-        'sla_policy.updated',
-        { type: 'sla_policy', id },
-        { fields: Object.keys(body) },
-      );
-      return updated;
-    });
+  const row = await auditedWrite(c, async (trx) => {
+    found(await findPolicy(trx, tenantId, id, true), POLICY);
+    await assertReferences(trx, tenantId, [...hoursReference(body.business_hours_id)]);
+    const updated = await updatePolicy(trx, tenantId, id, body);
+    return [updated, audit('sla_policy.updated', policyTarget(id), { fields: Object.keys(body) })];
+  });
   return c.json(policyView(row));
 });
 
 register(app, routes.deleteSlaPolicy, async (c) => {
   const tenantId = tenantOf(c);
   const { id } = c.req.valid('param');
-  await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
-      const row = await findPolicy(trx, tenantId, id, true);
-      if (!row) throw notFound('SLA policy');
-      await deletePolicy(trx, tenantId, id);
-      await recordAudit(trx, c, 'sla_policy.deleted', { type: 'sla_policy', id }, { name: row.name });
-    });
+  await auditedWrite(c, async (trx) => {
+    const row = found(await findPolicy(trx, tenantId, id, true), POLICY);
+    await deletePolicy(trx, tenantId, id);
+    return [null, audit('sla_policy.deleted', policyTarget(id), { name: row.name })];
+  });
   return c.body(null, 204);
 });

@@ -190,7 +190,7 @@ function loadB(servers: Server[], b: { key: string; agent: string }) {
       const base = servers[(w + i) % servers.length]!.base;
       const search = w % 2 === 0;
       const res = await fetch(
-        search ? `${base}/api/v2/contacts?q=77` : `${base}/api/v1/tickets?status=open&priority=high&tag=vip`,
+        search ? `${base}/api/v2/contacts?q=777` : `${base}/api/v1/tickets?status=open&priority=high&tag=vip`,
         { headers: search ? { authorization: `Bearer ${b.agent}` } : { 'x-api-key': b.key } },
       ).catch(() => null);
       await res?.arrayBuffer().catch(() => {});

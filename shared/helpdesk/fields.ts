@@ -145,13 +145,23 @@ export function customFieldFilters(
       issues.push({ loc, msg: 'Unknown ticket field', type: 'value_error' });
       continue;
     }
-    const text = filterText(def, raw);
-    if (text === null)
+    const indexed = customFieldKey(def, tenantId, raw);
+    if (indexed === null)
       issues.push({ loc, msg: `Not a value of this ${def.type} field`, type: 'value_error' });
-    else keys.push(`${tenantId}:${key}=${text}`);
+    else keys.push(indexed);
   }
   if (issues.length > 0) throw validationError(issues);
   return keys;
+}
+
+/**
+ * `raw` (a filter's value as written) as the key the index keeps for field `def` of the tenant
+ * (`<tenant>:<key>=<value's text>`), or null when the field's type cannot hold it. The list's
+ * `custom_fields.<key>=` and the search's `custom_fields.<key>:` both filter through it.
+ */
+export function customFieldKey(def: FieldDef, tenantId: string, raw: string): string | null {
+  const text = filterText(def, raw);
+  return text === null ? null : `${tenantId}:${def.key}=${text}`;
 }
 
 /** A query value as the JSON scalar's text the index keeps (`#>> '{}'`), or null when the type cannot hold it. */

@@ -70,6 +70,8 @@ export class QuerySyntaxError extends Error {
 
 export const MAX_QUERY_LENGTH = 1000;
 export const MAX_TERMS = 32;
+/** letters or digits a prefix word (`pri*`) holds at least */
+export const MIN_PREFIX = 3;
 
 const SPACE = /\s/;
 const FIELD_NAME = /^([a-z_]+)(?:\.([a-z0-9_]{1,64}))?$/;
@@ -234,6 +236,12 @@ function wordTerm(word: string, negated: boolean, position: number): TextTerm {
   const text = prefix ? word.slice(0, -1) : word;
   if (text === '' || text.includes('*'))
     throw new QuerySyntaxError("'*' goes at the end of a word", position);
+  // a prefix reads every indexed word it starts: one or two characters start most of a tenant's
+  if (prefix && (text.match(/[\p{L}\p{N}]/gu)?.length ?? 0) < MIN_PREFIX)
+    throw new QuerySyntaxError(
+      `'${word}': a prefix needs at least ${MIN_PREFIX} letters or digits before '*'`,
+      position,
+    );
   return textTerm(text, false, prefix, negated, position);
 }
 

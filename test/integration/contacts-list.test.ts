@@ -75,8 +75,49 @@ describe.skipIf(postgresUnavailable())('contacts list: pagination, search, tags,
   });
 
   it('treats % and _ in q literally', async () => {
-    expect(names((await list('q=_50%25')).body)).toEqual(['dan']);
-    expect((await list('q=%25%25')).body.total).toBe(0);
+    expect(names((await list('q=Dan_50%25')).body)).toEqual(['dan']);
+    // as wildcards, each would match Dan_50%
+    expect((await list('q=Dan%25')).body.total).toBe(0);
+    expect((await list('q=Dan__')).body.total).toBe(0);
+  });
+
+  it.each([
+    ['/api/v2/contacts', 'li'],
+    ['/api/v2/contacts', '%25%25'],
+    ['/api/v2/contacts', '%2B1'],
+    ['/api/v2/contacts', 'a-b-c'],
+    ['/api/v2/contacts', '%20%2055%20'],
+    ['/api/v2/companies', 'ab'],
+    ['/api/v2/companies', 'a.b'],
+  ])('%s?q=%s: fewer than 3 letters or digits in a row -> 422 (no index could serve it)', async (path, q) => {
+    const res = await h.request('GET', `${path}?q=${q}`, { bearer: t.adminToken });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      detail: [
+        {
+          loc: ['query', 'q'],
+          msg: 'Should hold at least 3 letters or digits in a row',
+          type: 'value_error',
+        },
+      ],
+    });
+  });
+
+  it('q with 3 letters or digits in a row anywhere is served (any script)', async () => {
+    expect(names((await list('q=e%20Lid')).body)).toEqual(['alice']);
+    expect(names((await list('q=%2B1%20555')).body)).toEqual(['bob']);
+    const res = await h.request('POST', '/api/v2/contacts', {
+      bearer: t.adminToken,
+      body: { first_name: '王芳李', email: 'wang@example.cn' },
+    });
+    expect(res.status).toBe(201);
+    try {
+      expect((await list('q=%E7%8E%8B%E8%8A%B3%E6%9D%8E')).body.contacts.map((c: any) => c.id)).toEqual([
+        res.body.id,
+      ]);
+    } finally {
+      await h.db.deleteFrom('contacts').where('id', '=', res.body.id).execute();
+    }
   });
 
   it('filters by tag', async () => {

@@ -438,7 +438,7 @@ describe.skipIf(postgresUnavailable())('Cursor pages', () => {
           'company_id=cmp_cur0001',
           'company_id=cmp_cur0001&include_deleted=true',
           'sort=updated_at',
-          'q=c1',
+          'q=c10',
         ],
       ],
       [

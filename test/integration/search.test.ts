@@ -199,11 +199,77 @@ describe.skipIf(postgresUnavailable())('search', () => {
     ['channel:email', "'channel' is not a filter of a ticket at position 0"],
     ['assignee:me', "'assignee:me' needs a dashboard session (an API key is no one) at position 0"],
     ['pri*nt', "'*' goes at the end of a word at position 0"],
+    ['printer pr*', "'pr*': a prefix needs at least 3 letters or digits before '*' at position 8"],
     ['printer status:', "'status' needs a value at position 15"],
   ])('%s -> 422 naming what and where', async (query, msg) => {
     const res = await search(query);
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ detail: [{ loc: ['query', 'query'], msg, type: 'query_syntax' }] });
+  });
+
+  it('custom_fields.<key>:<value> filters as the list filter does: equality by the field type, each tenant its own', async () => {
+    // a tenant of its own: its tickets stay out of the other cases' counts
+    const ct = await h.tenant();
+    const ctKey = await ct.key(['tickets:read']);
+    const fields = [
+      { key: 'plan', label: 'Plan', type: 'dropdown', options: ['gold', 'silver'] },
+      { key: 'seats', label: 'Seats', type: 'number' },
+      { key: 'vip', label: 'VIP', type: 'checkbox' },
+      { key: 'areas', label: 'Areas', type: 'multiselect', options: ['billing', 'api'] },
+    ];
+    for (const tenant of [ct, other])
+      for (const body of fields) {
+        const res = await h.request('POST', '/api/v2/ticket-fields', { bearer: tenant.adminToken, body });
+        expect(res.status, res.text).toBe(201);
+      }
+    const gold = await createTicket(ct, 'cf_gold', {
+      subject: 'Printer offline',
+      custom_fields: { plan: 'gold', seats: 10, vip: true, areas: ['billing', 'api'] },
+    });
+    const silver = await createTicket(ct, 'cf_silver', {
+      subject: 'Printer offline too',
+      custom_fields: { plan: 'silver', seats: 2.5, vip: false, areas: ['api'] },
+    });
+    const none = await createTicket(ct, 'cf_none', { subject: 'Printer without fields' });
+    // another tenant's ticket with the same key and value never appears
+    await createTicket(other, 'cf_foreign', { subject: 'Printer offline', custom_fields: { plan: 'gold' } });
+    const idsOf = async (query: string) => {
+      const res = await search(query, '&sort=created_at', ctKey);
+      expect(res.status, res.text).toBe(200);
+      return res.body.hits.map((hit: any) => hit.record.id).sort();
+    };
+    expect(await idsOf('custom_fields.plan:gold')).toEqual([gold]);
+    expect(await idsOf('printer custom_fields.plan:silver')).toEqual([silver]);
+    expect(await idsOf('printer -custom_fields.plan:gold')).toEqual([none, silver].sort());
+    expect(await idsOf('custom_fields.plan:gold OR custom_fields.plan:silver')).toEqual(
+      [gold, silver].sort(),
+    );
+    expect(await idsOf('custom_fields.seats:10')).toEqual([gold]);
+    expect(await idsOf('custom_fields.seats:2.50')).toEqual([silver]);
+    expect(await idsOf('custom_fields.vip:false')).toEqual([silver]);
+    expect(await idsOf('custom_fields.areas:api')).toEqual([gold, silver].sort());
+    expect(await idsOf('custom_fields.areas:billing')).toEqual([gold]);
+    // the list filter answers the same
+    const list = await h.request('GET', '/api/v1/tickets?custom_fields.areas=api', { apiKey: ctKey });
+    expect(list.body.tickets.map((r: any) => r.id).sort()).toEqual([gold, silver].sort());
+    // over several types, a custom field leaves out the types without one
+    const v2 = await h.request('GET', '/api/v2/search?query=printer%20custom_fields.plan:gold', {
+      bearer: ct.adminToken,
+    });
+    expect(v2.body.hits.map((hit: any) => [hit.type, hit.record.id])).toEqual([['ticket', gold]]);
+    for (const [query, msg] of [
+      ['custom_fields.colour:red', "unknown ticket field 'colour' at position 0"],
+      [
+        'printer custom_fields.plan:bronze',
+        "'bronze' is not a value of the dropdown field 'plan' at position 8",
+      ],
+      ['custom_fields.seats:ten', "'ten' is not a value of the number field 'seats' at position 0"],
+      ['custom_fields.vip:yes', "'yes' is not a value of the checkbox field 'vip' at position 0"],
+    ]) {
+      const res = await search(query!, '', ctKey);
+      expect(res.status, query).toBe(422);
+      expect(res.body).toEqual({ detail: [{ loc: ['query', 'query'], msg, type: 'query_syntax' }] });
+    }
   });
 
   it('the key needs tickets:read; /api/v2/search refuses API keys', async () => {

@@ -105,12 +105,12 @@ describe.skipIf(!pgUp || !redisUp)('a tenant share of the database across two pr
       expect(refused.headers.get('x-ratelimit-reset')).toBe('1');
       expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
       // an expensive read of B is refused as well, whichever table it reads
-      const search = await json(two.base, 'GET', '/api/v2/contacts?q=77', {
+      const search = await json(two.base, 'GET', '/api/v2/contacts?q=777', {
         headers: { authorization: `Bearer ${bSession}` },
       });
       expect(search.status).toBe(429);
       // tenant A on the same process: its own share, served (contacts are not locked)
-      const other = await json(two.base, 'GET', '/api/v2/contacts?q=77', {
+      const other = await json(two.base, 'GET', '/api/v2/contacts?q=777', {
         headers: { authorization: `Bearer ${aSession}` },
       });
       expect(other.status).toBe(200);

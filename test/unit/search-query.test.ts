@@ -106,6 +106,8 @@ describe('search query parser: every error names what and where', () => {
     ['-printer OR -fire', 'a query needs at least one term that is not excluded with -', 0],
     ['pri*nt', "'*' goes at the end of a word", 0],
     ['*', "'*' goes at the end of a word", 0],
+    ['printer a*', "'a*': a prefix needs at least 3 letters or digits before '*'", 8],
+    ['-e-4*', "'e-4*': a prefix needs at least 3 letters or digits before '*'", 0],
     ['!!!', "'!!!' has no letter or digit to search for", 0],
     [
       'colour:red',
