@@ -5,6 +5,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { dropFieldValues } from '../../shared/helpdesk/fields';
 import { releaseTeamRecords } from '../../shared/helpdesk/routing';
 import { userIdOf } from '../../shared/helpdesk/saved-replies';
+import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { notFound, validationError } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
@@ -58,10 +59,9 @@ register(app, routes.listTeams, async (c) => {
 register(app, routes.createTeam, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
       await assertMembers(trx, tenantId, body.member_ids);
       const now = new Date();
       const created = await insertRow(trx, 'teams', {
@@ -73,8 +73,11 @@ register(app, routes.createTeam, async (c) => {
       });
       await recordAudit(trx, c, 'team.created', { type: 'team', id: created.id }, { name: created.name });
       return created;
-    });
-  return c.json(teamView(row), 201);
+    },
+    (row) => storedJson(201, teamView(row)),
+    { transaction: true },
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.getTeam, async (c) => {
@@ -88,10 +91,9 @@ register(app, routes.updateTeam, async (c) => {
   const { team_id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
       const current = await findTeam(trx, tenantId, team_id);
       if (!current) throw notFound('Team');
       const changes = changesOf(current, body);
@@ -103,8 +105,11 @@ register(app, routes.updateTeam, async (c) => {
       });
       await recordAudit(trx, c, 'team.updated', { type: 'team', id: current.id }, changes);
       return updated;
-    });
-  return c.json(teamView(row));
+    },
+    (row) => storedJson(200, teamView(row)),
+    { transaction: true },
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.deleteTeam, async (c) => {
@@ -138,10 +143,9 @@ register(app, routes.createSavedReply, async (c) => {
     throw validationError([
       { loc: ['body'], msg: 'A saved reply needs a signed-in author', type: 'value_error' },
     ]);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
       const now = new Date();
       const created = await insertRow(trx, 'saved_replies', {
         id: newId('savedReply'),
@@ -159,8 +163,11 @@ register(app, routes.createSavedReply, async (c) => {
         { title: created.title },
       );
       return created;
-    });
-  return c.json(savedReplyView(row), 201);
+    },
+    (row) => storedJson(201, savedReplyView(row)),
+    { transaction: true },
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.getSavedReply, async (c) => {
@@ -174,10 +181,9 @@ register(app, routes.updateSavedReply, async (c) => {
   const { saved_reply_id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
       const current = await findSavedReply(trx, tenantId, saved_reply_id, userIdOf(c));
       if (!current) throw notFound('Saved reply');
       const changes = changesOf(current, body);
@@ -196,8 +202,11 @@ register(app, routes.updateSavedReply, async (c) => {
         },
       );
       return updated;
-    });
-  return c.json(savedReplyView(row));
+    },
+    (row) => storedJson(200, savedReplyView(row)),
+    { transaction: true },
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.deleteSavedReply, async (c) => {
@@ -232,10 +241,9 @@ register(app, routes.listTicketFields, async (c) => {
 register(app, routes.createTicketField, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
       if (await keyTaken(trx, tenantId, body.key))
         throw validationError([
           { loc: ['body', 'key'], msg: 'A ticket field with this key exists', type: 'value_error' },
@@ -261,18 +269,20 @@ register(app, routes.createTicketField, async (c) => {
         },
       );
       return created;
-    });
-  return c.json(ticketFieldView(row), 201);
+    },
+    (row) => storedJson(201, ticketFieldView(row)),
+    { transaction: true },
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.updateTicketField, async (c) => {
   const { field_id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
       const current = await findTicketField(trx, tenantId, field_id);
       if (!current) throw notFound('Ticket field');
       const takesOptions = current.type === 'dropdown' || current.type === 'multiselect';
@@ -300,8 +310,11 @@ register(app, routes.updateTicketField, async (c) => {
         },
       );
       return updated;
-    });
-  return c.json(ticketFieldView(row));
+    },
+    (row) => storedJson(200, ticketFieldView(row)),
+    { transaction: true },
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.deleteTicketField, async (c) => {

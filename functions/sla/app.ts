@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { recordAudit } from '../../shared/audit/audit';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
+import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { conflict, notFound } from '../../shared/http/errors';
 import { assertReferences } from '../../shared/http/references';
 import { register } from '../../shared/http/route';
@@ -41,10 +42,9 @@ register(app, routes.listBusinessHours, async (c) => {
 register(app, routes.createBusinessHours, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
       if ((await countHours(trx, tenantId)) >= MAX_HOURS)
         throw conflict(LIMIT_EXCEEDED('business hours', MAX_HOURS));
       const created = await insertHours(trx, tenantId, body);
@@ -56,8 +56,11 @@ register(app, routes.createBusinessHours, async (c) => {
         { name: body.name },
       );
       return created;
-    });
-  return c.json(hoursView(row), 201, { Location: `/api/v2/business-hours/${row.id}` });
+    },
+    (row) => storedJson(201, hoursView(row), { location: `/api/v2/business-hours/${row.id}` }),
+    { transaction: true },
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.getBusinessHours, async (c) => {
@@ -70,10 +73,9 @@ register(app, routes.updateBusinessHours, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { id } = c.req.valid('param');
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
       if (!(await findHours(trx, tenantId, id, true))) throw notFound('Business hours');
       const updated = await updateHours(trx, tenantId, id, body);
       await recordAudit(
@@ -84,8 +86,11 @@ register(app, routes.updateBusinessHours, async (c) => {
         { fields: Object.keys(body) },
       );
       return updated;
-    });
-  return c.json(hoursView(row));
+    },
+    (row) => storedJson(200, hoursView(row)),
+    { transaction: true },
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.deleteBusinessHours, async (c) => {
@@ -114,10 +119,9 @@ register(app, routes.listSlaPolicies, async (c) => {
 register(app, routes.createSlaPolicy, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
       await assertReferences(trx, tenantId, [
         { field: 'business_hours_id', kind: 'businessHours', id: body.business_hours_id },
       ]);
@@ -132,8 +136,11 @@ register(app, routes.createSlaPolicy, async (c) => {
         { name: body.name },
       );
       return created;
-    });
-  return c.json(policyView(row), 201, { Location: `/api/v2/sla-policies/${row.id}` });
+    },
+    (row) => storedJson(201, policyView(row), { location: `/api/v2/sla-policies/${row.id}` }),
+    { transaction: true },
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.getSlaPolicy, async (c) => {
@@ -146,10 +153,9 @@ register(app, routes.updateSlaPolicy, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { id } = c.req.valid('param');
-  const row = await c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
       if (!(await findPolicy(trx, tenantId, id, true))) throw notFound('SLA policy');
       await assertReferences(trx, tenantId, [
         { field: 'business_hours_id', kind: 'businessHours', id: body.business_hours_id },
@@ -163,8 +169,11 @@ register(app, routes.updateSlaPolicy, async (c) => {
         { fields: Object.keys(body) },
       );
       return updated;
-    });
-  return c.json(policyView(row));
+    },
+    (row) => storedJson(200, policyView(row)),
+    { transaction: true },
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.deleteSlaPolicy, async (c) => {
