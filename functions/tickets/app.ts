@@ -11,7 +11,12 @@ import { attachmentsOf } from '../../shared/files/records';
 import { checkCustomFields, customFieldFilters, ticketFieldDefs } from '../../shared/helpdesk/fields';
 import { pickTeamMember } from '../../shared/helpdesk/routing';
 import { renderSavedReply, userIdOf } from '../../shared/helpdesk/saved-replies';
-import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
+import {
+  answerWithWork,
+  type StatementLease,
+  sendAnswer,
+  storedJson,
+} from '../../shared/http/answer-with-work';
 import { ApiError, Detail, notFound } from '../../shared/http/errors';
 import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
 import { assertReferences } from '../../shared/http/references';
@@ -49,25 +54,27 @@ register(app, routes.createTicket, async (c) => {
   const tenantId = tenantOf(c);
   const { db, events } = c.get('services');
   const custom_fields = checkCustomFields(await ticketFieldDefs(db, tenantId), input.custom_fields);
-  const write = (ex: Executor, assignee_id = input.assignee_id) =>
+  const write = (ex: Executor, lease: StatementLease | undefined, assignee_id = input.assignee_id) =>
     createTicket(
       ex,
       tenantId,
       { ...input, assignee_id, custom_fields },
       { createdBy: actorOf(c), source: sourceOf(c.get('auth')) },
+      lease,
     );
-  // one statement writes the ticket and its event atomically: without a key no transaction to open
-  // around it, but for a team that routes, whose pick holds the team's lock until the ticket is written
+  // one statement writes the ticket, its event and (under a key) its answer atomically: no
+  // transaction to open around it, but for a team that routes, whose pick holds the team's lock
+  // until the ticket is written
   const routed = Boolean(input.assignee_team_id && input.assignee_id === undefined);
   const { answer } = await answerWithWork(
     c,
-    async (ex) => {
-      if (!routed) return write(ex);
+    async (ex, lease) => {
+      if (!routed) return write(ex, lease);
       const pick = await pickTeamMember(ex, tenantId, input.assignee_team_id!, 'assignee_team_id');
-      return write(ex, pick.userId ?? undefined);
+      return write(ex, lease, pick.userId ?? undefined);
     },
     ticketCreatedAnswer,
-    { transaction: routed },
+    { transaction: routed, inStatement: true },
   );
   events.kick();
   return sendAnswer(c, answer);

@@ -1,7 +1,7 @@
 import type { Redis } from '@upstash/redis';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { type Selectable, sql } from 'kysely';
+import { type QueryCreator, type Selectable, sql } from 'kysely';
 import type { AppEnv } from '../context/app-env';
 import type {
   BeginResult,
@@ -11,7 +11,7 @@ import type {
   StoredResponse,
 } from '../context/idempotency-store';
 import { sha256Hex } from '../crypto';
-import type { Db, Executor } from '../db/schema';
+import type { Database, Db } from '../db/schema';
 import type { IdempotencyKeysTable } from '../db/tables/integrator';
 import type { AppConfig } from '../env';
 import { errorField, type Logger } from '../log/logger';
@@ -161,12 +161,17 @@ export async function committedAnswer(db: Db, claim: IdempotencyClaim): Promise<
 }
 
 /**
- * The statement that commits a request's answer beside its work, in the work's transaction, under
- * the request's lease (shared/http/answer-with-work.ts): done at once if the claim still holds the
- * key (or, for a store apart from the database, written anew); it returns no row when another
- * holder has the key, and the work is then rolled back.
+ * The statement that commits a request's answer beside its work, under the request's lease
+ * (shared/http/answer-with-work.ts), in the work's transaction or as a CTE of the work's one
+ * statement: done at once if the claim still holds the key (or, for a store apart from the
+ * database, written anew); it writes and returns no row when another holder has the key, and the
+ * work is then rolled back.
  */
-export function answerUnderLease(qc: Executor, claim: IdempotencyClaim, answer: SealedResponse) {
+export function answerUnderLease(
+  qc: QueryCreator<Database>,
+  claim: IdempotencyClaim,
+  answer: SealedResponse,
+) {
   return qc
     .insertInto('idempotency_keys')
     .values({
