@@ -5,6 +5,7 @@ import { forgetKey } from '../../shared/auth/key-verify';
 import type { AppEnv } from '../../shared/context/app-env';
 import { isScope, SCOPE_CATALOG } from '../../shared/context/scopes';
 import type { Executor } from '../../shared/db/schema';
+import { answerWithWork, sendAnswer, storedEmpty, storedJson } from '../../shared/http/answer-with-work';
 import { badRequest, conflict, Detail, notFound } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
 import {
@@ -49,21 +50,28 @@ register(app, routes.createApiKey, async (c) => {
   const environment = await tenantEnvironment(db, tenantId);
   if (!environment) throw notFound('Tenant');
   const expiresAt = body.expires_in_days ? new Date(Date.now() + body.expires_in_days * 86_400_000) : null;
-  const { row, apiKey } = await insertKeyAudited(
-    db,
-    config.API_KEY_HASH_SECRET,
-    {
-      tenant_id: tenantId,
-      name: body.name,
-      description: body.description ?? null,
-      scopes,
-      created_by: actorOf(c),
-      expires_at: expiresAt,
-      environment: environment === 'sandbox' ? 'test' : 'live',
-    },
-    (id) => auditRow(c, 'api_key.created', { type: 'api_key', id }, { name: body.name, scopes }),
+  // the answer is the only place the key is shown: under an Idempotency-Key it commits with the
+  // key, so a retry after a crash gets this key rather than a second one
+  const { answer } = await answerWithWork(
+    c,
+    (ex) =>
+      insertKeyAudited(
+        ex,
+        config.API_KEY_HASH_SECRET,
+        {
+          tenant_id: tenantId,
+          name: body.name,
+          description: body.description ?? null,
+          scopes,
+          created_by: actorOf(c),
+          expires_at: expiresAt,
+          environment: environment === 'sandbox' ? 'test' : 'live',
+        },
+        (id) => auditRow(c, 'api_key.created', { type: 'api_key', id }, { name: body.name, scopes }),
+      ),
+    ({ row, apiKey }) => storedJson(201, secretView(row, apiKey)),
   );
-  return c.json(secretView(row, apiKey), 201);
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.listApiKeys, async (c) => {
@@ -74,46 +82,56 @@ register(app, routes.listApiKeys, async (c) => {
 register(app, routes.rotateApiKey, async (c) => {
   const { key_id } = c.req.valid('param');
   const services = c.get('services');
-  const { db, config } = services;
+  const { config } = services;
   const tenantId = tenantOf(c);
-  const result = await db.transaction().execute(async (trx) => {
-    const old = await keyOf(trx, tenantId, key_id);
-    // only one concurrent rotation wins the revocation
-    if (!(await revokeKey(trx, old.id))) throw conflict(Detail.apiKeyRevoked);
-    const created = await insertKey(trx, config.API_KEY_HASH_SECRET, {
-      tenant_id: tenantId,
-      name: old.name,
-      description: old.description,
-      scopes: old.scopes,
-      created_by: actorOf(c),
-      expires_at: old.expires_at,
-      environment: old.environment,
-      rotated_from: old.id,
-    });
-    await recordAudit(
-      trx,
-      c,
-      'api_key.rotated',
-      { type: 'api_key', id: old.id },
-      { replaced_by: created.row.id },
-    );
-    return { ...created, old };
-  });
+  const { result, answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      const old = await keyOf(trx, tenantId, key_id);
+      // only one concurrent rotation wins the revocation
+      if (!(await revokeKey(trx, old.id))) throw conflict(Detail.apiKeyRevoked);
+      const created = await insertKey(trx, config.API_KEY_HASH_SECRET, {
+        tenant_id: tenantId,
+        name: old.name,
+        description: old.description,
+        scopes: old.scopes,
+        created_by: actorOf(c),
+        expires_at: old.expires_at,
+        environment: old.environment,
+        rotated_from: old.id,
+      });
+      await recordAudit(
+        trx,
+        c,
+        'api_key.rotated',
+        { type: 'api_key', id: old.id },
+        { replaced_by: created.row.id },
+      );
+      return { ...created, old };
+    },
+    ({ row, apiKey }) => storedJson(200, secretView(row, apiKey)),
+    { transaction: true },
+  );
   await forgetKey(services, result.old);
-  return c.json(secretView(result.row, result.apiKey), 200);
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.revokeApiKey, async (c) => {
   const { key_id } = c.req.valid('param');
   const services = c.get('services');
-  const { db } = services;
-  const key = await keyOf(db, tenantOf(c), key_id);
-  if (key.revoked_at === null) {
-    // idempotent: only the call that revokes it records it
-    await revokeKeyAudited(db, key.id, auditRow(c, 'api_key.revoked', { type: 'api_key', id: key.id }));
-  }
+  const { result: key, answer } = await answerWithWork(
+    c,
+    async (ex) => {
+      const key = await keyOf(ex, tenantOf(c), key_id);
+      // idempotent: only the call that revokes it records it
+      if (key.revoked_at === null)
+        await revokeKeyAudited(ex, key.id, auditRow(c, 'api_key.revoked', { type: 'api_key', id: key.id }));
+      return key;
+    },
+    () => storedEmpty(204),
+  );
   await forgetKey(services, key);
-  return c.body(null, 204);
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.deleteApiKey, async (c) => {

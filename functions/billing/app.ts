@@ -6,9 +6,8 @@ import type { Db, TenantPlan } from '../../shared/db/schema';
 import type { PaymentMethod } from '../../shared/db/tables/platform';
 import { findTenant } from '../../shared/db/tenants';
 import { emitEvent } from '../../shared/events/emit';
-import { answerWithWork } from '../../shared/http/answer-with-work';
+import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { notFound } from '../../shared/http/errors';
-import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { type HandlerOf, register } from '../../shared/http/route';
 import { invalidatePlan } from '../../shared/ratelimit/plan-cache';
@@ -38,7 +37,7 @@ import type { PaymentSettingsBody } from './schemas';
  * metered usage, and payment settings (card kept as brand + last 4 only). billing:read for reads,
  * billing:write for writes and for reading payment settings (functions/manifest.ts); every route
  * needs the tenant_admin role of a dashboard session (declared in routes.ts). A write commits its
- * answer with its work under the request's Idempotency-Key (commitAnswer), so a retry after a
+ * answer with its work under the request's Idempotency-Key (answerWithWork), so a retry after a
  * crash is replayed those bytes instead of writing again.
  */
 export const app = new Hono<AppEnv>();
@@ -65,19 +64,23 @@ register(app, routes.listPlans, (c) =>
 const changePlan: HandlerOf<typeof routes.replacePlan> = async (c) => {
   const tenantId = tenantOf(c);
   const { plan } = c.req.valid('json');
-  const { db } = c.get('services');
-  const { changed, answer } = await db.transaction().execute(async (trx) => {
-    const before = await lockTenantPlan(trx, tenantId);
-    if (!before) throw notFound('Tenant');
-    const changed = before.plan !== plan;
-    if (changed) {
-      await setTenantPlan(trx, tenantId, plan);
-      await emitEvent(trx, tenantId, 'config.updated', {
-        config: { section: 'billing.plan', changes: { plan: { from: before.plan, to: plan } } },
-      });
-    }
-    return { changed, answer: await commitAnswer(trx, c, jsonAnswer(200, planView(plan))) };
-  });
+  const { result: changed, answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      const before = await lockTenantPlan(trx, tenantId);
+      if (!before) throw notFound('Tenant');
+      const changed = before.plan !== plan;
+      if (changed) {
+        await setTenantPlan(trx, tenantId, plan);
+        await emitEvent(trx, tenantId, 'config.updated', {
+          config: { section: 'billing.plan', changes: { plan: { from: before.plan, to: plan } } },
+        });
+      }
+      return changed;
+    },
+    () => storedJson(200, planView(plan)),
+    { transaction: true },
+  );
   invalidatePlan(tenantId);
   if (changed) c.get('services').events.kick();
   return sendAnswer(c, answer);
@@ -145,7 +148,7 @@ const writePaymentSettings =
         const current = mode === 'merge' ? paymentSettingsView(await findBillingAccount(ex, tenantId)) : null;
         return saveBillingAccount(ex, tenantId, accountOf(body, mode, current));
       },
-      (saved) => jsonAnswer(200, paymentSettingsView(saved)),
+      (saved) => storedJson(200, paymentSettingsView(saved)),
     );
     return sendAnswer(c, answer);
   };

@@ -6,8 +6,8 @@ import type { Db, Executor } from '../../shared/db/schema';
 import { tenantExists } from '../../shared/db/tenants';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { RECORDING_NOT_FOUND, recordingLink, storeRecording } from '../../shared/files/recordings';
+import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { ApiError, conflict, Detail, notFound, validationError } from '../../shared/http/errors';
-import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
@@ -93,9 +93,9 @@ register(app, routes.createVoiceWidgetToken, async (c) => {
     ...(body.locale ? { locale: body.locale } : {}),
     ...(body.visitor_id ? { visitor_id: body.visitor_id } : {}),
   };
-  const { config, db } = c.get('services');
+  const { config } = c.get('services');
   const token = await signWidgetToken(config.VOICE_WIDGET_SECRET, claims, { sessionId, now, exp });
-  const answer = jsonAnswer(201, {
+  const answer = storedJson(201, {
     token,
     token_type: 'Bearer' as const,
     session_id: sessionId,
@@ -103,10 +103,15 @@ register(app, routes.createVoiceWidgetToken, async (c) => {
     expires_in: ttl,
     expires_at: new Date(exp * 1000).toISOString(),
   });
-  // Minting writes nothing, so under an Idempotency-Key the answer is recorded (one statement)
+  // Minting writes nothing, so under an Idempotency-Key the work is the answer alone, recorded
   // before the token is handed out: a retry after a crash gets this session, not a second one, and
   // a request that lost its key to another holder hands out none (409). Without a key: no write.
-  return sendAnswer(c, await commitAnswer(db, c, answer));
+  const minted = await answerWithWork(
+    c,
+    async () => answer,
+    (a) => a,
+  );
+  return sendAnswer(c, minted.answer);
 });
 
 /** HS256, aud voice-widget, iss support-platform, sub = the session id; `now`/`exp` in epoch seconds. */

@@ -4,21 +4,29 @@ import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import { findTenant } from '../../shared/db/tenants';
 import { emitEvent } from '../../shared/events/emit';
+import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { notFound } from '../../shared/http/errors';
-import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { type RouteInput, register } from '../../shared/http/route';
 import {
+  loadSection,
   lockTenant,
+  REDACTED,
   readSection,
   renameTenant,
+  saveSection,
+  sectionView,
   storedSections,
   tenantProfileView,
-  type WrittenSection,
-  writeSection,
 } from './data';
 import * as routes from './routes';
 import { INTEGRATION_PROVIDERS, ONBOARDING_STEPS } from './schemas';
-import { GENERAL_SECTIONS, type GeneralSection } from './sections';
+import {
+  applyToSection,
+  GENERAL_SECTIONS,
+  type GeneralSection,
+  type SectionChanges,
+  type SectionKind,
+} from './sections';
 
 /**
  * Tenant configuration. Reads need config:read (integrations and telephony also config:write:
@@ -26,12 +34,69 @@ import { GENERAL_SECTIONS, type GeneralSection } from './sections';
  * an agent may read, only a tenant_admin may change (each write route's `access.role`). Every
  * effective change emits one `config.updated`. `/api/v1/configuration` is an alias of `/api/v1/config`.
  * A write answers with what its transaction committed under the request's Idempotency-Key
- * (writeSection, commitAnswer): the same bytes a retry after a crash is replayed.
+ * (answerWithWork): the same bytes a retry after a crash is replayed.
  */
 export const app = new Hono<AppEnv>();
 
+/** A section as a write answers it: the effective settings and what the write changed. */
+export interface WrittenSection {
+  section: string;
+  settings: Record<string, unknown>;
+  updated_at: string | null;
+  changes: SectionChanges;
+}
+
+/** Which section a write changes, and how. */
+interface SectionWrite {
+  kind: SectionKind;
+  /** the stored section: the kind itself, or one per integration provider */
+  key?: string;
+  /** PATCH merges the fields given; PUT replaces the section (fields not given reset to defaults) */
+  mode: 'merge' | 'replace';
+  /** the answer's body, from the written section (default: the section itself) */
+  shape?: (written: WrittenSection) => unknown;
+}
+
+/**
+ * One section's write, for every section route: the section loaded, `input` applied, and when that
+ * changes something, the section saved and exactly one `config.updated` emitted
+ * (`{config: {section, changes: {field: {from, to}}}}`); an unchanged write emits nothing. The
+ * answer commits with the write under the request's Idempotency-Key, so a retry after a crash
+ * replays it rather than writing again and answering `changes: {}`.
+ */
+async function writeSection(c: Context<AppEnv>, input: Record<string, unknown>, target: SectionWrite) {
+  const { kind, key = kind, mode, shape = (written) => written } = target;
+  const tenantId = tenantOf(c);
+  const { config, events } = c.get('services');
+  const sealKey = config.WEBHOOK_ENCRYPTION_KEY;
+  const { result, answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      const before = await loadSection(trx, tenantId, key, sealKey);
+      const { after, changes } = applyToSection(kind, before, input, mode, REDACTED);
+      const changed = Object.keys(changes).length > 0;
+      const stored = changed ? { ...after, updatedAt: new Date() } : before;
+      if (changed) {
+        await saveSection(trx, tenantId, key, stored, sealKey);
+        await emitEvent(trx, tenantId, 'config.updated', { config: { section: key, changes } });
+      }
+      const written: WrittenSection = {
+        section: key,
+        settings: sectionView(kind, stored),
+        updated_at: stored.updatedAt?.toISOString() ?? null,
+        changes,
+      };
+      return { changed, written };
+    },
+    ({ written }) => storedJson(200, shape(written)),
+    { transaction: true },
+  );
+  if (result.changed) events.kick();
+  return answer;
+}
+
 // --- general settings: the same handlers under /api/v1/config and its alias /api/v1/configuration
-type SectionWrite = Context<AppEnv, string, RouteInput<{ body: ZodType<Record<string, unknown>> }>>;
+type SectionBody = Context<AppEnv, string, RouteInput<{ body: ZodType<Record<string, unknown>> }>>;
 
 /** Every general section, with defaults filled in. */
 async function allSections(c: Context<AppEnv>) {
@@ -41,9 +106,8 @@ async function allSections(c: Context<AppEnv>) {
 }
 const readOne = (section: GeneralSection) => async (c: Context<AppEnv>) =>
   c.json(await readSection(c, tenantOf(c), section));
-/** PATCH merges the fields given, PUT replaces the section (data.ts, writeSection). */
-const writeOne = (section: GeneralSection, mode: 'merge' | 'replace') => async (c: SectionWrite) =>
-  sendAnswer(c, await writeSection(c, tenantOf(c), section, c.req.valid('json'), mode));
+const writeOne = (kind: GeneralSection, mode: 'merge' | 'replace') => async (c: SectionBody) =>
+  sendAnswer(c, await writeSection(c, c.req.valid('json'), { kind, mode }));
 
 for (const { all, sections } of routes.generalSettings) {
   register(app, all, allSections);
@@ -85,15 +149,12 @@ register(app, routes.updateIntegration, async (c) => {
   const body = c.req.valid('json');
   return sendAnswer(
     c,
-    await writeSection(
-      c,
-      tenantOf(c),
-      'integration',
-      body,
-      'merge',
-      integrationKey(provider),
-      withProvider(provider),
-    ),
+    await writeSection(c, body, {
+      kind: 'integration',
+      key: integrationKey(provider),
+      mode: 'merge',
+      shape: withProvider(provider),
+    }),
   );
 });
 
@@ -102,22 +163,19 @@ register(app, routes.replaceIntegration, async (c) => {
   const body = c.req.valid('json');
   return sendAnswer(
     c,
-    await writeSection(
-      c,
-      tenantOf(c),
-      'integration',
-      body,
-      'replace',
-      integrationKey(provider),
-      withProvider(provider),
-    ),
+    await writeSection(c, body, {
+      kind: 'integration',
+      key: integrationKey(provider),
+      mode: 'replace',
+      shape: withProvider(provider),
+    }),
   );
 });
 
 /** Disconnect: every field back to its default (secrets erased); config.updated when anything was set. */
 register(app, routes.disconnectIntegration, async (c) => {
   const { provider } = c.req.valid('param');
-  await writeSection(c, tenantOf(c), 'integration', {}, 'replace', integrationKey(provider));
+  await writeSection(c, {}, { kind: 'integration', key: integrationKey(provider), mode: 'replace' });
   return c.body(null, 204);
 });
 
@@ -125,11 +183,11 @@ register(app, routes.disconnectIntegration, async (c) => {
 register(app, routes.getTelephony, async (c) => c.json(await readSection(c, tenantOf(c), 'telephony')));
 
 register(app, routes.updateTelephony, async (c) =>
-  sendAnswer(c, await writeSection(c, tenantOf(c), 'telephony', c.req.valid('json'), 'merge')),
+  sendAnswer(c, await writeSection(c, c.req.valid('json'), { kind: 'telephony', mode: 'merge' })),
 );
 
 register(app, routes.replaceTelephony, async (c) =>
-  sendAnswer(c, await writeSection(c, tenantOf(c), 'telephony', c.req.valid('json'), 'replace')),
+  sendAnswer(c, await writeSection(c, c.req.valid('json'), { kind: 'telephony', mode: 'replace' })),
 );
 
 // --- onboarding: the checklist, with progress
@@ -150,10 +208,11 @@ register(app, routes.getOnboarding, async (c) => {
 register(app, routes.updateOnboarding, async (c) =>
   sendAnswer(
     c,
-    await writeSection(c, tenantOf(c), 'onboarding', c.req.valid('json'), 'merge', 'onboarding', (s) => ({
-      ...s,
-      ...progress(s.settings),
-    })),
+    await writeSection(c, c.req.valid('json'), {
+      kind: 'onboarding',
+      mode: 'merge',
+      shape: (s) => ({ ...s, ...progress(s.settings) }),
+    }),
   ),
 );
 
@@ -169,18 +228,22 @@ register(app, routes.getTenant, async (c) => c.json(await tenantProfile(c, tenan
 register(app, routes.renameTenant, async (c) => {
   const tenantId = tenantOf(c);
   const { name } = c.req.valid('json');
-  const { db } = c.get('services');
-  const { changed, answer } = await db.transaction().execute(async (trx) => {
-    const before = await lockTenant(trx, tenantId);
-    if (!before) throw notFound('Tenant');
-    const changed = before.name !== name;
-    const after = changed ? await renameTenant(trx, tenantId, name) : before;
-    if (changed)
-      await emitEvent(trx, tenantId, 'config.updated', {
-        config: { section: 'tenant', changes: { name: { from: before.name, to: name } } },
-      });
-    return { changed, answer: await commitAnswer(trx, c, jsonAnswer(200, tenantProfileView(after))) };
-  });
-  if (changed) c.get('services').events.kick();
+  const { result, answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      const before = await lockTenant(trx, tenantId);
+      if (!before) throw notFound('Tenant');
+      const changed = before.name !== name;
+      const after = changed ? await renameTenant(trx, tenantId, name) : before;
+      if (changed)
+        await emitEvent(trx, tenantId, 'config.updated', {
+          config: { section: 'tenant', changes: { name: { from: before.name, to: name } } },
+        });
+      return { changed, after };
+    },
+    ({ after }) => storedJson(200, tenantProfileView(after)),
+    { transaction: true },
+  );
+  if (result.changed) c.get('services').events.kick();
   return sendAnswer(c, answer);
 });

@@ -89,3 +89,56 @@ export type SectionKind = keyof typeof SECTIONS;
 /** The sections read together at GET /api/v1/config (and its alias /api/v1/configuration). */
 export const GENERAL_SECTIONS = ['general', 'branding', 'channels', 'onboarding'] as const;
 export type GeneralSection = (typeof GENERAL_SECTIONS)[number];
+
+/** A section's values: its settings, and its secrets (plaintext, only in memory, for change detection). */
+export interface SectionValues {
+  settings: Record<string, unknown>;
+  secrets: Record<string, string>;
+}
+export type SectionChanges = Record<string, { from: unknown; to: unknown }>;
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/**
+ * `input` applied to a section (merge, PATCH: the fields given; replace, PUT: fields not given
+ * reset to defaults; a null value resets a field; a value equal to its default is not stored),
+ * and what that changes, field by field (secrets as `[REDACTED]`, or null when unset).
+ */
+export function applyToSection(
+  kind: SectionKind,
+  before: SectionValues,
+  input: Record<string, unknown>,
+  mode: 'merge' | 'replace',
+  redacted: string,
+): { after: SectionValues; changes: SectionChanges } {
+  const def: SectionDef = SECTIONS[kind];
+  const settings: Record<string, unknown> = mode === 'merge' ? { ...before.settings } : {};
+  const secrets: Record<string, string> = mode === 'merge' ? { ...before.secrets } : {};
+  for (const [field, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    if (value === null) {
+      delete settings[field];
+      delete secrets[field];
+    } else if (def.secrets.includes(field)) secrets[field] = String(value);
+    else if (same(value, def.defaults[field])) delete settings[field];
+    else settings[field] = value;
+  }
+  const changes: SectionChanges = {};
+  for (const field of Object.keys(def.defaults)) {
+    if (def.secrets.includes(field)) {
+      const from = before.secrets[field];
+      const to = secrets[field];
+      if (from !== to)
+        changes[field] = {
+          from: from === undefined ? null : redacted,
+          to: to === undefined ? null : redacted,
+        };
+      continue;
+    }
+    const dflt = def.defaults[field];
+    const from = field in before.settings ? before.settings[field] : dflt;
+    const to = field in settings ? settings[field] : dflt;
+    if (!same(from, to)) changes[field] = { from: from ?? null, to: to ?? null };
+  }
+  return { after: { settings, secrets }, changes };
+}

@@ -4,6 +4,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { encryptSecret } from '../../shared/crypto';
 import type { Executor } from '../../shared/db/schema';
 import { emitEvent } from '../../shared/events/emit';
+import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { conflict, Detail, notFound, validationError } from '../../shared/http/errors';
 import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
@@ -90,19 +91,24 @@ async function assertUnique(
 register(app, routes.createContact, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, events } = c.get('services');
+  const { events } = c.get('services');
   const id = newId('contact');
-  const row = await db.transaction().execute(async (trx) => {
-    if (body.company_id) await assertCompany(trx, tenantId, body.company_id);
-    await assertUnique(trx, tenantId, body, null);
-    await insertContact(trx, tenantId, id, body);
-    await refreshContactCounts(trx, [body.company_id]);
-    const created = (await findContact(trx, tenantId, id))!;
-    await emitEvent(trx, tenantId, 'contact.created', { contact: dashboardContactRef(created) });
-    return created;
-  });
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      if (body.company_id) await assertCompany(trx, tenantId, body.company_id);
+      await assertUnique(trx, tenantId, body, null);
+      await insertContact(trx, tenantId, id, body);
+      await refreshContactCounts(trx, [body.company_id]);
+      const created = (await findContact(trx, tenantId, id))!;
+      await emitEvent(trx, tenantId, 'contact.created', { contact: dashboardContactRef(created) });
+      return created;
+    },
+    (row) => storedJson(201, contactView(row)),
+    { transaction: true },
+  );
   events.kick();
-  return c.json(contactView(row), 201);
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.listContacts, async (c) => {
@@ -153,30 +159,35 @@ register(app, routes.updateContact, async (c) => {
   const { contact_id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, events } = c.get('services');
-  const result = await db.transaction().execute(async (trx) => {
-    const before = await findLiveContact(trx, tenantId, contact_id);
-    const set = contactChanges(before, body);
-    // A PATCH that changes nothing is a 200 no-op: no write, no event, updated_at unchanged.
-    if (Object.keys(set).length === 0) return { row: before, changed: false };
-    if (typeof set.company_id === 'string') await assertCompany(trx, tenantId, set.company_id);
-    await assertUnique(
-      trx,
-      tenantId,
-      {
-        email: set.email as string | undefined,
-        external_id: before.sync_provider ? undefined : (set.external_id as string | undefined),
-      },
-      before.id,
-    );
-    await updateContactRow(trx, before.id, set);
-    if ('company_id' in set) await refreshContactCounts(trx, [before.company_id, set.company_id as string]);
-    const after = (await findContact(trx, tenantId, before.id))!;
-    await emitEvent(trx, tenantId, 'contact.updated', { contact: dashboardContactRef(after) });
-    return { row: after, changed: true };
-  });
+  const { events } = c.get('services');
+  const { result, answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      const before = await findLiveContact(trx, tenantId, contact_id);
+      const set = contactChanges(before, body);
+      // A PATCH that changes nothing is a 200 no-op: no write, no event, updated_at unchanged.
+      if (Object.keys(set).length === 0) return { row: before, changed: false };
+      if (typeof set.company_id === 'string') await assertCompany(trx, tenantId, set.company_id);
+      await assertUnique(
+        trx,
+        tenantId,
+        {
+          email: set.email as string | undefined,
+          external_id: before.sync_provider ? undefined : (set.external_id as string | undefined),
+        },
+        before.id,
+      );
+      await updateContactRow(trx, before.id, set);
+      if ('company_id' in set) await refreshContactCounts(trx, [before.company_id, set.company_id as string]);
+      const after = (await findContact(trx, tenantId, before.id))!;
+      await emitEvent(trx, tenantId, 'contact.updated', { contact: dashboardContactRef(after) });
+      return { row: after, changed: true };
+    },
+    ({ row }) => storedJson(200, contactView(row)),
+    { transaction: true },
+  );
   if (result.changed) events.kick();
-  return c.json(contactView(result.row));
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.deleteContact, async (c) => {
@@ -218,20 +229,25 @@ async function assertRestorable(trx: Executor, tenantId: string, before: Contact
 register(app, routes.restoreContact, async (c) => {
   const { contact_id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  const { db, events } = c.get('services');
-  const result = await db.transaction().execute(async (trx) => {
-    const before = await findContact(trx, tenantId, contact_id);
-    if (!before) throw notFound('Contact');
-    if (!before.deleted_at) return { row: before, changed: false };
-    await assertRestorable(trx, tenantId, before);
-    if (!(await undeleteContact(trx, before.id))) return { row: before, changed: false };
-    await refreshContactCounts(trx, [before.company_id]);
-    const after = (await findContact(trx, tenantId, before.id))!;
-    await emitEvent(trx, tenantId, 'contact.updated', { contact: dashboardContactRef(after) });
-    return { row: after, changed: true };
-  });
+  const { events } = c.get('services');
+  const { result, answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      const before = await findContact(trx, tenantId, contact_id);
+      if (!before) throw notFound('Contact');
+      if (!before.deleted_at) return { row: before, changed: false };
+      await assertRestorable(trx, tenantId, before);
+      if (!(await undeleteContact(trx, before.id))) return { row: before, changed: false };
+      await refreshContactCounts(trx, [before.company_id]);
+      const after = (await findContact(trx, tenantId, before.id))!;
+      await emitEvent(trx, tenantId, 'contact.updated', { contact: dashboardContactRef(after) });
+      return { row: after, changed: true };
+    },
+    ({ row }) => storedJson(200, contactView(row)),
+    { transaction: true },
+  );
   if (result.changed) events.kick();
-  return c.json(contactView(result.row), 200);
+  return sendAnswer(c, answer);
 });
 
 // ---- companies ------------------------------------------------------------------------------
@@ -274,8 +290,12 @@ function companyChanges(before: CompanyRow, body: UpdateCompanyBody) {
 
 register(app, routes.createCompany, async (c) => {
   const body = c.req.valid('json');
-  const row = await insertCompany(c.get('services').db, tenantOf(c), body);
-  return c.json(companyView(row), 201);
+  const { answer } = await answerWithWork(
+    c,
+    (ex) => insertCompany(ex, tenantOf(c), body),
+    (row) => storedJson(201, companyView(row)),
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.listCompanies, async (c) => {
@@ -292,13 +312,19 @@ register(app, routes.getCompany, async (c) => {
 register(app, routes.updateCompany, async (c) => {
   const { company_id } = c.req.valid('param');
   const body = c.req.valid('json');
-  const { db } = c.get('services');
-  const before = await findLiveCompany(db, tenantOf(c), company_id);
-  const set = companyChanges(before, body);
-  if (Object.keys(set).length === 0) return c.json(companyView(before));
-  const row = await updateCompanyRow(db, before.id, set);
-  if (!row) throw notFound('Company');
-  return c.json(companyView(row));
+  const { answer } = await answerWithWork(
+    c,
+    async (ex) => {
+      const before = await findLiveCompany(ex, tenantOf(c), company_id);
+      const set = companyChanges(before, body);
+      if (Object.keys(set).length === 0) return before;
+      const row = await updateCompanyRow(ex, before.id, set);
+      if (!row) throw notFound('Company');
+      return row;
+    },
+    (row) => storedJson(200, companyView(row)),
+  );
+  return sendAnswer(c, answer);
 });
 
 /** Soft delete: hidden from lists and gets; its contacts keep company_id (restored together). */
@@ -311,11 +337,16 @@ register(app, routes.deleteCompany, async (c) => {
 /** Restore: 200 with the record; a company that is not deleted is returned unchanged. */
 register(app, routes.restoreCompany, async (c) => {
   const { company_id } = c.req.valid('param');
-  const { db } = c.get('services');
-  const before = await findCompany(db, tenantOf(c), company_id);
-  if (!before) throw notFound('Company');
-  if (!before.deleted_at) return c.json(companyView(before), 200);
-  return c.json(companyView(await undeleteCompany(db, before.id)), 200);
+  const { answer } = await answerWithWork(
+    c,
+    async (ex) => {
+      const before = await findCompany(ex, tenantOf(c), company_id);
+      if (!before) throw notFound('Company');
+      return before.deleted_at ? undeleteCompany(ex, before.id) : before;
+    },
+    (row) => storedJson(200, companyView(row)),
+  );
+  return sendAnswer(c, answer);
 });
 
 // ---- contact sync (tenant_admin or higher) --------------------------------------------------
@@ -365,7 +396,15 @@ register(app, routes.triggerRun, async (c) => {
     actorOf(c),
   );
   if (emitted > 0) events.kick();
-  return c.json(runView(run), 201);
+  // A run reads the provider, outside the database, and commits its own writes as it goes: the
+  // answer commits after the run (a crash before it runs the sync again on a retry, which a sync
+  // takes in its stride: it converges on the provider's state).
+  const { answer } = await answerWithWork(
+    c,
+    async () => run,
+    (done) => storedJson(201, runView(done)),
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.listRuns, async (c) => {

@@ -9,9 +9,8 @@ import { attachmentsOf } from '../../shared/files/records';
 import type { AttachmentView } from '../../shared/files/view';
 import { pickTeamMember } from '../../shared/helpdesk/routing';
 import { renderSavedReply, userIdOf } from '../../shared/helpdesk/saved-replies';
-import { answerWithWork } from '../../shared/http/answer-with-work';
+import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { notFound } from '../../shared/http/errors';
-import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
 import { assertReferences } from '../../shared/http/references';
 import { type HandlerOf, register } from '../../shared/http/route';
@@ -77,28 +76,33 @@ const sameTags = (a: readonly string[], b: readonly string[]) =>
 const createConversation: HandlerOf<typeof routes.createConversationV1> = async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, events } = c.get('services');
+  const { events } = c.get('services');
   const now = new Date();
-  const answer = await db.transaction().execute(async (trx) => {
-    await assertReferences(trx, tenantId, [{ field: 'contact_id', kind: 'contact', id: body.contact_id }]);
-    const created = await insertConversation(
-      trx,
-      {
-        tenant_id: tenantId,
-        contact_id: body.contact_id ?? null,
-        subject: body.subject || null,
-        channel: body.channel,
-        priority: body.priority,
-        tags: uniq(body.tags),
-        assignee_user_id: null,
-        assignee_team_id: null,
-      },
-      now,
-    );
-    if (created.contact_id) await countConversationForContact(trx, tenantId, created.contact_id);
-    await emitEvent(trx, tenantId, 'conversation.created', { conversation: conversationRef(created) });
-    return commitAnswer(trx, c, jsonAnswer(201, conversationView(created)));
-  });
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      await assertReferences(trx, tenantId, [{ field: 'contact_id', kind: 'contact', id: body.contact_id }]);
+      const created = await insertConversation(
+        trx,
+        {
+          tenant_id: tenantId,
+          contact_id: body.contact_id ?? null,
+          subject: body.subject || null,
+          channel: body.channel,
+          priority: body.priority,
+          tags: uniq(body.tags),
+          assignee_user_id: null,
+          assignee_team_id: null,
+        },
+        now,
+      );
+      if (created.contact_id) await countConversationForContact(trx, tenantId, created.contact_id);
+      await emitEvent(trx, tenantId, 'conversation.created', { conversation: conversationRef(created) });
+      return created;
+    },
+    (created) => storedJson(201, conversationView(created)),
+    { transaction: true },
+  );
   events.kick();
   return sendAnswer(c, answer);
 };
@@ -138,28 +142,32 @@ const updateConversation: HandlerOf<typeof routes.updateConversationV1> = async 
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, events } = c.get('services');
-  const answer = await db.transaction().execute(async (trx) => {
-    const current = await findConversation(trx, tenantId, id, true);
-    const changes = changesOf(current, body);
-    // nothing to change is an answer too: the conversation as it is now
-    if (Object.keys(changes).length === 0)
-      return commitAnswer(trx, c, jsonAnswer(200, conversationView(current)));
-    const now = new Date();
-    const sla = await conversationSlaAfterUpdate(trx, tenantId, current, changes, now);
-    const updated = await updateConversationRow(trx, tenantId, current.id, {
-      ...changes,
-      ...sla,
-      updated_at: now,
-    });
-    const event = changes.status ? transitionEvent(current.status, changes.status) : null;
-    if (event)
-      await emitEvent(trx, tenantId, event, {
-        conversation: conversationRef(updated),
-        previous_status: current.status,
+  const { events } = c.get('services');
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      const current = await findConversation(trx, tenantId, id, true);
+      const changes = changesOf(current, body);
+      // nothing to change is an answer too: the conversation as it is now
+      if (Object.keys(changes).length === 0) return current;
+      const now = new Date();
+      const sla = await conversationSlaAfterUpdate(trx, tenantId, current, changes, now);
+      const updated = await updateConversationRow(trx, tenantId, current.id, {
+        ...changes,
+        ...sla,
+        updated_at: now,
       });
-    return commitAnswer(trx, c, jsonAnswer(200, conversationView(updated)));
-  });
+      const event = changes.status ? transitionEvent(current.status, changes.status) : null;
+      if (event)
+        await emitEvent(trx, tenantId, event, {
+          conversation: conversationRef(updated),
+          previous_status: current.status,
+        });
+      return updated;
+    },
+    (row) => storedJson(200, conversationView(row)),
+    { transaction: true },
+  );
   events.kick();
   return sendAnswer(c, answer);
 };
@@ -176,39 +184,44 @@ const assignConversation: HandlerOf<typeof routes.assignConversationV1> = async 
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, events } = c.get('services');
-  const answer = await db.transaction().execute(async (trx) => {
-    const current = await findConversation(trx, tenantId, id, true);
-    if (body.assignee_user_id !== current.assignee_user_id)
-      await assertReferences(trx, tenantId, [
-        { field: 'assignee_user_id', kind: 'tenantUser', id: body.assignee_user_id },
-      ]);
-    if (body.assignee_team_id && body.assignee_team_id !== current.assignee_team_id)
-      await assertReferences(trx, tenantId, [
-        { field: 'assignee_team_id', kind: 'team', id: body.assignee_team_id },
-      ]);
-    // assigned to a team alone: a team that routes picks the member (holding the team's lock)
-    const pick =
-      body.assignee_team_id && body.assignee_user_id === undefined
-        ? await pickTeamMember(trx, tenantId, body.assignee_team_id, 'assignee_team_id')
-        : null;
-    const next = assigneesOf(current, pick?.userId ? { ...body, assignee_user_id: pick.userId } : body);
-    // already assigned so: nothing changes, nothing is emitted, the answer is the conversation as is
-    if (
-      next.assignee_user_id === current.assignee_user_id &&
-      next.assignee_team_id === current.assignee_team_id
-    )
-      return commitAnswer(trx, c, jsonAnswer(200, conversationView(current)));
-    const updated = await updateConversationRow(trx, tenantId, current.id, {
-      ...next,
-      updated_at: new Date(),
-    });
-    await emitEvent(trx, tenantId, 'conversation.assigned', {
-      conversation: conversationRef(updated),
-      routing_reason: pick?.userId ? pick.routing : (body.routing_reason ?? defaultRoutingReason(current)),
-    });
-    return commitAnswer(trx, c, jsonAnswer(200, conversationView(updated)));
-  });
+  const { events } = c.get('services');
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      const current = await findConversation(trx, tenantId, id, true);
+      if (body.assignee_user_id !== current.assignee_user_id)
+        await assertReferences(trx, tenantId, [
+          { field: 'assignee_user_id', kind: 'tenantUser', id: body.assignee_user_id },
+        ]);
+      if (body.assignee_team_id && body.assignee_team_id !== current.assignee_team_id)
+        await assertReferences(trx, tenantId, [
+          { field: 'assignee_team_id', kind: 'team', id: body.assignee_team_id },
+        ]);
+      // assigned to a team alone: a team that routes picks the member (holding the team's lock)
+      const pick =
+        body.assignee_team_id && body.assignee_user_id === undefined
+          ? await pickTeamMember(trx, tenantId, body.assignee_team_id, 'assignee_team_id')
+          : null;
+      const next = assigneesOf(current, pick?.userId ? { ...body, assignee_user_id: pick.userId } : body);
+      // already assigned so: nothing changes, nothing is emitted, the answer is the conversation as is
+      if (
+        next.assignee_user_id === current.assignee_user_id &&
+        next.assignee_team_id === current.assignee_team_id
+      )
+        return current;
+      const updated = await updateConversationRow(trx, tenantId, current.id, {
+        ...next,
+        updated_at: new Date(),
+      });
+      await emitEvent(trx, tenantId, 'conversation.assigned', {
+        conversation: conversationRef(updated),
+        routing_reason: pick?.userId ? pick.routing : (body.routing_reason ?? defaultRoutingReason(current)),
+      });
+      return updated;
+    },
+    (row) => storedJson(200, conversationView(row)),
+    { transaction: true },
+  );
   events.kick();
   return sendAnswer(c, answer);
 };
@@ -251,49 +264,54 @@ const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { db, events, defer } = c.get('services');
-  const { message, conversation, answer } = await db.transaction().execute(async (trx) => {
-    const current = await findConversation(trx, tenantId, id, true);
-    const appended = await appendMessage(
-      trx,
-      current,
-      {
-        sender_type: 'agent',
-        sender_id: senderIdOf(c),
-        body:
-          body.body ??
-          (await renderSavedReply(trx, tenantId, body.saved_reply_id!, {
-            userId: userIdOf(c),
-            conversation: current,
-          })),
-        content_type: body.content_type,
-        is_internal: body.is_internal,
-        source: 'dashboard',
-        delivery_status: body.is_internal ? null : initialDeliveryStatus(current.channel),
-        delivery_error: null,
-      },
-      new Date(),
-    );
-    // an outbound message that is not internal is the first response
-    if (!appended.message.is_internal)
-      appended.conversation = await recordFirstResponse(
+  const {
+    result: { message, conversation },
+    answer,
+  } = await answerWithWork(
+    c,
+    async (trx) => {
+      const current = await findConversation(trx, tenantId, id, true);
+      const appended = await appendMessage(
         trx,
-        'conversations',
-        appended.conversation,
-        appended.message.created_at,
+        current,
+        {
+          sender_type: 'agent',
+          sender_id: senderIdOf(c),
+          body:
+            body.body ??
+            (await renderSavedReply(trx, tenantId, body.saved_reply_id!, {
+              userId: userIdOf(c),
+              conversation: current,
+            })),
+          content_type: body.content_type,
+          is_internal: body.is_internal,
+          source: 'dashboard',
+          delivery_status: body.is_internal ? null : initialDeliveryStatus(current.channel),
+          delivery_error: null,
+        },
+        new Date(),
       );
-    const attachments = await attachOrRefuse(
-      trx,
-      tenantId,
-      { type: 'conversation', id: current.id },
-      body.attachment_ids,
-      appended.message.id,
-    );
-    await emitAgentMessage(trx, tenantId, appended.message, appended.conversation, attachments);
-    return {
-      ...appended,
-      answer: await commitAnswer(trx, c, jsonAnswer(201, messageView(appended.message, attachments))),
-    };
-  });
+      // an outbound message that is not internal is the first response
+      if (!appended.message.is_internal)
+        appended.conversation = await recordFirstResponse(
+          trx,
+          'conversations',
+          appended.conversation,
+          appended.message.created_at,
+        );
+      const attachments = await attachOrRefuse(
+        trx,
+        tenantId,
+        { type: 'conversation', id: current.id },
+        body.attachment_ids,
+        appended.message.id,
+      );
+      await emitAgentMessage(trx, tenantId, appended.message, appended.conversation, attachments);
+      return { ...appended, attachments };
+    },
+    ({ message, attachments }) => storedJson(201, messageView(message, attachments)),
+    { transaction: true },
+  );
   events.kick();
   if (message.delivery_status === 'queued') defer(() => deliverMessage(db, conversation, message));
   return sendAnswer(c, answer);
@@ -393,7 +411,7 @@ const createExport =
     const { answer } = await answerWithWork(
       c,
       (ex) => insertExport(ex, fields),
-      (row) => jsonAnswer(201, view(row)),
+      (row) => storedJson(201, view(row)),
     );
     return sendAnswer(c, answer);
   };

@@ -5,9 +5,8 @@ import { tenantOf } from '../../shared/auth/credential';
 import { requireGrant } from '../../shared/auth/grants';
 import { roleAtLeast } from '../../shared/auth/jwt';
 import type { AppEnv } from '../../shared/context/app-env';
-import { answerWithWork } from '../../shared/http/answer-with-work';
+import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { conflict, Detail, notFound } from '../../shared/http/errors';
-import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import {
@@ -83,7 +82,7 @@ register(app, routes.createTenantUser, async (c) => {
       // the colleague sets a password through the mailed invite (its link is returned in development only)
       return { row, invite: await issueUserToken(tx, config, row, 'invite') };
     },
-    ({ row, invite }) => jsonAnswer(201, { ...userView(row), invite: inviteView(config, invite) }),
+    ({ row, invite }) => storedJson(201, { ...userView(row), invite: inviteView(config, invite) }),
   );
   mailIssuedToken(c, result.row, 'invite', result.invite);
   return sendAnswer(c, answer);
@@ -104,22 +103,26 @@ register(app, routes.updateTenantUser, async (c) => {
   if (body.name !== undefined) set.name = body.name;
   if (body.role !== undefined) set.role = body.role;
   const tenantId = tenantOf(c);
-  const { db } = c.get('services');
-  const answer = await db.transaction().execute(async (trx) => {
-    const admins = await lockActiveAdmins(trx, tenantId);
-    const before = await findTenantUser(trx, tenantId, id);
-    if (!before) throw notFound('User');
-    requireGrant(c, before.role, set.role ?? before.role);
-    if (set.role === 'agent') keepAnAdmin(admins, id);
-    const after = await updateTenantUser(trx, tenantId, id, set);
-    if (!after) throw notFound('User');
-    if (!roleAtLeast(after.role, before.role)) await revokeUserSessions(trx, after.id, 'role_lowered');
-    const changes = changesOf(before, after);
-    if (Object.keys(changes).length > 0)
-      await recordAudit(trx, c, 'user.updated', { type: 'user', id }, { email: after.email, ...changes });
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      const admins = await lockActiveAdmins(trx, tenantId);
+      const before = await findTenantUser(trx, tenantId, id);
+      if (!before) throw notFound('User');
+      requireGrant(c, before.role, set.role ?? before.role);
+      if (set.role === 'agent') keepAnAdmin(admins, id);
+      const after = await updateTenantUser(trx, tenantId, id, set);
+      if (!after) throw notFound('User');
+      if (!roleAtLeast(after.role, before.role)) await revokeUserSessions(trx, after.id, 'role_lowered');
+      const changes = changesOf(before, after);
+      if (Object.keys(changes).length > 0)
+        await recordAudit(trx, c, 'user.updated', { type: 'user', id }, { email: after.email, ...changes });
+      return after;
+    },
     // a retry after a crash replays this answer: a second PATCH would answer another updated_at
-    return commitAnswer(trx, c, jsonAnswer(200, userView(after)));
-  });
+    (after) => storedJson(200, userView(after)),
+    { transaction: true },
+  );
   return sendAnswer(c, answer);
 });
 
@@ -193,7 +196,7 @@ register(app, routes.resendInvitation, async (c) => {
       return { invitation, invite };
     },
     ({ invitation, invite }) =>
-      jsonAnswer(200, {
+      storedJson(200, {
         ...invitationView({ ...invitation, expires_at: invite.expires_at }),
         invite: inviteView(config, invite),
       }),

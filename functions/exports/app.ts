@@ -3,9 +3,8 @@ import { actorOf, tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
 import type { Db } from '../../shared/db/schema';
 import type { ExportResource } from '../../shared/db/tables/platform';
-import { answerWithWork } from '../../shared/http/answer-with-work';
+import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { notFound } from '../../shared/http/errors';
-import { jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
@@ -52,7 +51,7 @@ register(app, routes.createExport, async (c) => {
         created_by: actorOf(c),
         ...outcome,
       }),
-    (job) => jsonAnswer(201, jobView(job, config.PUBLIC_BASE_URL)),
+    (job) => storedJson(201, jobView(job, config.PUBLIC_BASE_URL)),
   );
   return sendAnswer(c, answer);
 });

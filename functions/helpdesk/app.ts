@@ -5,6 +5,7 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { dropFieldValues } from '../../shared/helpdesk/fields';
 import { releaseTeamRecords } from '../../shared/helpdesk/routing';
 import { userIdOf } from '../../shared/helpdesk/saved-replies';
+import { storedEmpty, storedJson } from '../../shared/http/answer-with-work';
 import { validationError } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
@@ -58,19 +59,22 @@ register(app, routes.listTeams, async (c) => {
 register(app, routes.createTeam, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await auditedWrite(c, async (trx) => {
-    await assertMembers(trx, tenantId, body.member_ids);
-    const now = new Date();
-    const created = await insertRow(trx, 'teams', {
-      id: newId('team'),
-      tenant_id: tenantId,
-      ...body,
-      created_at: now,
-      updated_at: now,
-    });
-    return [created, audit('team.created', { type: 'team', id: created.id }, { name: created.name })];
-  });
-  return c.json(teamView(row), 201);
+  return auditedWrite(
+    c,
+    async (trx) => {
+      await assertMembers(trx, tenantId, body.member_ids);
+      const now = new Date();
+      const created = await insertRow(trx, 'teams', {
+        id: newId('team'),
+        tenant_id: tenantId,
+        ...body,
+        created_at: now,
+        updated_at: now,
+      });
+      return [created, audit('team.created', { type: 'team', id: created.id }, { name: created.name })];
+    },
+    (row) => storedJson(201, teamView(row)),
+  );
 });
 
 register(app, routes.getTeam, async (c) => {
@@ -83,29 +87,35 @@ register(app, routes.updateTeam, async (c) => {
   const { team_id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await auditedWrite(c, async (trx) => {
-    const current = found(await findTeam(trx, tenantId, team_id), 'Team');
-    const changes = changesOf(current, body);
-    if (Object.keys(changes).length === 0) return [current, null];
-    if (changes.member_ids) await assertMembers(trx, tenantId, body.member_ids!);
-    const updated = await updateRow(trx, 'teams', tenantId, current.id, {
-      ...valuesOf(changes),
-      updated_at: new Date(),
-    });
-    return [updated, audit('team.updated', { type: 'team', id: current.id }, changes)];
-  });
-  return c.json(teamView(row));
+  return auditedWrite(
+    c,
+    async (trx) => {
+      const current = found(await findTeam(trx, tenantId, team_id), 'Team');
+      const changes = changesOf(current, body);
+      if (Object.keys(changes).length === 0) return [current, null];
+      if (changes.member_ids) await assertMembers(trx, tenantId, body.member_ids!);
+      const updated = await updateRow(trx, 'teams', tenantId, current.id, {
+        ...valuesOf(changes),
+        updated_at: new Date(),
+      });
+      return [updated, audit('team.updated', { type: 'team', id: current.id }, changes)];
+    },
+    (row) => storedJson(200, teamView(row)),
+  );
 });
 
 register(app, routes.deleteTeam, async (c) => {
   const { team_id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  await auditedWrite(c, async (trx) => {
-    const gone = found(await deleteRow(trx, 'teams', tenantId, team_id), 'Team');
-    await releaseTeamRecords(trx, tenantId, gone.id);
-    return [null, audit('team.deleted', { type: 'team', id: gone.id }, { name: gone.name })];
-  });
-  return c.body(null, 204);
+  return auditedWrite(
+    c,
+    async (trx) => {
+      const gone = found(await deleteRow(trx, 'teams', tenantId, team_id), 'Team');
+      await releaseTeamRecords(trx, tenantId, gone.id);
+      return [null, audit('team.deleted', { type: 'team', id: gone.id }, { name: gone.name })];
+    },
+    () => storedEmpty(),
+  );
 });
 
 // ---- saved replies ----
@@ -126,19 +136,22 @@ register(app, routes.createSavedReply, async (c) => {
     throw validationError([
       { loc: ['body'], msg: 'A saved reply needs a signed-in author', type: 'value_error' },
     ]);
-  const row = await auditedWrite(c, async (trx) => {
-    const now = new Date();
-    const created = await insertRow(trx, 'saved_replies', {
-      id: newId('savedReply'),
-      tenant_id: tenantId,
-      ...body,
-      created_by: author,
-      created_at: now,
-      updated_at: now,
-    });
-    return [created, audit('saved_reply.created', replyTarget(created.id), { title: created.title })];
-  });
-  return c.json(savedReplyView(row), 201);
+  return auditedWrite(
+    c,
+    async (trx) => {
+      const now = new Date();
+      const created = await insertRow(trx, 'saved_replies', {
+        id: newId('savedReply'),
+        tenant_id: tenantId,
+        ...body,
+        created_by: author,
+        created_at: now,
+        updated_at: now,
+      });
+      return [created, audit('saved_reply.created', replyTarget(created.id), { title: created.title })];
+    },
+    (row) => storedJson(201, savedReplyView(row)),
+  );
 });
 
 register(app, routes.getSavedReply, async (c) => {
@@ -151,28 +164,37 @@ register(app, routes.updateSavedReply, async (c) => {
   const { saved_reply_id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await auditedWrite(c, async (trx) => {
-    const current = found(await findSavedReply(trx, tenantId, saved_reply_id, userIdOf(c)), 'Saved reply');
-    const changes = changesOf(current, body);
-    if (Object.keys(changes).length === 0) return [current, null];
-    const updated = await updateRow(trx, 'saved_replies', tenantId, current.id, {
-      ...valuesOf(changes),
-      updated_at: new Date(),
-    });
-    return [updated, audit('saved_reply.updated', replyTarget(current.id), { fields: Object.keys(changes) })];
-  });
-  return c.json(savedReplyView(row));
+  return auditedWrite(
+    c,
+    async (trx) => {
+      const current = found(await findSavedReply(trx, tenantId, saved_reply_id, userIdOf(c)), 'Saved reply');
+      const changes = changesOf(current, body);
+      if (Object.keys(changes).length === 0) return [current, null];
+      const updated = await updateRow(trx, 'saved_replies', tenantId, current.id, {
+        ...valuesOf(changes),
+        updated_at: new Date(),
+      });
+      return [
+        updated,
+        audit('saved_reply.updated', replyTarget(current.id), { fields: Object.keys(changes) }),
+      ];
+    },
+    (row) => storedJson(200, savedReplyView(row)),
+  );
 });
 
 register(app, routes.deleteSavedReply, async (c) => {
   const { saved_reply_id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  await auditedWrite(c, async (trx) => {
-    const current = found(await findSavedReply(trx, tenantId, saved_reply_id, userIdOf(c)), 'Saved reply');
-    await deleteRow(trx, 'saved_replies', tenantId, current.id);
-    return [null, audit('saved_reply.deleted', replyTarget(current.id), { title: current.title })];
-  });
-  return c.body(null, 204);
+  return auditedWrite(
+    c,
+    async (trx) => {
+      const current = found(await findSavedReply(trx, tenantId, saved_reply_id, userIdOf(c)), 'Saved reply');
+      await deleteRow(trx, 'saved_replies', tenantId, current.id);
+      return [null, audit('saved_reply.deleted', replyTarget(current.id), { title: current.title })];
+    },
+    () => storedEmpty(),
+  );
 });
 
 // ---- ticket fields ----
@@ -188,62 +210,71 @@ register(app, routes.listTicketFields, async (c) => {
 register(app, routes.createTicketField, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await auditedWrite(c, async (trx) => {
-    if (await keyTaken(trx, tenantId, body.key))
-      throw validationError([
-        { loc: ['body', 'key'], msg: 'A ticket field with this key exists', type: 'value_error' },
-      ]);
-    const created = await insertRow(trx, 'ticket_fields', {
-      id: newId('ticketField'),
-      tenant_id: tenantId,
-      key: body.key,
-      label: body.label,
-      type: body.type,
-      options: body.options ?? [],
-      required: body.required,
-      created_at: new Date(),
-    });
-    const entry = { key: created.key, type: created.type };
-    return [created, audit('ticket_field.created', fieldTarget(created.id), entry)];
-  });
-  return c.json(ticketFieldView(row), 201);
+  return auditedWrite(
+    c,
+    async (trx) => {
+      if (await keyTaken(trx, tenantId, body.key))
+        throw validationError([
+          { loc: ['body', 'key'], msg: 'A ticket field with this key exists', type: 'value_error' },
+        ]);
+      const created = await insertRow(trx, 'ticket_fields', {
+        id: newId('ticketField'),
+        tenant_id: tenantId,
+        key: body.key,
+        label: body.label,
+        type: body.type,
+        options: body.options ?? [],
+        required: body.required,
+        created_at: new Date(),
+      });
+      const entry = { key: created.key, type: created.type };
+      return [created, audit('ticket_field.created', fieldTarget(created.id), entry)];
+    },
+    (row) => storedJson(201, ticketFieldView(row)),
+  );
 });
 
 register(app, routes.updateTicketField, async (c) => {
   const { field_id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await auditedWrite(c, async (trx) => {
-    const current = found(await findTicketField(trx, tenantId, field_id), 'Ticket field');
-    const takesOptions = current.type === 'dropdown' || current.type === 'multiselect';
-    if (body.options && (takesOptions ? body.options.length === 0 : body.options.length > 0))
-      throw validationError([
-        {
-          loc: ['body', 'options'],
-          msg: takesOptions
-            ? `A ${current.type} needs at least one option`
-            : `A ${current.type} field takes no options`,
-          type: 'value_error',
-        },
-      ]);
-    const changes = changesOf(current, body);
-    if (Object.keys(changes).length === 0) return [current, null];
-    const updated = await updateRow(trx, 'ticket_fields', tenantId, current.id, valuesOf(changes));
-    return [
-      updated,
-      audit('ticket_field.updated', fieldTarget(current.id), { key: current.key, ...changes }),
-    ];
-  });
-  return c.json(ticketFieldView(row));
+  return auditedWrite(
+    c,
+    async (trx) => {
+      const current = found(await findTicketField(trx, tenantId, field_id), 'Ticket field');
+      const takesOptions = current.type === 'dropdown' || current.type === 'multiselect';
+      if (body.options && (takesOptions ? body.options.length === 0 : body.options.length > 0))
+        throw validationError([
+          {
+            loc: ['body', 'options'],
+            msg: takesOptions
+              ? `A ${current.type} needs at least one option`
+              : `A ${current.type} field takes no options`,
+            type: 'value_error',
+          },
+        ]);
+      const changes = changesOf(current, body);
+      if (Object.keys(changes).length === 0) return [current, null];
+      const updated = await updateRow(trx, 'ticket_fields', tenantId, current.id, valuesOf(changes));
+      return [
+        updated,
+        audit('ticket_field.updated', fieldTarget(current.id), { key: current.key, ...changes }),
+      ];
+    },
+    (row) => storedJson(200, ticketFieldView(row)),
+  );
 });
 
 register(app, routes.deleteTicketField, async (c) => {
   const { field_id } = c.req.valid('param');
   const tenantId = tenantOf(c);
-  await auditedWrite(c, async (trx) => {
-    const gone = found(await deleteRow(trx, 'ticket_fields', tenantId, field_id), 'Ticket field');
-    await dropFieldValues(trx, tenantId, gone.key);
-    return [null, audit('ticket_field.deleted', fieldTarget(gone.id), { key: gone.key })];
-  });
-  return c.body(null, 204);
+  return auditedWrite(
+    c,
+    async (trx) => {
+      const gone = found(await deleteRow(trx, 'ticket_fields', tenantId, field_id), 'Ticket field');
+      await dropFieldValues(trx, tenantId, gone.key);
+      return [null, audit('ticket_field.deleted', fieldTarget(gone.id), { key: gone.key })];
+    },
+    () => storedEmpty(),
+  );
 });

@@ -6,6 +6,7 @@ import type { KbProviderId } from '../../shared/db/tables/contacts_kb';
 import { tenantExists } from '../../shared/db/tenants';
 import type { AppConfig } from '../../shared/env';
 import { emitEvent } from '../../shared/events/emit';
+import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { badRequest, Detail, notFound } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
@@ -122,24 +123,37 @@ register(app, routes.createArticle, async (c) => {
   const { db, config, events } = c.get('services');
   if (body.status === 'published') assertDestinationsConfigured(body.destinations, config);
   const destinations = [...body.destinations].sort((a, b) => ORDER[a] - ORDER[b]);
+  const writeDraft = (ex: Executor) =>
+    insertDraft(ex, {
+      tenantId,
+      title: body.title,
+      body: body.body,
+      provider_id: destinations.includes('native') ? 'native' : 'itsm',
+      tags: body.tags,
+      category: body.category ?? null,
+      language: body.language,
+      destinations,
+      createdBy: actorOf(c),
+    });
+  if (body.status === 'draft') {
+    const { answer } = await answerWithWork(c, writeDraft, (draft) =>
+      storedJson(201, articleView(draft, [])),
+    );
+    return sendAnswer(c, answer);
+  }
   // stage 1 (intermediate, emits nothing): the article exists as a draft
-  const draft = await insertDraft(db, {
-    tenantId,
-    title: body.title,
-    body: body.body,
-    provider_id: destinations.includes('native') ? 'native' : 'itsm',
-    tags: body.tags,
-    category: body.category ?? null,
-    language: body.language,
-    destinations,
-    createdBy: actorOf(c),
-  });
-  if (body.status === 'draft') return c.json(articleView(draft, []), 201);
+  const draft = await writeDraft(db);
   // stage 2: one write per destination, one event per successful write
   const { emitted } = await publishTo({ db, config }, draft, destinations);
   if (emitted > 0) events.kick();
-  const { article, pubs } = await loadArticle(db, tenantId, draft.id);
-  return c.json(articleView(article, pubs), 201);
+  // Publishing reaches destinations outside the database, which no transaction holds: the answer
+  // commits after them, with the read it answers (a crash before it publishes again on a retry).
+  const { answer } = await answerWithWork(
+    c,
+    (ex) => loadArticle(ex, tenantId, draft.id),
+    ({ article, pubs }) => storedJson(201, articleView(article, pubs)),
+  );
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.listArticles, async (c) => {
@@ -182,15 +196,16 @@ function articleEdit(before: ArticleRow, body: UpdateArticleBody) {
   return { set, publishing };
 }
 
-/** Writes the edit; a published help-center (native) article announces it with one kb.article.updated. */
-function applyEdit(db: Db, tenantId: string, before: ArticleRow, set: Record<string, unknown>) {
-  return db.transaction().execute(async (trx) => {
-    const row = await updateArticleRow(trx, before.id, set);
-    const announced = before.provider_id === 'native' && before.status === 'published';
-    if (announced)
-      await emitEvent(trx, tenantId, 'kb.article.updated', { article: articleRef(row, 'native', null) });
-    return { row, emitted: announced ? 1 : 0 };
-  });
+/**
+ * Writes the edit (in the caller's transaction); a published help-center (native) article
+ * announces it with one kb.article.updated.
+ */
+async function applyEdit(trx: Executor, tenantId: string, before: ArticleRow, set: Record<string, unknown>) {
+  const row = await updateArticleRow(trx, before.id, set);
+  const announced = before.provider_id === 'native' && before.status === 'published';
+  if (announced)
+    await emitEvent(trx, tenantId, 'kb.article.updated', { article: articleRef(row, 'native', null) });
+  return { row, emitted: announced ? 1 : 0 };
 }
 
 /**
@@ -208,17 +223,35 @@ register(app, routes.updateArticle, async (c) => {
   const { article: before } = await loadArticle(db, tenantId, article_id);
   const { set, publishing } = articleEdit(before, body);
   if (publishing) assertDestinationsConfigured(before.destinations, config);
+  const answerOf = ({ article, pubs }: Awaited<ReturnType<typeof loadArticle>>) =>
+    storedJson(200, articleView(article, pubs));
+  if (!publishing) {
+    // the edit (if any) and its answer commit together
+    const { result, answer } = await answerWithWork(
+      c,
+      async (trx) => {
+        const emitted =
+          Object.keys(set).length > 0 ? (await applyEdit(trx, tenantId, before, set)).emitted : 0;
+        return { emitted, ...(await loadArticle(trx, tenantId, before.id)) };
+      },
+      answerOf,
+      { transaction: true },
+    );
+    if (result.emitted > 0) events.kick();
+    return sendAnswer(c, answer);
+  }
   let after = before;
   let emitted = 0;
   if (Object.keys(set).length > 0) {
-    const edited = await applyEdit(db, tenantId, before, set);
+    const edited = await db.transaction().execute((trx) => applyEdit(trx, tenantId, before, set));
     after = edited.row;
     emitted += edited.emitted;
   }
-  if (publishing) emitted += (await publishTo({ db, config }, after, after.destinations)).emitted;
+  emitted += (await publishTo({ db, config }, after, after.destinations)).emitted;
   if (emitted > 0) events.kick();
-  const { article, pubs } = await loadArticle(db, tenantId, before.id);
-  return c.json(articleView(article, pubs));
+  // as at creation: publishing reaches outside the database, so the answer commits after it
+  const { answer } = await answerWithWork(c, (ex) => loadArticle(ex, tenantId, before.id), answerOf);
+  return sendAnswer(c, answer);
 });
 
 // ---- public help center (no credential) -------------------------------------------------------

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { audit, auditedWrite, found } from '../../shared/audit/audited';
 import { tenantOf } from '../../shared/auth/credential';
 import type { AppEnv } from '../../shared/context/app-env';
+import { storedEmpty, storedJson } from '../../shared/http/answer-with-work';
 import { conflict } from '../../shared/http/errors';
 import { assertReferences } from '../../shared/http/references';
 import { register } from '../../shared/http/route';
@@ -44,13 +45,16 @@ register(app, routes.listBusinessHours, async (c) => {
 register(app, routes.createBusinessHours, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await auditedWrite(c, async (trx) => {
-    if ((await countHours(trx, tenantId)) >= MAX_HOURS)
-      throw conflict(LIMIT_EXCEEDED('business hours', MAX_HOURS));
-    const created = await insertHours(trx, tenantId, body);
-    return [created, audit('business_hours.created', hoursTarget(created.id), { name: body.name })];
-  });
-  return c.json(hoursView(row), 201, { Location: `/api/v2/business-hours/${row.id}` });
+  return auditedWrite(
+    c,
+    async (trx) => {
+      if ((await countHours(trx, tenantId)) >= MAX_HOURS)
+        throw conflict(LIMIT_EXCEEDED('business hours', MAX_HOURS));
+      const created = await insertHours(trx, tenantId, body);
+      return [created, audit('business_hours.created', hoursTarget(created.id), { name: body.name })];
+    },
+    (row) => storedJson(201, hoursView(row), { Location: `/api/v2/business-hours/${row.id}` }),
+  );
 });
 
 register(app, routes.getBusinessHours, async (c) => {
@@ -62,24 +66,30 @@ register(app, routes.updateBusinessHours, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { id } = c.req.valid('param');
-  const row = await auditedWrite(c, async (trx) => {
-    found(await findHours(trx, tenantId, id, true), HOURS);
-    const updated = await updateHours(trx, tenantId, id, body);
-    return [updated, audit('business_hours.updated', hoursTarget(id), { fields: Object.keys(body) })];
-  });
-  return c.json(hoursView(row));
+  return auditedWrite(
+    c,
+    async (trx) => {
+      found(await findHours(trx, tenantId, id, true), HOURS);
+      const updated = await updateHours(trx, tenantId, id, body);
+      return [updated, audit('business_hours.updated', hoursTarget(id), { fields: Object.keys(body) })];
+    },
+    (row) => storedJson(200, hoursView(row)),
+  );
 });
 
 register(app, routes.deleteBusinessHours, async (c) => {
   const tenantId = tenantOf(c);
   const { id } = c.req.valid('param');
-  await auditedWrite(c, async (trx) => {
-    const row = found(await findHours(trx, tenantId, id, true), HOURS);
-    if (await hoursInUse(trx, tenantId, id)) throw conflict(HOURS_IN_USE);
-    await deleteHours(trx, tenantId, id);
-    return [null, audit('business_hours.deleted', hoursTarget(id), { name: row.name })];
-  });
-  return c.body(null, 204);
+  return auditedWrite(
+    c,
+    async (trx) => {
+      const row = found(await findHours(trx, tenantId, id, true), HOURS);
+      if (await hoursInUse(trx, tenantId, id)) throw conflict(HOURS_IN_USE);
+      await deleteHours(trx, tenantId, id);
+      return [null, audit('business_hours.deleted', hoursTarget(id), { name: row.name })];
+    },
+    () => storedEmpty(),
+  );
 });
 
 // ---- SLA policies ----
@@ -97,14 +107,17 @@ register(app, routes.listSlaPolicies, async (c) => {
 register(app, routes.createSlaPolicy, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const row = await auditedWrite(c, async (trx) => {
-    await assertReferences(trx, tenantId, [...hoursReference(body.business_hours_id)]);
-    const tally = await policyTally(trx, tenantId);
-    if (tally.count >= MAX_POLICIES) throw conflict(LIMIT_EXCEEDED('SLA policies', MAX_POLICIES));
-    const created = await insertPolicy(trx, tenantId, { ...body, position: body.position ?? tally.next });
-    return [created, audit('sla_policy.created', policyTarget(created.id), { name: body.name })];
-  });
-  return c.json(policyView(row), 201, { Location: `/api/v2/sla-policies/${row.id}` });
+  return auditedWrite(
+    c,
+    async (trx) => {
+      await assertReferences(trx, tenantId, [...hoursReference(body.business_hours_id)]);
+      const tally = await policyTally(trx, tenantId);
+      if (tally.count >= MAX_POLICIES) throw conflict(LIMIT_EXCEEDED('SLA policies', MAX_POLICIES));
+      const created = await insertPolicy(trx, tenantId, { ...body, position: body.position ?? tally.next });
+      return [created, audit('sla_policy.created', policyTarget(created.id), { name: body.name })];
+    },
+    (row) => storedJson(201, policyView(row), { Location: `/api/v2/sla-policies/${row.id}` }),
+  );
 });
 
 register(app, routes.getSlaPolicy, async (c) => {
@@ -116,22 +129,28 @@ register(app, routes.updateSlaPolicy, async (c) => {
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { id } = c.req.valid('param');
-  const row = await auditedWrite(c, async (trx) => {
-    found(await findPolicy(trx, tenantId, id, true), POLICY);
-    await assertReferences(trx, tenantId, [...hoursReference(body.business_hours_id)]);
-    const updated = await updatePolicy(trx, tenantId, id, body);
-    return [updated, audit('sla_policy.updated', policyTarget(id), { fields: Object.keys(body) })];
-  });
-  return c.json(policyView(row));
+  return auditedWrite(
+    c,
+    async (trx) => {
+      found(await findPolicy(trx, tenantId, id, true), POLICY);
+      await assertReferences(trx, tenantId, [...hoursReference(body.business_hours_id)]);
+      const updated = await updatePolicy(trx, tenantId, id, body);
+      return [updated, audit('sla_policy.updated', policyTarget(id), { fields: Object.keys(body) })];
+    },
+    (row) => storedJson(200, policyView(row)),
+  );
 });
 
 register(app, routes.deleteSlaPolicy, async (c) => {
   const tenantId = tenantOf(c);
   const { id } = c.req.valid('param');
-  await auditedWrite(c, async (trx) => {
-    const row = found(await findPolicy(trx, tenantId, id, true), POLICY);
-    await deletePolicy(trx, tenantId, id);
-    return [null, audit('sla_policy.deleted', policyTarget(id), { name: row.name })];
-  });
-  return c.body(null, 204);
+  return auditedWrite(
+    c,
+    async (trx) => {
+      const row = found(await findPolicy(trx, tenantId, id, true), POLICY);
+      await deletePolicy(trx, tenantId, id);
+      return [null, audit('sla_policy.deleted', policyTarget(id), { name: row.name })];
+    },
+    () => storedEmpty(),
+  );
 });

@@ -11,8 +11,13 @@ import { attachmentsOf } from '../../shared/files/records';
 import { checkCustomFields, customFieldFilters, ticketFieldDefs } from '../../shared/helpdesk/fields';
 import { pickTeamMember } from '../../shared/helpdesk/routing';
 import { renderSavedReply, userIdOf } from '../../shared/helpdesk/saved-replies';
+import {
+  answerWithWork,
+  type StatementLease,
+  sendAnswer,
+  storedJson,
+} from '../../shared/http/answer-with-work';
 import { ApiError, Detail, notFound } from '../../shared/http/errors';
-import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorEnvelope, pageEnvelope } from '../../shared/http/pagination';
 import { assertReferences } from '../../shared/http/references';
 import { register } from '../../shared/http/route';
@@ -49,27 +54,30 @@ register(app, routes.createTicket, async (c) => {
   const tenantId = tenantOf(c);
   const { db, events } = c.get('services');
   const custom_fields = checkCustomFields(await ticketFieldDefs(db, tenantId), input.custom_fields);
-  const write = (ex: Executor, assignee_id = input.assignee_id) =>
+  const write = (ex: Executor, lease: StatementLease | undefined, assignee_id = input.assignee_id) =>
     createTicket(
       ex,
       tenantId,
       { ...input, assignee_id, custom_fields },
       { createdBy: actorOf(c), source: sourceOf(c.get('auth')) },
-      c.get('idempotency'),
+      lease,
     );
-  // one statement writes the ticket and its event atomically: no transaction to open around it,
-  // but for a team that routes, whose pick holds the team's lock until the ticket is written
-  const routed = input.assignee_team_id && input.assignee_id === undefined;
-  const row = routed
-    ? await db.transaction().execute(async (trx) => {
-        const pick = await pickTeamMember(trx, tenantId, input.assignee_team_id!, 'assignee_team_id');
-        return write(trx, pick.userId ?? undefined);
-      })
-    : await write(db);
+  // one statement writes the ticket, its event and (under a key) its answer atomically: no
+  // transaction to open around it, but for a team that routes, whose pick holds the team's lock
+  // until the ticket is written
+  const routed = Boolean(input.assignee_team_id && input.assignee_id === undefined);
+  const { answer } = await answerWithWork(
+    c,
+    async (ex, lease) => {
+      if (!routed) return write(ex, lease);
+      const pick = await pickTeamMember(ex, tenantId, input.assignee_team_id!, 'assignee_team_id');
+      return write(ex, lease, pick.userId ?? undefined);
+    },
+    ticketCreatedAnswer,
+    { transaction: routed, inStatement: true },
+  );
   events.kick();
-  // the bytes an Idempotency-Key's record committed with the ticket, so a replay matches them
-  const { status, headers, body } = ticketCreatedAnswer(row);
-  return c.body(body, status as 201, headers);
+  return sendAnswer(c, answer);
 });
 
 const JSON_CONTENT = { 'Content-Type': 'application/json' } as const;
@@ -135,51 +143,53 @@ register(app, routes.updateTicket, async (c) => {
   const { ticket_id } = c.req.valid('param');
   const input = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, events } = c.get('services');
+  const { events } = c.get('services');
   // the answer commits with the work under an Idempotency-Key (so does "nothing to change": the
   // ticket as it was then), so a retry after a crash between the two replays it
-  const result = await db.transaction().execute(async (trx) => {
-    const answered = async (row: TicketRow, emitted: boolean) => ({
-      answer: await commitAnswer(trx, c, jsonAnswer(200, ticketView(row))),
-      emitted,
-    });
-    const current = await findTicket(trx, tenantId, ticket_id, true);
-    if (!current) throw notFound('Ticket');
-    const wanted = { ...input, ...(input.tags ? { tags: normalizeTags(input.tags) } : {}) };
-    if (input.custom_fields)
-      wanted.custom_fields = checkCustomFields(
-        await ticketFieldDefs(trx, tenantId),
-        input.custom_fields,
-        current.custom_fields,
+  const { result, answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      const answered = (row: TicketRow, emitted: boolean) => ({ row, emitted });
+      const current = await findTicket(trx, tenantId, ticket_id, true);
+      if (!current) throw notFound('Ticket');
+      const wanted = { ...input, ...(input.tags ? { tags: normalizeTags(input.tags) } : {}) };
+      if (input.custom_fields)
+        wanted.custom_fields = checkCustomFields(
+          await ticketFieldDefs(trx, tenantId),
+          input.custom_fields,
+          current.custom_fields,
+        );
+      let changes = changesOf(current, wanted);
+      // assigned to a team alone: a team that routes picks the assignee (holding the team's lock)
+      if (changes.assignee_team_id && wanted.assignee_team_id && input.assignee_id === undefined) {
+        const pick = await pickTeamMember(trx, tenantId, wanted.assignee_team_id, 'assignee_team_id');
+        if (pick.userId) changes = changesOf(current, { ...wanted, assignee_id: pick.userId });
+      }
+      if (Object.keys(changes).length === 0) return answered(current, false);
+      if (changes.status && !canTransition(current.status, String(changes.status.to)))
+        throw new ApiError(409, Detail.invalidTransition(current.status, String(changes.status.to)));
+      await assertReferences(
+        trx,
+        tenantId,
+        ticketReferences(wanted).filter((r) => r.field in changes),
       );
-    let changes = changesOf(current, wanted);
-    // assigned to a team alone: a team that routes picks the assignee (holding the team's lock)
-    if (changes.assignee_team_id && wanted.assignee_team_id && input.assignee_id === undefined) {
-      const pick = await pickTeamMember(trx, tenantId, wanted.assignee_team_id, 'assignee_team_id');
-      if (pick.userId) changes = changesOf(current, { ...wanted, assignee_id: pick.userId });
-    }
-    if (Object.keys(changes).length === 0) return answered(current, false);
-    if (changes.status && !canTransition(current.status, String(changes.status.to)))
-      throw new ApiError(409, Detail.invalidTransition(current.status, String(changes.status.to)));
-    await assertReferences(
-      trx,
-      tenantId,
-      ticketReferences(wanted).filter((r) => r.field in changes),
-    );
 
-    const now = new Date();
-    const { patch, crossesIntoResolved } = patchOf(current, changes, now);
-    Object.assign(patch, await ticketSlaAfterUpdate(trx, tenantId, current, changes, now));
-    if (changes.custom_fields) patch.custom_fields = JSON.stringify(changes.custom_fields.to);
-    const row = await updateTicketRow(trx, tenantId, current.id, patch);
-    const ticket = ticketView(row);
-    await emitEvent(trx, tenantId, 'ticket.updated', { ticket, changes: serializeChanges(changes) });
-    if (crossesIntoResolved)
-      await emitEvent(trx, tenantId, 'ticket.resolved', { ticket, previous_status: current.status });
-    return answered(row, true);
-  });
+      const now = new Date();
+      const { patch, crossesIntoResolved } = patchOf(current, changes, now);
+      Object.assign(patch, await ticketSlaAfterUpdate(trx, tenantId, current, changes, now));
+      if (changes.custom_fields) patch.custom_fields = JSON.stringify(changes.custom_fields.to);
+      const row = await updateTicketRow(trx, tenantId, current.id, patch);
+      const ticket = ticketView(row);
+      await emitEvent(trx, tenantId, 'ticket.updated', { ticket, changes: serializeChanges(changes) });
+      if (crossesIntoResolved)
+        await emitEvent(trx, tenantId, 'ticket.resolved', { ticket, previous_status: current.status });
+      return answered(row, true);
+    },
+    ({ row }) => storedJson(200, ticketView(row)),
+    { transaction: true },
+  );
   if (result.emitted) events.kick();
-  return sendAnswer(c, result.answer);
+  return sendAnswer(c, answer);
 });
 
 function serializeChanges(changes: Changes) {
@@ -190,46 +200,50 @@ register(app, routes.createReply, async (c) => {
   const { ticket_id } = c.req.valid('param');
   const input = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, events } = c.get('services');
-  const answer = await db.transaction().execute(async (trx) => {
-    const ticket = await findTicket(trx, tenantId, ticket_id, true);
-    if (!ticket) throw notFound('Ticket');
-    if (ticket.status === 'closed') throw new ApiError(409, Detail.ticketClosed);
-    const body =
-      input.body ??
-      (await renderSavedReply(trx, tenantId, input.saved_reply_id!, { userId: userIdOf(c), ticket }));
-    const written = await insertReply(trx, tenantId, ticket.id, {
-      body,
-      author_type: authorTypeOf(c.get('auth')),
-      author_id: actorOf(c),
-      is_public: input.is_public ?? true,
-    });
-    // a public reply by an agent or an integration is the first response (the requester's is not)
-    if (written.reply.is_public && written.reply.author_type !== 'requester')
-      written.ticket = await recordFirstResponse(trx, 'tickets', written.ticket, written.reply.created_at);
-    const attachments = await attachOrRefuse(
-      trx,
-      tenantId,
-      { type: 'ticket', id: ticket.id },
-      input.attachment_ids,
-      written.reply.id,
-    );
-    const view = replyView(written.reply, attachments);
-    await emitEvent(trx, tenantId, 'ticket.replied', {
-      ticket: ticketView(written.ticket),
-      reply: {
-        id: view.id,
-        body: view.body,
-        author_type: view.author_type,
-        author_id: view.author_id,
-        is_public: view.is_public,
-        created_at: view.created_at,
-        attachments,
-      },
-    });
-    // committed with the reply under an Idempotency-Key: a retry after a crash replays it
-    return commitAnswer(trx, c, jsonAnswer(201, view));
-  });
+  const { events } = c.get('services');
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
+      const ticket = await findTicket(trx, tenantId, ticket_id, true);
+      if (!ticket) throw notFound('Ticket');
+      if (ticket.status === 'closed') throw new ApiError(409, Detail.ticketClosed);
+      const body =
+        input.body ??
+        (await renderSavedReply(trx, tenantId, input.saved_reply_id!, { userId: userIdOf(c), ticket }));
+      const written = await insertReply(trx, tenantId, ticket.id, {
+        body,
+        author_type: authorTypeOf(c.get('auth')),
+        author_id: actorOf(c),
+        is_public: input.is_public ?? true,
+      });
+      // a public reply by an agent or an integration is the first response (the requester's is not)
+      if (written.reply.is_public && written.reply.author_type !== 'requester')
+        written.ticket = await recordFirstResponse(trx, 'tickets', written.ticket, written.reply.created_at);
+      const attachments = await attachOrRefuse(
+        trx,
+        tenantId,
+        { type: 'ticket', id: ticket.id },
+        input.attachment_ids,
+        written.reply.id,
+      );
+      const view = replyView(written.reply, attachments);
+      await emitEvent(trx, tenantId, 'ticket.replied', {
+        ticket: ticketView(written.ticket),
+        reply: {
+          id: view.id,
+          body: view.body,
+          author_type: view.author_type,
+          author_id: view.author_id,
+          is_public: view.is_public,
+          created_at: view.created_at,
+          attachments,
+        },
+      });
+      return view;
+    },
+    (view) => storedJson(201, view),
+    { transaction: true },
+  );
   events.kick();
   return sendAnswer(c, answer);
 });

@@ -9,9 +9,8 @@ import type { Executor } from '../../shared/db/schema';
 import type { AppConfig } from '../../shared/env';
 import { ALL_EVENTS, EVENT_TYPES, type EventType, isEventType } from '../../shared/events/catalog';
 import { EVENT_EXAMPLES } from '../../shared/events/examples';
-import { answerWithWork } from '../../shared/http/answer-with-work';
+import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { badRequest, conflict, Detail, notFound, validationError } from '../../shared/http/errors';
-import { commitAnswer, jsonAnswer, sendAnswer } from '../../shared/http/idempotency';
 import { cursorIssue, nextCursor } from '../../shared/http/pagination';
 import { register, toHonoPath } from '../../shared/http/route';
 import { limitWebhookTool } from '../../shared/ratelimit/webhook-tools';
@@ -177,7 +176,7 @@ register(app, routes.createWebhook, async (c) => {
             { url: body.url, events, ...(body.description ? { description: body.description } : {}) },
           ),
       ),
-    (row) => jsonAnswer(201, { ...recordView(row), secret }),
+    (row) => storedJson(201, { ...recordView(row), secret }),
   );
   return sendAnswer(c, answer);
 });
@@ -239,7 +238,7 @@ register(app, routes.redeliver, async (c) => {
   const { answer } = await answerWithWork(
     c,
     (tx) => insertRedelivery(tx, original),
-    (created) => jsonAnswer(202, deliveryView(created)),
+    (created) => storedJson(202, deliveryView(created)),
   );
   events.kick();
   return sendAnswer(c, answer);
@@ -254,11 +253,12 @@ register(app, routes.recover, async (c) => {
   await limitWebhookTool(c, 'recover', hook.id);
   // the re-sends and, under an Idempotency-Key, their answer commit together: a retry after a
   // crash is that answer, not a second recover (nor its 429)
-  const { created, answer } = await db.transaction().execute(async (trx) => {
-    const created = await redeliverFailedSince(trx, hook, new Date(since), RECOVER_MAX);
-    const answer = await commitAnswer(trx, c, jsonAnswer(202, { deliveries: created.map(deliveryView) }));
-    return { created, answer };
-  });
+  const { result: created, answer } = await answerWithWork(
+    c,
+    (trx) => redeliverFailedSince(trx, hook, new Date(since), RECOVER_MAX),
+    (created) => storedJson(202, { deliveries: created.map(deliveryView) }),
+    { transaction: true },
+  );
   if (created.length > 0) events.kick();
   return sendAnswer(c, answer);
 });
@@ -283,15 +283,19 @@ register(app, routes.updateWebhook, async (c) => {
   // enabling a disabled endpoint also makes it healthy and re-sends its backlog: with the change,
   // in one transaction, so a crash leaves it disabled with nothing re-sent or enabled with all of it
   const enabling = body.is_active === true && before.health_state === 'disabled';
-  const { row, resent } = enabling
-    ? await db.transaction().execute(async (trx) => {
-        const resent = await enableDisabled(trx, tenantId, id, actorOf(c));
-        return { row: await updateWebhookRow(trx, tenantId, id, changes, audit), resent };
-      })
-    : { row: await updateWebhookRow(db, tenantId, id, changes, audit), resent: [] };
-  if (!row) throw notFound('Webhook');
-  if (resent.length > 0) kicker.kick();
-  return c.json(await readDetail(db, row));
+  const { result: updated, answer } = await answerWithWork(
+    c,
+    async (ex) => {
+      const resent = enabling ? await enableDisabled(ex, tenantId, id, actorOf(c)) : [];
+      const row = await updateWebhookRow(ex, tenantId, id, changes, audit);
+      if (!row) throw notFound('Webhook');
+      return { resent, detail: await readDetail(ex, row) };
+    },
+    ({ detail }) => storedJson(200, detail),
+    { transaction: enabling },
+  );
+  if (updated.resent.length > 0) kicker.kick();
+  return sendAnswer(c, answer);
 });
 
 // Dashboard v2 (the gate refuses API keys on /api/v2/*).
@@ -304,20 +308,32 @@ register(app, routes.sendTestEvent, async (c) => {
   const hook = await webhookOf(db, tenantOf(c), id);
   if (!hook.is_active) throw conflict(Detail.webhookInactive);
   await limitWebhookTool(c, 'test', hook.id);
-  const delivery = await insertTestDelivery(db, hook, event_type, EVENT_EXAMPLES[event_type as EventType]);
+  const { answer } = await answerWithWork(
+    c,
+    (ex) => insertTestDelivery(ex, hook, event_type, EVENT_EXAMPLES[event_type as EventType]),
+    (delivery) => storedJson(202, { delivery_id: delivery.id }),
+  );
   events.kick();
-  return c.json({ delivery_id: delivery.id }, 202);
+  return sendAnswer(c, answer);
 });
 
 register(app, routes.rotateSecret, async (c) => {
   const { id } = c.req.valid('param');
-  const { db, config } = c.get('services');
+  const { config } = c.get('services');
   const tenantId = tenantOf(c);
   const secret = generateWebhookSecret();
   const sealed = await encryptSecret(config.WEBHOOK_ENCRYPTION_KEY, secret);
   const audit = auditRow(c, 'webhook.secret_rotated', { type: 'webhook', id });
-  if (!(await replaceSecret(db, tenantId, id, sealed, audit))) throw notFound('Webhook');
-  return c.json({ secret });
+  // the answer is the only place the new secret is shown: under an Idempotency-Key it commits with
+  // the rotation, so a retry after a crash gets this secret rather than a second rotation
+  const { answer } = await answerWithWork(
+    c,
+    async (ex) => {
+      if (!(await replaceSecret(ex, tenantId, id, sealed, audit))) throw notFound('Webhook');
+    },
+    () => storedJson(200, { secret }),
+  );
+  return sendAnswer(c, answer);
 });
 
 // QStash retry callback (surface 'signed': the gate lets it through). Its signature covers the

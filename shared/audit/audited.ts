@@ -1,6 +1,8 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../context/app-env';
+import type { StoredResponse } from '../context/idempotency-store';
 import type { Executor } from '../db/schema';
+import { answerWithWork, sendAnswer } from '../http/answer-with-work';
 import { notFound } from '../http/errors';
 import type { AuditAction, AuditTargetType } from './actions';
 import { recordAudit } from './audit';
@@ -20,21 +22,26 @@ export const audit = (
 
 /**
  * Runs a dashboard resource's write in one transaction with its audit entry (the entry commits with
- * the write or not at all). `work` answers the result and the entry, or no entry when nothing
+ * the write or not at all) and answers it through answerWithWork, so under an Idempotency-Key the
+ * answer commits with them too. `work` answers the result and the entry, or no entry when nothing
  * changed (a PATCH that changes nothing records nothing).
  */
-export function auditedWrite<T>(
+export async function auditedWrite<T>(
   c: Context<AppEnv>,
   work: (trx: Executor) => Promise<[T, AuditEntry | null]>,
-): Promise<T> {
-  return c
-    .get('services')
-    .db.transaction()
-    .execute(async (trx) => {
+  answerOf: (result: T) => StoredResponse,
+): Promise<Response> {
+  const { answer } = await answerWithWork(
+    c,
+    async (trx) => {
       const [result, entry] = await work(trx);
       if (entry) await recordAudit(trx, c, entry.action, entry.target, entry.metadata);
       return result;
-    });
+    },
+    answerOf,
+    { transaction: true },
+  );
+  return sendAnswer(c, answer);
 }
 
 /** The row, or the 404 `<noun> not found`. */

@@ -11,7 +11,7 @@ import type {
   StoredResponse,
 } from '../context/idempotency-store';
 import { sha256Hex } from '../crypto';
-import type { Database, Db, Executor } from '../db/schema';
+import type { Database, Db } from '../db/schema';
 import type { IdempotencyKeysTable } from '../db/tables/integrator';
 import type { AppConfig } from '../env';
 import { errorField, type Logger } from '../log/logger';
@@ -22,7 +22,8 @@ import type { MiddlewareDoc } from './openapi';
 export type { BeginResult, IdempotencyClaim, IdempotencyScope, IdempotencyStore, StoredResponse };
 
 /**
- * `Idempotency-Key` on every POST and PATCH of the public API (Stripe semantics): the first
+ * `Idempotency-Key` on every POST and PATCH of the API-key and dashboard surfaces (Stripe
+ * semantics, the same rules on both): the first
  * response for (tenant, credential, key) is kept for 24 h and replayed byte for byte with
  * `Idempotent-Replayed: true`; the same key with a different request is 422; a duplicate that
  * arrives while the first is still running is 409 and never runs the action twice.
@@ -30,8 +31,9 @@ export type { BeginResult, IdempotencyClaim, IdempotencyScope, IdempotencyStore,
  *
  * A running request holds its key under a lease (IdempotencyClaim), renewed while it runs: a
  * process that dies mid-request frees the key when the lease lapses, and a retry then takes it
- * over. A route whose work is one statement commits its answer in that statement, under the lease
- * (answerUnderLease), so a retry after a crash replays it instead of doing the work again.
+ * over. Every keyed route commits its answer in its work's transaction, under the lease
+ * (answerWithWork, shared/http/answer-with-work.ts), so a retry after a crash replays it instead of
+ * doing the work again.
  */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -83,7 +85,7 @@ export class DbIdempotencyStore implements IdempotencyStore {
   }
 
   async renew(claim: IdempotencyClaim): Promise<boolean> {
-    // the claim's own record, also once its work committed the answer (answerUnderLease): a done
+    // the claim's own record, also once its work committed the answer (answerWithWork): a done
     // record's 24 h stand, since they end later than any lease
     const res = await keyed(this.db.updateTable('idempotency_keys'), claim.scope)
       .where('lease_token', '=', claim.token)
@@ -147,7 +149,7 @@ async function judge(
 }
 
 /**
- * The answer of work that committed under `claim` in the database (answerUnderLease), for a store
+ * The answer of work that committed under `claim` in the database (answerWithWork), for a store
  * apart from it: a key whose holder died after that commit is replayed, not run again.
  */
 export async function committedAnswer(db: Db, claim: IdempotencyClaim): Promise<BeginResult | null> {
@@ -159,11 +161,11 @@ export async function committedAnswer(db: Db, claim: IdempotencyClaim): Promise<
 }
 
 /**
- * The CTE that commits a request's answer in the statement that does its work, under the
- * request's lease: done at once if the claim still holds the key (or, for a store apart from the
- * database, written anew). The statement must take a NOT NULL value through `underLease(value)`
- * so that it writes nothing when this CTE wrote nothing: the work and its record commit together
- * or not at all, and a request whose lease another one has taken over commits nothing.
+ * The statement that commits a request's answer beside its work, under the request's lease
+ * (shared/http/answer-with-work.ts), in the work's transaction or as a CTE of the work's one
+ * statement: done at once if the claim still holds the key (or, for a store apart from the
+ * database, written anew); it writes and returns no row when another holder has the key, and the
+ * work is then rolled back.
  */
 export function answerUnderLease(
   qc: QueryCreator<Database>,
@@ -201,55 +203,13 @@ export function answerUnderLease(
 }
 
 /**
- * The same for work done in a transaction: commits `answer` in `trx`, under the lease of the
- * request's Idempotency-Key, so the work and its record commit together or not at all; returns the
- * answer, for the route to send. A request whose lease another one has taken over gets LeaseLost
- * (409), which rolls its work back. Without a key it writes nothing.
- */
-export async function commitAnswer(
-  trx: Executor,
-  c: Context<AppEnv>,
-  answer: StoredResponse,
-): Promise<StoredResponse> {
-  const claim = c.get('idempotency');
-  if (!claim) return answer;
-  const written = await answerUnderLease(trx, claim, await sealAnswer(claim, answer)).executeTakeFirst();
-  if (!written) throw new LeaseLost();
-  return answer;
-}
-
-/** A JSON answer as a keyed route commits it and sends it: the same bytes either way. */
-export function jsonAnswer(
-  status: number,
-  value: unknown,
-  headers: Record<string, string> = {},
-): StoredResponse {
-  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) };
-}
-
-/** The response of an answer committed with its work (commitAnswer, answerUnderLease). */
-export function sendAnswer(c: Context<AppEnv>, answer: StoredResponse): Response {
-  return c.body(answer.body, answer.status as ContentfulStatusCode, answer.headers);
-}
-
-/** `value`, taken through the `idempotency` CTE of answerUnderLease: NULL when it wrote nothing. */
-export const underLease = (value: string) => sql<string>`(SELECT ${value}::text FROM idempotency)`;
-
-/**
- * A statement under answerUnderLease found the key's answer written by another holder (it took
- * over a lapsed lease, or, with a store apart from the database, committed first): the 409 of a
- * key in use. The key is not completed with it: a retry is answered from the record that holder wrote.
+ * A keyed write found the key's answer written by another holder (it took over a lapsed lease,
+ * or, with a store apart from the database, committed first): the 409 of a key in use. The key is not completed with it: a retry is answered from the record that holder wrote.
  */
 export class LeaseLost extends ApiError {
   constructor() {
     super(409, Detail.idempotencyInProgress);
   }
-}
-
-/** The error of a statement under answerUnderLease, as LeaseLost when its claim had lost the key. */
-export function leaseLostAs409(err: unknown, column: string): unknown {
-  const e = err as { code?: string; column?: string } | null;
-  return e?.code === '23502' && (e.column === undefined || e.column === column) ? new LeaseLost() : err;
 }
 
 interface RedisRecord {
@@ -344,7 +304,7 @@ export function redisIdempotencyStore(redis: Redis | null): IdempotencyStore | u
 
 /**
  * The store's answer; a key a store apart from the database takes anew may still have an answer
- * committed there by a holder that died before completing (answerUnderLease): that one is replayed.
+ * committed there by a holder that died before completing (answerWithWork): that one is replayed.
  */
 async function begin(store: IdempotencyStore, db: Db, claim: IdempotencyClaim): Promise<BeginResult> {
   const begun = await store.begin(claim);
@@ -362,8 +322,13 @@ async function begin(store: IdempotencyStore, db: Db, claim: IdempotencyClaim): 
 /** 1-255 visible ASCII characters, no spaces: the middleware's check and the document's `pattern` */
 const KEY_PATTERN = '^[!-~]{1,255}$';
 const KEY_SHAPE = new RegExp(KEY_PATTERN);
-/** The methods a key applies to (on the API-key surface). */
+/** The methods a key applies to. */
 const KEYED_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH']);
+/**
+ * The surfaces whose writes take a key: the API keys' and the dashboard sessions', under the same
+ * rules (sign-in, public, end-user and internal routes have no credential a key could be scoped to).
+ */
+export const KEYED_SURFACES: ReadonlySet<string> = new Set(['api', 'dashboard']);
 
 function credentialOf(c: Context<AppEnv>): { tenantId: string; credential: string } | null {
   const auth = c.get('auth');
@@ -403,24 +368,24 @@ async function keepAnswer(
     if (value !== null) headers[name] = value;
   }
   // The action is done; if its record cannot be kept, a replay would run it again: release is
-  // not possible either, so the key stays in_progress until its lease lapses (a route that
-  // committed its answer with its work, answerUnderLease, is replayed even then).
+  // not possible either, so the key stays in_progress until its lease lapses (the answer committed
+  // with the work, answerWithWork, is replayed even then).
   await store
     .complete(claim, { status: c.res.status, headers, body })
     .catch((err) => logger.warn({ error: errorField(err) }, 'idempotency record not saved'));
 }
 
 /**
- * Idempotency-Key replay for POST and PATCH on the API-key surface; `onApiSurface` says whether a
- * request is one (the runtime's access rules, and a route serving its method).
+ * Idempotency-Key replay for POST and PATCH on the keyed surfaces; `keyedPath` says whether a
+ * request is on one (the runtime's access rules, and a route serving its method).
  */
 export function idempotency(
-  onApiSurface: (path: string, method: string) => boolean,
+  keyedPath: (path: string, method: string) => boolean,
   storeFor: (c: Context<AppEnv>) => IdempotencyStore = idempotencyStoreFor,
 ): MiddlewareHandler<AppEnv> {
   return async function idempotencyKey(c, next) {
     const key = c.req.header('idempotency-key');
-    if (key === undefined || !KEYED_METHODS.has(c.req.method) || !onApiSurface(c.req.path, c.req.method)) {
+    if (key === undefined || !KEYED_METHODS.has(c.req.method) || !keyedPath(c.req.path, c.req.method)) {
       return next();
     }
     const who = credentialOf(c);
@@ -487,7 +452,8 @@ export function idempotency(
  */
 export const IDEMPOTENCY_DOC: MiddlewareDoc = {
   // not a raw file upload: the chain passes those by (their fingerprint would read the whole file)
-  appliesTo: (t) => t.surface === 'api' && KEYED_METHODS.has(t.method.toUpperCase()) && !t.route.rawBody,
+  appliesTo: (t) =>
+    KEYED_SURFACES.has(t.surface) && KEYED_METHODS.has(t.method.toUpperCase()) && !t.route.rawBody,
   parameters: [
     {
       name: 'Idempotency-Key',

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { type AccessRule, compileAccess } from '../auth/access';
 import type { AppEnv, FunctionApp } from '../context/app-env';
 import { handleError } from '../http/errors';
-import { idempotency } from '../http/idempotency';
+import { idempotency, KEYED_SURFACES } from '../http/idempotency';
 import { patternOfRouterMatch } from '../http/route-pattern';
 import { isRawUpload } from './body-size';
 import { admitted, decidedEnv, executionCtxOf, type GateOptions, gate } from './gate';
@@ -63,7 +63,7 @@ export function buildChain(apps: readonly FunctionApp[], options: ChainOptions):
     '*',
     idempotency(
       (path, method) =>
-        access.surfaceOf(path) === 'api' && routed(method, path) && !isRawUpload(method, path),
+        KEYED_SURFACES.has(access.surfaceOf(path)) && routed(method, path) && !isRawUpload(method, path),
     ),
   );
   for (const app of apps) root.route('/', app);

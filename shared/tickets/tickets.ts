@@ -1,12 +1,11 @@
 // The ticket record and its creation, shared by the tickets function, call completion (outcome
 // `ticket_created`) and the end-user API: one place writes a ticket and its ticket.created event.
 import type { Insertable, Selectable } from 'kysely';
-import type { IdempotencyClaim, StoredResponse } from '../context/idempotency-store';
+import type { StoredResponse } from '../context/idempotency-store';
 import type { Executor } from '../db/schema';
 import type { TicketsTable } from '../db/tables/tickets_calls';
 import { iso, outboxRow } from '../events/emit';
-import { sealAnswer } from '../http/answer-seal';
-import { answerUnderLease, leaseLostAs409, underLease } from '../http/idempotency';
+import type { StatementLease } from '../http/answer-with-work';
 import { assertReferences, type Reference } from '../http/references';
 import { newId } from '../ids';
 import { slaView } from '../sla/state';
@@ -81,15 +80,16 @@ export interface TicketActor {
  * rows commit together, or neither, with one round trip and no transaction to open). Reused by the
  * end-user API (requester_id = the end user's id) and by call completion (outcome `ticket_created`),
  * inside their own transactions. The caller kicks the event dispatcher after commit.
- * Under an Idempotency-Key (`claim`) the same statement commits the answer under the key's lease,
- * so a retry after a crash replays it, and a request that lost its lease creates nothing (409).
+ * Under an Idempotency-Key (`lease`, from answerWithWork) the same statement commits the answer
+ * under the key's lease, so a retry after a crash replays it (a statement whose client died still
+ * commits both), and a request that lost its lease creates nothing (409).
  */
 export async function createTicket(
   db: Executor,
   tenantId: string,
   input: CreateTicketInput,
   actor: TicketActor,
-  claim?: IdempotencyClaim,
+  lease?: StatementLease,
 ): Promise<TicketRow> {
   await assertReferences(db, tenantId, ticketReferences(input));
   const now = new Date();
@@ -136,22 +136,18 @@ export async function createTicket(
     closed_at: null,
   };
   const event = outboxRow(tenantId, 'ticket.created', { ticket: ticketView(stored) });
-  if (!claim)
+  if (!lease)
     return db
       .with('event', (w) => w.insertInto('events').values(event))
       .insertInto('tickets')
       .values(values)
       .returningAll()
       .executeTakeFirstOrThrow();
-  const answer = await sealAnswer(claim, ticketCreatedAnswer(stored));
   return db
-    .with('idempotency', (qc) => answerUnderLease(qc, claim, answer))
+    .with('idempotency', await lease.cte(ticketCreatedAnswer(stored)))
     .with('event', (w) => w.insertInto('events').values(event))
     .insertInto('tickets')
-    .values({ ...values, id: underLease(values.id) })
+    .values({ ...values, id: lease.guard('id', values.id) })
     .returningAll()
-    .executeTakeFirstOrThrow()
-    .catch((err) => {
-      throw leaseLostAs409(err, 'id');
-    });
+    .executeTakeFirstOrThrow();
 }

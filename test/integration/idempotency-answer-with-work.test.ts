@@ -75,7 +75,11 @@ for (const store of ['database', 'redis'] as const) {
       const run = Math.random().toString(36).slice(2, 8);
 
       beforeAll(async () => {
-        const env: Record<string, string> = { REQUEST_TIMEOUT_MS: String(LEASE_MS) };
+        const env: Record<string, string> = {
+          REQUEST_TIMEOUT_MS: String(LEASE_MS),
+          // startSyncRun's provider: a closed local port
+          SYNC_HTTP_ALLOW_HOSTS: '127.0.0.1',
+        };
         if (store === 'redis') {
           adapter = await startUpstashRestAdapter();
           env.UPSTASH_REDIS_REST_URL = adapter.url;

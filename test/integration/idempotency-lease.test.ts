@@ -8,10 +8,11 @@ import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEnv } from '../../shared/context/app-env';
 import { openBody } from '../../shared/http/answer-seal';
+import { workUnderClaim } from '../../shared/http/answer-with-work';
 import { handleError } from '../../shared/http/errors';
 import type { IdempotencyClaim, IdempotencyStore } from '../../shared/http/idempotency';
 import { DbIdempotencyStore, idempotency } from '../../shared/http/idempotency';
-import { createTicket } from '../../shared/tickets/tickets';
+import { createTicket, ticketCreatedAnswer } from '../../shared/tickets/tickets';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 import {
   redisForTests,
@@ -144,11 +145,18 @@ for (const name of ['database', 'redis'] as const) {
         // one ticket for the key either way: in the database store the holder that lost the lease
         // commits nothing; with Redis the database knows no holder, and the first to commit wins
         const [loser, winner] = name === 'database' ? [a, b] : [b, a];
-        if (name === 'redis') await createTicket(h.db, t.id, { subject }, actor, winner);
-        await expect(createTicket(h.db, t.id, { subject }, actor, loser)).rejects.toMatchObject({
-          status: 409,
-        });
-        const row = name === 'database' ? await createTicket(h.db, t.id, { subject }, actor, winner) : null;
+        const create = async (holder: IdempotencyClaim) =>
+          (
+            await workUnderClaim(
+              h.db,
+              holder,
+              (trx) => createTicket(trx, t.id, { subject }, actor),
+              ticketCreatedAnswer,
+            )
+          ).result;
+        if (name === 'redis') await create(winner);
+        await expect(create(loser)).rejects.toMatchObject({ status: 409 });
+        const row = name === 'database' ? await create(winner) : null;
         expect(await ticketCount(subject)).toBe(1);
         const record = await h.db
           .selectFrom('idempotency_keys')

@@ -1,6 +1,7 @@
 // Every keyed operation's case for test/integration/idempotency-answer-with-work.test.ts, by
-// function folder.
+// function folder (the dashboard surface's in one file, for idempotency-dashboard.test.ts too).
 import { conversationCases } from './conversations';
+import { dashboardCases } from './dashboard';
 import { directoryCases } from './directory';
 import { settingsCases } from './settings';
 import { ticketCases } from './tickets';
@@ -13,4 +14,5 @@ export const KEYED_CASES: KeyedCase[] = [
   ...directoryCases,
   ...webhookCases,
   ...settingsCases,
+  ...dashboardCases,
 ];
