@@ -88,6 +88,8 @@ export interface EdgeStack {
   proxy: WsProxy;
   endpoint: NeonHttpEndpoint;
   bindings: Record<string, string>;
+  /** the keys under `prefix` in workerd's local R2 bucket (ATTACHMENTS), read through Miniflare */
+  bucketKeys(prefix: string): Promise<string[]>;
   reload(): Promise<void>;
   close(): Promise<void>;
 }
@@ -151,6 +153,18 @@ export async function startEdgeStack(options: {
     proxy,
     endpoint,
     bindings,
+    async bucketKeys(prefix) {
+      const bucket = await mf.getR2Bucket('ATTACHMENTS', FUNCTIONS[0]?.name);
+      const keys: string[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const page = await bucket.list(cursor ? { prefix, cursor } : { prefix });
+        keys.push(...page.objects.map((o) => o.key));
+        if (!page.truncated) break;
+        cursor = page.cursor;
+      }
+      return keys.sort();
+    },
     /** restarts every Worker (test:faults: an isolate evicted with its deferred work unfinished) */
     async reload() {
       await mf.setOptions(mfOptions);
