@@ -14,6 +14,7 @@ import { FUNCTIONS } from '../../functions/manifest';
 import { createPostgresHandle } from '../../shared/db/adapters/pg';
 import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';
+import type { R2BucketLike } from '../../shared/storage/r2';
 import { BUNDLE_DIR, DOCS_ASSETS_DIR, prepareDocsAssets, ROOT, routePattern } from './config';
 import { type NeonHttpEndpoint, startNeonHttpEndpoint } from './neon-http-endpoint';
 import { startWsProxy, type WsProxy } from './ws-proxy';
@@ -154,7 +155,11 @@ export async function startEdgeStack(options: {
     endpoint,
     bindings,
     async bucketKeys(prefix) {
-      const bucket = await mf.getR2Bucket('ATTACHMENTS', FUNCTIONS[0]?.name);
+      // Miniflare's R2 types come from workers-types, which this project does not load
+      const bucket = (await mf.getR2Bucket('ATTACHMENTS', FUNCTIONS[0]?.name)) as unknown as Pick<
+        R2BucketLike,
+        'list'
+      >;
       const keys: string[] = [];
       let cursor: string | undefined;
       for (;;) {
