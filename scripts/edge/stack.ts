@@ -99,6 +99,24 @@ const compatibilityDate = () =>
   readFileSync(join(ROOT, 'wrangler.toml'), 'utf8').match(/^compatibility_date\s*=\s*"([^"]+)"/m)?.[1] ??
   '2025-09-01';
 
+/** The keys under `prefix` in the stack's local R2 bucket, read through Miniflare. */
+async function bucketKeys(mf: Miniflare, prefix: string): Promise<string[]> {
+  // Miniflare's R2 types come from workers-types, which this project does not load
+  const bucket = (await mf.getR2Bucket('ATTACHMENTS', FUNCTIONS[0]?.name)) as unknown as Pick<
+    R2BucketLike,
+    'list'
+  >;
+  const keys: string[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await bucket.list(cursor ? { prefix, cursor } : { prefix });
+    keys.push(...page.objects.map((o) => o.key));
+    if (!page.truncated) break;
+    cursor = page.cursor;
+  }
+  return keys.sort();
+}
+
 export async function startEdgeStack(options: {
   /** a Postgres role that may create databases: the stack makes its own and drops it on close */
   adminUrl: string;
@@ -154,22 +172,7 @@ export async function startEdgeStack(options: {
     proxy,
     endpoint,
     bindings,
-    async bucketKeys(prefix) {
-      // Miniflare's R2 types come from workers-types, which this project does not load
-      const bucket = (await mf.getR2Bucket('ATTACHMENTS', FUNCTIONS[0]?.name)) as unknown as Pick<
-        R2BucketLike,
-        'list'
-      >;
-      const keys: string[] = [];
-      let cursor: string | undefined;
-      for (;;) {
-        const page = await bucket.list(cursor ? { prefix, cursor } : { prefix });
-        keys.push(...page.objects.map((o) => o.key));
-        if (!page.truncated) break;
-        cursor = page.cursor;
-      }
-      return keys.sort();
-    },
+    bucketKeys: (prefix: string) => bucketKeys(mf, prefix),
     /** restarts every Worker (test:faults: an isolate evicted with its deferred work unfinished) */
     async reload() {
       await mf.setOptions(mfOptions);
