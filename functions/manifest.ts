@@ -139,7 +139,15 @@ const MANIFEST: readonly { name: string; access: readonly AccessRule[] }[] = [
   { name: 'audit', access: [dashboard('/api/v2/audit-log')] },
   // signed download links (docs/files.md): no credential, the link's signature is one
   { name: 'files', access: [open('/api/v1/files')] },
-  { name: 'sla', access: [dashboard('/api/v2/business-hours'), dashboard('/api/v2/sla-policies')] },
+  {
+    name: 'sla',
+    access: [
+      dashboard('/api/v2/business-hours'),
+      dashboard('/api/v2/sla-policies'),
+      // the breach check's QStash callbacks (Workers): verified by the handler itself
+      { prefix: '/api/internal/sla/qstash', surface: 'signed' },
+    ],
+  },
   {
     name: 'helpdesk',
     access: [

@@ -5,7 +5,10 @@ import type { AppEnv } from '../../shared/context/app-env';
 import { storedEmpty, storedJson } from '../../shared/http/answer-with-work';
 import { conflict } from '../../shared/http/errors';
 import { assertReferences } from '../../shared/http/references';
-import { register } from '../../shared/http/route';
+import { register, toHonoPath } from '../../shared/http/route';
+import { recordAllDueBreaches } from '../../shared/sla/breaches';
+import { qstashBreachCheckPublisher, scheduleBreachCheck } from '../../shared/sla/edge-check';
+import { qstashSignature } from '../../shared/webhooks/qstash';
 import {
   countHours,
   deleteHours,
@@ -153,4 +156,25 @@ register(app, routes.deleteSlaPolicy, async (c) => {
     },
     () => storedEmpty(),
   );
+});
+
+// ---- the breach check's QStash callback (Workers; surface 'signed': the signature covers the body's
+// exact bytes, so it is checked in front of the body's validation) ----
+
+/** How early a callback may come (the clocks of QStash and the Worker differ) and still be taken. */
+const CHECK_EARLY_MS = 1_000;
+
+app.use(toHonoPath(routes.slaQStashCallback.path), qstashSignature);
+register(app, routes.slaQStashCallback, async (c) => {
+  const { check_at } = c.req.valid('json');
+  const { db, config, events, logger } = c.get('services');
+  const now = new Date();
+  if (Date.parse(check_at) - now.getTime() > CHECK_EARLY_MS)
+    return c.json({ detail: 'Check not due yet' }, 503, { 'Retry-After': '1' });
+  const recorded = await recordAllDueBreaches(db, now);
+  // the breach events go out through the outbox like any other
+  if (recorded.some((b) => b.table === 'tickets')) events.kick();
+  const publisher = qstashBreachCheckPublisher(config);
+  const next = publisher ? await scheduleBreachCheck(db, publisher, logger) : null;
+  return c.json({ recorded: recorded.length, next_check_at: next?.toISOString() ?? null });
 });

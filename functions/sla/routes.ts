@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { errorResponse, notFoundResponse } from '../../shared/http/error-body';
+import { ErrorBody, errorResponse, notFoundResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -222,5 +222,40 @@ export const components = defineComponents({
     BusinessHoursUpdate: UpdateBusinessHoursBody,
     SlaPolicyCreate: CreateSlaPolicyBody,
     SlaPolicyUpdate: UpdateSlaPolicyBody,
+  },
+});
+
+// ---- the breach check on Workers ----
+
+/** What shared/sla/edge-check.ts publishes: the due time the callback is for. */
+export const BreachCheckBody = z.object({
+  check_at: z.iso
+    .datetime()
+    .describe('The earliest SLA due time when the check was scheduled (ISO 8601 UTC)'),
+});
+const BreachCheckResult = z.object({
+  recorded: z
+    .number()
+    .int()
+    .describe('Breaches recorded by this check (0: another process recorded them first)'),
+  next_check_at: z
+    .string()
+    .nullable()
+    .describe('The next due time put on the schedule; null when no clock runs'),
+});
+
+export const slaQStashCallback = defineRoute({
+  operationId: 'receiveSlaBreachCheck',
+  method: 'post',
+  path: '/api/internal/sla/qstash',
+  summary: 'QStash SLA breach check (internal)',
+  description:
+    'Called by QStash when the earliest SLA due time of any ticket or conversation has come (on Workers; the Node server checks in its own loop); verified with the `Upstash-Signature` header like the webhook callbacks. Records every breach due by then, once across processes, emits `ticket.updated` for each ticket breached, and schedules the next due time.',
+  tags: ['Internal'],
+  body: BreachCheckBody,
+  responses: {
+    200: { description: 'Checked', schema: BreachCheckResult },
+    401: { description: '`Invalid QStash signature`', schema: ErrorBody },
+    503: { description: 'The due time has not come yet; QStash retries', schema: ErrorBody },
   },
 });

@@ -1,7 +1,9 @@
 // Workers entry of the `tickets` function (deployed on its own; see wrangler.toml and scripts/deploy.ts).
 
 import { edgeWorker } from '../../shared/runtime/edge';
+import { withBreachChecks } from '../../shared/runtime/edge-sla';
 import { ACCESS_RULES } from '../manifest';
 import { app } from './app';
 
-export default edgeWorker(app, ACCESS_RULES);
+// its writes start and move SLA clocks: each kick puts the earliest due time on QStash
+export default edgeWorker(app, ACCESS_RULES, withBreachChecks());

@@ -14,6 +14,7 @@ import { FUNCTIONS } from '../../functions/manifest';
 import { createPostgresHandle } from '../../shared/db/adapters/pg';
 import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';
+import type { R2BucketLike } from '../../shared/storage/r2';
 import { BUNDLE_DIR, DOCS_ASSETS_DIR, prepareDocsAssets, ROOT, routePattern } from './config';
 import { type NeonHttpEndpoint, startNeonHttpEndpoint } from './neon-http-endpoint';
 import { startWsProxy, type WsProxy } from './ws-proxy';
@@ -88,6 +89,8 @@ export interface EdgeStack {
   proxy: WsProxy;
   endpoint: NeonHttpEndpoint;
   bindings: Record<string, string>;
+  /** the keys under `prefix` in workerd's local R2 bucket (ATTACHMENTS), read through Miniflare */
+  bucketKeys(prefix: string): Promise<string[]>;
   reload(): Promise<void>;
   close(): Promise<void>;
 }
@@ -95,6 +98,24 @@ export interface EdgeStack {
 const compatibilityDate = () =>
   readFileSync(join(ROOT, 'wrangler.toml'), 'utf8').match(/^compatibility_date\s*=\s*"([^"]+)"/m)?.[1] ??
   '2025-09-01';
+
+/** The keys under `prefix` in the stack's local R2 bucket, read through Miniflare. */
+async function bucketKeys(mf: Miniflare, prefix: string): Promise<string[]> {
+  // Miniflare's R2 types come from workers-types, which this project does not load
+  const bucket = (await mf.getR2Bucket('ATTACHMENTS', FUNCTIONS[0]?.name)) as unknown as Pick<
+    R2BucketLike,
+    'list'
+  >;
+  const keys: string[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await bucket.list(cursor ? { prefix, cursor } : { prefix });
+    keys.push(...page.objects.map((o) => o.key));
+    if (!page.truncated) break;
+    cursor = page.cursor;
+  }
+  return keys.sort();
+}
 
 export async function startEdgeStack(options: {
   /** a Postgres role that may create databases: the stack makes its own and drops it on close */
@@ -151,6 +172,7 @@ export async function startEdgeStack(options: {
     proxy,
     endpoint,
     bindings,
+    bucketKeys: (prefix: string) => bucketKeys(mf, prefix),
     /** restarts every Worker (test:faults: an isolate evicted with its deferred work unfinished) */
     async reload() {
       await mf.setOptions(mfOptions);

@@ -17,19 +17,20 @@ import { type EdgeOptions, edgeWorkerCore } from './edge-core';
 
 export { type EdgeBindings, type EdgeOptions, edgeServices, edgeWorkerCore } from './edge-core';
 
+/** A request's kicker: one webhook delivery cycle after the response (retries on QStash). */
+export const edgeWebhookKicker: NonNullable<EdgeOptions['kicker']> = ({ config, services }) =>
+  createEdgeWebhookKicker({
+    db: services.db,
+    config,
+    defer: services.defer,
+    logger: services.logger,
+    mailer: services.mailer,
+  });
+
 export function edgeWorker(app: FunctionApp, access: readonly AccessRule[], options: EdgeOptions = {}) {
   return edgeWorkerCore(app, access, {
     database: options.database ?? createEdgeHandle,
-    kicker:
-      options.kicker ??
-      (({ config, services }) =>
-        createEdgeWebhookKicker({
-          db: services.db,
-          config,
-          defer: services.defer,
-          logger: services.logger,
-          mailer: services.mailer,
-        })),
+    kicker: options.kicker ?? edgeWebhookKicker,
     rateLimiter: options.rateLimiter ?? createRateLimiter,
     idempotencyStore:
       options.idempotencyStore ?? ((config) => redisIdempotencyStore(upstashRedis(config, 'idempotency'))),

@@ -116,6 +116,19 @@ export async function nextCheckAt(db: Executor): Promise<Date | null> {
   return next;
 }
 
+/** Every breach due at `now` in both tables, batch after batch (the Node loop's pass, a Worker's callback). */
+export async function recordAllDueBreaches(db: Executor, now: Date): Promise<BreachRecorded[]> {
+  const all: BreachRecorded[] = [];
+  for (const table of SLA_TABLES) {
+    for (;;) {
+      const batch = await recordDueBreaches(db, table, now);
+      all.push(...batch);
+      if (batch.length < BATCH) break;
+    }
+  }
+  return all;
+}
+
 export interface BreachChecker {
   start(): void;
   stop(): Promise<void>;
@@ -144,14 +157,7 @@ export function createBreachChecker(deps: BreachCheckerDeps): BreachChecker {
   let wake: (() => void) | null = null;
 
   const runOnce = async (now = new Date()) => {
-    const all: BreachRecorded[] = [];
-    for (const table of SLA_TABLES) {
-      for (;;) {
-        const batch = await recordDueBreaches(deps.db, table, now);
-        all.push(...batch);
-        if (batch.length < BATCH) break;
-      }
-    }
+    const all = await recordAllDueBreaches(deps.db, now);
     if (all.some((b) => b.table === 'tickets')) deps.kick();
     return all;
   };

@@ -73,3 +73,22 @@ export async function edgeTenant(plan = 'enterprise'): Promise<EdgeTenant> {
     },
   };
 }
+
+/** What globalSetup sees and the test files cannot: workerd's R2 keys, the QStash stand-in's log. */
+export async function inspect<T = any>(path: string): Promise<T> {
+  const res = await fetch(`${inject('edgeInspectUrl')}${path}`);
+  if (!res.ok) throw new Error(`inspector ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+export const bucketKeys = (prefix: string) => inspect<string[]>(`/r2?prefix=${encodeURIComponent(prefix)}`);
+
+/** Polls `probe` until it returns a value (not undefined) or `attempts` run out (no wall-clock assertion). */
+export async function eventually<T>(probe: () => Promise<T | undefined>, attempts = 150, pauseMs = 200) {
+  for (let i = 0; i < attempts; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, pauseMs));
+  }
+  throw new Error('condition not reached');
+}

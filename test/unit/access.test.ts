@@ -15,6 +15,8 @@ describe('surface table', () => {
     ['/api/v1/app/tickets', 'end_user'],
     ['/api/internal/calls', 'internal'],
     ['/api/internal/webhooks/qstash', 'signed'],
+    ['/api/internal/sla/qstash', 'signed'],
+    ['/api/internal/sla/other', 'internal'],
     ['/api/v1/api-keys', 'dashboard'],
     ['/api/v1/tenants', 'dashboard'],
     ['/api/v1/auth/login', 'sign_in'],
