@@ -14,6 +14,7 @@ import { REFERENCE_GUIDE } from '../../functions/docs/guide';
 import { FUNCTIONS } from '../../functions/manifest';
 import { ACCESS, DOC_SOURCES } from '../../functions/registry';
 import { EVENT_TYPES } from '../../shared/events/catalog';
+import { EVENT_EXAMPLES } from '../../shared/events/examples';
 
 const { scopeRequirement, surfaceOf } = ACCESS;
 
@@ -590,6 +591,13 @@ describe('a reference that teaches', () => {
     };
     for (const [name, schema] of Object.entries<any>(publicDoc.components.schemas)) visit(schema, name);
     expect(wrong).toEqual([]);
+  });
+
+  it("the ticket events' example (what a test delivery carries) has every field of a served ticket", () => {
+    const served = Object.keys(publicDoc.components.schemas.Ticket.properties).sort();
+    for (const type of ['ticket.created', 'ticket.updated', 'ticket.replied', 'ticket.resolved'] as const)
+      expect(Object.keys(EVENT_EXAMPLES[type].ticket).sort(), type).toEqual(served);
+    expect(EVENT_EXAMPLES['ticket.created'].ticket.created_by).toMatch(/^(api_key:key_|user:tus_)/);
   });
 
   it('says what POST /api/v1/tickets really defaults to', () => {
