@@ -7,7 +7,7 @@ import { renderReferencePage } from '../../functions/docs/reference-page';
 
 const doc = openApiDocument('public') as any;
 const html = renderReferencePage(doc, { css: '/a.css', script: '/a.js' });
-const unescape = (s: string) =>
+const fromHtml = (s: string) =>
   s
     .replace(/<[^>]+>/g, '')
     .replaceAll('&lt;', '<')
@@ -21,7 +21,7 @@ const curls = new Map<string, string>();
 for (const m of html.matchAll(
   /<details class="op" id="([^"]+)"[\s\S]*?<pre class="curl"><code>([\s\S]*?)<\/code><\/pre>/g,
 ))
-  curls.set(m[1]!, unescape(m[2]!));
+  curls.set(m[1]!, fromHtml(m[2]!));
 const operations = Object.values<any>(doc.paths).flatMap((item) =>
   Object.values<any>(item).filter((op) => op?.operationId),
 );
