@@ -13,7 +13,6 @@ export const PARAM_EXAMPLES: Record<string, unknown> = {
   'invitations.id': 'tus_0mh2v9w8xPr6JzL3qNb5Gc',
   id: 'tkt_0mhbq3k8zHkR2d9TQx7pLw',
   key_id: 'key_0mha4j8s2Xv5CnT7wRq1Dk',
-  before: 'dlv_0mhbq3k9aQm2Vx8RtL5cBn',
   q: 'printer',
   search: 'ada',
   tag: 'vip',

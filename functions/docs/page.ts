@@ -39,24 +39,39 @@ export const DOCS_INIT_SCRIPT = `window.ui = SwaggerUIBundle({
 /**
  * The script of /docs (served as /docs/assets/docs.js, deferred: the page is readable before it
  * runs). It shows the server's address in the examples (PUBLIC_BASE_URL when the page carries it,
- * else the page's own origin), filters the operations by the search box, and opens the operation a
- * link points at.
+ * else the page's own origin), filters the guide's sections and the operations by the search box
+ * (a line says when nothing matches), keeps anchors clear of the sticky header (its height, which
+ * wraps on a phone, sets scroll-margin-top), and opens the operation a link points at.
  */
 export const REFERENCE_SCRIPT = `(() => {
   const base = document.body.dataset.baseUrl || location.origin;
   for (const el of document.querySelectorAll('.base-url')) el.textContent = base;
+  const header = document.querySelector('body > header');
+  const fit = () => document.documentElement.style.setProperty('--header-h', header.offsetHeight + 'px');
+  fit();
+  addEventListener('resize', fit);
   const input = document.getElementById('filter');
   const ops = [...document.querySelectorAll('details.op')];
   const sections = [...document.querySelectorAll('section.tag')];
+  const prose = [...document.querySelectorAll('section.prose')].map((el) => ({ el, text: el.textContent.toLowerCase() }));
+  const preamble = document.querySelector('main .preamble');
+  const noMatch = document.getElementById('no-match');
   input.addEventListener('input', () => {
     const words = input.value.trim().toLowerCase().split(/\\s+/).filter(Boolean);
-    for (const op of ops) op.hidden = !words.every((w) => op.dataset.search.includes(w));
+    const matches = (text) => words.every((w) => text.includes(w));
+    for (const op of ops) op.hidden = !matches(op.dataset.search);
     for (const s of sections) s.hidden = words.length > 0 && !s.querySelector('details.op:not([hidden])');
-    document.querySelector('main > .intro')?.toggleAttribute('hidden', words.length > 0);
+    for (const p of prose) p.el.hidden = words.length > 0 && !matches(p.text);
+    preamble?.toggleAttribute('hidden', words.length > 0);
+    const none = words.length > 0 && ops.every((o) => o.hidden) && prose.every((p) => p.el.hidden);
+    noMatch.hidden = !none;
+    noMatch.querySelector('span').textContent = input.value.trim();
   });
   const openLinked = () => {
     const el = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (!el) return;
     if (el instanceof HTMLDetailsElement) el.open = true;
+    el.scrollIntoView();
   };
   addEventListener('hashchange', openLinked);
   openLinked();
@@ -72,9 +87,13 @@ header h1{font-size:1.15rem;margin:0}
 .links{display:flex;gap:1rem}
 #filter{flex:1 1 18rem;max-width:32rem;padding:.4rem .6rem;font:inherit;border:1px solid #d0d7de;border-radius:6px}
 .layout{display:flex;align-items:flex-start}
-nav.tags{position:sticky;top:3.2rem;flex:0 0 15rem;max-height:calc(100vh - 3.2rem);overflow:auto;padding:1rem;font-size:.9rem}
+nav.tags{position:sticky;top:var(--header-h,3.2rem);flex:0 0 15rem;max-height:calc(100vh - var(--header-h,3.2rem));overflow:auto;padding:1rem;font-size:.9rem}
 nav.tags ul{list-style:none;margin:0;padding:0}
 nav.tags li{margin:.15rem 0}
+nav.tags li.guide+li:not(.guide){margin-top:.8rem}
+/* an anchor lands below the sticky header (docs.js sets its height), not under it */
+[id]{scroll-margin-top:calc(var(--header-h,3.5rem) + .5rem)}
+#no-match{color:#59636e;font-style:italic}
 main{flex:1;min-width:0;padding:1rem 1.5rem 4rem;max-width:72rem}
 a{color:#0969da}
 /* sections off screen are laid out only when scrolled to: the first operation shows sooner */

@@ -157,24 +157,58 @@ function responsesOf(doc: Json, op: Json, common: Map<string, { id: string }>): 
   return own.length ? `<h4>Responses</h4><ul class="responses">${own.join('')}</ul>` : '';
 }
 
-/** A curl line for the operation, with the credential it takes and its example body. */
+/** A parameter's example as it goes in a URL (percent-encoded: nothing a shell or curl reads in it). */
+const urlValue = (p: Json) => encodeURIComponent(String(p.example));
+
+/**
+ * A curl command for the operation that runs as copied: path parameters filled with their examples
+ * (a literal `{ticket_id}` is a glob to curl), the required query parameters, the credential it
+ * takes, an `Idempotency-Key` where the operation reads one, and its example body.
+ */
 function curlOf(doc: Json, method: string, path: string, op: Json): string {
   const security = Array.isArray(op.security) ? op.security.flatMap((s) => Object.keys(s as Json)) : [];
+  const params = (Array.isArray(op.parameters) ? op.parameters : []).map((p) => deref(doc, p));
+  const named = (where: string) => params.filter((p) => p.in === where && p.example !== undefined);
+  let url = path;
+  for (const p of named('path')) url = url.replaceAll(`{${String(p.name)}}`, urlValue(p));
+  const query = named('query')
+    .filter((p) => p.required)
+    .map((p) => `${encodeURIComponent(String(p.name))}=${urlValue(p)}`)
+    .join('&');
+  if (query) url += `?${query}`;
   const lines = [
-    `curl -X ${method.toUpperCase()} "<span class="base-url">${BASE_URL_PLACEHOLDER}</span>${escapeHtml(path)}"`,
+    `curl -X ${method.toUpperCase()} "<span class="base-url">${BASE_URL_PLACEHOLDER}</span>${escapeHtml(url)}"`,
   ];
   if (security.includes('ApiKeyHeader')) lines.push('  -H "X-API-Key: $API_KEY"');
   else if (security.includes('BearerAuth')) lines.push('  -H "Authorization: Bearer $TOKEN"');
   else if (security.includes('EndUserToken')) lines.push('  -H "Authorization: Bearer $END_USER_TOKEN"');
-  const json = isObject(deref(doc, op.requestBody).content)
-    ? ((deref(doc, op.requestBody).content as Json)['application/json'] as Json | undefined)
-    : undefined;
+  for (const p of named('header')) {
+    const name = String(p.name);
+    // a key of its own per operation: two examples copied one after the other are two requests,
+    // and one key for both would be a 422 (a key names one request)
+    const idempotency = name.toLowerCase() === 'idempotency-key';
+    if (!p.required && !idempotency) continue;
+    const value = idempotency
+      ? `${String(op.operationId ?? method)}-${String(p.example)}`
+      : String(p.example);
+    lines.push(`  -H "${escapeHtml(name)}: ${escapeHtml(value.replace(/["$`\\]/g, '\\$&'))}"`);
+  }
+  const content = deref(doc, op.requestBody).content;
+  const json = isObject(content) ? (content['application/json'] as Json | undefined) : undefined;
   const example = json ? exampleOf(json) : undefined;
   if (example !== undefined)
     lines.push(
       '  -H "Content-Type: application/json"',
       `  -d '${escapeText(JSON.stringify(example).replaceAll("'", "'\\''"))}'`,
     );
+  else if (isObject(content) && isObject(content['application/octet-stream'])) {
+    // a raw upload: the file named by the `filename` example, from the current directory
+    const file = named('query').find((p) => p.name === 'filename')?.example ?? 'file';
+    lines.push(
+      '  -H "Content-Type: application/octet-stream"',
+      `  --data-binary "@${escapeHtml(String(file))}"`,
+    );
+  }
   return `<h4>Example</h4><pre class="curl"><code>${lines.join(' \\\n')}</code></pre>`;
 }
 
@@ -230,6 +264,27 @@ export interface ReferencePageOptions {
   script: string;
 }
 
+/**
+ * The guide (`info.description`) cut at its `## ` headings: what comes before the first, then one
+ * section per heading, each with an anchor (`#authentication`, `#rate-limits`) and a sidebar entry.
+ */
+function guideSections(markdown: string): {
+  preamble: string;
+  sections: { id: string; title: string; html: string }[];
+} {
+  const [preamble = '', ...parts] = markdown.split(/^## /m);
+  const sections = parts.map((part) => {
+    const newline = part.indexOf('\n');
+    const title = (newline < 0 ? part : part.slice(0, newline)).trim();
+    return {
+      id: slug(title).replace(/^-|-$/g, ''),
+      title,
+      html: md(newline < 0 ? '' : part.slice(newline + 1)),
+    };
+  });
+  return { preamble: md(preamble), sections };
+}
+
 /** The whole page for one document. */
 export function renderReferencePage(document: OpenApiDocument, options: ReferencePageOptions): string {
   const doc = document as unknown as Json;
@@ -250,9 +305,11 @@ export function renderReferencePage(document: OpenApiDocument, options: Referenc
         .map((e) => e.html)
         .join('')}</ul>`,
     ]);
-  const nav = [...groups.keys()]
-    .map((tag) => `<li><a href="#tag-${slug(tag)}">${escapeHtml(tag)}</a></li>`)
-    .join('');
+  const guide = guideSections(typeof info.description === 'string' ? info.description : '');
+  const nav = [
+    ...guide.sections.map((g) => `<li class="guide"><a href="#${g.id}">${escapeHtml(g.title)}</a></li>`),
+    ...[...groups.keys()].map((tag) => `<li><a href="#tag-${slug(tag)}">${escapeHtml(tag)}</a></li>`),
+  ].join('');
   const sections = [...groups]
     // Element Timing on the first operation: the browser records when it is painted
     // (test/browser/docs-page.test.ts holds that under 2 s)
@@ -273,12 +330,14 @@ export function renderReferencePage(document: OpenApiDocument, options: Referenc
         `<section class="tag" id="tag-${slug(tag)}"><h2>${escapeHtml(tag)}</h2>${md(tagInfo.get(tag)?.description)}${ops.join('')}</section>`,
     )
     .join('');
-  const intro = md(info.description);
+  const intro = `<div class="preamble">${guide.preamble}</div>${guide.sections
+    .map((g) => `<section class="prose" id="${g.id}"><h2>${escapeHtml(g.title)}</h2>${g.html}</section>`)
+    .join('')}`;
   const base = options.baseUrl ? escapeHtml(options.baseUrl.replace(/\/+$/, '')) : BASE_URL_PLACEHOLDER;
   // the intro's examples name the server as the curl lines do
   const withBase = (html: string) =>
     html.replaceAll(BASE_URL_PLACEHOLDER, `<span class="base-url">${BASE_URL_PLACEHOLDER}</span>`);
-  const body = `<section class="intro">${withBase(intro)}</section>${sections}`;
+  const body = `<section class="intro">${withBase(intro)}</section>${sections}<p id="no-match" hidden>Nothing in the guide or the operations matches “<span></span>”.</p>`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -292,7 +351,7 @@ export function renderReferencePage(document: OpenApiDocument, options: Referenc
 <body data-base-url="${options.baseUrl ? base : ''}">
 <header><h1>${escapeHtml(String(info.title ?? 'API'))} <span class="version">${escapeHtml(String(info.version ?? ''))}</span></h1>
 <nav class="links"><a href="/api/v1/openapi.json">OpenAPI document (JSON)</a> <a href="/docs/try">Try requests (Swagger UI)</a></nav>
-<input type="search" id="filter" placeholder="Filter operations: path, method, summary or tag" aria-label="Filter operations"></header>
+<input type="search" id="filter" placeholder="Search the guide and operations: path, method, summary or tag" aria-label="Search the guide and operations"></header>
 <div class="layout"><nav class="tags" aria-label="Sections"><ul>${nav}</ul></nav>
 <main>${options.baseUrl ? body.replaceAll(BASE_URL_PLACEHOLDER, base) : body}</main></div>
 </body>

@@ -7,11 +7,37 @@ import type { EventDataMap, EventType } from './catalog';
  * `ten_demo`, the same ticket, call, conversation... as the reference's operation examples).
  */
 const TENANT = 'ten_demo';
+/** A ticket as every ticket event carries it: the whole representation the API serves. */
 const TICKET = {
   id: 'tkt_0mhbq3k8zHkR2d9TQx7pLw',
   subject: 'Printer on floor 3 is offline',
+  description: 'The printer on floor 3 shows error E-451 and prints nothing.',
   status: 'open',
   priority: 'high',
+  type: 'incident',
+  source: 'api',
+  requester_id: null,
+  requester_name: 'Ana Silva',
+  requester_email: 'ana@example.com',
+  assignee_id: null,
+  assignee_team_id: null,
+  tags: ['floor-3', 'hardware'] as string[],
+  call_id: null,
+  reply_count: 0,
+  custom_fields: {},
+  created_by: 'api_key:key_0mha4j8s2Xv5CnT7wRq1Dk',
+  created_at: '2026-03-02T09:10:00.000Z',
+  updated_at: '2026-03-02T09:10:00.000Z',
+  resolved_at: null,
+  closed_at: null,
+  sla: {
+    policy_id: 'sla_0mha4j8s2Xv5CnT7wRq1Dk',
+    first_response_due_at: '2026-03-02T10:10:00.000Z',
+    first_response_at: null,
+    first_response_breached: false,
+    resolution_due_at: '2026-03-02T17:10:00.000Z',
+    resolution_breached: false,
+  },
 } as const;
 const CONVERSATION = {
   id: 'cnv_0mhbr1d6eYk4TsN8wPa2Jq',

@@ -160,12 +160,19 @@ function parametersOf(route: RouteWithAccess, build: Build): Json[] {
         required: isRequired,
         schema,
         ...(text ? { description: text } : {}),
-        example: paramExample(name, undefined, schema, build),
+        ...(FROM_A_PREVIOUS_PAGE.has(name) ? {} : { example: paramExample(name, undefined, schema, build) }),
       });
     }
   }
   return params;
 }
+
+/**
+ * Query parameters whose only valid values come from a previous answer (a page's `next_cursor`, a
+ * delivery id of the log read): no example, since tools send every example at once (Swagger UI's
+ * "Try it out" pre-fills them all) and a made-up one is refused, or refused beside `offset`.
+ */
+export const FROM_A_PREVIOUS_PAGE: ReadonlySet<string> = new Set(['cursor', 'before']);
 
 /** The guide's example for a parameter (`<collection>.id` first), else one from the value table. */
 function paramExample(name: string, collection: string | undefined, schema: Json, build: Build): unknown {

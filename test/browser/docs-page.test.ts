@@ -131,6 +131,70 @@ describe.skipIf(chromiumMissing())('/docs opens at once', () => {
     await close();
   });
 
+  const GUIDE = ['Authentication', 'Errors', 'Pagination', 'Rate limits', 'Idempotency', 'Webhooks'];
+
+  it('the search covers the guide as well as the operations, and says when nothing matches', async () => {
+    const { page, problems, close } = await watchedPage();
+    await page.goto(`${server.base}/docs`);
+    const noMatch = page.locator('#no-match');
+    await page.fill('#filter', 'idempotency');
+    await expect.poll(() => page.locator('section.prose#idempotency').isVisible()).toBe(true);
+    expect(await page.locator('section.prose:visible h2').allTextContents()).toContain('Idempotency');
+    expect(await page.locator('section.prose#pagination').isVisible()).toBe(false);
+    expect(await noMatch.isVisible()).toBe(false);
+    await page.fill('#filter', 'zzqx-nothing-like-this');
+    await expect.poll(() => noMatch.isVisible()).toBe(true);
+    expect(await noMatch.textContent()).toContain('zzqx-nothing-like-this');
+    expect(await page.locator('details.op:visible').count()).toBe(0);
+    expect(await page.locator('section.prose:visible').count()).toBe(0);
+    await page.fill('#filter', '');
+    await expect.poll(() => noMatch.isVisible()).toBe(false);
+    expect(await page.locator('section.prose:visible').count()).toBe(GUIDE.length);
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('the sidebar links the guide sections first', async () => {
+    const { page, problems, close } = await watchedPage();
+    await page.goto(`${server.base}/docs`);
+    const links = page.locator('nav.tags a');
+    expect((await links.allTextContents()).slice(0, GUIDE.length)).toEqual(GUIDE);
+    for (const href of (await links.evaluateAll((as) => as.map((a) => a.getAttribute('href')!))).slice(0, 8))
+      expect(await page.locator(href).count(), href).toBe(1);
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  /** Where an element sits against the bottom of the sticky header, in px (>= 0: below it). */
+  const belowHeader = (page: Page, id: string) =>
+    page.evaluate((id) => {
+      const header = document.querySelector('body > header')!.getBoundingClientRect().bottom;
+      return Math.round(document.getElementById(id)!.getBoundingClientRect().top - header);
+    }, id);
+
+  for (const [size, viewport] of [
+    ['1280×800', { width: 1280, height: 800 }],
+    ['390×844', { width: 390, height: 844 }],
+  ] as const)
+    it(`an anchor lands just below the sticky header, not under it, at ${size}`, async () => {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      for (const id of ['createTicket', 'idempotency', 'listWebhookDeliveries']) {
+        await page.goto(`${server.base}/docs#${id}`);
+        await page.waitForLoadState('load');
+        await expect.poll(() => belowHeader(page, id)).toBeGreaterThanOrEqual(0);
+        expect(await belowHeader(page, id), id).toBeLessThan(40);
+      }
+      // a link followed inside the page, too
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.evaluate(() => {
+        location.hash = 'rate-limits';
+      });
+      await expect.poll(() => belowHeader(page, 'rate-limits')).toBeGreaterThanOrEqual(0);
+      expect(await belowHeader(page, 'rate-limits')).toBeLessThan(40);
+      await context.close();
+    });
+
   it('serves the page and its files compressed per Accept-Encoding, with ETags and a content-hashed, immutable address', async () => {
     for (const encoding of ['br', 'gzip']) {
       const res = await fetch(`${server.base}/docs`, { headers: { 'Accept-Encoding': encoding } });

@@ -14,11 +14,12 @@ import { REFERENCE_GUIDE } from '../../functions/docs/guide';
 import { FUNCTIONS } from '../../functions/manifest';
 import { ACCESS, DOC_SOURCES } from '../../functions/registry';
 import { EVENT_TYPES } from '../../shared/events/catalog';
+import { EVENT_EXAMPLES } from '../../shared/events/examples';
 
 const { scopeRequirement, surfaceOf } = ACCESS;
 
 import type { FunctionApp } from '../../shared/context/app-env';
-import { buildOpenApiDocument } from '../../shared/http/openapi-doc';
+import { buildOpenApiDocument, FROM_A_PREVIOUS_PAGE } from '../../shared/http/openapi-doc';
 import { type Harness, postgresUnavailable, startHarness, TEST_SECRETS } from '../support/harness';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -491,11 +492,13 @@ describe('a reference that teaches', () => {
     expect(strict).toBeGreaterThan(40);
   });
 
-  it('every parameter has an example that its schema accepts', () => {
+  it('every parameter has an example that its schema accepts, but a page position (cursor, before) has none', () => {
     const problems: string[] = [];
     for (const { where, op } of operations(doc))
       for (const p of op.parameters ?? []) {
-        if (p.example === undefined) problems.push(`${where} ${p.name}: no example`);
+        if (p.in === 'query' && FROM_A_PREVIOUS_PAGE.has(p.name)) {
+          if (p.example !== undefined) problems.push(`${where} ${p.name}: an example tools would send`);
+        } else if (p.example === undefined) problems.push(`${where} ${p.name}: no example`);
         else for (const e of check(p.schema, p.example)) problems.push(`${where} ${p.name}: ${e}`);
       }
     expect(problems).toEqual([]);
@@ -590,6 +593,13 @@ describe('a reference that teaches', () => {
     expect(wrong).toEqual([]);
   });
 
+  it("the ticket events' example (what a test delivery carries) has every field of a served ticket", () => {
+    const served = Object.keys(publicDoc.components.schemas.Ticket.properties).sort();
+    for (const type of ['ticket.created', 'ticket.updated', 'ticket.replied', 'ticket.resolved'] as const)
+      expect(Object.keys(EVENT_EXAMPLES[type].ticket).sort(), type).toEqual(served);
+    expect(EVENT_EXAMPLES['ticket.created'].ticket.created_by).toMatch(/^(api_key:key_|user:tus_)/);
+  });
+
   it('says what POST /api/v1/tickets really defaults to', () => {
     expect(publicDoc.paths['/api/v1/tickets'].post.description).toContain('Initial status `open`');
   });
@@ -662,6 +672,32 @@ describe.skipIf(postgresUnavailable())('served by the docs function', () => {
     });
     expect(key.status).toBe(201);
     matches('ApiKeyCreated', key.body);
+  });
+
+  it('every list answers 2xx to all its parameter examples sent at once, as Swagger UI pre-fills them', async () => {
+    const tenant = await h.tenant();
+    const lists = operations(publicDoc).filter(
+      ({ where, op }) =>
+        where.startsWith('GET ') &&
+        !where.includes('{') &&
+        // the API-key and dashboard surfaces (an end user's own list takes a token of theirs)
+        op.security?.some((s: any) => 'BearerAuth' in s) &&
+        (op.parameters ?? []).some((p: any) => p.name === 'limit' && p.in === 'query'),
+    );
+    expect(lists.length).toBeGreaterThan(8);
+    const refused: string[] = [];
+    for (const { where, op } of lists) {
+      const query = new URLSearchParams();
+      for (const p of op.parameters ?? [])
+        if (p.in === 'query' && p.example !== undefined) query.set(p.name, String(p.example));
+      const scopes: string[] | undefined = op['x-required-scopes'];
+      const auth = op.security?.some((s: any) => 'ApiKeyHeader' in s)
+        ? { apiKey: await tenant.key(scopes ?? []) }
+        : { bearer: tenant.adminToken };
+      const res = await h.request('GET', `${where.slice(4)}?${query}`, auth);
+      if (res.status >= 300) refused.push(`${where}?${query}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    expect(refused).toEqual([]);
   });
 
   it('answers what the document says: query errors name the parameter, the 400 and the string 422', async () => {
