@@ -227,6 +227,7 @@ register(app, routes.invitePreview, async (c) => {
   return c.json({
     tenant: { id: found.tenant_id, name: found.tenant_name },
     email: found.email,
+    name: found.name,
     role: found.role,
     expires_at: new Date(found.expires_at).toISOString(),
   });

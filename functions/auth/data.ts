@@ -60,7 +60,7 @@ export function invitePreview(db: Db, tokenHash: string) {
     .selectFrom('tenant_user_tokens as t')
     .innerJoin('tenant_users as u', 'u.id', 't.user_id')
     .innerJoin('tenants as n', 'n.id', 't.tenant_id')
-    .select(['n.id as tenant_id', 'n.name as tenant_name', 'u.email', 'u.role', 't.expires_at'])
+    .select(['n.id as tenant_id', 'n.name as tenant_name', 'u.email', 'u.name', 'u.role', 't.expires_at'])
     .where('t.token_hash', '=', tokenHash)
     .where('t.purpose', '=', 'invite')
     .where('t.used_at', 'is', null)

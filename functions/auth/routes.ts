@@ -202,6 +202,7 @@ export const invitePreview = defineRoute({
       example: {
         tenant: { id: 'ten_demo', name: 'Acme' },
         email: 'ana@example.com',
+        name: 'Ana Silva',
         role: 'agent',
         expires_at: '2026-03-21T09:26:53.412Z',
       },

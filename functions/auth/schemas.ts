@@ -62,6 +62,7 @@ export const InvitePreviewBody = z.strictObject({ token: Token });
 export const InvitePreview = z.object({
   tenant: z.object({ id: z.string(), name: z.string() }),
   email: z.string(),
+  name: z.string().nullable().describe('the name the inviter gave, to pre-fill the form'),
   role: z.enum(['agent', 'tenant_admin']),
   expires_at: z.string(),
 });

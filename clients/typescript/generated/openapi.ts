@@ -3908,6 +3908,8 @@ export interface components {
             };
             /** @description Email address */
             email: string;
+            /** @description the name the inviter gave, to pre-fill the form */
+            name: string | null;
             /**
              * @description Role
              * @enum {string}
@@ -11343,6 +11345,7 @@ export interface operations {
                      *         "name": "Acme"
                      *       },
                      *       "email": "ana@example.com",
+                     *       "name": "Ana Silva",
                      *       "role": "agent",
                      *       "expires_at": "2026-03-21T09:26:53.412Z"
                      *     }
@@ -24170,7 +24173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Email already used */
+            /** @description Email already used: by a member, or by an invitation not accepted yet (resend or revoke it instead) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
