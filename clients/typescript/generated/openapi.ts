@@ -13979,7 +13979,7 @@ export interface operations {
                  * @description Only calls with this outcome
                  * @example ticket_created
                  */
-                outcome?: ("ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error") | string;
+                outcome?: ("ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error") | `${"ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error"},${string}`;
                 /**
                  * @description Only calls of this direction
                  * @example inbound
@@ -25036,17 +25036,17 @@ export interface operations {
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
                  * @example open
                  */
-                status?: ("new" | "open" | "pending" | "on_hold" | "resolved" | "closed") | string;
+                status?: ("new" | "open" | "pending" | "on_hold" | "resolved" | "closed") | `${"new" | "open" | "pending" | "on_hold" | "resolved" | "closed"},${string}`;
                 /**
                  * @description Only tickets with this priority (one value or a comma-separated list)
                  * @example low,medium
                  */
-                priority?: ("low" | "medium" | "high" | "urgent") | string;
+                priority?: ("low" | "medium" | "high" | "urgent") | `${"low" | "medium" | "high" | "urgent"},${string}`;
                 /**
                  * @description Only tickets of this type (one value or a comma-separated list)
                  * @example incident
                  */
-                type?: ("question" | "incident" | "problem" | "service_request" | "change") | string;
+                type?: ("question" | "incident" | "problem" | "service_request" | "change") | `${"question" | "incident" | "problem" | "service_request" | "change"},${string}`;
                 /**
                  * @description Only tickets of this requester
                  * @example req_0mh9y4t6cWn3LbQ8rFs1Mz
@@ -35295,7 +35295,7 @@ export interface operations {
                  * @description The record types to search, one or a comma list (default: all four)
                  * @example ticket,conversation
                  */
-                types?: ("ticket" | "conversation" | "contact" | "company") | string;
+                types?: ("ticket" | "conversation" | "contact" | "company") | `${"ticket" | "conversation" | "contact" | "company"},${string}`;
                 /**
                  * @description Hits per page, 1-100 (default 20)
                  * @example 20
