@@ -47,6 +47,28 @@ export class SupportApiError extends Error {
   }
 }
 
+/**
+ * No answer came at all (the server down or unreachable, DNS, TLS, the connection cut): what
+ * `fetch` reports as a bare `TypeError` ("fetch failed", "Failed to fetch"), told apart from an
+ * API refusal. `cause` is the underlying error.
+ */
+export class SupportNetworkError extends Error {
+  override readonly name = 'SupportNetworkError';
+  readonly method: string;
+  readonly url: string;
+
+  constructor(init: { method: string; url: string; cause: unknown }) {
+    super(
+      `${init.method} ${new URL(init.url).pathname}: no answer from the server (${String((init.cause as Error)?.message ?? init.cause)})`,
+      {
+        cause: init.cause,
+      },
+    );
+    this.method = init.method;
+    this.url = init.url;
+  }
+}
+
 function detailOf(body: unknown, status: number): string | ValidationIssue[] {
   const detail = (body as { detail?: unknown } | null)?.detail;
   if (typeof detail === 'string' || Array.isArray(detail)) return detail as string | ValidationIssue[];

@@ -59,9 +59,21 @@ export function listEndpoints(doc: Json): Record<string, ListShape> {
   return out;
 }
 
+/**
+ * A filter that takes one value or a comma-separated list is typed by openapi-typescript as
+ * `("open" | …) | string`, which takes any string (`status: 'opne'` compiles). Typed instead as one
+ * of the values, or a list that starts with one, a misspelt single value fails to compile.
+ */
+export function enumLists(types: string): string {
+  return types.replace(
+    /\(((?:"[^"]+"(?: \| )?)+)\) \| string;/g,
+    (_, values: string) => `(${values}) | \`\${${values}},\${string}\`;`,
+  );
+}
+
 /** file name (relative to clients/typescript/generated) -> contents */
 export async function generateClientSources(doc: Json): Promise<Record<string, string>> {
-  const types = astToString(await openapiTS(doc as never));
+  const types = enumLists(astToString(await openapiTS(doc as never)));
   const lists = listEndpoints(doc);
   return {
     'openapi.ts': `${HEADER}/* eslint-disable */\n${types}`,

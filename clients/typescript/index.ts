@@ -15,13 +15,13 @@ import createClient, {
   type MethodResponse,
   type Middleware,
 } from 'openapi-fetch';
-import { SupportApiError } from './errors.js';
+import { SupportApiError, SupportNetworkError } from './errors.js';
 import { LIST_ENDPOINTS } from './generated/lists.js';
 import type { components, paths } from './generated/openapi.js';
 import type { ListShape } from './list-shape.js';
 import { type RetryOptions, retryingFetch } from './retry.js';
 
-export { SupportApiError, type ValidationIssue } from './errors.js';
+export { SupportApiError, SupportNetworkError, type ValidationIssue } from './errors.js';
 export type { components, operations, paths, webhooks } from './generated/openapi.js';
 export { type RetryOptions, retryAfterMs } from './retry.js';
 export {
@@ -166,8 +166,23 @@ function requestHeaders(options: SupportClientOptions): Middleware {
   };
 }
 
+/** fetch whose failure to get any answer is a SupportNetworkError, not the platform's bare TypeError. */
+const reportingNetworkErrors =
+  (fetchImpl: (request: Request) => Promise<Response>) =>
+  async (request: Request): Promise<Response> => {
+    try {
+      return await fetchImpl(request);
+    } catch (cause) {
+      if (cause instanceof TypeError)
+        throw new SupportNetworkError({ method: request.method, url: request.url, cause });
+      throw cause;
+    }
+  };
+
 export function createSupportClient(options: SupportClientOptions): SupportClient {
-  const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const baseFetch = reportingNetworkErrors(
+    options.fetch ?? ((request: Request) => globalThis.fetch(request)),
+  );
   const clientOptions: ClientOptions = {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     fetch: options.retry === false ? baseFetch : retryingFetch(baseFetch, options.retry),
@@ -212,7 +227,8 @@ export function createSupportClient(options: SupportClientOptions): SupportClien
       const { data } = await client.GET('/api/v1/tickets/search', { params: { query: { query, ...page } } });
       return data as SearchPage;
     }
-    const types = opts.types?.join(',');
+    // the types were checked one by one (opts.types); joined, they are a list of those
+    const types = opts.types?.join(',') as `ticket,${string}` | undefined;
     const { data } = await client.GET('/api/v2/search', {
       params: { query: { query, ...page, ...(types ? { types } : {}) } },
     });

@@ -15,7 +15,23 @@ import {
   validationError,
 } from '../../shared/http/errors';
 import { register } from '../../shared/http/route';
-import { accountsByEmail, invitePreview, liveTokenUser, setPassword, spendUserToken, whoIs } from './data';
+import {
+  assertSameOrigin,
+  clearSessionCookie,
+  sessionCookie,
+  setSessionCookie,
+  wantsCookie,
+  withCookie,
+} from './cookie';
+import {
+  accountsByEmail,
+  invitePreview,
+  liveTokenUser,
+  recordSignIns,
+  setPassword,
+  spendUserToken,
+  whoIs,
+} from './data';
 import * as routes from './routes';
 import { endSession, refreshSession, sessionOfRefreshToken, startSession } from './sessions';
 import {
@@ -36,6 +52,11 @@ import {
 export const app = new Hono<AppEnv>();
 // credential-free POSTs: JSON only (415), so a foreign page cannot send them without a preflight
 app.use('/api/v1/auth/*', jsonOnly);
+// a caller that asks for the session cookie must be the console's own page (cookie.ts)
+app.use('/api/v1/auth/*', async (c, next) => {
+  if (wantsCookie(c)) assertSameOrigin(c);
+  await next();
+});
 
 export const RESET_REQUESTED = 'If the address belongs to an account, a password reset link has been sent';
 const INVALID_TOKEN: Record<TenantUserTokenPurpose, string> = {
@@ -70,7 +91,11 @@ register(app, routes.login, async (c) => {
 
   const accounts = await accountsByEmail(db, body.email, body.tenant_id);
   const matches = await matchingAccounts(body.email, body.password, accounts);
+  // audited after the answer: a write per account would make the time tell how many there are
+  const audit = (found: typeof accounts, outcome: Parameters<typeof recordSignIns>[2]) =>
+    c.get('services').defer(() => recordSignIns(db, found, outcome, clientIp(c) ?? null));
   if (matches.length === 0) {
+    audit(accounts, 'user.sign_in_failed');
     await settleFailure(db, reservation);
     await sleep(failureDelayMs(reservation.count));
     throw unauthorized(Detail.invalidLogin);
@@ -88,7 +113,8 @@ register(app, routes.login, async (c) => {
       },
       409,
     );
-  return c.json(await startSession(c, user));
+  audit([user], 'user.signed_in');
+  return c.json(withCookie(c, await startSession(c, user)));
 });
 
 /** The accounts whose password this is: one derivation for the address, however many accounts (none too). */
@@ -109,10 +135,38 @@ register(app, routes.refresh, async (c) => {
   return c.json(await refreshSession(c, c.req.valid('json').refresh_token));
 });
 
-/** The session of the Authorization token (its `sid`) or of the refresh token in the body ends. */
+/**
+ * The console's refresh: the token comes from the session cookie (never from script) and its
+ * successor goes back into it; the body carries the access token only. A missing or dead cookie
+ * is cleared with the 401, so the browser stops sending it.
+ */
+register(app, routes.restoreSession, async (c) => {
+  assertSameOrigin(c);
+  const token = sessionCookie(c);
+  const refused = () => {
+    clearSessionCookie(c);
+    return c.json({ detail: Detail.invalidRefreshToken }, 401);
+  };
+  if (!token) return refused();
+  const pair = await refreshSession(c, token).catch((e: unknown) => {
+    if (e instanceof ApiError && e.status === 401) return null;
+    throw e;
+  });
+  if (!pair) return refused();
+  setSessionCookie(c, pair.refresh_token);
+  const { refresh_token: _inCookie, ...access } = pair;
+  return c.json(access);
+});
+
+/**
+ * The session of the Authorization token (its `sid`), of the refresh token in the body, or (for
+ * the console, `X-Session-Cookie: 1`) of the session cookie ends; the cookie is cleared either way.
+ */
 register(app, routes.logout, async (c) => {
   const auth = c.get('auth');
-  const refreshToken = c.req.valid('json')?.refresh_token;
+  const cookie = wantsCookie(c) ? sessionCookie(c) : undefined;
+  if (wantsCookie(c)) clearSessionCookie(c);
+  const refreshToken = c.req.valid('json')?.refresh_token ?? cookie;
   const sessionId =
     auth.kind === 'dashboard' && auth.sessionId
       ? auth.sessionId
@@ -173,6 +227,7 @@ register(app, routes.invitePreview, async (c) => {
   return c.json({
     tenant: { id: found.tenant_id, name: found.tenant_name },
     email: found.email,
+    name: found.name,
     role: found.role,
     expires_at: new Date(found.expires_at).toISOString(),
   });
@@ -184,7 +239,7 @@ register(app, routes.acceptInvite, async (c) => {
   const used = await consumeUserToken(c, 'invite', body);
   const user = await setPassword(c.get('services').db, used.user_id, used.passwordHash, body.name);
   if (!user) throw badRequest(INVALID_TOKEN.invite);
-  return c.json(await startSession(c, user));
+  return c.json(withCookie(c, await startSession(c, user)));
 });
 
 /**
@@ -212,5 +267,5 @@ register(app, routes.confirmPasswordReset, async (c) => {
   if (!user) throw badRequest(INVALID_TOKEN.password_reset);
   await revokeUserSessions(db, user.id, 'password_reset');
   await clearAccountFailures(db, user.email);
-  return c.json(await startSession(c, user));
+  return c.json(withCookie(c, await startSession(c, user)));
 });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../shared/db/schema';
 import type { TenantUserTokenPurpose } from '../../shared/db/tables/auth';
+import { newId } from '../../shared/ids';
 
 /**
  * Every query of the sign-in function: accounts and their one-time tokens (app.ts), sessions and
@@ -59,7 +60,7 @@ export function invitePreview(db: Db, tokenHash: string) {
     .selectFrom('tenant_user_tokens as t')
     .innerJoin('tenant_users as u', 'u.id', 't.user_id')
     .innerJoin('tenants as n', 'n.id', 't.tenant_id')
-    .select(['n.id as tenant_id', 'n.name as tenant_name', 'u.email', 'u.role', 't.expires_at'])
+    .select(['n.id as tenant_id', 'n.name as tenant_name', 'u.email', 'u.name', 'u.role', 't.expires_at'])
     .where('t.token_hash', '=', tokenHash)
     .where('t.purpose', '=', 'invite')
     .where('t.used_at', 'is', null)
@@ -235,4 +236,33 @@ export async function deleteFailures(db: Db, key: string) {
 export async function deleteFailuresByPrefix(db: Db, prefix: string) {
   const pattern = `${prefix.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
   await db.deleteFrom('auth_throttle').where('key', 'like', pattern).execute();
+}
+
+/**
+ * Audit rows of sign-ins, one per account the attempt was for: who (the user on success,
+ * `anonymous` on a failure, whose caller proved nothing), from where, and the address tried.
+ * Never the password.
+ */
+export async function recordSignIns(
+  db: Db,
+  accounts: { id: string; tenant_id: string; email: string }[],
+  outcome: 'user.signed_in' | 'user.sign_in_failed',
+  sourceIp: string | null,
+): Promise<void> {
+  if (accounts.length === 0) return;
+  await db
+    .insertInto('audit_log')
+    .values(
+      accounts.map((a) => ({
+        id: newId('audit'),
+        tenant_id: a.tenant_id,
+        actor: outcome === 'user.signed_in' ? `user:${a.id}` : 'anonymous',
+        action: outcome,
+        target_type: 'user',
+        target_id: a.id,
+        source_ip: sourceIp,
+        metadata: JSON.stringify({ email: a.email }),
+      })),
+    )
+    .execute();
 }

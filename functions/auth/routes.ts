@@ -13,6 +13,8 @@ import {
   PasswordResetBody,
   PasswordResetConfirmBody,
   RefreshBody,
+  SessionBody,
+  SessionToken,
   TenantChoice,
   TokenPair,
 } from './schemas';
@@ -31,13 +33,17 @@ const locked = {
   example: { detail: 'Too many failed sign-in attempts; try again later' },
 };
 
+const cookieNote =
+  "With `X-Session-Cookie: 1` (the console) the refresh token is also set in the `itsm_refresh` cookie (httpOnly, Secure, SameSite=Strict, Path=/api/v1/auth), which `POST /api/v1/auth/session` spends; such a request must come from this server's own origin (403 otherwise).";
+
 export const login = defineRoute({
   operationId: 'logIn',
   method: 'post',
   path: '/api/v1/auth/login',
   summary: 'Sign in to the dashboard',
   description:
-    "Email and password of a tenant user. Without `tenant_id` the password is checked against every active account of the address: one match signs in; matches in several tenants answer 409 with those tenants, to send one as `tenant_id`. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay. Another tenant's account or invitation of the address never turns a right password into a 401 or counts as a failure.",
+    "Email and password of a tenant user. Without `tenant_id` the password is checked against every active account of the address: one match signs in; matches in several tenants answer 409 with those tenants, to send one as `tenant_id`. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay. Another tenant's account or invitation of the address never turns a right password into a 401 or counts as a failure. Each sign-in and each failure is written to the audit log of the account's tenant (never the password). " +
+    cookieNote,
   tags,
   body: LoginBody,
   responses: {
@@ -80,13 +86,37 @@ export const refresh = defineRoute({
   },
 });
 
+export const restoreSession = defineRoute({
+  operationId: 'restoreSession',
+  method: 'post',
+  path: '/api/v1/auth/session',
+  summary: "Renew the console's session from its cookie",
+  description:
+    "For the console in a browser: exchanges the refresh token in the `itsm_refresh` cookie (set by a sign-in sent with `X-Session-Cookie: 1`) for a new access token, and sets its successor in the cookie, so the refresh token never reaches script and every tab shares one sign-in. It rotates like `/refresh` (a spent token revokes the session). Needs `X-Session-Cookie: 1` and this server's own `Origin` (a foreign page can send neither), else 403; no cookie, or a dead one, is 401 and clears the cookie.",
+  tags,
+  body: SessionBody,
+  responses: {
+    200: {
+      description: 'A new access token; the new refresh token is in the Set-Cookie',
+      schema: SessionToken,
+      example: { access_token: pair.access_token, token_type: 'Bearer', expires_in: 900 },
+    },
+    401: {
+      description: 'No session cookie, or its token is unknown, spent, expired or revoked',
+      schema: ErrorBody,
+      example: { detail: 'Invalid or expired refresh token' },
+    },
+    415: jsonOnlyRefusal,
+  },
+});
+
 export const logout = defineRoute({
   operationId: 'logOut',
   method: 'post',
   path: '/api/v1/auth/logout',
   summary: 'End the session',
   description:
-    'Ends the session of the `Authorization: Bearer` access token, or of the `refresh_token` in the body: its refresh token no longer works (access tokens already issued lapse within 900 s).',
+    'Ends the session of the `Authorization: Bearer` access token, or of the `refresh_token` in the body, or (with `X-Session-Cookie: 1`) of the session cookie, which is cleared: its refresh token no longer works (access tokens already issued lapse within 900 s).',
   tags,
   body: LogoutBody,
   responses: {
@@ -143,11 +173,12 @@ export const me = defineRoute({
 });
 
 export const components = defineComponents({
-  output: { TokenPair, TenantChoice, PasswordResetAccepted, Me, InvitePreview },
+  output: { TokenPair, SessionToken, TenantChoice, PasswordResetAccepted, Me, InvitePreview },
   input: {
     SignIn: LoginBody,
     SessionRefresh: RefreshBody,
     SignOut: LogoutBody,
+    SessionRestore: SessionBody,
     InviteAcceptance: AcceptInviteBody,
     InvitePreviewRequest: InvitePreviewBody,
     PasswordResetRequest: PasswordResetBody,
@@ -171,6 +202,7 @@ export const invitePreview = defineRoute({
       example: {
         tenant: { id: 'ten_demo', name: 'Acme' },
         email: 'ana@example.com',
+        name: 'Ana Silva',
         role: 'agent',
         expires_at: '2026-03-21T09:26:53.412Z',
       },
@@ -189,8 +221,7 @@ export const acceptInvite = defineRoute({
   method: 'post',
   path: '/api/v1/auth/accept-invite',
   summary: 'Accept an invite: set the password and sign in',
-  description:
-    'The invite token (from POST /api/v1/tenants or POST /api/v1/tenant/users, or its mail) works once.',
+  description: `The invite token (from POST /api/v1/tenants or POST /api/v1/tenant/users, or its mail) works once. ${cookieNote}`,
   tags,
   body: AcceptInviteBody,
   responses: {
@@ -228,7 +259,7 @@ export const confirmPasswordReset = defineRoute({
   method: 'post',
   path: '/api/v1/auth/password-reset/confirm',
   summary: 'Set a new password with a reset token',
-  description: 'Ends every existing session of the user and answers with a new one.',
+  description: `Ends every existing session of the user and answers with a new one. ${cookieNote}`,
   tags,
   body: PasswordResetConfirmBody,
   responses: {

@@ -62,6 +62,7 @@ export const InvitePreviewBody = z.strictObject({ token: Token });
 export const InvitePreview = z.object({
   tenant: z.object({ id: z.string(), name: z.string() }),
   email: z.string(),
+  name: z.string().nullable().describe('the name the inviter gave, to pre-fill the form'),
   role: z.enum(['agent', 'tenant_admin']),
   expires_at: z.string(),
 });
@@ -93,6 +94,10 @@ export const TokenPair = z.object({
   expires_in: z.number().describe('seconds the access token lives'),
   refresh_token: z.string().describe('single use: exchange it at /api/v1/auth/refresh for a new pair'),
 });
+/** POST /api/v1/auth/session: the access token; its refresh token stays in the session cookie. */
+export const SessionToken = TokenPair.omit({ refresh_token: true });
+/** The cookie route reads nothing from the body. */
+export const SessionBody = z.strictObject({}).optional();
 export const PasswordResetAccepted = z.object({ detail: z.string() });
 /** POST /api/v1/auth/login, 409: the password matches accounts in several tenants. */
 export const TenantChoice = z.object({

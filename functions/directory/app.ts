@@ -60,6 +60,9 @@ register(app, routes.listTenantUsers, async (c) => {
   return c.json(pageEnvelope('users', rows.map(userView), total, q));
 });
 
+export const ALREADY_INVITED =
+  'This address is already invited and has not accepted yet: resend or revoke its invitation instead';
+
 /**
  * The colleague and the audit entry commit together (one statement), then their invite link;
  * under an Idempotency-Key all of it commits with the answer. The invite is mailed after.
@@ -69,7 +72,10 @@ register(app, routes.createTenantUser, async (c) => {
   requireGrant(c, body.role);
   const tenantId = tenantOf(c);
   const { db, config } = c.get('services');
-  if (await emailTaken(db, tenantId, body.email)) throw conflict(Detail.userEmailTaken);
+  const taken = await emailTaken(db, tenantId, body.email);
+  // an invitee is no member yet: "already exists" would send the admin looking among the members
+  if (taken === 'invited') throw conflict(ALREADY_INVITED);
+  if (taken) throw conflict(Detail.userEmailTaken);
   const { result, answer } = await answerWithWork(
     c,
     async (tx) => {

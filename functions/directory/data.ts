@@ -94,14 +94,20 @@ export async function findTenantUser(db: Executor, tenantId: string, id: string)
 }
 
 /** Whether the tenant has a user with this email (case-insensitive). */
-export async function emailTaken(db: Executor, tenantId: string, email: string) {
+/** Who holds the address in the tenant: a member, an invitee who has not accepted yet, or nobody. */
+export async function emailTaken(
+  db: Executor,
+  tenantId: string,
+  email: string,
+): Promise<'member' | 'invited' | null> {
   const row = await db
     .selectFrom('tenant_users')
-    .select('id')
+    .select('password_hash')
     .where('tenant_id', '=', tenantId)
     .where(sql`lower(email)`, '=', email.toLowerCase())
     .executeTakeFirst();
-  return row !== undefined;
+  if (!row) return null;
+  return row.password_hash === null ? 'invited' : 'member';
 }
 
 export async function insertTenantUser(

@@ -69,7 +69,10 @@ export const createTenantUser = defineRoute({
   body: CreateTenantUserBody,
   responses: {
     201: { description: 'The user and their invite', schema: InvitedTenantUser },
-    409: { description: 'Email already used' },
+    409: {
+      description:
+        'Email already used: by a member, or by an invitation not accepted yet (resend or revoke it instead)',
+    },
   },
 });
 

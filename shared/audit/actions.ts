@@ -17,6 +17,9 @@ export const AUDIT_ACTIONS = [
   'user.invited',
   'user.updated',
   'user.removed',
+  // dashboard sign-ins, by the account they were for (a failure's actor is `anonymous`)
+  'user.signed_in',
+  'user.sign_in_failed',
   'business_hours.created',
   'business_hours.updated',
   'business_hours.deleted',

@@ -88,21 +88,24 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
   });
 
-  it('keeps the session across a reload of the tab (refresh token in sessionStorage, none in localStorage)', async () => {
+  it('keeps the session across a reload of the tab (refresh token in an httpOnly cookie, none in storage)', async () => {
     await page.reload();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     const stored = await page.evaluate(() => ({
       local: localStorage.length,
-      session: Object.keys(sessionStorage),
+      session: sessionStorage.length,
+      cookies: document.cookie,
     }));
-    expect(stored.local).toBe(0);
-    expect(stored.session).toEqual(['console.refresh_token']);
+    expect(stored).toEqual({ local: 0, session: 0, cookies: '' });
+    const [cookie] = await page.context().cookies(`${server.base}/api/v1/auth/session`);
+    expect(cookie).toMatchObject({ name: 'itsm_refresh', httpOnly: true, secure: true, sameSite: 'Strict' });
+    expect(cookie?.path).toBe('/api/v1/auth');
   });
 
   it('on a 401 it refreshes the session and retries, keeping the page', async () => {
     let refreshed = 0;
     page.on('request', (r) => {
-      if (r.url().endsWith('/api/v1/auth/refresh')) refreshed++;
+      if (r.url().endsWith('/api/v1/auth/session')) refreshed++;
     });
     let failedOnce = false;
     await page.route('**/api/v1/api-keys*', async (route) => {
@@ -353,15 +356,16 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
     }
   });
 
-  it('signs out: the refresh token is gone and no longer refreshes', async () => {
-    const token = await page.evaluate(() => sessionStorage.getItem('console.refresh_token'));
+  it('signs out: the cookie is cleared and its refresh token no longer refreshes', async () => {
+    const [cookie] = await page.context().cookies(`${server.base}/api/v1/auth/session`);
+    expect(cookie?.value).toBeTruthy();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await expect.poll(() => page.context().cookies(`${server.base}/api/v1/auth/session`)).toEqual([]);
     const res = await fetch(`${server.base}/api/v1/auth/refresh`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ refresh_token: token }),
+      body: JSON.stringify({ refresh_token: cookie?.value }),
     });
     expect(res.status).toBe(401);
   });

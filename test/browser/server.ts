@@ -135,12 +135,12 @@ export async function endSessionWhileCreatingKey(page: Page) {
   await page.route('**/api/v1/api-keys', (r) =>
     r.request().method() === 'POST' ? r.fulfill(refused) : r.continue(),
   );
-  await page.route('**/api/v1/auth/refresh', (r) => r.fulfill(refused));
+  await page.route('**/api/v1/auth/session', (r) => r.fulfill(refused));
   await dialog.getByRole('button', { name: 'Create key' }).click();
   const ended = page.getByRole('dialog', { name: 'Your session ended' });
   await ended.waitFor();
   await page.unroute('**/api/v1/api-keys');
-  await page.unroute('**/api/v1/auth/refresh');
+  await page.unroute('**/api/v1/auth/session');
   return { dialog, ended };
 }
 

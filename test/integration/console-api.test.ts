@@ -1,6 +1,7 @@
 // What the console needs from the API beyond the spec's fields: the audit log narrowed by actor and
 // a time window, and a rotated key naming the key it replaced.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mailedToken } from '../support/accounts';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 describe.skipIf(postgresUnavailable())('the console’s API additions', () => {
@@ -52,5 +53,25 @@ describe.skipIf(postgresUnavailable())('the console’s API additions', () => {
     }[];
     expect(list.find((k) => k.id === rotated.body.id)?.rotated_from).toBe(created.body.id);
     expect(list.find((k) => k.id === created.body.id)?.rotated_from).toBeNull();
+  });
+
+  it('says an address is already invited, not that a user exists, and the preview names the invitee', async () => {
+    const invite = (email: string) =>
+      h.request('POST', '/api/v1/tenant/users', {
+        bearer: t.adminToken,
+        body: { email, name: 'Ana Silva', role: 'agent' },
+      });
+    const email = `invitee-${Date.now()}@acme.example`;
+    expect((await invite(email)).status).toBe(201);
+    const again = await invite(email.toUpperCase());
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toMatch(/already invited/);
+    expect(again.body.detail).not.toMatch(/already exists/);
+
+    const preview = await h.request('POST', '/api/v1/auth/invite-preview', {
+      body: { token: await mailedToken(h, email) },
+    });
+    expect(preview.status).toBe(200);
+    expect(preview.body).toMatchObject({ email, name: 'Ana Silva', role: 'agent' });
   });
 });

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { generateClientSources, listEndpoints } from '../../clients/typescript/generate';
+import { createSupportClient, SupportNetworkError } from '../../clients/typescript/index';
 import { retryAfterMs, retryingFetch } from '../../clients/typescript/retry';
 import {
   verifyWebhook,
@@ -207,5 +208,38 @@ describe('typed webhook events', () => {
     expect(await verify(new TextEncoder().encode(signed.body))).toEqual(JSON.parse(signed.body));
     expect(await verify(signed.body, 'whsec_other')).toBeNull();
     expect(await verify(signed.body.replace('Hello', 'Hellp'))).toBeNull();
+  });
+});
+
+describe('the client’s types and failures', () => {
+  it('rejects a misspelt filter value at the type level, and takes a comma list of real ones', () => {
+    const client = createSupportClient({
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: 'itsm_sk_test_x',
+      retry: false,
+    });
+    const list = (status: 'open' | 'open,pending') =>
+      client.GET('/api/v1/tickets', { params: { query: { status } } });
+    expectTypeOf(list).toBeFunction();
+    // @ts-expect-error 'opne' is no ticket status: `npx tsc --noEmit` fails if this compiles
+    const misspelt = () => client.GET('/api/v1/tickets', { params: { query: { status: 'opne' } } });
+    expectTypeOf(misspelt).toBeFunction();
+  });
+
+  it('reports a server that does not answer as a SupportNetworkError, not a bare TypeError', async () => {
+    const client = createSupportClient({
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: 'itsm_sk_test_x',
+      retry: false,
+      fetch: () => Promise.reject(new TypeError('fetch failed')),
+    });
+    const failure = await client.GET('/api/v1/tickets').then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(SupportNetworkError);
+    expect(failure).not.toBeInstanceOf(TypeError);
+    expect((failure as SupportNetworkError).method).toBe('GET');
+    expect(((failure as SupportNetworkError).cause as Error).message).toBe('fetch failed');
   });
 });

@@ -416,7 +416,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invite: set the password and sign in
-         * @description The invite token (from POST /api/v1/tenants or POST /api/v1/tenant/users, or its mail) works once.
+         * @description The invite token (from POST /api/v1/tenants or POST /api/v1/tenant/users, or its mail) works once. With `X-Session-Cookie: 1` (the console) the refresh token is also set in the `itsm_refresh` cookie (httpOnly, Secure, SameSite=Strict, Path=/api/v1/auth), which `POST /api/v1/auth/session` spends; such a request must come from this server's own origin (403 otherwise).
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
@@ -460,7 +460,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the dashboard
-         * @description Email and password of a tenant user. Without `tenant_id` the password is checked against every active account of the address: one match signs in; matches in several tenants answer 409 with those tenants, to send one as `tenant_id`. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay. Another tenant's account or invitation of the address never turns a right password into a 401 or counts as a failure.
+         * @description Email and password of a tenant user. Without `tenant_id` the password is checked against every active account of the address: one match signs in; matches in several tenants answer 409 with those tenants, to send one as `tenant_id`. The access token is the dashboard session JWT every dashboard route takes (900 s); the refresh token is single use. Every failure (unknown email, wrong password, disabled user, wrong tenant) is the same 401 at the same cost; failures from the third on are answered after a growing delay. Another tenant's account or invitation of the address never turns a right password into a 401 or counts as a failure. Each sign-in and each failure is written to the audit log of the account's tenant (never the password). With `X-Session-Cookie: 1` (the console) the refresh token is also set in the `itsm_refresh` cookie (httpOnly, Secure, SameSite=Strict, Path=/api/v1/auth), which `POST /api/v1/auth/session` spends; such a request must come from this server's own origin (403 otherwise).
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
@@ -482,7 +482,7 @@ export interface paths {
         put?: never;
         /**
          * End the session
-         * @description Ends the session of the `Authorization: Bearer` access token, or of the `refresh_token` in the body: its refresh token no longer works (access tokens already issued lapse within 900 s).
+         * @description Ends the session of the `Authorization: Bearer` access token, or of the `refresh_token` in the body, or (with `X-Session-Cookie: 1`) of the session cookie, which is cleared: its refresh token no longer works (access tokens already issued lapse within 900 s).
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
@@ -548,7 +548,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with a reset token
-         * @description Ends every existing session of the user and answers with a new one.
+         * @description Ends every existing session of the user and answers with a new one. With `X-Session-Cookie: 1` (the console) the refresh token is also set in the `itsm_refresh` cookie (httpOnly, Secure, SameSite=Strict, Path=/api/v1/auth), which `POST /api/v1/auth/session` spends; such a request must come from this server's own origin (403 otherwise).
          *
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
@@ -575,6 +575,28 @@ export interface paths {
          *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
          */
         post: operations["refreshSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew the console's session from its cookie
+         * @description For the console in a browser: exchanges the refresh token in the `itsm_refresh` cookie (set by a sign-in sent with `X-Session-Cookie: 1`) for a new access token, and sets its successor in the cookie, so the refresh token never reaches script and every tab shares one sign-in. It rotates like `/refresh` (a spent token revokes the session). Needs `X-Session-Cookie: 1` and this server's own `Origin` (a foreign page can send neither), else 403; no cookie, or a dead one, is 401 and clears the cookie.
+         *
+         *     **Access:** No credential needed (dashboard sign-in); API keys are refused with 403.
+         */
+        post: operations["restoreSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3831,6 +3853,18 @@ export interface components {
             /** @description The refresh token */
             refresh_token: string;
         };
+        SessionToken: {
+            /** @description dashboard session JWT (HS256; claims sub, tenant_id, role, sid, iat, exp) */
+            access_token: string;
+            /**
+             * @description Always `Bearer`
+             * @constant
+             */
+            token_type: "Bearer";
+            /** @description seconds the access token lives */
+            expires_in: number;
+        };
+        SessionRestore: Record<string, never>;
         SignOut: {
             /** @description The refresh token */
             refresh_token?: string;
@@ -3874,6 +3908,8 @@ export interface components {
             };
             /** @description Email address */
             email: string;
+            /** @description the name the inviter gave, to pre-fill the form */
+            name: string | null;
             /**
              * @description Role
              * @enum {string}
@@ -6490,7 +6526,7 @@ export interface components {
              * @description What was done, e.g. `api_key.created`
              * @enum {string}
              */
-            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed" | "business_hours.created" | "business_hours.updated" | "business_hours.deleted" | "sla_policy.created" | "sla_policy.updated" | "sla_policy.deleted" | "team.created" | "team.updated" | "team.deleted" | "saved_reply.created" | "saved_reply.updated" | "saved_reply.deleted" | "ticket_field.created" | "ticket_field.updated" | "ticket_field.deleted";
+            action: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed" | "user.signed_in" | "user.sign_in_failed" | "business_hours.created" | "business_hours.updated" | "business_hours.deleted" | "sla_policy.created" | "sla_policy.updated" | "sla_policy.deleted" | "team.created" | "team.updated" | "team.deleted" | "saved_reply.created" | "saved_reply.updated" | "saved_reply.deleted" | "ticket_field.created" | "ticket_field.updated" | "ticket_field.deleted";
             /**
              * @description Kind of resource acted on
              * @enum {string}
@@ -11309,6 +11345,7 @@ export interface operations {
                      *         "name": "Acme"
                      *       },
                      *       "email": "ana@example.com",
+                     *       "name": "Ana Silva",
                      *       "role": "agent",
                      *       "expires_at": "2026-03-21T09:26:53.412Z"
                      *     }
@@ -12343,6 +12380,170 @@ export interface operations {
                 };
             };
             /** @description Unknown, spent, expired or revoked */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Invalid or expired refresh token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description API keys may not call this endpoint */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "API keys are not permitted for this endpoint"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Type must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "loc": [
+                     *             "body",
+                     *             "name"
+                     *           ],
+                     *           "msg": "Field required",
+                     *           "type": "missing"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Rate limit exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Service temporarily unavailable: database unreachable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    restoreSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["SessionRestore"];
+            };
+        };
+        responses: {
+            /** @description A new access token; the new refresh token is in the Set-Cookie */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 900
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SessionToken"];
+                };
+            };
+            /** @description No session cookie, or its token is unknown, spent, expired or revoked */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13778,7 +13979,7 @@ export interface operations {
                  * @description Only calls with this outcome
                  * @example ticket_created
                  */
-                outcome?: ("ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error") | string;
+                outcome?: ("ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error") | `${"ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error"},${string}`;
                 /**
                  * @description Only calls of this direction
                  * @example inbound
@@ -23972,7 +24173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Email already used */
+            /** @description Email already used: by a member, or by an invitation not accepted yet (resend or revoke it instead) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24835,17 +25036,17 @@ export interface operations {
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
                  * @example open
                  */
-                status?: ("new" | "open" | "pending" | "on_hold" | "resolved" | "closed") | string;
+                status?: ("new" | "open" | "pending" | "on_hold" | "resolved" | "closed") | `${"new" | "open" | "pending" | "on_hold" | "resolved" | "closed"},${string}`;
                 /**
                  * @description Only tickets with this priority (one value or a comma-separated list)
                  * @example low,medium
                  */
-                priority?: ("low" | "medium" | "high" | "urgent") | string;
+                priority?: ("low" | "medium" | "high" | "urgent") | `${"low" | "medium" | "high" | "urgent"},${string}`;
                 /**
                  * @description Only tickets of this type (one value or a comma-separated list)
                  * @example incident
                  */
-                type?: ("question" | "incident" | "problem" | "service_request" | "change") | string;
+                type?: ("question" | "incident" | "problem" | "service_request" | "change") | `${"question" | "incident" | "problem" | "service_request" | "change"},${string}`;
                 /**
                  * @description Only tickets of this requester
                  * @example req_0mh9y4t6cWn3LbQ8rFs1Mz
@@ -28774,7 +28975,7 @@ export interface operations {
                  * @description Only entries of this action (e.g. `api_key.created`)
                  * @example api_key.created
                  */
-                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed" | "business_hours.created" | "business_hours.updated" | "business_hours.deleted" | "sla_policy.created" | "sla_policy.updated" | "sla_policy.deleted" | "team.created" | "team.updated" | "team.deleted" | "saved_reply.created" | "saved_reply.updated" | "saved_reply.deleted" | "ticket_field.created" | "ticket_field.updated" | "ticket_field.deleted";
+                action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed" | "user.signed_in" | "user.sign_in_failed" | "business_hours.created" | "business_hours.updated" | "business_hours.deleted" | "sla_policy.created" | "sla_policy.updated" | "sla_policy.deleted" | "team.created" | "team.updated" | "team.deleted" | "saved_reply.created" | "saved_reply.updated" | "saved_reply.deleted" | "ticket_field.created" | "ticket_field.updated" | "ticket_field.deleted";
                 /**
                  * @description Only entries about this resource id
                  * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
@@ -35094,7 +35295,7 @@ export interface operations {
                  * @description The record types to search, one or a comma list (default: all four)
                  * @example ticket,conversation
                  */
-                types?: ("ticket" | "conversation" | "contact" | "company") | string;
+                types?: ("ticket" | "conversation" | "contact" | "company") | `${"ticket" | "conversation" | "contact" | "company"},${string}`;
                 /**
                  * @description Hits per page, 1-100 (default 20)
                  * @example 20

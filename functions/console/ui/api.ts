@@ -1,6 +1,6 @@
 // The console's API client: the project's typed client (clients/typescript: openapi-fetch over the
 // types generated from the OpenAPI document), sending every call through the dashboard session.
-import { createSupportClient, SupportApiError } from '../../../clients/typescript/index';
+import { createSupportClient, SupportApiError, SupportNetworkError } from '../../../clients/typescript/index';
 import { describeError, NETWORK_DOWN, SESSION_ENDED } from './errors';
 import { type Identity, sessionFetch } from './session';
 
@@ -28,7 +28,7 @@ export async function must<T>(call: Promise<{ data?: T }>): Promise<T> {
     return (await call).data as T;
   } catch (e) {
     // fetch itself failed (offline, server down): its own words are "Failed to fetch"
-    if (e instanceof TypeError) throw new ApiError(NETWORK_DOWN, 0);
+    if (e instanceof SupportNetworkError || e instanceof TypeError) throw new ApiError(NETWORK_DOWN, 0);
     if (!(e instanceof SupportApiError)) throw e;
     // a 401 here means the refresh failed too: the session-ended dialog is already open
     if (e.status === 401) throw new ApiError(SESSION_ENDED, 401);

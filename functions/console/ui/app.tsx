@@ -3,7 +3,7 @@ import type { FC } from 'hono/jsx';
 import { useEffect, useState } from 'hono/jsx/dom';
 import { homePage } from './access';
 import { loadMe } from './api';
-import { Modal, PageHead, useLoad } from './components';
+import { Badge, Modal, PageHead, useLoad } from './components';
 import { AuditPage } from './pages/audit';
 import { KeysPage } from './pages/keys';
 import { SavedRepliesPage } from './pages/saved-replies';
@@ -75,12 +75,18 @@ function WhoAmI(props: { who: Identity }) {
   const { who } = props;
   const names = useLoad(async () => {
     const me = await loadMe(who).catch(() => null);
-    return { email: me?.user.email ?? undefined, tenant: me?.tenant.name };
+    return {
+      email: me?.user.email ?? undefined,
+      tenant: me?.tenant.name,
+      environment: me?.tenant.environment,
+    };
   }, [who.userId, who.tenantId]);
   return (
     <div class="who-text">
       <div class={names.data?.tenant ? 'small tenant' : 'mono small tenant'} title={`Tenant ${who.tenantId}`}>
         {names.data?.tenant ?? who.tenantId}
+        {/* a sandbox's keys, data and mails are for trying things out: say so on every page */}
+        {names.data?.environment === 'sandbox' ? <Badge tone="warn">sandbox</Badge> : null}
       </div>
       <div class="small muted">
         <span class="email">{names.data?.email ?? who.userId}</span> ·{' '}

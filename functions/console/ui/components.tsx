@@ -94,6 +94,12 @@ export function Modal(props: {
     if (!dialog) return;
     const opener = document.activeElement;
     if (!dialog.open) dialog.showModal();
+    // the browser focuses the first control, the × of the header: the first field is where one
+    // starts (or, in a confirmation, its first button)
+    const first = dialog.querySelector<HTMLElement>(
+      ':is(input:not([type=hidden]), select, textarea, button:not(.icon)):not([disabled])',
+    );
+    first?.focus();
     const onClose = () => props.onClose();
     const onCancel = (e: Event) => props.required && e.preventDefault();
     // Chromium closes anyway on a second Escape with no click between: open it again
@@ -324,8 +330,16 @@ export function RowMenu(props: {
 }) {
   const ref = useRef<HTMLDetailsElement>(null);
   if (props.items.length === 0) return null;
+  // Escape closes an open menu, as it closes a dialog, and leaves focus on its button
+  const onKeyDown = (e: KeyboardEvent) => {
+    const menu = ref.current;
+    if (e.key !== 'Escape' || !menu?.open) return;
+    e.preventDefault();
+    menu.open = false;
+    menu.querySelector('summary')?.focus();
+  };
   return (
-    <details class="row-menu" ref={ref}>
+    <details class="row-menu" ref={ref} onKeyDown={onKeyDown}>
       <summary aria-label={props.label}>Actions</summary>
       <div class="row-menu-items">
         {props.items.map((item) => (

@@ -1,15 +1,20 @@
 // The dashboard session in the browser. The access token lives only in this module's memory; the
-// refresh token in sessionStorage, so a reload keeps the session in this tab while another tab (or
-// a closed and reopened one) signs in again. sessionStorage is readable by script running on the
-// page: the console's Content-Security-Policy (no inline or foreign script, functions/console/app.ts)
-// is what keeps injected script out, and refresh tokens are single-use with reuse detection on the
-// server, so a stolen spent token ends the whole session. No cookie carries authority: every call
-// sends `Authorization: Bearer`, which a cross-site page cannot forge (CSRF-safe by construction).
+// refresh token only in an httpOnly, SameSite=Strict cookie on /api/v1/auth that the server sets
+// when a sign-in asks for it (`X-Session-Cookie: 1`), so no script on the page can read it and
+// every tab of the browser shares one sign-in: a new tab or a reload renews its access token from
+// the cookie (POST /api/v1/auth/session). Signing out clears the cookie server-side and tells the
+// other tabs (BroadcastChannel), which sign out too. The cookie is ambient authority: the server
+// takes it only with that header and this origin's Origin (functions/auth/cookie.ts); every other
+// call sends `Authorization: Bearer`, which a cross-site page cannot forge.
 
 import type { components } from '../../../clients/typescript/index';
 import { describeError } from './errors';
 
-const REFRESH_KEY = 'console.refresh_token';
+/** Where an earlier console kept the refresh token: removed on start, it is no longer used. */
+const LEGACY_REFRESH_KEY = 'console.refresh_token';
+const COOKIE_HEADER = { 'X-Session-Cookie': '1' };
+/** Tabs tell each other of a sign-in and a sign-out. */
+const CHANNEL = 'console.session';
 /** refresh this long before the access token expires */
 const REFRESH_MARGIN_MS = 60_000;
 
@@ -20,6 +25,7 @@ export interface Identity {
 }
 
 export type TokenPair = components['schemas']['TokenPair'];
+type AccessToken = components['schemas']['SessionToken'];
 
 let accessToken: string | null = null;
 let identity: Identity | null = null;
@@ -47,22 +53,33 @@ function decodeClaims(jwt: string): Identity | null {
   }
 }
 
-/** Starts the session a sign-in, an accepted invitation or a new password answered with. */
-export function adopt(pair: TokenPair) {
-  accessToken = pair.access_token;
-  identity = decodeClaims(pair.access_token);
-  sessionStorage.setItem(REFRESH_KEY, pair.refresh_token);
+const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : null;
+sessionStorage.removeItem(LEGACY_REFRESH_KEY);
+
+/** An access token this tab holds (the refresh token is the cookie's). */
+function hold(token: AccessToken) {
+  accessToken = token.access_token;
+  identity = decodeClaims(token.access_token);
   clearTimeout(refreshTimer);
-  const due = Math.max(5_000, pair.expires_in * 1000 - REFRESH_MARGIN_MS);
+  const due = Math.max(5_000, token.expires_in * 1000 - REFRESH_MARGIN_MS);
   refreshTimer = setTimeout(() => void refreshSession(), due);
   for (const l of listeners) l(identity);
+}
+
+/**
+ * Starts the session a sign-in, an accepted invitation or a new password answered with (its
+ * refresh token is already in the cookie; the one in the body is not kept), and tells the other
+ * tabs, which pick it up from the cookie.
+ */
+export function adopt(pair: TokenPair) {
+  hold(pair);
+  channel?.postMessage('signed-in');
 }
 
 function drop() {
   accessToken = null;
   identity = null;
   clearTimeout(refreshTimer);
-  sessionStorage.removeItem(REFRESH_KEY);
   for (const l of listeners) l(null);
 }
 
@@ -72,10 +89,11 @@ export async function detailOf(res: Response): Promise<string> {
   return describeError(body, res.status);
 }
 
+/** A credential-free auth POST; it asks for the session cookie whenever the answer is a session. */
 async function postJson(path: string, body: unknown): Promise<Response> {
   return fetch(path, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
+    headers: { 'Content-Type': 'application/json', ...COOKIE_HEADER },
     body: JSON.stringify(body),
   });
 }
@@ -132,26 +150,27 @@ export async function postSignedOut(path: string, body: unknown): Promise<void> 
 }
 
 /**
- * Exchanges the refresh token for a new pair; one exchange at a time (a second caller awaits the
- * first: the token is single-use, and spending it twice would end the session).
+ * Renews the access token from the session cookie. One renewal at a time across every tab of the
+ * browser (a Web Lock): the cookie's token is single-use, and two tabs spending it at once would
+ * be a reuse, which ends the session; the second tab waits and sends the successor.
  */
 export function refreshSession(): Promise<boolean> {
-  refreshing ??= (async () => {
-    const token = sessionStorage.getItem(REFRESH_KEY);
-    if (!token) return false;
+  const renew = async () => {
     try {
-      const res = await postJson('/api/v1/auth/refresh', { refresh_token: token });
+      const res = await postJson('/api/v1/auth/session', {});
       if (!res.ok) {
         drop();
         return false;
       }
-      adopt((await res.json()) as TokenPair);
+      hold((await res.json()) as AccessToken);
       return true;
     } catch {
-      // network error: keep the refresh token for the next try, but say the call failed
+      // network error: the cookie is kept for the next try, but the call failed
       return false;
     }
-  })().finally(() => {
+  };
+  refreshing ??= (async () =>
+    navigator.locks ? await navigator.locks.request(CHANNEL, renew) : renew())().finally(() => {
     refreshing = null;
   });
   return refreshing;
@@ -161,19 +180,34 @@ let leaving = false;
 /** true while the user signs out on purpose (not a session that ended on its own) */
 export const signingOut = () => leaving;
 
+/** Ends the session (the server clears the cookie) and signs out every other tab too. */
 export async function signOut(): Promise<void> {
   const token = accessToken;
-  const refreshToken = sessionStorage.getItem(REFRESH_KEY);
+  leaveQuietly();
+  channel?.postMessage('signed-out');
+  await fetch('/api/v1/auth/logout', {
+    method: 'POST',
+    headers: {
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      'Content-Type': 'application/json',
+      ...COOKIE_HEADER,
+    },
+    body: '{}',
+  }).catch(() => undefined);
+}
+
+/** Signed out on purpose, here or in another tab: the sign-in page, not "your session ended". */
+function leaveQuietly() {
   leaving = true;
   drop();
   leaving = false;
-  if (token)
-    await fetch('/api/v1/auth/logout', {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(refreshToken ? { refresh_token: refreshToken } : {}),
-    }).catch(() => undefined);
 }
+
+channel?.addEventListener('message', (e: MessageEvent) => {
+  if (e.data === 'signed-out' && identity) leaveQuietly();
+  // another tab signed in: this one joins the session through the cookie
+  if (e.data === 'signed-in' && !accessToken) void refreshSession();
+});
 
 /**
  * fetch with the session: the bearer header, and on a 401 one refresh and one retry, so a page

@@ -8,6 +8,7 @@ import { api, type components, isMemberId, must } from '../api';
 import {
   Breakable,
   Empty,
+  ErrorText,
   LoadError,
   Loading,
   NotForYourRole,
@@ -34,6 +35,38 @@ interface Filters {
   to: string;
 }
 const NO_FILTERS: Filters = { actor: '', action: '', from: '', to: '' };
+/** The date boxes' range: what a date input and the API's instants both hold. */
+const FIRST_DAY = '2000-01-01';
+const LAST_DAY = '9999-12-31';
+const LAST_INSTANT = '9999-12-31T23:59:59.999Z';
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The filters kept in the address (`?actor=…&action=…&from=…&to=…`), so a filtered log can be
+ * shared and survives a reload; a value that is not one (an unknown action, a malformed day) is dropped.
+ */
+function filtersFromUrl(): Filters {
+  const q = new URLSearchParams(location.search);
+  const action = q.get('action') ?? '';
+  const day = (v: string | null) => (v && DAY.test(v) ? v : '');
+  return {
+    actor: q.get('actor') ?? '',
+    action: (AUDIT_ACTIONS as readonly string[]).includes(action) ? (action as Action) : '',
+    from: day(q.get('from')),
+    to: day(q.get('to')),
+  };
+}
+
+function filtersToUrl(f: Filters) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(f)) if (v) q.set(k, v);
+  const search = q.toString();
+  history.replaceState(null, '', `${location.pathname}${search ? `?${search}` : ''}`);
+}
+
+/** Why the dates select nothing, before asking: the window is empty. */
+const windowProblem = (f: Filters) =>
+  f.from && f.to && f.from > f.to ? 'From is later than To: pick a From on or before the To date.' : '';
 
 export function AuditPage() {
   if (!allowed('audit')) return <NotForYourRole title="Audit log" action="audit" />;
@@ -42,10 +75,11 @@ export function AuditPage() {
 
 /** Local calendar days as the API's instants: `from` at its midnight, `to` up to the next one. */
 function timeWindow(f: Filters) {
+  // the day after the last one has no instant the API takes (year 10000): the last instant instead
   const midnight = (day: string, plus = 0) => {
     const d = new Date(`${day}T00:00:00`);
     d.setDate(d.getDate() + plus);
-    return d.toISOString();
+    return d.getUTCFullYear() > 9999 ? LAST_INSTANT : d.toISOString();
   };
   return {
     ...(f.from ? { since: midnight(f.from) } : {}),
@@ -87,23 +121,26 @@ function useNames() {
 }
 
 function AuditList() {
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [filters, setFilters] = useState<Filters>(filtersFromUrl);
   const [offset, setOffset] = useState(0);
+  const problem = windowProblem(filters);
   const log = useLoad(
     () =>
-      must(
-        api.GET('/api/v2/audit-log', {
-          params: {
-            query: {
-              limit: PAGE,
-              offset,
-              ...(filters.action ? { action: filters.action } : {}),
-              ...(filters.actor ? { actor: filters.actor } : {}),
-              ...timeWindow(filters),
-            },
-          },
-        }),
-      ),
+      problem
+        ? Promise.resolve(null)
+        : must(
+            api.GET('/api/v2/audit-log', {
+              params: {
+                query: {
+                  limit: PAGE,
+                  offset,
+                  ...(filters.action ? { action: filters.action } : {}),
+                  ...(filters.actor ? { actor: filters.actor } : {}),
+                  ...timeWindow(filters),
+                },
+              },
+            }),
+          ),
     [filters, offset],
   );
   const names = useNames();
@@ -113,17 +150,19 @@ function AuditList() {
     <section aria-labelledby="page-title">
       <PageHead
         title="Audit log"
-        intro="Every change to API keys, webhooks and the team: who, what, when and from where."
+        intro="Every change to API keys, webhooks and the team, and every sign-in: who, what, when and from where."
       />
       <AuditFilters
         filters={filters}
         actors={seen}
         name={names.name}
         onChange={(next) => {
+          filtersToUrl(next);
           setFilters(next);
           setOffset(0);
         }}
       />
+      <ErrorText message={problem} id="audit-window-error" />
       <LoadError load={log} />
       {log.loading && !log.data ? <Loading what="the audit log" /> : null}
       {log.data && entries.length === 0 ? <Empty>Nothing recorded that matches.</Empty> : null}
@@ -184,7 +223,9 @@ function AuditFilters(props: {
           id="audit-from"
           type="date"
           value={filters.from}
-          max={filters.to || undefined}
+          min={FIRST_DAY}
+          max={LAST_DAY}
+          aria-describedby={windowProblem(filters) ? 'audit-window-error' : undefined}
           onChange={(e: Event) => set({ from: value(e) })}
         />
       </span>
@@ -194,7 +235,9 @@ function AuditFilters(props: {
           id="audit-to"
           type="date"
           value={filters.to}
-          min={filters.from || undefined}
+          min={FIRST_DAY}
+          max={LAST_DAY}
+          aria-describedby={windowProblem(filters) ? 'audit-window-error' : undefined}
           onChange={(e: Event) => set({ to: value(e) })}
         />
       </span>

@@ -2,7 +2,7 @@
 import { useState } from 'hono/jsx/dom';
 import { KEY_DIALOG_SCOPE_GROUPS } from '../../../../shared/context/scopes';
 import { allowed } from '../access';
-import { api, type components, isMemberId, must } from '../api';
+import { api, type components, isMemberId, loadMe, must } from '../api';
 import {
   Badge,
   Confirm,
@@ -129,7 +129,25 @@ function RotationNote(props: { k: ApiKey; keys: ApiKey[] }) {
   );
 }
 
-function KeyRow(props: { k: ApiKey; keys: ApiKey[]; creator: string; act: (kind: Acting) => void }) {
+/**
+ * How the tenant's keys start (`itsm_sk_test_` in a sandbox, else `itsm_sk_live_`), so the column
+ * shows what a secret scanner or a log line shows; `itsm_sk_` until the tenant is known.
+ */
+function useKeyStart(): string {
+  const who = currentIdentity();
+  const me = useLoad(async () => (who ? await loadMe(who) : null), [who?.userId, who?.tenantId]);
+  const env = me.data?.tenant.environment;
+  if (!env) return 'itsm_sk_';
+  return env === 'sandbox' ? 'itsm_sk_test_' : 'itsm_sk_live_';
+}
+
+function KeyRow(props: {
+  k: ApiKey;
+  keys: ApiKey[];
+  creator: string;
+  start: string;
+  act: (kind: Acting) => void;
+}) {
   const { k } = props;
   const items = [
     ...(k.revoked_at
@@ -142,14 +160,16 @@ function KeyRow(props: { k: ApiKey; keys: ApiKey[]; creator: string; act: (kind:
   ];
   return (
     <tr key={k.id} data-key-id={k.id} id={`key-${k.id}`}>
-      <td data-label="Name">
-        <strong>{k.name}</strong>
+      {/* a long name wraps inside its column (the full name in the title too) instead of widening the table */}
+      <td data-label="Name" class="key-name">
+        <strong title={k.name}>{k.name}</strong>
         <div class="muted small">
           created <Time iso={k.created_at} />
         </div>
         <RotationNote k={k} keys={props.keys} />
       </td>
-      <td data-label="Key" class="mono">
+      <td data-label="Key" class="mono key-start">
+        {props.start}
         {k.key_prefix}…
       </td>
       <td data-label="Scopes">
@@ -181,6 +201,7 @@ function KeysTable(props: {
   creator: (by: string | null) => string;
   act: (kind: Acting, k: ApiKey) => void;
 }) {
+  const start = useKeyStart();
   return (
     <RecordsTable
       name="keys"
@@ -193,6 +214,7 @@ function KeysTable(props: {
           k={k}
           keys={props.keys}
           creator={props.creator(k.created_by)}
+          start={start}
           act={(kind) => props.act(kind, k)}
         />
       ))}

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 // Signed-out pages: sign in, accept an invitation, forgotten password. They call /api/v1/auth/*
 // with no credential; a success signs in (session.ts).
-import { useRef, useState } from 'hono/jsx/dom';
+import { useEffect, useRef, useState } from 'hono/jsx/dom';
 import { homePage } from '../access';
 import { ErrorText, LoadError, Time, useLoad, useSubmit } from '../components';
 import { type InvitePreview, previewInvitation } from '../invitations';
@@ -129,8 +129,9 @@ export function SignInForm() {
         value={email}
         onInput={(e: Event) => {
           setEmail(value(e));
-          // another address: the tenants offered were this one's
+          // another address: the tenants offered were this one's, and the error was this one's
           setTenants([]);
+          form.clear();
         }}
       />
       <label for="password">Password</label>
@@ -142,7 +143,11 @@ export function SignInForm() {
         required
         aria-describedby={form.error ? 'sign-in-error' : undefined}
         value={password}
-        onInput={(e: Event) => setPassword(value(e))}
+        onInput={(e: Event) => {
+          setPassword(value(e));
+          // the error went with the password typed before: it must not stay beside the new one
+          form.clear();
+        }}
       />
       {tenants.length > 0 ? (
         <>
@@ -212,6 +217,11 @@ export function AcceptInvitePage() {
   );
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
+  // the name the inviter gave, offered to keep or change (never over one already typed)
+  const invitedName = preview.data?.name ?? '';
+  useEffect(() => {
+    if (invitedName) setName((typed) => typed || invitedName);
+  }, [invitedName]);
   const form = useSubmit(
     enterConsole(() =>
       requestSession('/api/v1/auth/accept-invite', {
@@ -237,9 +247,20 @@ export function AcceptInvitePage() {
           autocomplete="name"
           maxLength={200}
           value={name}
-          onInput={(e: Event) => setName(value(e))}
+          onInput={(e: Event) => {
+            setName(value(e));
+            form.clear();
+          }}
         />
-        <NewPasswordField id="new-password" label="Password" value={password} onInput={setPassword} />
+        <NewPasswordField
+          id="new-password"
+          label="Password"
+          value={password}
+          onInput={(v) => {
+            setPassword(v);
+            form.clear();
+          }}
+        />
         <ErrorText message={form.error} />
         <button type="submit" class="primary wide" disabled={form.busy}>
           {form.busy ? 'Setting up your account…' : 'Set password and sign in'}
@@ -275,7 +296,10 @@ export function ForgotPasswordPage() {
             type="email"
             required
             value={email}
-            onInput={(e: Event) => setEmail(value(e))}
+            onInput={(e: Event) => {
+              setEmail(value(e));
+              form.clear();
+            }}
           />
           <ErrorText message={form.error} />
           <button type="submit" class="primary wide" disabled={form.busy}>
@@ -352,7 +376,15 @@ export function ResetPasswordPage() {
         <ErrorText message="This link has no reset token. Open the link from the email again, or ask for a new one." />
       )}
       <form onSubmit={form.submit} class="stack">
-        <NewPasswordField id="reset-password" label="New password" value={password} onInput={setPassword} />
+        <NewPasswordField
+          id="reset-password"
+          label="New password"
+          value={password}
+          onInput={(v) => {
+            setPassword(v);
+            form.clear();
+          }}
+        />
         <ErrorText message={form.error} />
         <button type="submit" class="primary wide" disabled={!token || form.busy}>
           Set password and sign in

@@ -64,8 +64,10 @@ function useMembers(offset: number) {
     [me],
   );
   const users = team.data?.users ?? [];
-  const pinned = myself.data && !users.some((m) => m.id === me) ? [myself.data] : [];
-  return { team, me, rows: [...pinned, ...users], shown: users.length };
+  // on top whether or not this page holds the row: moved there, or added when it is elsewhere
+  const own = users.find((m) => m.id === me) ?? myself.data ?? undefined;
+  const rows = own ? [own, ...users.filter((m) => m.id !== me)] : users;
+  return { team, me, rows, shown: users.length };
 }
 
 function TeamHead(props: { manage: boolean; notice: string; error: string; onInvite: () => void }) {
