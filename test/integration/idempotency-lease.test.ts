@@ -3,17 +3,19 @@
 // middleware's own timer while its request runs past the lease; an answer
 // committed in the database is replayed when the Redis record has vanished with its lease.
 
-import { Redis } from '@upstash/redis';
 import { Hono } from 'hono';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEnv } from '../../shared/context/app-env';
 import { openBody } from '../../shared/http/answer-seal';
 import { handleError } from '../../shared/http/errors';
 import type { IdempotencyClaim, IdempotencyStore } from '../../shared/http/idempotency';
 import { DbIdempotencyStore, idempotency } from '../../shared/http/idempotency';
+import { redisKeyPrefix } from '../../shared/redis/client';
 import { createTicket } from '../../shared/tickets/tickets';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 import {
+  PLAIN_REDIS_URL,
   redisForTests,
   startUpstashRestAdapter,
   type UpstashRestAdapter,
@@ -26,8 +28,9 @@ const LEASE_MS = 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ANSWER = { status: 201, headers: { 'content-type': 'application/json' }, body: '{"id":"x"}' };
 
-for (const name of ['database', 'redis'] as const) {
-  describe.skipIf(postgresUnavailable() || (name === 'redis' && !redisUp))(
+for (const name of ['database', 'redis', 'plain redis'] as const) {
+  const inRedis = name !== 'database';
+  describe.skipIf(postgresUnavailable() || (inRedis && !redisUp))(
     `Idempotency-Key leases (${name} store)`,
     () => {
       let h: Harness;
@@ -56,6 +59,7 @@ for (const name of ['database', 'redis'] as const) {
 
       beforeAll(async () => {
         const env: Record<string, string> = { REQUEST_TIMEOUT_MS: String(LEASE_MS) };
+        if (name === 'plain redis') env.REDIS_URL = PLAIN_REDIS_URL;
         if (name === 'redis') {
           adapter = await startUpstashRestAdapter();
           env.UPSTASH_REDIS_REST_URL = adapter.url;
@@ -64,7 +68,7 @@ for (const name of ['database', 'redis'] as const) {
         h = await startHarness(env);
         t = await h.tenant();
         store = h.runtime.services.idempotencyStore ?? new DbIdempotencyStore(h.db);
-        expect(store.apartFromDatabase).toBe(name === 'redis');
+        expect(store.apartFromDatabase).toBe(inRedis);
       });
       afterAll(async () => {
         await h?.close();
@@ -144,7 +148,7 @@ for (const name of ['database', 'redis'] as const) {
         // one ticket for the key either way: in the database store the holder that lost the lease
         // commits nothing; with Redis the database knows no holder, and the first to commit wins
         const [loser, winner] = name === 'database' ? [a, b] : [b, a];
-        if (name === 'redis') await createTicket(h.db, t.id, { subject }, actor, winner);
+        if (inRedis) await createTicket(h.db, t.id, { subject }, actor, winner);
         await expect(createTicket(h.db, t.id, { subject }, actor, loser)).rejects.toMatchObject({
           status: 409,
         });
@@ -162,7 +166,7 @@ for (const name of ['database', 'redis'] as const) {
         expect(JSON.parse(await openBody(b, record.response_body ?? '')).id).toBe(row?.id ?? stored[0]?.id);
       });
 
-      if (name === 'redis')
+      if (inRedis)
         it('a key whose Redis record vanished with its lease replays the answer its work committed', async () => {
           const key = await t.key(['tickets:write']);
           const post = () =>
@@ -174,10 +178,15 @@ for (const name of ['database', 'redis'] as const) {
           const first = await post();
           expect(first.status).toBe(201);
           // as if the holder died after its statement committed, before its answer reached Redis
-          const redis = new Redis({ url: adapter!.url, token: adapter!.token });
-          const [found] = await redis.keys(`idem:${t.id}:*:${run}-vanished`);
-          expect(found).toBeDefined();
-          await redis.del(found!);
+          // this machine's Redis itself (the REST stand-in fronts the same one)
+          const redis = new Redis(PLAIN_REDIS_URL);
+          try {
+            const [found] = await redis.keys(`${redisKeyPrefix(h.config)}idem:${t.id}:*:${run}-vanished`);
+            expect(found).toBeDefined();
+            await redis.del(found!);
+          } finally {
+            redis.disconnect();
+          }
           const again = await post();
           expect(again.status).toBe(201);
           expect(again.headers.get('idempotent-replayed')).toBe('true');

@@ -5,9 +5,11 @@
 // the sealed copy. On both stores. (The API key made beside them, unkeyed, must not be found either.)
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisKeyPrefix } from '../../shared/redis/client';
 import { databaseText } from '../support/database-text';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 import {
+  PLAIN_REDIS_URL,
   redisForTests,
   startUpstashRestAdapter,
   type UpstashRestAdapter,
@@ -40,8 +42,9 @@ const SECRETIVE: Secretive[] = [
   },
 ];
 
-for (const store of ['database', 'redis'] as const) {
-  describe.skipIf(postgresUnavailable() || (store === 'redis' && !redisUp))(
+for (const store of ['database', 'redis', 'plain redis'] as const) {
+  const inRedis = store !== 'database';
+  describe.skipIf(postgresUnavailable() || (inRedis && !redisUp))(
     `stored Idempotency-Key answers are sealed (${store} store)`,
     () => {
       let h: Harness;
@@ -52,13 +55,14 @@ for (const store of ['database', 'redis'] as const) {
 
       beforeAll(async () => {
         const env: Record<string, string> = { WEBHOOK_SSRF_ALLOW: 'localhost' };
+        if (store === 'plain redis') env.REDIS_URL = PLAIN_REDIS_URL;
         if (store === 'redis') {
           adapter = await startUpstashRestAdapter();
           env.UPSTASH_REDIS_REST_URL = adapter.url;
           env.UPSTASH_REDIS_REST_TOKEN = adapter.token;
         }
         h = await startHarness(env);
-        expect(h.runtime.services.idempotencyStore?.apartFromDatabase ?? false).toBe(store === 'redis');
+        expect(h.runtime.services.idempotencyStore?.apartFromDatabase ?? false).toBe(inRedis);
         t = await h.tenant({ plan: 'enterprise' });
         key = await t.key(['webhooks:read', 'webhooks:write', 'config:write', 'calls:write']);
       }, 300_000);
@@ -72,7 +76,7 @@ for (const store of ['database', 'redis'] as const) {
         const client = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true });
         await client.connect();
         try {
-          const keys = await client.keys(`idem:${t.id}:*`);
+          const keys = await client.keys(`${redisKeyPrefix(h.config)}idem:${t.id}:*`);
           const values = keys.length ? await client.mget(...keys) : [];
           return values.join('\n');
         } finally {
@@ -104,10 +108,9 @@ for (const store of ['database', 'redis'] as const) {
         }
         expect(secrets.some((s) => s.startsWith('whsec_'))).toBe(true);
 
-        const stored = `${await databaseText(h.db)}\n${store === 'redis' ? await redisText() : ''}`;
+        const stored = `${await databaseText(h.db)}\n${inRedis ? await redisText() : ''}`;
         // something was stored for every key (sealed), so the scan below looks where the answers are
-        if (store === 'redis')
-          expect((await redisText()).match(/sealed-answer:/g)?.length).toBe(SECRETIVE.length);
+        if (inRedis) expect((await redisText()).match(/sealed-answer:/g)?.length).toBe(SECRETIVE.length);
         else
           expect(
             (
