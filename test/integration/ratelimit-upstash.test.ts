@@ -5,7 +5,7 @@
 import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE_MS, RATE_LIMITS, ruleOf, UpstashRateLimiter } from '../../shared/ratelimit';
-import { upstashClient } from '../../shared/redis/client';
+import { redisKeyPrefix, upstashClient } from '../../shared/redis/client';
 import { freePort } from '../support/free-port';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
 import {
@@ -93,7 +93,7 @@ describe.skipIf(postgresUnavailable() || !redisUp)(
       expect(refused.headers.get('x-ratelimit-limit')).toBe(String(per10s));
       expect(refused.headers.get('x-ratelimit-reset')).toBe('10');
       // the counters live in Redis
-      const stored = await redis().get<string>(`rl:t:${t.id}:read:10000:${now}`);
+      const stored = await redis().get<string>(`${redisKeyPrefix(h.config)}rl:t:${t.id}:read:10000:${now}`);
       expect(Number(stored)).toBe(per10s);
       now += 10_000;
       expect((await h.request('GET', '/api/v1/billing/plan', { apiKey: key })).status).toBe(200);
