@@ -17,7 +17,9 @@ import type { Logger } from '../shared/log/logger';
 import { createNodeLogger } from '../shared/log/logger.node.js';
 import { createMailer } from '../shared/mail/mailer';
 import { createRateLimiter, rateLimit, tenantShare } from '../shared/ratelimit';
-import { upstashRedis } from '../shared/redis/client';
+import { redisClient } from '../shared/redis/client';
+// REDIS_URL: a plain Redis, which only the Node runtime can reach
+import '../shared/redis/node';
 import { buildChain } from '../shared/runtime/chain';
 import { createDefer } from '../shared/runtime/defer';
 import { type BreachChecker, createBreachChecker } from '../shared/sla/breaches';
@@ -118,7 +120,7 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     webhooks: webhookPort,
     defer,
     rateLimiter: createRateLimiter(config, logger),
-    idempotencyStore: redisIdempotencyStore(upstashRedis(config, 'idempotency')),
+    idempotencyStore: redisIdempotencyStore(redisClient(config, 'idempotency')),
     rowCache: handle.writes ? new RowCache(handle.writes) : undefined,
     mailer,
     files: nodeFileStorage(config),

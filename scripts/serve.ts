@@ -13,6 +13,7 @@ import { DEMO_ADMIN, seedDemoAdmin, seedDemoTenant } from './seed';
 import {
   checkPortFree,
   checkPublicBaseUrl,
+  checkRedisUrls,
   listenFailure,
   listeningBase,
   lockDataDir,
@@ -53,6 +54,7 @@ try {
   config = loadConfig(process.env);
   port = parsePort(process.env.PORT);
   checkPublicBaseUrl(config);
+  checkRedisUrls(config);
   // only the embedded PGlite is one process's alone; Postgres serves any number of them
   if (!config.DATABASE_URL) process.on('exit', lockDataDir(config.DATA_DIR));
   await checkPortFree(port, host);

@@ -39,6 +39,28 @@ export function checkPublicBaseUrl(config: Pick<AppConfig, 'APP_ENV' | 'PUBLIC_B
     );
 }
 
+/**
+ * Two ways to reach Redis, each in its own variable: a plain Redis's `redis://` URL put where the
+ * Upstash REST URL goes would otherwise fail on the first request, deep in the client library.
+ */
+export function checkRedisUrls(
+  config: Pick<AppConfig, 'REDIS_URL' | 'UPSTASH_REDIS_REST_URL' | 'UPSTASH_REDIS_REST_TOKEN'>,
+): void {
+  const rest = config.UPSTASH_REDIS_REST_URL;
+  if (rest && /^rediss?:\/\//i.test(rest))
+    throw new StartupError(
+      `UPSTASH_REDIS_REST_URL takes Upstash's https:// REST URL; a plain Redis goes in REDIS_URL (REDIS_URL=${rest.replace(/\/\/[^@/]*@/, '//')} npm start)`,
+    );
+  if (config.REDIS_URL && !/^rediss?:\/\//i.test(config.REDIS_URL))
+    throw new StartupError(
+      `REDIS_URL must be a redis:// or rediss:// URL (an Upstash REST URL goes in UPSTASH_REDIS_REST_URL and _TOKEN)`,
+    );
+  if (config.REDIS_URL && rest)
+    throw new StartupError(
+      'Set REDIS_URL or UPSTASH_REDIS_REST_URL, not both: each names the one Redis to use',
+    );
+}
+
 /** The base of links when PUBLIC_BASE_URL is unset: the listening address (a wildcard one as loopback). */
 export function listeningBase(host: string, port: number): string {
   const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;

@@ -62,6 +62,10 @@ export const EnvSchema = z.object({
   WEBHOOK_ROTATION_OVERLAP_S: intFromString(86_400),
   UPSTASH_REDIS_REST_URL: z.string().optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
+  /** A plain Redis (`redis://` or `rediss://`), Node only: the same uses as Upstash, through ioredis. */
+  REDIS_URL: z.string().optional(),
+  /** Prepended to every Redis key (default `<APP_ENV>:`): deployments sharing one Redis share no key. */
+  REDIS_KEY_PREFIX: z.string().optional(),
   QSTASH_URL: z.string().optional(),
   QSTASH_TOKEN: z.string().optional(),
   QSTASH_CURRENT_SIGNING_KEY: z.string().optional(),

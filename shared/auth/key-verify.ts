@@ -14,13 +14,12 @@ export type { VerifiedKey, VerifiedKeyCache } from '../context/key-cache';
  * request skips the HMAC too. It lives only in this process's memory (as the request carrying the
  * key does) and is never logged or persisted. Revoke, rotate and delete call `evict` (through
  * `forgetKey`), so they bite on the very next request in this process. When several processes share
- * one Postgres, a revoke answered by one must bite on the next request to any other: a notice
- * (`follow`: a trigger's NOTIFY naming the key) reaches the others only some time after the
- * revoke's commit, so on Postgres a hit is confirmed by the key's row (`confirmsHits`, one
- * primary-key read, batched across the requests of one turn) and the cache spares the HMAC, the
- * join and a miss's fill; the notice evicts the key so the next request reloads it. Nothing is
- * served from the cache while the process cannot hear the notices (before its LISTEN session is
- * up, after it drops).
+ * one Postgres (`follow`), a revoke answered by one must bite on the next request to any other,
+ * and a hit costs no read: the revoke pays instead. Each change's notice (a trigger's NOTIFY
+ * naming the key) evicts it here; the revoke answers only once every live process has acknowledged
+ * the eviction or, not having done so, outlived its lease (`announceKeyChange`); and a hit is served
+ * only while the lease holds (every change committed before its last renewal has been heard) and
+ * the LISTEN session is up. So a process whose session stalls or drops stands its cache aside.
  */
 export class KeyCache implements VerifiedKeyCache {
   #byToken = new Map<string, { key: VerifiedKey | null; until: number }>();
@@ -41,28 +40,44 @@ export class KeyCache implements VerifiedKeyCache {
 
   /** false while the process cannot hear other processes' key changes: nothing is served or kept */
   #heard = true;
-  #confirmsHits = false;
-
-  get confirmsHits(): boolean {
-    return this.#confirmsHits;
-  }
+  /** performance.now() time until which hits may be served; alone in its process, always */
+  #leaseUntil = Number.POSITIVE_INFINITY;
+  #feed: { announceKeyChange(keyId: string): Promise<void> } | null = null;
 
   /** Follows key changes made by other processes (shared/db/write-watch.ts on Postgres). */
   follow(feed: {
-    followKeyChanges(follower: { changed(id: string): void; heard(on: boolean): void }): void;
+    followKeyChanges(follower: {
+      changed(id: string): void;
+      heard(on: boolean): void;
+      leased(until: number): void;
+    }): void;
+    announceKeyChange?(keyId: string): Promise<void>;
   }) {
-    this.#confirmsHits = true;
+    this.#leaseUntil = Number.NEGATIVE_INFINITY;
+    if (feed.announceKeyChange) this.#feed = feed as { announceKeyChange(keyId: string): Promise<void> };
     feed.followKeyChanges({
       changed: (keyId) => this.evict(keyId),
       heard: (on) => {
         this.#heard = on;
         this.clear();
       },
+      leased: (until) => {
+        this.#leaseUntil = until;
+      },
     });
   }
 
+  /**
+   * Resolves once no other process following the same feed can serve the key from its cache.
+   * Revoke, rotate and delete await it (through `forgetKey`) before they answer.
+   */
+  evictEverywhere(keyId: string): Promise<void> {
+    this.evict(keyId);
+    return this.#feed ? this.#feed.announceKeyChange(keyId) : Promise.resolve();
+  }
+
   get(token: string): VerifiedKey | null | undefined {
-    if (!this.#heard) return undefined;
+    if (!this.#heard || this.#leaseUntil <= performance.now()) return undefined;
     const hit = this.#byToken.get(token);
     if (!hit) return undefined;
     if (hit.until < Date.now()) {
@@ -178,64 +193,10 @@ const FILL_WINDOW_MS = 10_000;
 export function verifyApiKey(deps: KeyVerifier, presented: string): VerifiedKey | Promise<VerifiedKey> {
   // only well-formed tokens are ever cached, so a hit needs no format or checksum check
   const cached = deps.cache?.get(presented);
-  if (cached && deps.cache?.confirmsHits) return confirmHit(deps, presented, cached);
   if (cached !== undefined) return usable(cached);
   return deps.shared && deps.request
     ? verifyShared(deps, deps.shared, deps.request, presented)
     : verifyUncached(deps, presented);
-}
-
-type LiveKeyRow = {
-  id: string;
-  revoked_at: Date | string | null;
-  expires_at: Date | string | null;
-  scopes: string[];
-  key_hash: string;
-};
-
-/** The check a request may still join: its statement has not been sent yet. */
-const joinable = new WeakMap<Db, { ids: Set<string>; rows: Promise<Map<string, LiveKeyRow>> }>();
-
-/**
- * The rows of the cached keys the requests of this turn presented, read by one statement that is
- * sent after they all arrived, so it sees every change committed before any of them.
- */
-function liveRowOf(db: Db, id: string): Promise<LiveKeyRow | undefined> {
-  let check = joinable.get(db);
-  if (!check) {
-    const ids = new Set<string>();
-    const rows = Promise.resolve().then(async () => {
-      joinable.delete(db);
-      const found = await db
-        .selectFrom('api_keys')
-        .select(['id', 'revoked_at', 'expires_at', 'scopes', 'key_hash'])
-        .where('id', 'in', [...ids])
-        .execute();
-      return new Map(found.map((row) => [row.id, row as LiveKeyRow]));
-    });
-    check = { ids, rows };
-    joinable.set(db, check);
-  }
-  check.ids.add(id);
-  return check.rows.then((rows) => rows.get(id));
-}
-
-const sameScopes = (a: ReadonlySet<string>, b: readonly string[]) =>
-  a.size === b.length && b.every((s) => a.has(s));
-
-/** A hit served only if the key's row still says what the cache holds; else it is looked up anew. */
-async function confirmHit(deps: KeyVerifier, presented: string, cached: VerifiedKey): Promise<VerifiedKey> {
-  const row = await liveRowOf(deps.db, cached.id);
-  const expiresAt = row?.expires_at ? new Date(row.expires_at).getTime() : null;
-  const unchanged =
-    row !== undefined &&
-    row.revoked_at === null &&
-    row.key_hash === cached.keyHash &&
-    expiresAt === cached.expiresAt &&
-    sameScopes(cached.scopes, row.scopes);
-  if (unchanged) return usable(cached);
-  deps.cache?.evict(cached.id);
-  return verifyUncached(deps, presented);
 }
 
 /**
@@ -337,7 +298,7 @@ async function readShared(
 
 /**
  * Makes a revoke, rotation or deletion bite on the very next request: the process's cache evicts
- * the key, the shared cache marks its hash unusable (overwriting a live record, and outliving any
+ * the key and waits until no other process's cache can serve it, the shared cache marks its hash unusable (overwriting a live record, and outliving any
  * fill begun before the change). Called after the change committed, before the response.
  */
 export async function forgetKey(
@@ -348,14 +309,18 @@ export async function forgetKey(
   },
   key: { id: string; key_hash: string },
 ): Promise<void> {
-  caches.keyCache?.evict(key.id);
-  // the change is committed: a Redis outage must not turn it into an error answer; the live
-  // record then lapses within its TTL (KEY_RECORD_TTL_MS)
-  await caches.rateLimiter?.keyRecords
-    ?.forget(key.key_hash)
-    .catch((err: unknown) =>
-      caches.logger.error({ key_id: key.id, error: String(err) }, 'shared key cache: revoke not recorded'),
-    );
+  const cache = caches.keyCache;
+  await Promise.all([
+    // every other process's cache too: resolved once none can serve the key
+    cache?.evictEverywhere ? cache.evictEverywhere(key.id) : cache?.evict(key.id),
+    // the change is committed: a Redis outage must not turn it into an error answer; the live
+    // record then lapses within its TTL (KEY_RECORD_TTL_MS)
+    caches.rateLimiter?.keyRecords
+      ?.forget(key.key_hash)
+      .catch((err: unknown) =>
+        caches.logger.error({ key_id: key.id, error: String(err) }, 'shared key cache: revoke not recorded'),
+      ),
+  ]);
 }
 
 async function verifyUncached(deps: KeyVerifier, presented: string): Promise<VerifiedKey> {

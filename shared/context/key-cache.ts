@@ -29,8 +29,8 @@ export interface VerifiedKeyCache {
   /** lookups the cache could not spare (each one costs a query): tests read it */
   misses: number;
   /**
-   * true where other processes may change keys in the same database: a hit is then confirmed
-   * against the key's row (one primary-key read) before it is served
+   * evicts the key here and resolves once no other process sharing the database can serve it
+   * from its cache (absent: this process is the only one)
    */
-  readonly confirmsHits?: boolean;
+  evictEverywhere?(keyId: string): Promise<void>;
 }

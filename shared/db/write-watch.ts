@@ -52,21 +52,52 @@ export class WriteWatch {
   readonly #keyFollowers: KeyChangeFollower[] = [];
   /**
    * API keys revoked, rotated, deleted or re-scoped by any process (schema/0016: a trigger's
-   * NOTIFY naming the key, heard on the same LISTEN session), and whether that session listens.
+   * NOTIFY naming the key, heard on the same LISTEN session), whether that session listens, and
+   * how long this process may trust that it has heard every change (its lease, `setKeyLease`).
    */
   followKeyChanges(follower: KeyChangeFollower) {
     this.#keyFollowers.push(follower);
     follower.heard(this.#heard);
+    follower.leased(this.#keyLeaseUntil);
   }
   keyChanged(keyId: string) {
     for (const follow of this.#keyFollowers) follow.changed(keyId);
   }
+
+  #keyLeaseUntil = Number.NEGATIVE_INFINITY;
+  /**
+   * Until `until` (performance.now() time) every key change committed before the lease was
+   * renewed has been heard: the LISTEN session renews it by a statement whose answer arrives after
+   * every notice queued before it (shared/db/adapters/pg.ts).
+   */
+  setKeyLease(until: number) {
+    this.#keyLeaseUntil = until;
+    for (const follow of this.#keyFollowers) follow.leased(until);
+  }
+
+  #announcer: ((keyId: string) => Promise<void>) | null = null;
+  /** The LISTEN session's way to tell every other process of a key change and hear them evict it. */
+  setKeyAnnouncer(announce: (keyId: string) => Promise<void>) {
+    this.#announcer = announce;
+  }
+  /**
+   * Resolves once no other process can serve the key from its cache: each live one has
+   * acknowledged evicting it, or has outlived its lease without doing so (a process whose lease
+   * lapsed serves nothing from its cache). Called after the change committed.
+   */
+  announceKeyChange(keyId: string): Promise<void> {
+    return this.#announcer ? this.#announcer(keyId) : Promise.resolve();
+  }
 }
 
-/** What follows the API-key channel: each key changed, and the channel's state (false: deaf). */
+/**
+ * What follows the API-key channel: each key changed, the channel's state (false: deaf) and the
+ * lease (a performance.now() time) until which hits may be served.
+ */
 export interface KeyChangeFollower {
   changed(keyId: string): void;
   heard(listening: boolean): void;
+  leased(until: number): void;
 }
 
 /** Runs a raw script that bypasses the driver (migrations, `handle.exec`), reporting it like a statement. */

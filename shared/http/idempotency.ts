@@ -1,4 +1,3 @@
-import type { Redis } from '@upstash/redis';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { type QueryCreator, type Selectable, sql } from 'kysely';
@@ -15,6 +14,7 @@ import type { Database, Db } from '../db/schema';
 import type { IdempotencyKeysTable } from '../db/tables/integrator';
 import type { AppConfig } from '../env';
 import { errorField, type Logger } from '../log/logger';
+import type { RedisClient as Redis } from '../redis/client';
 import { answerSealKey, openBody, type SealedResponse, sealAnswer } from './answer-seal';
 import { ApiError, conflict, Detail, validationError } from './errors';
 import type { MiddlewareDoc } from './openapi';

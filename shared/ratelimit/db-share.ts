@@ -1,10 +1,9 @@
-import type { Redis } from '@upstash/redis';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../context/app-env';
 import type { AppConfig } from '../env';
 import { ApiError, Detail } from '../http/errors';
 import { errorField, type Logger } from '../log/logger';
-import { upstashRedis } from '../redis/client';
+import { type RedisClient as Redis, redisClient } from '../redis/client';
 
 /**
  * A tenant's share of the database: the cost units its requests hold at once, counted across every
@@ -158,9 +157,9 @@ export class RedisShareStore implements ShareStore {
 /** One store per configuration, kept at module scope (a Worker isolate reuses it across requests). */
 const stores = new Map<string, ShareStore>();
 export function shareStoreFor(config: AppConfig, logger: Logger): ShareStore {
-  const redis = upstashRedis(config, 'rateLimit');
+  const redis = redisClient(config, 'rateLimit');
   const id = redis
-    ? `${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}|${config.RATE_LIMIT_TIMEOUT_MS}`
+    ? `${config.REDIS_URL}|${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}|${redis.keyPrefix}|${config.RATE_LIMIT_TIMEOUT_MS}`
     : 'memory';
   let store = stores.get(id);
   if (!store) {

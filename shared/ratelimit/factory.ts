@@ -1,20 +1,20 @@
 import type { AppConfig } from '../env';
 import { errorField, type Logger } from '../log/logger';
-import { upstashRedis } from '../redis/client';
+import { redisClient } from '../redis/client';
 import { MemoryRateLimiter, type RateLimiter } from './limiter';
 import { UpstashRateLimiter } from './upstash';
 
 /**
- * Upstash Redis when UPSTASH_REDIS_REST_URL and _TOKEN are set (production, staging, CI), else the
+ * Redis when REDIS_URL, or UPSTASH_REDIS_REST_URL and _TOKEN, are set (production, staging, CI), else the
  * in-memory limiter (embedded runtime). One limiter per configuration, kept at module scope so a
  * Worker isolate reuses it (and its fallback counters) across requests.
  */
 const limiters = new Map<string, RateLimiter>();
 
 export function createRateLimiter(config: AppConfig, logger: Logger): RateLimiter {
-  const redis = upstashRedis(config, 'rateLimit');
+  const redis = redisClient(config, 'rateLimit');
   if (!redis) return new MemoryRateLimiter();
-  const id = `${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}|${config.RATE_LIMIT_TIMEOUT_MS}|${config.RATE_LIMIT_SCALE}`;
+  const id = `${config.REDIS_URL}|${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}|${redis.keyPrefix}|${config.RATE_LIMIT_TIMEOUT_MS}|${config.RATE_LIMIT_SCALE}`;
   let limiter = limiters.get(id);
   if (!limiter) {
     limiter = new UpstashRateLimiter(redis, {

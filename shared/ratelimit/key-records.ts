@@ -1,6 +1,6 @@
-import type { Redis } from '@upstash/redis';
 import type { KeyRecord, KeyRecordCache, RateDecision } from '../context/rate-limiter';
 import type { TenantPlan } from '../db/schema';
+import type { RedisClient as Redis } from '../redis/client';
 import { type Clock, decide, type RateRule, ruleOf, windowStart } from './limiter';
 import { limitFor, PLANS, type RateKind, rateKindOf } from './limits';
 
@@ -110,7 +110,8 @@ export class UpstashKeyRecords implements KeyRecordCache {
     const kind = rateKindOf(method, path);
     const rules = this.rulesOf(kind);
     const windows = rules[0]!.rule.windows;
-    const args = [String(now), prefix, kind, String(windows.length)];
+    // the script builds the tenant's counter keys itself: they take the deployment's prefix here
+    const args = [String(now), this.redis.keyPrefix + prefix, kind, String(windows.length)];
     for (const w of windows) args.push(`:${w.windowMs}:${windowStart(now, w.windowMs)}`);
     for (const w of windows) args.push(String(windowStart(now, w.windowMs) + w.windowMs - now + 1000));
     for (const { plan, rule } of rules) args.push(plan, ...rule.windows.map((w) => String(w.limit)));

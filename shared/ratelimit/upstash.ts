@@ -1,6 +1,6 @@
-import type { Redis } from '@upstash/redis';
 import { type CheckOptions, RateLimiterUnavailable } from '../context/rate-limiter';
 import { errorField, standaloneLogger } from '../log/logger';
+import type { RedisClient as Redis } from '../redis/client';
 import { UpstashKeyRecords } from './key-records';
 import {
   type Clock,

@@ -10,7 +10,7 @@ import { redisIdempotencyStore } from '../http/idempotency';
 import { tenantShare } from '../ratelimit/db-share';
 import { createRateLimiter } from '../ratelimit/factory';
 import { rateLimit } from '../ratelimit/middleware';
-import { upstashRedis } from '../redis/client';
+import { redisClient } from '../redis/client';
 import { meterUsage } from '../usage/meter';
 import { createEdgeWebhookKicker } from '../webhooks/qstash';
 import { type EdgeOptions, edgeWorkerCore } from './edge-core';
@@ -33,7 +33,7 @@ export function edgeWorker(app: FunctionApp, access: readonly AccessRule[], opti
     kicker: options.kicker ?? edgeWebhookKicker,
     rateLimiter: options.rateLimiter ?? createRateLimiter,
     idempotencyStore:
-      options.idempotencyStore ?? ((config) => redisIdempotencyStore(upstashRedis(config, 'idempotency'))),
+      options.idempotencyStore ?? ((config) => redisIdempotencyStore(redisClient(config, 'idempotency'))),
     afterGate: options.afterGate ?? [rateLimit(), tenantShare(), meterUsage()],
   });
 }

@@ -8,6 +8,7 @@
 import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryShareStore, RedisShareStore, SHARE_COST, shareCostOf } from '../../shared/ratelimit/db-share';
+import { upstashClient } from '../../shared/redis/client';
 import {
   redisForTests,
   startUpstashRestAdapter,
@@ -51,7 +52,10 @@ describe('Redis down: each process falls back to its own bound', () => {
   it('a refused Redis is judged in memory, per process, and released there', async () => {
     const fallbacks: unknown[] = [];
     const dead = new Redis({ url: 'http://127.0.0.1:1', token: 'x', retry: false, enableTelemetry: false });
-    const store = new RedisShareStore(dead, { timeoutMs: 1000, onFallback: (e) => fallbacks.push(e) });
+    const store = new RedisShareStore(upstashClient(dead), {
+      timeoutMs: 1000,
+      onFallback: (e) => fallbacks.push(e),
+    });
     expect((await store.acquire('t', 'a', 1, 2, 1000)).admitted).toBe(true);
     expect((await store.acquire('t', 'b', 1, 2, 1000)).admitted).toBe(true);
     expect((await store.acquire('t', 'c', 1, 2, 1000)).admitted).toBe(false);
@@ -67,7 +71,9 @@ describe.skipIf(!redisUp)('the share in Redis (real Redis via the REST adapter)'
   const run = Math.random().toString(36).slice(2, 10);
   const store = (timeoutMs = 5000, onFallback: (e: unknown) => void = () => {}) =>
     new RedisShareStore(
-      new Redis({ url: adapter.url, token: adapter.token, retry: false, enableTelemetry: false }),
+      upstashClient(
+        new Redis({ url: adapter.url, token: adapter.token, retry: false, enableTelemetry: false }),
+      ),
       { timeoutMs, prefix: `dbs-test:${run}:`, onFallback },
     );
 

@@ -3,8 +3,8 @@
 // middleware's own timer while its request runs past the lease; an answer
 // committed in the database is replayed when the Redis record has vanished with its lease.
 
-import { Redis } from '@upstash/redis';
 import { Hono } from 'hono';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEnv } from '../../shared/context/app-env';
 import { openBody } from '../../shared/http/answer-seal';
@@ -12,9 +12,11 @@ import { workUnderClaim } from '../../shared/http/answer-with-work';
 import { handleError } from '../../shared/http/errors';
 import type { IdempotencyClaim, IdempotencyStore } from '../../shared/http/idempotency';
 import { DbIdempotencyStore, idempotency } from '../../shared/http/idempotency';
+import { redisKeyPrefix } from '../../shared/redis/client';
 import { createTicket, ticketCreatedAnswer } from '../../shared/tickets/tickets';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 import {
+  PLAIN_REDIS_URL,
   redisForTests,
   startUpstashRestAdapter,
   type UpstashRestAdapter,
@@ -27,8 +29,9 @@ const LEASE_MS = 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ANSWER = { status: 201, headers: { 'content-type': 'application/json' }, body: '{"id":"x"}' };
 
-for (const name of ['database', 'redis'] as const) {
-  describe.skipIf(postgresUnavailable() || (name === 'redis' && !redisUp))(
+for (const name of ['database', 'redis', 'plain redis'] as const) {
+  const inRedis = name !== 'database';
+  describe.skipIf(postgresUnavailable() || (inRedis && !redisUp))(
     `Idempotency-Key leases (${name} store)`,
     () => {
       let h: Harness;
@@ -57,6 +60,7 @@ for (const name of ['database', 'redis'] as const) {
 
       beforeAll(async () => {
         const env: Record<string, string> = { REQUEST_TIMEOUT_MS: String(LEASE_MS) };
+        if (name === 'plain redis') env.REDIS_URL = PLAIN_REDIS_URL;
         if (name === 'redis') {
           adapter = await startUpstashRestAdapter();
           env.UPSTASH_REDIS_REST_URL = adapter.url;
@@ -65,7 +69,7 @@ for (const name of ['database', 'redis'] as const) {
         h = await startHarness(env);
         t = await h.tenant();
         store = h.runtime.services.idempotencyStore ?? new DbIdempotencyStore(h.db);
-        expect(store.apartFromDatabase).toBe(name === 'redis');
+        expect(store.apartFromDatabase).toBe(inRedis);
       });
       afterAll(async () => {
         await h?.close();
@@ -154,7 +158,7 @@ for (const name of ['database', 'redis'] as const) {
               ticketCreatedAnswer,
             )
           ).result;
-        if (name === 'redis') await create(winner);
+        if (inRedis) await create(winner);
         await expect(create(loser)).rejects.toMatchObject({ status: 409 });
         const row = name === 'database' ? await create(winner) : null;
         expect(await ticketCount(subject)).toBe(1);
@@ -170,7 +174,7 @@ for (const name of ['database', 'redis'] as const) {
         expect(JSON.parse(await openBody(b, record.response_body ?? '')).id).toBe(row?.id ?? stored[0]?.id);
       });
 
-      if (name === 'redis')
+      if (inRedis)
         it('a key whose Redis record vanished with its lease replays the answer its work committed', async () => {
           const key = await t.key(['tickets:write']);
           const post = () =>
@@ -182,10 +186,15 @@ for (const name of ['database', 'redis'] as const) {
           const first = await post();
           expect(first.status).toBe(201);
           // as if the holder died after its statement committed, before its answer reached Redis
-          const redis = new Redis({ url: adapter!.url, token: adapter!.token });
-          const [found] = await redis.keys(`idem:${t.id}:*:${run}-vanished`);
-          expect(found).toBeDefined();
-          await redis.del(found!);
+          // this machine's Redis itself (the REST stand-in fronts the same one)
+          const redis = new Redis(PLAIN_REDIS_URL);
+          try {
+            const [found] = await redis.keys(`${redisKeyPrefix(h.config)}idem:${t.id}:*:${run}-vanished`);
+            expect(found).toBeDefined();
+            await redis.del(found!);
+          } finally {
+            redis.disconnect();
+          }
           const again = await post();
           expect(again.status).toBe(201);
           expect(again.headers.get('idempotent-replayed')).toBe('true');

@@ -7,9 +7,11 @@
 // not be found either.)
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisKeyPrefix } from '../../shared/redis/client';
 import { databaseText } from '../support/database-text';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 import {
+  PLAIN_REDIS_URL,
   redisForTests,
   startUpstashRestAdapter,
   type UpstashRestAdapter,
@@ -83,8 +85,9 @@ const SECRETIVE: Secretive[] = [
   },
 ];
 
-for (const store of ['database', 'redis'] as const) {
-  describe.skipIf(postgresUnavailable() || (store === 'redis' && !redisUp))(
+for (const store of ['database', 'redis', 'plain redis'] as const) {
+  const inRedis = store !== 'database';
+  describe.skipIf(postgresUnavailable() || (inRedis && !redisUp))(
     `stored Idempotency-Key answers are sealed (${store} store)`,
     () => {
       let h: Harness;
@@ -97,13 +100,14 @@ for (const store of ['database', 'redis'] as const) {
 
       beforeAll(async () => {
         const env: Record<string, string> = { WEBHOOK_SSRF_ALLOW: 'localhost' };
+        if (store === 'plain redis') env.REDIS_URL = PLAIN_REDIS_URL;
         if (store === 'redis') {
           adapter = await startUpstashRestAdapter();
           env.UPSTASH_REDIS_REST_URL = adapter.url;
           env.UPSTASH_REDIS_REST_TOKEN = adapter.token;
         }
         h = await startHarness(env);
-        expect(h.runtime.services.idempotencyStore?.apartFromDatabase ?? false).toBe(store === 'redis');
+        expect(h.runtime.services.idempotencyStore?.apartFromDatabase ?? false).toBe(inRedis);
         t = await h.tenant({ plan: 'enterprise' });
         key = await t.key(['webhooks:read', 'webhooks:write', 'config:write', 'calls:write']);
         const other = await h.request('POST', '/api/v1/api-keys', {
@@ -129,9 +133,10 @@ for (const store of ['database', 'redis'] as const) {
         const client = new Redis({ host: '127.0.0.1', port: 6379, lazyConnect: true });
         await client.connect();
         try {
+          const prefix = redisKeyPrefix(h.config);
           const keys = [
-            ...(await client.keys(`idem:${t.id}:*`)),
-            ...(await client.keys(`idem:platform:*${run}*`)),
+            ...(await client.keys(`${prefix}idem:${t.id}:*`)),
+            ...(await client.keys(`${prefix}idem:platform:*${run}*`)),
           ];
           const values = keys.length ? await client.mget(...keys) : [];
           return values.join('\n');
@@ -173,10 +178,9 @@ for (const store of ['database', 'redis'] as const) {
         expect(secrets.some((s) => s.startsWith('whsec_'))).toBe(true);
         expect(secrets.filter((s) => s.startsWith('itsm_sk_')).length).toBeGreaterThanOrEqual(4);
 
-        const stored = `${await databaseText(h.db)}\n${store === 'redis' ? await redisText() : ''}`;
+        const stored = `${await databaseText(h.db)}\n${inRedis ? await redisText() : ''}`;
         // something was stored for every key (sealed), so the scan below looks where the answers are
-        if (store === 'redis')
-          expect((await redisText()).match(/sealed-answer:/g)?.length).toBe(SECRETIVE.length);
+        if (inRedis) expect((await redisText()).match(/sealed-answer:/g)?.length).toBe(SECRETIVE.length);
         else
           expect(
             (

@@ -5,6 +5,7 @@
 import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINUTE_MS, RATE_LIMITS, ruleOf, UpstashRateLimiter } from '../../shared/ratelimit';
+import { redisKeyPrefix, upstashClient } from '../../shared/redis/client';
 import { freePort } from '../support/free-port';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
 import {
@@ -65,7 +66,10 @@ describe.skipIf(postgresUnavailable() || !redisUp)(
     });
 
     it('admits exactly the limit of each window and resets at the boundary (same suite as in memory)', async () => {
-      const limiter = new UpstashRateLimiter(redis(), { prefix: `rl-test:${run}:`, timeoutMs: 5000 });
+      const limiter = new UpstashRateLimiter(upstashClient(redis()), {
+        prefix: `rl-test:${run}:`,
+        timeoutMs: 5000,
+      });
       await windowBoundaries(limiter, 'boundary');
       expect(adapter.commands.filter((c) => c === 'evalsha' || c === 'eval').length).toBeGreaterThan(0);
     });
@@ -89,7 +93,7 @@ describe.skipIf(postgresUnavailable() || !redisUp)(
       expect(refused.headers.get('x-ratelimit-limit')).toBe(String(per10s));
       expect(refused.headers.get('x-ratelimit-reset')).toBe('10');
       // the counters live in Redis
-      const stored = await redis().get<string>(`rl:t:${t.id}:read:10000:${now}`);
+      const stored = await redis().get<string>(`${redisKeyPrefix(h.config)}rl:t:${t.id}:read:10000:${now}`);
       expect(Number(stored)).toBe(per10s);
       now += 10_000;
       expect((await h.request('GET', '/api/v1/billing/plan', { apiKey: key })).status).toBe(200);
@@ -98,7 +102,7 @@ describe.skipIf(postgresUnavailable() || !redisUp)(
 
     it('fails open to the in-memory limiter when Redis is down (never a 500)', async () => {
       const fallbacks: unknown[] = [];
-      const limiter = new UpstashRateLimiter(redis(), {
+      const limiter = new UpstashRateLimiter(upstashClient(redis()), {
         timeoutMs: 1000,
         onFallback: (e) => fallbacks.push(e),
       });
@@ -127,7 +131,7 @@ describe.skipIf(postgresUnavailable() || !redisUp)(
 
     it('fails open when Redis is slower than the timeout', async () => {
       const fallbacks: unknown[] = [];
-      const limiter = new UpstashRateLimiter(redis(), {
+      const limiter = new UpstashRateLimiter(upstashClient(redis()), {
         timeoutMs: 50,
         onFallback: (e) => fallbacks.push(e),
       });
@@ -149,7 +153,10 @@ describe.skipIf(postgresUnavailable() || !redisUp)(
         retry: false,
         enableTelemetry: false,
       });
-      const limiter = new UpstashRateLimiter(dead, { timeoutMs: 2000, onFallback: (e) => fallbacks.push(e) });
+      const limiter = new UpstashRateLimiter(upstashClient(dead), {
+        timeoutMs: 2000,
+        onFallback: (e) => fallbacks.push(e),
+      });
       const d = await limiter.check(`dead:${run}`, ruleOf({ perMinute: 5, per10s: 5 }));
       expect(d.allowed).toBe(true);
       expect(fallbacks).toHaveLength(1);

@@ -80,6 +80,22 @@ describe('npm start in production without PUBLIC_BASE_URL', () => {
   });
 });
 
+describe('npm start with a redis:// URL where the Upstash REST URL goes', () => {
+  it('refuses in one line naming REDIS_URL, before opening the database', () => {
+    const dataDir = join(dir, 'redis-in-upstash');
+    const run = serveUntilExit({
+      UPSTASH_REDIS_REST_URL: 'redis://127.0.0.1:6379',
+      UPSTASH_REDIS_REST_TOKEN: 'x',
+      DATA_DIR: dataDir,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(
+      "UPSTASH_REDIS_REST_URL takes Upstash's https:// REST URL; a plain Redis goes in REDIS_URL (REDIS_URL=redis://127.0.0.1:6379 npm start)\n",
+    );
+    expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(false);
+  });
+});
+
 describe('secrets are not printed outside development', () => {
   let server: ServerProcess | undefined;
   afterAll(() => server?.kill());

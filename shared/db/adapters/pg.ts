@@ -8,7 +8,23 @@ import { execWatched, WriteWatch, WriteWatchingDriver } from '../write-watch';
 
 const CHANGE_CHANNEL = 'itsm_watched_change'; // schema/0008_change_notify.sql
 const KEY_CHANNEL = 'itsm_api_key_change'; // schema/0016_api_key_revocation_notify.sql
+/** a revoke's own notice: `<nonce> <key id>`; each process that evicts the key answers on KEY_ACK_CHANNEL */
+const KEY_EVICT_CHANNEL = 'itsm_api_key_evict';
+/** `<nonce> <process id>`: that process has evicted the key the nonce's notice named */
+const KEY_ACK_CHANNEL = 'itsm_api_key_ack';
 const RELISTEN_DELAY_MS = 1_000;
+
+/**
+ * How long a renewal of the key lease lasts, counted from when it was sent. A revoke waits at most
+ * this long (plus the margin) for a process that does not acknowledge it; a process whose session
+ * stalls this long serves no key from its cache until it is renewed again.
+ */
+export const KEY_LEASE_MS = 5_000;
+/** clock rates of two processes may differ slightly; a revoke's wait errs long by this much */
+const KEY_LEASE_MARGIN_MS = 250;
+const KEY_HEARTBEAT_MS = 1_000;
+/** the registration fails until the migrations ran (the session starts first): try again soon */
+const KEY_HEARTBEAT_RETRY_MS = 250;
 
 class WatchedPostgresDialect extends PostgresDialect {
   constructor(
@@ -22,9 +38,24 @@ class WatchedPostgresDialect extends PostgresDialect {
   }
 }
 
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    if (ms > 0) setTimeout(resolve, ms);
+    else resolve();
+  });
+
 /**
  * Hears other processes' writes to the watched tables (LISTEN on the trigger's channel). Until it
  * listens, and whenever its connection drops, the watch says so and read caches stand aside.
+ *
+ * The same session carries the key cache's guarantee that a revoke answered by any process bites
+ * on the next request here. It renews this process's row (schema/0030) every second; a renewal's
+ * answer comes after every notice Postgres queued for the session before it, and notices are
+ * handled as they are read, so once it answers, every key change committed before it has been
+ * evicted: the cache may serve hits for KEY_LEASE_MS from when the renewal was sent. A revoke
+ * (`announce`) then needs no read on the hot path: it tells the processes whose rows are live,
+ * answers when each has acknowledged the eviction, and otherwise waits until any lease that was
+ * not preceded by the change's notice has lapsed.
  */
 function listenForOtherWriters(
   connectionString: string,
@@ -34,10 +65,20 @@ function listenForOtherWriters(
   let client: pg.Client | null = null;
   let stopped = false;
   let retry: ReturnType<typeof setTimeout> | null = null;
+  let beat: ReturnType<typeof setTimeout> | null = null;
   let connecting: Promise<void> = Promise.resolve();
+  /**
+   * This session's row in key_cache_processes (schema/0030), one per database handle (a test may
+   * run two runtimes in one process); the pid first, so an operator can tell whose it is.
+   */
+  const PROCESS_ID = `${process.pid}/${crypto.randomUUID()}`;
+  /** this process's revokes waiting for acknowledgements, by nonce */
+  const awaitingAcks = new Map<string, (processId: string) => void>();
   const lost = () => {
+    watch.setKeyLease(Number.NEGATIVE_INFINITY);
     watch.setOthersHeard(false);
     client = null;
+    if (beat) clearTimeout(beat);
     if (!stopped) {
       retry = setTimeout(() => {
         connecting = connect();
@@ -45,6 +86,33 @@ function listenForOtherWriters(
       retry.unref();
     }
   };
+
+  async function heartbeat(c: pg.Client) {
+    const sent = performance.now();
+    let next = KEY_HEARTBEAT_RETRY_MS;
+    try {
+      await c.query(
+        'INSERT INTO key_cache_processes (id, seen_at) VALUES ($1, now()) ON CONFLICT (id) DO UPDATE SET seen_at = now()',
+        [PROCESS_ID],
+      );
+      if (client === c) watch.setKeyLease(sent + KEY_LEASE_MS);
+      next = KEY_HEARTBEAT_MS;
+    } catch {
+      // not migrated yet, or the session is going ('end' reports that): the lease runs out
+    }
+    if (client !== c || stopped) return;
+    beat = setTimeout(() => void heartbeat(c), next);
+    beat.unref();
+  }
+
+  function onKeyEvict(c: pg.Client, payload: string) {
+    const [nonce = '', keyId = ''] = payload.split(' ');
+    watch.keyChanged(keyId);
+    // this process's own revoke evicted the key already and waits for the others only
+    if (awaitingAcks.has(nonce)) return;
+    c.query('SELECT pg_notify($1, $2)', [KEY_ACK_CHANNEL, `${nonce} ${PROCESS_ID}`]).catch(() => {});
+  }
+
   async function connect() {
     retry = null;
     const c = new pg.Client({ connectionString, connectionTimeoutMillis: 2_000 });
@@ -53,33 +121,103 @@ function listenForOtherWriters(
     c.on('notification', (n) => {
       // a key this process changed was evicted already; hearing it again costs one more lookup
       if (n.channel === KEY_CHANNEL) watch.keyChanged(n.payload ?? '');
-      else if (!ownBackends.has(n.processId)) watch.bump();
+      else if (n.channel === KEY_EVICT_CHANNEL) onKeyEvict(c, n.payload ?? '');
+      else if (n.channel === KEY_ACK_CHANNEL) {
+        const [nonce = '', processId = ''] = (n.payload ?? '').split(' ');
+        awaitingAcks.get(nonce)?.(processId);
+      } else if (!ownBackends.has(n.processId)) watch.bump();
     });
     c.once('end', () => {
       if (client === c) lost();
     });
     try {
       await c.connect();
-      await c.query(`LISTEN ${CHANGE_CHANNEL}; LISTEN ${KEY_CHANNEL}`);
+      await c.query(
+        `LISTEN ${CHANGE_CHANNEL}; LISTEN ${KEY_CHANNEL}; LISTEN ${KEY_EVICT_CHANNEL}; LISTEN ${KEY_ACK_CHANNEL}`,
+      );
       if (stopped) return void (await c.end());
       client = c;
       watch.setOthersHeard(true);
+      void heartbeat(c);
     } catch {
       await c.end().catch(() => {});
       if (!stopped && client === null && retry === null) lost();
     }
   }
+
+  /**
+   * Tells the live processes (rows renewed within a lease and a second) that `keyId` changed and
+   * resolves true once each has acknowledged evicting it, false if one had not by `deadline`. The
+   * table lock waits for renewals under way, so a process is either listed here or renews after
+   * this notice was queued (and so has handled it before its lease is renewed).
+   */
+  async function tellLiveProcesses(c: pg.Client, keyId: string, deadline: number): Promise<boolean> {
+    const nonce = crypto.randomUUID();
+    const acked = new Set<string>();
+    let wake = () => {};
+    awaitingAcks.set(nonce, (processId) => {
+      acked.add(processId);
+      wake();
+    });
+    try {
+      const lockMs = Math.max(1, Math.floor(deadline - performance.now()));
+      const told = c.query(
+        `SET LOCAL lock_timeout = ${lockMs};
+         LOCK TABLE key_cache_processes IN SHARE MODE;
+         SELECT id FROM key_cache_processes
+           WHERE seen_at > now() - make_interval(secs => ${(KEY_LEASE_MS + 1_000) / 1000})
+             AND id <> ${c.escapeLiteral(PROCESS_ID)};
+         SELECT pg_notify(${c.escapeLiteral(KEY_EVICT_CHANNEL)}, ${c.escapeLiteral(`${nonce} ${keyId}`)})`,
+      ) as unknown as Promise<pg.QueryResult<{ id: string }>[]>;
+      told.catch(() => {});
+      // the session may be stuck behind a renewal that waits on Postgres: the deadline holds anyway
+      const results = await Promise.race([told, sleep(deadline - performance.now()).then(() => null)]);
+      if (!results) return false;
+      const live = results[2]?.rows.map((row) => row.id) ?? [];
+      while (!live.every((id) => acked.has(id))) {
+        const left = deadline - performance.now();
+        if (left <= 0) return false;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      return true;
+    } catch {
+      return false;
+    } finally {
+      awaitingAcks.delete(nonce);
+    }
+  }
+
+  // A process that did not acknowledge in time renewed its lease, at the latest, by a statement
+  // sent before the change's notice was queued (after that, the notice precedes every renewal's
+  // answer): waiting one lease from after the commit outlasts it. So does a failed announcement.
+  watch.setKeyAnnouncer(async (keyId) => {
+    const deadline = performance.now() + KEY_LEASE_MS + KEY_LEASE_MARGIN_MS;
+    const c = client;
+    if (c && (await tellLiveProcesses(c, keyId, deadline))) return;
+    await sleep(deadline - performance.now());
+  });
+
   connecting = connect();
   return {
     async stop() {
       stopped = true;
       if (retry) clearTimeout(retry);
+      if (beat) clearTimeout(beat);
       // a connection still being opened is closed by connect() itself once it sees `stopped`;
       // wait for that, so no session of ours outlives close() (CREATE DATABASE … TEMPLATE needs none)
       await connecting;
       const c = client;
       client = null;
+      watch.setKeyLease(Number.NEGATIVE_INFINITY);
       watch.setOthersHeard(false);
+      // gone: revokes stop waiting for this process at once
+      await c?.query('DELETE FROM key_cache_processes WHERE id = $1', [PROCESS_ID]).catch(() => {});
       await c?.end().catch(() => {});
     },
   };
