@@ -62,165 +62,191 @@ function listenForOtherWriters(
   watch: WriteWatch,
   ownBackends: ReadonlySet<number>,
 ): { stop(): Promise<void> } {
-  let client: pg.Client | null = null;
-  let stopped = false;
-  let retry: ReturnType<typeof setTimeout> | null = null;
-  let beat: ReturnType<typeof setTimeout> | null = null;
-  let connecting: Promise<void> = Promise.resolve();
+  const session = new OtherWritersSession(connectionString, watch, ownBackends);
+  // A process that did not acknowledge in time renewed its lease, at the latest, by a statement
+  // sent before the change's notice was queued (after that, the notice precedes every renewal's
+  // answer): waiting one lease from after the commit outlasts it. So does a failed announcement.
+  watch.setKeyAnnouncer(async (keyId) => {
+    const deadline = performance.now() + KEY_LEASE_MS + KEY_LEASE_MARGIN_MS;
+    const c = session.client;
+    if (c && (await tellLiveProcesses(c, session.acks, keyId, deadline))) return;
+    await sleep(deadline - performance.now());
+  });
+  session.start();
+  return { stop: () => session.stop() };
+}
+
+/** The LISTEN session of one database handle: reconnects, renews the key lease, acknowledges evictions. */
+class OtherWritersSession {
+  client: pg.Client | null = null;
   /**
    * This session's row in key_cache_processes (schema/0030), one per database handle (a test may
    * run two runtimes in one process); the pid first, so an operator can tell whose it is.
    */
-  const PROCESS_ID = `${process.pid}/${crypto.randomUUID()}`;
+  readonly processId = `${process.pid}/${crypto.randomUUID()}`;
   /** this process's revokes waiting for acknowledgements, by nonce */
-  const awaitingAcks = new Map<string, (processId: string) => void>();
-  const lost = () => {
-    watch.setKeyLease(Number.NEGATIVE_INFINITY);
-    watch.setOthersHeard(false);
-    client = null;
-    if (beat) clearTimeout(beat);
-    if (!stopped) {
-      retry = setTimeout(() => {
-        connecting = connect();
-      }, RELISTEN_DELAY_MS);
-      retry.unref();
-    }
-  };
+  readonly acks: AckBook = { processId: this.processId, awaiting: new Map() };
+  #stopped = false;
+  #retry: ReturnType<typeof setTimeout> | null = null;
+  #beat: ReturnType<typeof setTimeout> | null = null;
+  #connecting: Promise<void> = Promise.resolve();
 
-  async function heartbeat(c: pg.Client) {
+  constructor(
+    private readonly connectionString: string,
+    private readonly watch: WriteWatch,
+    private readonly ownBackends: ReadonlySet<number>,
+  ) {}
+
+  start() {
+    this.#connecting = this.#connect();
+  }
+
+  #lost() {
+    this.watch.setKeyLease(Number.NEGATIVE_INFINITY);
+    this.watch.setOthersHeard(false);
+    this.client = null;
+    if (this.#beat) clearTimeout(this.#beat);
+    if (!this.#stopped) {
+      this.#retry = setTimeout(() => this.start(), RELISTEN_DELAY_MS);
+      this.#retry.unref();
+    }
+  }
+
+  async #heartbeat(c: pg.Client) {
     const sent = performance.now();
     let next = KEY_HEARTBEAT_RETRY_MS;
     try {
       await c.query(
         'INSERT INTO key_cache_processes (id, seen_at) VALUES ($1, now()) ON CONFLICT (id) DO UPDATE SET seen_at = now()',
-        [PROCESS_ID],
+        [this.processId],
       );
-      if (client === c) watch.setKeyLease(sent + KEY_LEASE_MS);
+      if (this.client === c) this.watch.setKeyLease(sent + KEY_LEASE_MS);
       next = KEY_HEARTBEAT_MS;
     } catch {
       // not migrated yet, or the session is going ('end' reports that): the lease runs out
     }
-    if (client !== c || stopped) return;
-    beat = setTimeout(() => void heartbeat(c), next);
-    beat.unref();
+    if (this.client !== c || this.#stopped) return;
+    this.#beat = setTimeout(() => void this.#heartbeat(c), next);
+    this.#beat.unref();
   }
 
-  function onKeyEvict(c: pg.Client, payload: string) {
+  // this process's own writes already moved the watch, synchronously; only others' count here
+  #onNotification(c: pg.Client, n: pg.Notification) {
+    const payload = n.payload ?? '';
+    // a key this process changed was evicted already; hearing it again costs one more lookup
+    if (n.channel === KEY_CHANNEL) this.watch.keyChanged(payload);
+    else if (n.channel === KEY_EVICT_CHANNEL) this.#onKeyEvict(c, payload);
+    else if (n.channel === KEY_ACK_CHANNEL) {
+      const [nonce = '', processId = ''] = payload.split(' ');
+      this.acks.awaiting.get(nonce)?.(processId);
+    } else if (!this.ownBackends.has(n.processId)) this.watch.bump();
+  }
+
+  #onKeyEvict(c: pg.Client, payload: string) {
     const [nonce = '', keyId = ''] = payload.split(' ');
-    watch.keyChanged(keyId);
+    this.watch.keyChanged(keyId);
     // this process's own revoke evicted the key already and waits for the others only
-    if (awaitingAcks.has(nonce)) return;
-    c.query('SELECT pg_notify($1, $2)', [KEY_ACK_CHANNEL, `${nonce} ${PROCESS_ID}`]).catch(() => {});
+    if (this.acks.awaiting.has(nonce)) return;
+    c.query('SELECT pg_notify($1, $2)', [KEY_ACK_CHANNEL, `${nonce} ${this.processId}`]).catch(() => {});
   }
 
-  async function connect() {
-    retry = null;
-    const c = new pg.Client({ connectionString, connectionTimeoutMillis: 2_000 });
+  async #connect() {
+    this.#retry = null;
+    const c = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: 2_000 });
     c.on('error', () => {}); // 'end' follows and reports the loss
-    // this process's own writes already moved the watch, synchronously; only others' count here
-    c.on('notification', (n) => {
-      // a key this process changed was evicted already; hearing it again costs one more lookup
-      if (n.channel === KEY_CHANNEL) watch.keyChanged(n.payload ?? '');
-      else if (n.channel === KEY_EVICT_CHANNEL) onKeyEvict(c, n.payload ?? '');
-      else if (n.channel === KEY_ACK_CHANNEL) {
-        const [nonce = '', processId = ''] = (n.payload ?? '').split(' ');
-        awaitingAcks.get(nonce)?.(processId);
-      } else if (!ownBackends.has(n.processId)) watch.bump();
-    });
+    c.on('notification', (n) => this.#onNotification(c, n));
     c.once('end', () => {
-      if (client === c) lost();
+      if (this.client === c) this.#lost();
     });
     try {
       await c.connect();
       await c.query(
         `LISTEN ${CHANGE_CHANNEL}; LISTEN ${KEY_CHANNEL}; LISTEN ${KEY_EVICT_CHANNEL}; LISTEN ${KEY_ACK_CHANNEL}`,
       );
-      if (stopped) return void (await c.end());
-      client = c;
-      watch.setOthersHeard(true);
-      void heartbeat(c);
+      if (this.#stopped) return void (await c.end());
+      this.client = c;
+      this.watch.setOthersHeard(true);
+      void this.#heartbeat(c);
     } catch {
       await c.end().catch(() => {});
-      if (!stopped && client === null && retry === null) lost();
+      if (!this.#stopped && this.client === null && this.#retry === null) this.#lost();
     }
   }
 
-  /**
-   * Tells the live processes (rows renewed within a lease and a second) that `keyId` changed and
-   * resolves true once each has acknowledged evicting it, false if one had not by `deadline`. The
-   * table lock waits for renewals under way, so a process is either listed here or renews after
-   * this notice was queued (and so has handled it before its lease is renewed).
-   */
-  async function tellLiveProcesses(c: pg.Client, keyId: string, deadline: number): Promise<boolean> {
-    const nonce = crypto.randomUUID();
-    const acked = new Set<string>();
-    let wake = () => {};
-    awaitingAcks.set(nonce, (processId) => {
-      acked.add(processId);
-      wake();
-    });
-    try {
-      const lockMs = Math.max(1, Math.floor(deadline - performance.now()));
-      const told = c.query(
-        `SET LOCAL lock_timeout = ${lockMs};
-         LOCK TABLE key_cache_processes IN SHARE MODE;
-         SELECT id FROM key_cache_processes
-           WHERE seen_at > now() - make_interval(secs => ${(KEY_LEASE_MS + 1_000) / 1000})
-             AND id <> ${c.escapeLiteral(PROCESS_ID)};
-         SELECT pg_notify(${c.escapeLiteral(KEY_EVICT_CHANNEL)}, ${c.escapeLiteral(`${nonce} ${keyId}`)})`,
-      ) as unknown as Promise<pg.QueryResult<{ id: string }>[]>;
-      told.catch(() => {});
-      // the session may be stuck behind a renewal that waits on Postgres: the deadline holds anyway
-      const results = await Promise.race([told, sleep(deadline - performance.now()).then(() => null)]);
-      if (!results) return false;
-      const live = results[2]?.rows.map((row) => row.id) ?? [];
-      while (!live.every((id) => acked.has(id))) {
-        const left = deadline - performance.now();
-        if (left <= 0) return false;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
-      return true;
-    } catch {
-      return false;
-    } finally {
-      awaitingAcks.delete(nonce);
-    }
+  async stop() {
+    this.#stopped = true;
+    if (this.#retry) clearTimeout(this.#retry);
+    if (this.#beat) clearTimeout(this.#beat);
+    // a connection still being opened is closed by #connect() itself once it sees `stopped`;
+    // wait for that, so no session of ours outlives close() (CREATE DATABASE … TEMPLATE needs none)
+    await this.#connecting;
+    const c = this.client;
+    this.client = null;
+    this.watch.setKeyLease(Number.NEGATIVE_INFINITY);
+    this.watch.setOthersHeard(false);
+    // gone: revokes stop waiting for this process at once
+    await c?.query('DELETE FROM key_cache_processes WHERE id = $1', [this.processId]).catch(() => {});
+    await c?.end().catch(() => {});
   }
+}
 
-  // A process that did not acknowledge in time renewed its lease, at the latest, by a statement
-  // sent before the change's notice was queued (after that, the notice precedes every renewal's
-  // answer): waiting one lease from after the commit outlasts it. So does a failed announcement.
-  watch.setKeyAnnouncer(async (keyId) => {
-    const deadline = performance.now() + KEY_LEASE_MS + KEY_LEASE_MARGIN_MS;
-    const c = client;
-    if (c && (await tellLiveProcesses(c, keyId, deadline))) return;
-    await sleep(deadline - performance.now());
+/** The revokes of one process waiting for acknowledgements (by nonce), and the process's own id. */
+interface AckBook {
+  processId: string;
+  awaiting: Map<string, (processId: string) => void>;
+}
+
+/**
+ * Tells the live processes (rows renewed within a lease and a second) that `keyId` changed and
+ * resolves true once each has acknowledged evicting it, false if one had not by `deadline`. The
+ * table lock waits for renewals under way, so a process is either listed here or renews after
+ * this notice was queued (and so has handled it before its lease is renewed).
+ */
+async function tellLiveProcesses(
+  c: pg.Client,
+  acks: AckBook,
+  keyId: string,
+  deadline: number,
+): Promise<boolean> {
+  const nonce = crypto.randomUUID();
+  const acked = new Set<string>();
+  let wake = () => {};
+  acks.awaiting.set(nonce, (processId) => {
+    acked.add(processId);
+    wake();
   });
-
-  connecting = connect();
-  return {
-    async stop() {
-      stopped = true;
-      if (retry) clearTimeout(retry);
-      if (beat) clearTimeout(beat);
-      // a connection still being opened is closed by connect() itself once it sees `stopped`;
-      // wait for that, so no session of ours outlives close() (CREATE DATABASE … TEMPLATE needs none)
-      await connecting;
-      const c = client;
-      client = null;
-      watch.setKeyLease(Number.NEGATIVE_INFINITY);
-      watch.setOthersHeard(false);
-      // gone: revokes stop waiting for this process at once
-      await c?.query('DELETE FROM key_cache_processes WHERE id = $1', [PROCESS_ID]).catch(() => {});
-      await c?.end().catch(() => {});
-    },
-  };
+  try {
+    const lockMs = Math.max(1, Math.floor(deadline - performance.now()));
+    const told = c.query(
+      `SET LOCAL lock_timeout = ${lockMs};
+       LOCK TABLE key_cache_processes IN SHARE MODE;
+       SELECT id FROM key_cache_processes
+         WHERE seen_at > now() - make_interval(secs => ${(KEY_LEASE_MS + 1_000) / 1000})
+           AND id <> ${c.escapeLiteral(acks.processId)};
+       SELECT pg_notify(${c.escapeLiteral(KEY_EVICT_CHANNEL)}, ${c.escapeLiteral(`${nonce} ${keyId}`)})`,
+    ) as unknown as Promise<pg.QueryResult<{ id: string }>[]>;
+    told.catch(() => {});
+    // the session may be stuck behind a renewal that waits on Postgres: the deadline holds anyway
+    const results = await Promise.race([told, sleep(deadline - performance.now()).then(() => null)]);
+    if (!results) return false;
+    const live = results[2]?.rows.map((row) => row.id) ?? [];
+    while (!live.every((id) => acked.has(id))) {
+      const left = deadline - performance.now();
+      if (left <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    acks.awaiting.delete(nonce);
+  }
 }
 
 export function createPostgresHandle(
