@@ -109,9 +109,9 @@ if (api && !secret) {
     console.log(`Subscribed ${subscriptionId} to ${events.join(', ')} at ${url}${args.keep ? '' : ' (removed when you stop this command)'}
 Secret: ${secret}`);
   } catch (error) {
-    // fetch's own "fetch failed" says nothing: the code (ECONNREFUSED…) is on error.cause
-    const { cause } = error as { cause?: { code?: string; message?: string } };
-    const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+    // "fetch failed" says nothing: the code (ECONNREFUSED…) is further down the causes (the
+    // client's SupportNetworkError holds fetch's TypeError, which holds the socket's error)
+    const reason = systemCodeOf(error) ?? (error as Error).message;
     console.error(
       error instanceof SupportApiError
         ? `Could not subscribe: ${error.status} ${JSON.stringify(error.detail)}\nIs the server at ${args.api} the one started with: ${startLine}`
@@ -196,3 +196,10 @@ async function stop() {
 }
 process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
+
+/** The first system error code (ECONNREFUSED, ENOTFOUND…) along an error's causes. */
+function systemCodeOf(error: unknown): string | undefined {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
+    if (typeof e.code === 'string') return e.code;
+  return undefined;
+}

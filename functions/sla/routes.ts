@@ -215,16 +215,6 @@ export const deleteSlaPolicy = defineRoute({
   responses: { 204: { description: 'Deleted' }, 404: policyNotFound },
 });
 
-export const components = defineComponents({
-  output: { BusinessHours, SlaPolicy },
-  input: {
-    BusinessHoursCreate: CreateBusinessHoursBody,
-    BusinessHoursUpdate: UpdateBusinessHoursBody,
-    SlaPolicyCreate: CreateSlaPolicyBody,
-    SlaPolicyUpdate: UpdateSlaPolicyBody,
-  },
-});
-
 // ---- the breach check on Workers ----
 
 /** What shared/sla/edge-check.ts publishes: the due time the callback is for. */
@@ -244,6 +234,17 @@ const BreachCheckResult = z.object({
     .describe('The next due time put on the schedule; null when no clock runs'),
 });
 
+export const components = defineComponents({
+  output: { BusinessHours, SlaPolicy, SlaBreachCheckResult: BreachCheckResult },
+  input: {
+    SlaBreachCheck: BreachCheckBody,
+    BusinessHoursCreate: CreateBusinessHoursBody,
+    BusinessHoursUpdate: UpdateBusinessHoursBody,
+    SlaPolicyCreate: CreateSlaPolicyBody,
+    SlaPolicyUpdate: UpdateSlaPolicyBody,
+  },
+});
+
 export const slaQStashCallback = defineRoute({
   operationId: 'receiveSlaBreachCheck',
   method: 'post',
@@ -254,7 +255,11 @@ export const slaQStashCallback = defineRoute({
   tags: ['Internal'],
   body: BreachCheckBody,
   responses: {
-    200: { description: 'Checked', schema: BreachCheckResult },
+    200: {
+      description: 'Checked',
+      schema: BreachCheckResult,
+      example: { recorded: 1, next_check_at: '2026-11-02T13:00:00.000Z' },
+    },
     401: { description: '`Invalid QStash signature`', schema: ErrorBody },
     503: { description: 'The due time has not come yet; QStash retries', schema: ErrorBody },
   },

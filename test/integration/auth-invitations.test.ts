@@ -144,6 +144,8 @@ describe.skipIf(postgresUnavailable())('invitations', () => {
         email: 'preview@invitations.example',
         role: 'tenant_admin',
         expires_at: pending.invite.expires_at,
+        // the name the inviter gave, for the accept page to pre-fill (none given here)
+        name: null,
       });
       expect((await accept(pending.invite.token)).status).toBe(200);
       const spent = await h.request('POST', '/api/v1/auth/invite-preview', {

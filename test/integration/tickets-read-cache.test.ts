@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresHandle } from '../../shared/db/adapters/pg';
+import { createPostgresHandle, LISTENER_APPLICATION_NAME } from '../../shared/db/adapters/pg';
 import type { DatabaseHandle } from '../../shared/db/handle';
 import {
   type Harness,
@@ -183,10 +183,10 @@ describe.skipIf(TEST_DB !== 'postgres' || postgresUnavailable())('row cache acro
   it('stands aside while it cannot hear other writers (listener connection killed)', async () => {
     const before = h.handle.writes?.current();
     expect(before).not.toBeNull();
+    // found by its name: the session's last statement is a lease renewal as often as its LISTEN
     await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-      WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`.execute(
-      other.db,
-    );
+      WHERE datname = current_database() AND application_name = ${LISTENER_APPLICATION_NAME}
+        AND pid <> pg_backend_pid()`.execute(other.db);
     // the listener's own handle is the harness's: its LISTEN connection is gone until it reconnects
     expect(await until(async () => h.handle.writes?.current() === null, 3_000)).toBe(true);
     expect(await until(async () => h.handle.writes?.current() !== null, 5_000)).toBe(true);

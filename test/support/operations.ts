@@ -422,6 +422,8 @@ interface Special {
   fresh?: FixtureKind[];
   /** runs before the request (a state the operation needs) */
   before?: (w: World, probe: Probe) => Promise<void>;
+  /** headers beside the credential's (a cookie and where the request comes from) */
+  headers?: (w: World) => Promise<Record<string, string>>;
   /** body fields where an id of nothing is an answer, not a refusal (why: next to each use) */
   acceptsUnknown?: string[];
 }
@@ -477,6 +479,14 @@ const SPECIAL: Record<string, Special> = {
   },
   'POST /api/v1/auth/refresh': {
     body: async (w) => ({ refresh_token: (await signedUpUser(w)).refreshToken }),
+  },
+  // the console's renewal: the refresh token in its cookie, asked for from the server's own page
+  'POST /api/v1/auth/session': {
+    headers: async (w) => ({
+      Cookie: `itsm_refresh=${(await signedUpUser(w)).refreshToken}`,
+      'X-Session-Cookie': '1',
+      Origin: new URL(PUBLIC_BASE_URL).origin,
+    }),
   },
   'GET /api/v1/auth/me': { credential: 'admin' },
   'POST /api/v1/auth/logout': {
@@ -729,7 +739,7 @@ export async function validProbe(w: World, operation: Operation, doc: OpenApiDoc
   }
   await special.before?.(w, probe);
   const credential = special.credential ?? CREDENTIAL_OF_SURFACE[op['x-surface'] as string] ?? 'none';
-  probe.headers = credentialHeaders(w, credential);
+  probe.headers = { ...credentialHeaders(w, credential), ...(await special.headers?.(w)) };
   // a file upload: the documented example file, as the raw body under the first media type
   const file = Object.entries<Json>(op.requestBody?.content ?? {}).find(
     ([type]) => type !== 'application/json',

@@ -2441,7 +2441,7 @@ export interface paths {
         };
         /**
          * List companies
-         * @description Newest first. `q` searches name and domain; `tag` filters; `include_deleted=true` adds soft-deleted ones.
+         * @description Newest first. `q` searches name and domain (at least 3 letters or digits in a row, as for contacts); `tag` filters; `include_deleted=true` adds soft-deleted ones.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
@@ -2525,7 +2525,7 @@ export interface paths {
         };
         /**
          * List contacts
-         * @description Newest first by default; `sort=updated_at` is ascending by updated_at then id (for incremental reads with `updated_since`, which is inclusive). `q` searches first/last/full name, email and phone; `tag` filters by tag; `include_deleted=true` also lists soft-deleted contacts.
+         * @description Newest first by default; `sort=updated_at` is ascending by updated_at then id (for incremental reads with `updated_since`, which is inclusive). `q` searches first/last/full name, email and phone as a case-insensitive substring holding at least 3 letters or digits in a row (a shorter one is a 422); `tag` filters by tag; `include_deleted=true` also lists soft-deleted contacts.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403.
          */
@@ -4076,7 +4076,7 @@ export interface components {
             custom_fields: {
                 [key: string]: string | number | boolean | string[] | null;
             };
-            /** @description The API key id or user id that created it */
+            /** @description Who created it, as served: `api_key:key_…` (an API key), `user:tus_…` (a dashboard user) or `end_user:req_…` (an end user) or `internal:voice_agent` (a call) */
             created_by: string;
             /**
              * Format: date-time
@@ -4454,7 +4454,7 @@ export interface components {
              * @enum {string}
              */
             author_type: "agent" | "api" | "requester" | "system";
-            /** @description User id or API key id of the author */
+            /** @description The author, as served: `api_key:key_…` or `user:tus_…` */
             author_id: string | null;
             /** @description `false` for an internal note */
             is_public: boolean;
@@ -8047,7 +8047,13 @@ export interface operations {
     createArticle: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8155,6 +8161,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -8170,7 +8194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8180,21 +8204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -8815,7 +8825,13 @@ export interface operations {
     startSyncRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8905,6 +8921,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -8920,7 +8954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8930,21 +8964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -9255,7 +9275,13 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9346,6 +9372,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -9361,7 +9405,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9371,21 +9415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -9581,7 +9611,13 @@ export interface operations {
     revokeApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The API key id (`key_…`)
@@ -9646,6 +9682,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -9661,7 +9715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9671,21 +9725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -9731,7 +9771,13 @@ export interface operations {
     rotateApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The API key id (`key_…`)
@@ -9846,7 +9892,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9856,21 +9902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -13970,10 +14002,7 @@ export interface operations {
                  * @example 0
                  */
                 offset?: number;
-                /**
-                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
-                 */
+                /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
                  * @description Only calls with this outcome
@@ -18042,10 +18071,7 @@ export interface operations {
                  * @example 0
                  */
                 offset?: number;
-                /**
-                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
-                 */
+                /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
@@ -24718,7 +24744,13 @@ export interface operations {
     createTenant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -24784,6 +24816,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -24799,7 +24849,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -24809,21 +24859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -25027,10 +25063,7 @@ export interface operations {
                  * @example 0
                  */
                 offset?: number;
-                /**
-                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
-                 */
+                /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
@@ -25142,7 +25175,7 @@ export interface operations {
                      *           "call_id": null,
                      *           "reply_count": 0,
                      *           "custom_fields": {},
-                     *           "created_by": "key_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *           "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *           "created_at": "2026-03-14T09:26:53.412Z",
                      *           "updated_at": "2026-03-14T09:26:53.412Z",
                      *           "resolved_at": null,
@@ -25318,7 +25351,7 @@ export interface operations {
                      *       "call_id": null,
                      *       "reply_count": 0,
                      *       "custom_fields": {},
-                     *       "created_by": "key_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
@@ -25489,7 +25522,7 @@ export interface operations {
                      *       "call_id": null,
                      *       "reply_count": 0,
                      *       "custom_fields": {},
-                     *       "created_by": "key_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
@@ -25680,7 +25713,7 @@ export interface operations {
                      *       "call_id": null,
                      *       "reply_count": 0,
                      *       "custom_fields": {},
-                     *       "created_by": "key_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "updated_at": "2026-03-14T09:26:53.412Z",
                      *       "resolved_at": null,
@@ -26501,7 +26534,7 @@ export interface operations {
                      *           "ticket_id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
                      *           "body": "A technician is on the way; please keep the printer switched off until then.",
                      *           "author_type": "api",
-                     *           "author_id": "key_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *           "author_id": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *           "is_public": true,
                      *           "created_at": "2026-03-14T09:41:07.038Z",
                      *           "attachments": [
@@ -26677,7 +26710,7 @@ export interface operations {
                      *       "ticket_id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
                      *       "body": "A technician is on the way; please keep the printer switched off until then.",
                      *       "author_type": "api",
-                     *       "author_id": "key_0mha4j8s2Xv5CnT7wRq1Dk",
+                     *       "author_id": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
                      *       "is_public": true,
                      *       "created_at": "2026-03-14T09:41:07.038Z",
                      *       "attachments": [
@@ -26833,10 +26866,7 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /**
-                 * @description The `next_cursor` of the previous page, with the same query, types and sort
-                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
-                 */
+                /** @description The `next_cursor` of the previous page, with the same query, types and sort */
                 cursor?: string;
                 /**
                  * @description `relevance` (default): best match first, then newest; `created_at` / `updated_at`: newest first by that time, relevance ignored
@@ -28096,15 +28126,9 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /**
-                 * @description A delivery id of this webhook: only deliveries older than it (pass the last id of the page read). Not with `cursor`.
-                 * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
-                 */
+                /** @description A delivery id of this webhook: only deliveries older than it (pass the last id of the page read). Not with `cursor`. */
                 before?: string;
-                /**
-                 * @description The `next_cursor` of the previous page of this webhook's log: the deliveries older than that page, at the same cost at any depth. Not with `before`.
-                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
-                 */
+                /** @description The `next_cursor` of the previous page of this webhook's log: the deliveries older than that page, at the same cost at any depth. Not with `before`. */
                 cursor?: string;
             };
             header?: never;
@@ -28966,10 +28990,7 @@ export interface operations {
                  * @example 0
                  */
                 offset?: number;
-                /**
-                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
-                 */
+                /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
                  * @description Only entries of this action (e.g. `api_key.created`)
@@ -29265,7 +29286,13 @@ export interface operations {
     createBusinessHours: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -29426,7 +29453,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -29436,21 +29463,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -29840,7 +29853,13 @@ export interface operations {
     updateBusinessHours: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The business hours’ id (`bhr_…`)
@@ -29967,6 +29986,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -29982,7 +30019,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -29992,21 +30029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -30062,10 +30085,7 @@ export interface operations {
                  * @example 0
                  */
                 offset?: number;
-                /**
-                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
-                 */
+                /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
                  * @description Free-text search (case-insensitive substring)
@@ -30226,7 +30246,13 @@ export interface operations {
     createCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -30314,6 +30340,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -30329,7 +30373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -30339,21 +30383,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -30705,7 +30735,13 @@ export interface operations {
     updateCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The company id (`cmp_…`)
@@ -30817,6 +30853,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -30832,7 +30886,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -30842,21 +30896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -30902,7 +30942,13 @@ export interface operations {
     restoreCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The company id (`cmp_…`)
@@ -30991,6 +31037,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -31006,7 +31070,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -31016,21 +31080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -31086,10 +31136,7 @@ export interface operations {
                  * @example 0
                  */
                 offset?: number;
-                /**
-                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
-                 */
+                /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
                  * @description Free-text search (case-insensitive substring)
@@ -31268,7 +31315,13 @@ export interface operations {
     createContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -31393,7 +31446,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -31403,21 +31456,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -31772,7 +31811,13 @@ export interface operations {
     updateContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The contact id (`ctc_…`)
@@ -31916,7 +31961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -31926,21 +31971,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -31986,7 +32017,13 @@ export interface operations {
     restoreContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The contact id (`ctc_…`)
@@ -32111,7 +32148,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -32121,21 +32158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -32191,10 +32214,7 @@ export interface operations {
                  * @example 0
                  */
                 offset?: number;
-                /**
-                 * @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged.
-                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
-                 */
+                /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
                  * @description Only items in this status (one value, or a comma-separated list where the schema says so)
@@ -32387,7 +32407,13 @@ export interface operations {
     createConversationV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -32470,6 +32496,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -32485,7 +32529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -32495,21 +32539,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -32716,7 +32746,13 @@ export interface operations {
     updateConversationV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
@@ -32822,6 +32858,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -32837,7 +32891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -32847,21 +32901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -32907,7 +32947,13 @@ export interface operations {
     assignConversationV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
@@ -33009,6 +33055,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -33024,7 +33088,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -33034,21 +33098,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -33094,7 +33144,13 @@ export interface operations {
     createConversationExportV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
@@ -33181,6 +33237,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -33196,7 +33270,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -33206,21 +33280,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -33735,7 +33795,13 @@ export interface operations {
     createMessageV2: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
@@ -33834,6 +33900,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -33849,7 +33933,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -33859,21 +33943,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -34329,7 +34399,13 @@ export interface operations {
     updateArticle: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The article id (`art_…`)
@@ -34440,6 +34516,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -34455,7 +34549,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -34465,21 +34559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -34665,7 +34745,13 @@ export interface operations {
     createSavedReply: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -34732,6 +34818,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -34747,7 +34851,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -34757,21 +34861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -35113,7 +35203,13 @@ export interface operations {
     updateSavedReply: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The saved reply id (`srp_…`)
@@ -35201,6 +35297,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -35216,7 +35330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -35226,21 +35340,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -35301,10 +35401,7 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /**
-                 * @description The `next_cursor` of the previous page, with the same query, types and sort
-                 * @example WzEsInRpY2tldHMiLCIxMTkwNjljYyIsIjIwMjYtMDMtMTRUMDk6MjY6NTMuNDEyMDAwWiIsInRrdF8wbWhhNGo4czJYdjVDblQ3d1JxMURrIl0
-                 */
+                /** @description The `next_cursor` of the previous page, with the same query, types and sort */
                 cursor?: string;
                 /**
                  * @description `relevance` (default): best match first, then newest; `created_at` / `updated_at`: newest first by that time, relevance ignored
@@ -35585,7 +35682,13 @@ export interface operations {
     createSlaPolicy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -35696,7 +35799,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -35706,21 +35809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -36067,7 +36156,13 @@ export interface operations {
     updateSlaPolicy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The SLA policy’s id (`sla_…`)
@@ -36161,6 +36256,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -36176,7 +36289,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -36186,21 +36299,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -36387,7 +36486,13 @@ export interface operations {
     createTeam: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -36458,6 +36563,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -36473,7 +36596,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -36483,21 +36606,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -36840,7 +36949,13 @@ export interface operations {
     updateTeam: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The team id (`team_…`)
@@ -36929,6 +37044,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -36944,7 +37077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -36954,21 +37087,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -37157,7 +37276,13 @@ export interface operations {
     createTicketField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -37231,6 +37356,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -37246,7 +37389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -37256,21 +37399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -37466,7 +37595,13 @@ export interface operations {
     updateTicketField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The ticket field id (`tfd_…`)
@@ -37558,6 +37693,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -37573,7 +37726,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -37583,21 +37736,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -37643,7 +37782,13 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The webhook subscription id (`whk_…`)
@@ -37758,6 +37903,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -37773,7 +37936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -37783,21 +37946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -37843,7 +37992,13 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The webhook subscription id (`whk_…`)
@@ -37910,6 +38065,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A request with the same Idempotency-Key is still running: retry later */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A request with this Idempotency-Key is still being processed; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request body is larger than the server accepts (MAX_BODY_BYTES) */
             413: {
                 headers: {
@@ -37925,7 +38098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -37935,21 +38108,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Rate limit exceeded (per tenant and plan; see the X-RateLimit-* headers) */
@@ -37995,7 +38154,13 @@ export interface operations {
     sendWebhookTestEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Any 1-255 visible ASCII characters, new for each distinct request. The first response is kept 24 hours and replayed (with `Idempotent-Replayed: true`) for a retry with the same key; the same key with another request is 422, a retry while the first still runs is 409.
+                 * @example b3f1c2e4-7a9d-4e35-9c1f-2d8e6a5b4c3d
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The webhook subscription id (`whk_…`)
@@ -38099,7 +38264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Request validation failed */
+            /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -38109,21 +38274,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": [
-                     *         {
-                     *           "loc": [
-                     *             "body",
-                     *             "name"
-                     *           ],
-                     *           "msg": "Field required",
-                     *           "type": "missing"
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorBody"];
                 };
             };
             /** @description 10 test events were sent to this endpoint this minute (Retry-After in seconds); nothing was sent */
@@ -39026,8 +39177,36 @@ export interface operations {
                  *         "ticket": {
                  *           "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
                  *           "subject": "Printer on floor 3 is offline",
+                 *           "description": "The printer on floor 3 shows error E-451 and prints nothing.",
                  *           "status": "open",
-                 *           "priority": "high"
+                 *           "priority": "high",
+                 *           "type": "incident",
+                 *           "source": "api",
+                 *           "requester_id": null,
+                 *           "requester_name": "Ana Silva",
+                 *           "requester_email": "ana@example.com",
+                 *           "assignee_id": null,
+                 *           "assignee_team_id": null,
+                 *           "tags": [
+                 *             "floor-3",
+                 *             "hardware"
+                 *           ],
+                 *           "call_id": null,
+                 *           "reply_count": 0,
+                 *           "custom_fields": {},
+                 *           "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
+                 *           "created_at": "2026-03-02T09:10:00.000Z",
+                 *           "updated_at": "2026-03-02T09:10:00.000Z",
+                 *           "resolved_at": null,
+                 *           "closed_at": null,
+                 *           "sla": {
+                 *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                 *             "first_response_due_at": "2026-03-02T10:10:00.000Z",
+                 *             "first_response_at": null,
+                 *             "first_response_breached": false,
+                 *             "resolution_due_at": "2026-03-02T17:10:00.000Z",
+                 *             "resolution_breached": false
+                 *           }
                  *         }
                  *       }
                  *     }
@@ -39090,8 +39269,36 @@ export interface operations {
                  *         "ticket": {
                  *           "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
                  *           "subject": "Printer on floor 3 is offline",
+                 *           "description": "The printer on floor 3 shows error E-451 and prints nothing.",
                  *           "status": "open",
-                 *           "priority": "urgent"
+                 *           "priority": "urgent",
+                 *           "type": "incident",
+                 *           "source": "api",
+                 *           "requester_id": null,
+                 *           "requester_name": "Ana Silva",
+                 *           "requester_email": "ana@example.com",
+                 *           "assignee_id": null,
+                 *           "assignee_team_id": null,
+                 *           "tags": [
+                 *             "floor-3",
+                 *             "hardware"
+                 *           ],
+                 *           "call_id": null,
+                 *           "reply_count": 0,
+                 *           "custom_fields": {},
+                 *           "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
+                 *           "created_at": "2026-03-02T09:10:00.000Z",
+                 *           "updated_at": "2026-03-02T09:10:00.000Z",
+                 *           "resolved_at": null,
+                 *           "closed_at": null,
+                 *           "sla": {
+                 *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                 *             "first_response_due_at": "2026-03-02T10:10:00.000Z",
+                 *             "first_response_at": null,
+                 *             "first_response_breached": false,
+                 *             "resolution_due_at": "2026-03-02T17:10:00.000Z",
+                 *             "resolution_breached": false
+                 *           }
                  *         },
                  *         "changes": {
                  *           "priority": {
@@ -39160,8 +39367,36 @@ export interface operations {
                  *         "ticket": {
                  *           "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
                  *           "subject": "Printer on floor 3 is offline",
+                 *           "description": "The printer on floor 3 shows error E-451 and prints nothing.",
                  *           "status": "open",
-                 *           "priority": "high"
+                 *           "priority": "high",
+                 *           "type": "incident",
+                 *           "source": "api",
+                 *           "requester_id": null,
+                 *           "requester_name": "Ana Silva",
+                 *           "requester_email": "ana@example.com",
+                 *           "assignee_id": null,
+                 *           "assignee_team_id": null,
+                 *           "tags": [
+                 *             "floor-3",
+                 *             "hardware"
+                 *           ],
+                 *           "call_id": null,
+                 *           "reply_count": 0,
+                 *           "custom_fields": {},
+                 *           "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
+                 *           "created_at": "2026-03-02T09:10:00.000Z",
+                 *           "updated_at": "2026-03-02T09:10:00.000Z",
+                 *           "resolved_at": null,
+                 *           "closed_at": null,
+                 *           "sla": {
+                 *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                 *             "first_response_due_at": "2026-03-02T10:10:00.000Z",
+                 *             "first_response_at": null,
+                 *             "first_response_breached": false,
+                 *             "resolution_due_at": "2026-03-02T17:10:00.000Z",
+                 *             "resolution_breached": false
+                 *           }
                  *         },
                  *         "reply": {
                  *           "id": "trp_0mhbq5n2cJd81sXaLq4WmZ",
@@ -39242,8 +39477,36 @@ export interface operations {
                  *         "ticket": {
                  *           "id": "tkt_0mhbq3k8zHkR2d9TQx7pLw",
                  *           "subject": "Printer on floor 3 is offline",
+                 *           "description": "The printer on floor 3 shows error E-451 and prints nothing.",
                  *           "status": "resolved",
-                 *           "priority": "high"
+                 *           "priority": "high",
+                 *           "type": "incident",
+                 *           "source": "api",
+                 *           "requester_id": null,
+                 *           "requester_name": "Ana Silva",
+                 *           "requester_email": "ana@example.com",
+                 *           "assignee_id": null,
+                 *           "assignee_team_id": null,
+                 *           "tags": [
+                 *             "floor-3",
+                 *             "hardware"
+                 *           ],
+                 *           "call_id": null,
+                 *           "reply_count": 0,
+                 *           "custom_fields": {},
+                 *           "created_by": "api_key:key_0mha4j8s2Xv5CnT7wRq1Dk",
+                 *           "created_at": "2026-03-02T09:10:00.000Z",
+                 *           "updated_at": "2026-03-02T09:10:00.000Z",
+                 *           "resolved_at": null,
+                 *           "closed_at": null,
+                 *           "sla": {
+                 *             "policy_id": "sla_0mha4j8s2Xv5CnT7wRq1Dk",
+                 *             "first_response_due_at": "2026-03-02T10:10:00.000Z",
+                 *             "first_response_at": null,
+                 *             "first_response_breached": false,
+                 *             "resolution_due_at": "2026-03-02T17:10:00.000Z",
+                 *             "resolution_breached": false
+                 *           }
                  *         },
                  *         "previous_status": "open"
                  *       }

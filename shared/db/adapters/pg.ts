@@ -13,6 +13,8 @@ const KEY_EVICT_CHANNEL = 'itsm_api_key_evict';
 /** `<nonce> <process id>`: that process has evicted the key the nonce's notice named */
 const KEY_ACK_CHANNEL = 'itsm_api_key_ack';
 const RELISTEN_DELAY_MS = 1_000;
+/** pg_stat_activity.application_name of each process's LISTEN session */
+export const LISTENER_APPLICATION_NAME = 'itsm_listener';
 
 /**
  * How long a renewal of the key lease lasts, counted from when it was sent. A revoke waits at most
@@ -152,7 +154,12 @@ class OtherWritersSession {
 
   async #connect() {
     this.#retry = null;
-    const c = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: 2_000 });
+    const c = new pg.Client({
+      connectionString: this.connectionString,
+      connectionTimeoutMillis: 2_000,
+      // an operator (or a test) finds this session in pg_stat_activity by it
+      application_name: LISTENER_APPLICATION_NAME,
+    });
     c.on('error', () => {}); // 'end' follows and reports the loss
     c.on('notification', (n) => this.#onNotification(c, n));
     c.once('end', () => {
