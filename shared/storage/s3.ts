@@ -1,6 +1,9 @@
 import { AwsClient } from 'aws4fetch';
 import { chunksOf, type ObjectStorage } from './port';
 
+/** how long a broken-off PUT is given to be finished with on the server before it is deleted */
+const BROKEN_PUT_SETTLE_MS = 1_000;
+
 export interface S3Settings {
   endpoint: string;
   bucket: string;
@@ -54,7 +57,14 @@ export function s3Storage(settings: S3Settings, fetcher: typeof fetch = fetch): 
         payload = body;
         headers['content-length'] = String(size);
       }
-      const res = await send(urlOf(key), { method: 'PUT', headers, body: payload, duplex: 'half' });
+      const res = await send(urlOf(key), { method: 'PUT', headers, body: payload, duplex: 'half' }).catch(
+        async (err: unknown) => {
+          // the body broke off: a lax server may still store what arrived once it sees the socket
+          // close, after a delete sent at once; the caller's delete waits until it has
+          await new Promise((resolve) => setTimeout(resolve, BROKEN_PUT_SETTLE_MS));
+          throw err;
+        },
+      );
       if (!res.ok) throw await failed('PUT', res);
       await res.body?.cancel();
     },
