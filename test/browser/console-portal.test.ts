@@ -316,6 +316,8 @@ describe.skipIf(chromiumMissing())('the console as an integrator’s portal', ()
         const card = p.locator('tr[data-key-id]').first();
         await card.waitFor();
         expect(await card.evaluate((el) => getComputedStyle(el).display)).toBe('block');
+        // scrolled to, as a reader would: the navigation above the cards is taller than it was
+        await card.scrollIntoViewIfNeeded();
         await inView(p, card.locator('.badge'), 'status');
         await inView(p, card.locator('summary'), 'actions');
         await open(p, '/audit');

@@ -126,7 +126,10 @@ describe.skipIf(chromiumMissing())('the console’s sessions and a newcomer’s 
         await second.locator('.who').getByText(DEMO_ADMIN.email).waitFor();
         expect(await second.getByRole('heading', { name: 'Sign in' }).count()).toBe(0);
         // and the first tab keeps working after the second renewed the shared session
-        await first.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Team' }).click();
+        await first
+          .getByRole('navigation', { name: 'Console' })
+          .getByRole('link', { name: 'Team', exact: true })
+          .click();
         await first.locator('tr[data-user-email]').first().waitFor();
 
         // signing out in the second tab signs the first out too, and the cookie is gone
