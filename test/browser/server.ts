@@ -135,7 +135,16 @@ export async function endSessionWhileCreatingKey(page: Page) {
   await page.route('**/api/v1/api-keys', (r) =>
     r.request().method() === 'POST' ? r.fulfill(refused) : r.continue(),
   );
-  await page.route('**/api/v1/auth/session', (r) => r.fulfill(refused));
+  // as the server answers a dead session cookie: 401, and the cookie cleared (else a later renewal
+  // would find the live one the browser still holds)
+  await page.route('**/api/v1/auth/session', (r) =>
+    r.fulfill({
+      ...refused,
+      headers: {
+        'Set-Cookie': 'itsm_refresh=; Path=/api/v1/auth; Max-Age=0; HttpOnly; Secure; SameSite=Strict',
+      },
+    }),
+  );
   await dialog.getByRole('button', { name: 'Create key' }).click();
   const ended = page.getByRole('dialog', { name: 'Your session ended' });
   await ended.waitFor();
