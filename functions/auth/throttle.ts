@@ -38,6 +38,8 @@ export const THROTTLE_RULES = {
   ip: { maxFailures: 20, windowSeconds: 900, lockSeconds: 900 },
 } as const satisfies Record<string, ThrottleRule>;
 export type ThrottleKind = keyof typeof THROTTLE_RULES;
+/** The order an attempt reserves its keys in: the account's budget is the narrower. */
+const RESERVATION_ORDER: readonly ThrottleKind[] = ['account_ip', 'ip'];
 
 /** The keys one sign-in attempt counts against. */
 export function throttleKeys(email: string, ip: string): Record<ThrottleKind, string> {
@@ -74,29 +76,31 @@ export async function reserveSignIn(
   keys: Record<ThrottleKind, string>,
 ): Promise<{ reservation: Reservation } | { retryAfter: number }> {
   const now = new Date();
-  const kinds = Object.keys(keys) as ThrottleKind[];
-  const held = await Promise.all(
-    kinds.map((kind) =>
-      reserveAttempt(db, keys[kind], {
-        now,
-        windowStart: new Date(now.getTime() - THROTTLE_RULES[kind].windowSeconds * 1000),
-      }),
-    ),
-  );
+  // one key after the other, narrowest first: an attempt refused on its account's budget never
+  // counts against the address's, so a burst at one account cannot spend the address's budget with
+  // attempts that will be given back, and refuse the few that account is allowed
+  const reserved: ThrottleKind[] = [];
+  let count = 0;
   let waitMs = 0;
-  held.forEach((h, i) => {
-    const rule = THROTTLE_RULES[kinds[i] as ThrottleKind];
-    if (h.lockedUntil && h.lockedUntil > now)
-      waitMs = Math.max(waitMs, h.lockedUntil.getTime() - now.getTime());
+  for (const kind of RESERVATION_ORDER) {
+    const rule = THROTTLE_RULES[kind];
+    const h = await reserveAttempt(db, keys[kind], {
+      now,
+      windowStart: new Date(now.getTime() - rule.windowSeconds * 1000),
+    });
+    reserved.push(kind);
+    count = Math.max(count, h.count);
+    if (h.lockedUntil && h.lockedUntil > now) waitMs = h.lockedUntil.getTime() - now.getTime();
     // over budget but not locked yet: the attempts ahead of it are still being checked
     else if (h.count > rule.maxFailures)
-      waitMs = Math.max(waitMs, h.windowStartedAt.getTime() + rule.windowSeconds * 1000 - now.getTime());
-  });
+      waitMs = h.windowStartedAt.getTime() + rule.windowSeconds * 1000 - now.getTime();
+    if (waitMs > 0) break;
+  }
   if (waitMs > 0) {
-    await Promise.all(kinds.map((kind) => releaseAttempt(db, keys[kind])));
+    await Promise.all(reserved.map((kind) => releaseAttempt(db, keys[kind])));
     return { retryAfter: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
-  return { reservation: { keys, count: Math.max(...held.map((h) => h.count)) } };
+  return { reservation: { keys, count } };
 }
 
 /** The reserved attempt failed: it stays counted, and a key whose budget it spent is locked. */

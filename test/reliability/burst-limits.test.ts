@@ -145,7 +145,7 @@ describe.skipIf(!pgUp || !redisUp)('burst-proof limits over two processes', () =
         body: { email, password: 'a wrong guess at it' },
       }),
     );
-    expect(count(answers, 401)).toBe(5);
+    expect(count(answers, 401), `statuses ${answers.map((r) => r.status)}`).toBe(5);
     expect(count(answers, 429)).toBe(25);
     // from elsewhere the owner still signs in
     const owner = await json(b.base, 'POST', '/api/v1/auth/login', {
