@@ -117,6 +117,8 @@ async function main() {
     DATABASE_URL: benchDatabaseUrl(DB_NAME),
     RATE_LIMIT_SCALE: '100000',
     LOG_LEVEL: 'warn',
+    // the seeding's statements write millions of rows and their count triggers: no time limit
+    STATEMENT_TIMEOUT_MS: '0',
   });
   const runtime = await createEmbeddedRuntime({ config });
   try {
