@@ -23,8 +23,13 @@ import { type RedisClient as Redis, redisClient } from '../redis/client';
  * without a local bound would bring back the exhausted pool this exists to prevent.
  */
 
-/** What a request costs: a read or write by id or a plain page 1; a search or a combined filter more. */
-export const SHARE_COST = { plain: 1, expensive: 4 } as const;
+/**
+ * What a request costs: a read or write by id or a plain page 1; a search or a combined filter the
+ * whole default share, so a tenant runs one at a time. Such a read keeps a core of the database busy
+ * for as long as it runs: two at once from one tenant took both cores of a two-core database from
+ * everyone else, and another tenant's plain list waited six times as long at its p99.
+ */
+export const SHARE_COST = { plain: 1, expensive: 8 } as const;
 
 /** Query keys that choose a page or an order, not rows: they add no cost. */
 const PAGE_KEYS = new Set(['limit', 'offset', 'cursor', 'sort', 'order']);
