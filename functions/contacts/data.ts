@@ -223,7 +223,6 @@ export function listContacts(db: Executor, tenantId: string, query: z.output<typ
       ]),
     );
   }
-  if (query.tag) base = base.where(hasTag('contacts', tenantId, query.tag));
   if (query.company_id) base = base.where('contacts.company_id', '=', query.company_id);
   if (query.updated_since)
     // compared in SQL, so sub-millisecond and offset forms keep their exact meaning
@@ -238,6 +237,8 @@ export function listContacts(db: Executor, tenantId: string, query: z.output<typ
     order,
     (q) => q.selectAll('contacts').select('companies.name as joined_company_name'),
     keptTotal(db, tenantId, KEPT_CONTACTS, query),
+    // apart from the other filters: the planner cannot tell a rare tag from a common one
+    query.tag ? hasTag('contacts', tenantId, query.tag) : undefined,
   );
 }
 
@@ -351,9 +352,9 @@ export function listCompanies(db: Executor, tenantId: string, query: z.output<ty
     base = base.where(inSearchIndex('companies', tenantId, p));
     base = base.where((eb) => eb.or([eb('name', 'ilike', p), eb('domain', 'ilike', p)]));
   }
-  if (query.tag) base = base.where(hasTag('companies', tenantId, query.tag));
   const total = keptTotal(db, tenantId, KEPT_COMPANIES, query);
-  return cursorPage(base, query, { column: 'created_at', dir: 'desc' }, (q) => q.selectAll(), total);
+  const tag = query.tag ? hasTag('companies', tenantId, query.tag) : undefined;
+  return cursorPage(base, query, { column: 'created_at', dir: 'desc' }, (q) => q.selectAll(), total, tag);
 }
 
 /** Writes `set` and a new updated_at to a live company; undefined when it is no longer live. */

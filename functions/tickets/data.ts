@@ -1,6 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import {
   afterPosition,
+  ginPageIds,
   type ListOrder,
   type ListPage,
   nextPosition,
@@ -38,8 +39,27 @@ export async function findTicket(db: Executor, tenantId: string, id: string, for
   return q.executeTakeFirst();
 }
 
-/** Filters shared by the page query and the count. */
-function filtered(db: Executor, tenantId: string, f: Partial<ListTicketsFilters> & CustomFieldFilter) {
+/**
+ * The filters only a GIN index serves, as one condition (undefined: none given): the tenant-first
+ * indexes over custom field values (schema/0027_helpdesk.sql) and tags (schema/0017_lists_at_scale.sql).
+ */
+function ginFilter(tenantId: string, f: Partial<ListTicketsFilters> & CustomFieldFilter) {
+  const conditions = [
+    ...(f.custom_fields?.length ? [customFieldsMatch(f.custom_fields)] : []),
+    ...(f.tag
+      ? [sql<boolean>`tenant_tag_keys(tenant_id, tags) @> ARRAY[${`${tenantId}:${f.tag}`}]::text[]`]
+      : []),
+  ];
+  return conditions.length ? sql<boolean>`(${sql.join(conditions, sql` and `)})` : undefined;
+}
+
+/** Filters shared by the page query and the count (`gin: false`: all but ginFilter's). */
+function filtered(
+  db: Executor,
+  tenantId: string,
+  f: Partial<ListTicketsFilters> & CustomFieldFilter,
+  { gin = true } = {},
+) {
   let q = db.selectFrom('tickets').where('tenant_id', '=', tenantId);
   if (f.status) q = q.where('status', 'in', f.status);
   if (f.priority) q = q.where('priority', 'in', f.priority);
@@ -47,12 +67,9 @@ function filtered(db: Executor, tenantId: string, f: Partial<ListTicketsFilters>
   if (f.requester_id) q = q.where('requester_id', '=', f.requester_id);
   if (f.assignee_id) q = q.where('assignee_id', '=', f.assignee_id);
   if (f.assignee_team_id) q = q.where('assignee_team_id', '=', f.assignee_team_id);
-  // the tenant-first GIN index over custom field values (schema/0027_helpdesk.sql)
-  if (f.custom_fields?.length) q = q.where(customFieldsMatch(f.custom_fields));
   if (f.call_id) q = q.where('call_id', '=', f.call_id);
-  // the tenant-first GIN index (schema/0017_lists_at_scale.sql): only this tenant's tagged rows
-  if (f.tag)
-    q = q.where(sql<boolean>`tenant_tag_keys(tenant_id, tags) @> ARRAY[${`${tenantId}:${f.tag}`}]::text[]`);
+  const byGin = ginFilter(tenantId, f);
+  if (gin && byGin) q = q.where(byGin);
   if (f.created_after) q = q.where('created_at', '>=', f.created_after);
   if (f.created_before) q = q.where('created_at', '<', f.created_before);
   if (f.updated_since) q = q.where('updated_at', '>=', f.updated_since);
@@ -127,13 +144,18 @@ export const ticketOrder = (f: Partial<ListTicketsFilters>): ListOrder =>
 export function ticketListQueries(db: Executor, tenantId: string, f: ListTicketsInput) {
   const order = ticketOrder(f);
   const after = f.cursor ? readCursor(f.cursor) : null;
-  let ids = filtered(db, tenantId, f).select('id');
+  const offset = after ? 0 : f.offset;
+  const gin = ginFilter(tenantId, f);
+  let ids = filtered(db, tenantId, f, { gin: false }).select('id');
   if (after) ids = ids.where(afterPosition(order, after));
-  const pageIds = ids
-    .orderBy(order.column as 'created_at', order.dir)
-    .orderBy('id', order.dir)
-    .limit(f.limit + 1)
-    .offset(after ? 0 : f.offset);
+  // a tag or custom field filter: the planner cannot tell a rare value from a common one (ginPageIds)
+  const pageIds = gin
+    ? ginPageIds({ filtered: ids, gin, order, take: f.limit + 1, offset })
+    : ids
+        .orderBy(order.column as 'created_at', order.dir)
+        .orderBy('id', order.dir)
+        .limit(f.limit + 1)
+        .offset(offset);
   const rows = db
     .selectFrom('tickets')
     .selectAll()

@@ -1,4 +1,4 @@
-import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 
 /** Which slice of a list a request asks for (validated by shared/http/pagination.ts). */
 export interface Page {
@@ -134,10 +134,64 @@ export async function pageWithTotal<DB, TB extends keyof DB, O>(
 }
 
 /**
+ * How many rows of its list a page walks, per row it needs, looking for the rows that pass a
+ * condition only a GIN index serves (a tag, a custom field's value) before it reads the
+ * condition's matches from that index instead: one row in fifty passing fills a page from the walk.
+ */
+export const WALK_ROWS_PER_ROW = 50;
+
+/**
+ * The ids of one page of a list filtered by a condition only a GIN index serves (`gin`), in the
+ * list's order: `filtered` holds every other filter (and the cursor's position). The planner
+ * prices such a condition at a fixed guess (about 0.5% of the rows), not from its value, so on its
+ * own it walks the list's ordered index expecting a match soon: for a value no row or one row
+ * carries that is every row of the tenant. Instead one statement
+ * - walks the ordered index at most WALK_ROWS_PER_ROW rows per row wanted (offset + limit): a
+ *   common value fills the page there, at the cost of the plain walk;
+ * - only when that walk came up short, reads every match through the GIN index (a bitmap: the
+ *   few rows a rare value has) and sorts them (in memory: fewer than one in fifty of the rows).
+ * Both branches are in the plan; the count of the walk's finds decides which one runs (a
+ * one-time filter), so the rows, their order and the next position are the plain walk's.
+ */
+export function ginPageIds(p: {
+  // biome-ignore lint/suspicious/noExplicitAny: any list's query (its columns are named by `order`)
+  filtered: SelectQueryBuilder<any, any, any>;
+  gin: Expression<SqlBool>;
+  order: ListOrder;
+  /** rows to take after `offset`: the page's limit and the one that tells a next page exists */
+  take: number;
+  offset: number;
+}): RawBuilder<string> {
+  const { filtered, gin, order, take, offset } = p;
+  const idColumn = order.column.replace(/[^.]+$/, 'id');
+  const wanted = offset + take;
+  const dir = sql.raw(order.dir);
+  const walk = filtered
+    .clearSelect()
+    .select([sql.ref(idColumn).as('id'), sql.ref(order.column).as('k'), sql<boolean>`${gin}`.as('hit')])
+    .orderBy(order.column, order.dir)
+    .orderBy(idColumn, order.dir)
+    .limit(wanted * WALK_ROWS_PER_ROW);
+  const matches = filtered
+    .clearSelect()
+    .where(gin)
+    .select([sql.ref(idColumn).as('id'), sql.ref(order.column).as('k')]);
+  return sql<string>`(
+    with walked as materialized (select w.id, w.k from ${walk} as w where w.hit limit ${wanted}),
+         matched as materialized ${matches}
+    (select id from walked where (select count(*) from walked) = ${wanted}
+      order by k ${dir}, id ${dir} limit ${take} offset ${offset})
+    union all
+    (select id from matched where (select count(*) from walked) < ${wanted}
+      order by k ${dir}, id ${dir} limit ${take} offset ${offset}))`;
+}
+
+/**
  * `pageWithTotal` for the lists that take a cursor: the page in the list's `order` (the id breaks
  * ties), read one row beyond `limit` to know whether a next page exists. With a cursor the page
  * starts after its position and nothing is counted (`total` null). `count` replaces the exact count
- * where a kept counter answers it. `select` adds the columns only.
+ * where a kept counter answers it. `select` adds the columns only. `gin` is a filter only a GIN
+ * index serves, kept out of `filtered`: the page's ids then come from ginPageIds.
  */
 export async function cursorPage<DB, TB extends keyof DB, O>(
   filtered: SelectQueryBuilder<DB, TB, object>,
@@ -145,21 +199,35 @@ export async function cursorPage<DB, TB extends keyof DB, O>(
   order: ListOrder,
   select: (q: SelectQueryBuilder<DB, TB, object>) => SelectQueryBuilder<DB, TB, O>,
   count?: () => Promise<number>,
+  gin?: Expression<SqlBool>,
 ): Promise<ListPage<O>> {
   const after = page.cursor ? readCursor(page.cursor) : null;
   const scoped = after ? filtered.where(afterPosition(order, after) as Expression<SqlBool>) : filtered;
+  const offset = after ? 0 : page.offset;
+  const idColumn = order.column.replace(/[^.]+$/, 'id');
   // biome-ignore lint/suspicious/noExplicitAny: the order and key columns are the caller's, not typed per table
-  const rowsQuery = (select(scoped) as SelectQueryBuilder<any, any, any>)
+  const rowsOf = (q: SelectQueryBuilder<DB, TB, object>) => select(q) as SelectQueryBuilder<any, any, any>;
+  const pageRows = gin
+    ? rowsOf(
+        scoped.where(
+          // biome-ignore lint/suspicious/noExplicitAny: as above
+          idColumn as any,
+          'in',
+          ginPageIds({ filtered: scoped, gin, order, take: page.limit + 1, offset }),
+        ),
+      )
+    : rowsOf(scoped).offset(offset);
+  const rowsQuery = pageRows
     .select(sortKeyText(order.column).as('cursor_key'))
     .orderBy(order.column, order.dir)
-    .orderBy(order.column.replace(/[^.]+$/, 'id'), order.dir)
-    .limit(page.limit + 1)
-    .offset(after ? 0 : page.offset);
+    .orderBy(idColumn, order.dir)
+    .limit(page.limit + 1);
+  const matching = gin ? filtered.where(gin) : filtered;
   const counted = after
     ? Promise.resolve(null)
     : count
       ? count()
-      : filtered
+      : matching
           .select((eb) => eb.fn.countAll().as('n'))
           .executeTakeFirst()
           .then((c) => Number((c as { n?: unknown } | undefined)?.n ?? 0));
