@@ -128,6 +128,8 @@ function filtered(db: Executor, tenantId: string, f: Partial<ListCallsFilters>) 
 const KEPT: KeptCounts = {
   list: 'calls',
   counted: ['outcome', 'direction', 'channel', 'status', 'caller_phone'],
+  // schema/0035_pair_counts.sql
+  pairs: ['channel+status', 'channel+direction', 'direction+status', 'channel+outcome'],
 };
 
 /**

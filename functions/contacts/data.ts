@@ -196,7 +196,12 @@ export async function insertContact(trx: Executor, tenantId: string, id: string,
 }
 
 /** The filters whose `total` a kept count answers (alone on a request); `q` is counted exactly. */
-const KEPT_CONTACTS: KeptCounts = { list: 'contacts', softDeleted: true, counted: ['company_id', 'tag'] };
+const KEPT_CONTACTS: KeptCounts = {
+  list: 'contacts',
+  softDeleted: true,
+  counted: ['company_id', 'tag'],
+  pairs: ['company_id+tag'],
+};
 const KEPT_COMPANIES: KeptCounts = { list: 'companies', softDeleted: true, counted: ['tag'] };
 
 /** A page of the tenant's contacts matching the filters, and their total (null on a cursor page). */

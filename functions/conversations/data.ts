@@ -287,6 +287,8 @@ export interface ConversationFilters {
 const KEPT: KeptCounts = {
   list: 'conversations',
   counted: ['status', 'channel', 'contact_id', 'assignee_user_id', 'assignee_team_id', 'sla_breached'],
+  // schema/0035_pair_counts.sql
+  pairs: ['channel+status', 'assignee_user_id+status', 'assignee_team_id+status', 'contact_id+status'],
 };
 
 /** A page of the tenant's conversations matching the filters, and their total. */

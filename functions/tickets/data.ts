@@ -9,6 +9,7 @@ import {
   readCursor,
   sortKeyText,
 } from '../../shared/db/paging';
+import { countedKey } from '../../shared/db/kept-counts';
 import type { Executor } from '../../shared/db/schema';
 import type { TicketRepliesTable } from '../../shared/db/tables/tickets_calls';
 import { iso } from '../../shared/events/emit';
@@ -85,23 +86,27 @@ type CustomFieldFilter = { custom_fields?: string[] };
 type ListTicketsInput = Partial<ListTicketsFilters> & Page & CustomFieldFilter;
 
 /**
- * The filters whose total a kept counter answers (ticket_filter_counts), with the column each
- * counts: alone on a request (or with the sort), their `total` is a few rows read at any size.
+ * The filters whose total a kept counter answers (ticket_filter_counts), with the pairs of them
+ * counted together (schema/0035_pair_counts.sql): alone on a request, or two of a pair (with the
+ * sort or not), their `total` is a few rows read at any size.
  */
-const COUNTED = {
-  status: 'status',
-  priority: 'priority',
-  type: 'type',
-  requester_id: 'requester_id',
-  assignee_id: 'assignee_id',
-  tag: 'tag',
-  sla_breached: 'sla_breached',
-} as const;
+const COUNTED = ['status', 'priority', 'type', 'requester_id', 'assignee_id', 'tag', 'sla_breached'] as const;
+const COUNTED_PAIRS = [
+  'priority+status',
+  'status+type',
+  'priority+type',
+  'assignee_id+status',
+  'assignee_id+priority',
+  'requester_id+status',
+  'status+tag',
+  'priority+tag',
+] as const;
 
 /**
- * The `total` of an offset page: the tenant's counter when unfiltered, the per-value counters when
- * the one filter given is a counted one (a comma list sums its values), an exact count over the
- * filters' indexes otherwise (its cost grows with the rows matched: docs/benchmarks.md).
+ * The `total` of an offset page: the tenant's counter when unfiltered, the kept counters when the
+ * filters given are one counted filter or a counted pair (a comma list sums its values), an exact
+ * count over the filters' indexes otherwise (its cost grows with the rows matched:
+ * docs/benchmarks.md).
  */
 function totalQuery(db: Executor, tenantId: string, f: ListTicketsInput) {
   const given = [
@@ -112,18 +117,14 @@ function totalQuery(db: Executor, tenantId: string, f: ListTicketsInput) {
   if (f.sort === 'sla_due_at')
     return filtered(db, tenantId, f).select((eb) => eb.fn.countAll<string>().as('n'));
   if (given.length === 0) return db.selectFrom('ticket_counts').select('n').where('tenant_id', '=', tenantId);
-  const only = given.length === 1 ? given[0]! : undefined;
-  if (only && only in COUNTED) {
-    const field = COUNTED[only as keyof typeof COUNTED];
-    const raw = f[only as keyof typeof COUNTED]!;
-    const values = Array.isArray(raw) ? raw : [raw];
+  const key = countedKey(given, f, COUNTED, COUNTED_PAIRS);
+  if (key)
     return db
       .selectFrom('ticket_filter_counts')
       .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('n'), sql<string>`0`).as('n'))
       .where('tenant_id', '=', tenantId)
-      .where('field', '=', field)
-      .where('value', 'in', [...new Set(values.map(String))]);
-  }
+      .where('field', '=', key.field)
+      .where('value', 'in', key.values);
   return filtered(db, tenantId, f).select((eb) => eb.fn.countAll<string>().as('n'));
 }
 

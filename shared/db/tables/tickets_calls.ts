@@ -88,7 +88,8 @@ export interface TicketCountsTable {
  */
 export interface TicketFilterCountsTable {
   tenant_id: string;
-  field: 'status' | 'priority' | 'type' | 'requester_id' | 'assignee_id' | 'tag' | 'sla_breached';
+  /** a counted filter, or a pair of them (`<a>+<b>`, schema/0035_pair_counts.sql) */
+  field: string;
   value: string;
   n: Generated<string>;
 }
