@@ -10,7 +10,8 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /**
  * The answer when no route serves the request's method and path, past the gate (so an unknown path
  * still meets the spec's 401 and 403 first): 405 with `Allow` naming what the path serves (GET
- * implies HEAD) when some route serves it with another method, else 404.
+ * implies HEAD) when some route serves it with another method, else 404. (Hono calls the hook this
+ * is given to `notFound`; in this code base `notFound` is only the handler's 404 of shared/http/errors.ts.)
  */
 export function unroutedAnswer(root: FunctionApp) {
   const allowedOn = (path: string): string[] => {
@@ -22,7 +23,7 @@ export function unroutedAnswer(root: FunctionApp) {
     }
     return allowed;
   };
-  return function notFound(c: Context<AppEnv>): Response {
+  return function answerUnrouted(c: Context<AppEnv>): Response {
     const allowed = allowedOn(c.req.path);
     if (allowed.length === 0) return jsonAnswer(c, { detail: Detail.notFound }, 404);
     return jsonAnswer(c, { detail: Detail.methodNotAllowed }, 405, { Allow: allowed.join(', ') });
