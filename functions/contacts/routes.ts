@@ -77,7 +77,10 @@ export const getContact = defineRoute({
   summary: 'Get a contact',
   tags: contacts,
   params: ContactIdParam,
-  responses: { 200: { description: 'The contact', schema: ContactRecord }, 404: unknownIdResponse('Contact') },
+  responses: {
+    200: { description: 'The contact', schema: ContactRecord },
+    404: unknownIdResponse('Contact'),
+  },
 });
 
 export const updateContact = defineRoute({
@@ -169,7 +172,10 @@ export const getCompany = defineRoute({
   summary: 'Get a company',
   tags: companies,
   params: CompanyIdParam,
-  responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: unknownIdResponse('Company') },
+  responses: {
+    200: { description: 'The company', schema: CompanyRecord },
+    404: unknownIdResponse('Company'),
+  },
 });
 
 export const updateCompany = defineRoute({
@@ -182,7 +188,10 @@ export const updateCompany = defineRoute({
   tags: companies,
   params: CompanyIdParam,
   body: UpdateCompanyBody,
-  responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: unknownIdResponse('Company') },
+  responses: {
+    200: { description: 'The company', schema: CompanyRecord },
+    404: unknownIdResponse('Company'),
+  },
 });
 
 export const deleteCompany = defineRoute({

@@ -195,7 +195,12 @@ export async function autoReply(services: Services, inbound: InboundResult): Pro
   const { db } = services;
   let answer: Awaited<ReturnType<ReturnType<typeof answererOf>['answer']>>;
   try {
-    answer = await answererOf(services).answer({ db, tenantId: conversation.tenant_id, conversation, message });
+    answer = await answererOf(services).answer({
+      db,
+      tenantId: conversation.tenant_id,
+      conversation,
+      message,
+    });
   } catch (err) {
     services.logger.warn({ error: errorField(err) }, 'answerer failed');
     return null;
@@ -226,6 +231,7 @@ export async function autoReply(services: Services, inbound: InboundResult): Pro
     return { row, conv };
   });
   services.events.kick();
-  if (reply.row.delivery_status === 'queued') services.defer(() => deliverMessage(services, reply.conv, reply.row));
+  if (reply.row.delivery_status === 'queued')
+    services.defer(() => deliverMessage(services, reply.conv, reply.row));
   return reply.row;
 }

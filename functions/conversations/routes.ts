@@ -354,7 +354,10 @@ export const widgetMessage = defineRoute({
     'Public (no credential). The tenant is named by `tenant_id` (unknown: 404 `Tenant not found`), the visitor by email and/or visitor_id. Finds or creates the contact and its open widget conversation (`conversation.created` when new), stores the message (`message.received`, sender_type contact, source widget), then asks the answerer for an AI auto-reply (`message.sent`, sender_type ai) unless a human agent is assigned.',
   tags: inbound,
   body: WidgetMessageBody,
-  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: unknownIdResponse('Tenant') },
+  responses: {
+    201: { description: 'Stored', schema: InboundResultSchema },
+    404: unknownIdResponse('Tenant'),
+  },
 });
 
 export const inboundEmail = defineRoute({
@@ -367,7 +370,10 @@ export const inboundEmail = defineRoute({
     'Internal token. Same behaviour as the widget with source email and no AI auto-reply. conversation_id threads the email into an existing conversation of the same contact; a resolved/closed one is reopened (`conversation.reopened`).',
   tags: inbound,
   body: InboundEmailBody,
-  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: unknownIdResponse('Tenant') },
+  responses: {
+    201: { description: 'Stored', schema: InboundResultSchema },
+    404: unknownIdResponse('Tenant'),
+  },
 });
 
 export const inboundWhatsApp = defineRoute({
@@ -380,7 +386,10 @@ export const inboundWhatsApp = defineRoute({
     'Internal token. Contact by phone number (normalised to + and digits); AI auto-reply as for the widget.',
   tags: inbound,
   body: InboundWhatsAppBody,
-  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: unknownIdResponse('Tenant') },
+  responses: {
+    201: { description: 'Stored', schema: InboundResultSchema },
+    404: unknownIdResponse('Tenant'),
+  },
 });
 
 export const components = defineComponents({

@@ -37,7 +37,8 @@ export async function renderSavedReply(
     .where('tenant_id', '=', tenantId)
     .where('id', '=', savedReplyId)
     .executeTakeFirst();
-  if (!reply || (reply.visibility === 'personal' && reply.created_by !== target.userId)) throw unknownSavedReply();
+  if (!reply || (reply.visibility === 'personal' && reply.created_by !== target.userId))
+    throw unknownSavedReply();
   const values: PlaceholderValues = {};
   if (target.userId) {
     const agent = await db
