@@ -4,10 +4,14 @@
 //  - scripts/ never imports test/ (tools and benchmarks run without the test tree's helpers);
 //  - a function imports no other function (functions/<a>/ never reaches functions/<b>/); the two
 //    top-level assembly modules (functions/manifest.ts, functions/registry.ts) may import them all;
-//  - no import cycle inside shared/ (type-only imports count: they are arrows a reader follows too),
-//    and no import upward in its layer order (scripts/lib/shared-layers.ts);
+//  - no import cycle (type-only imports count: they are arrows a reader follows too): Biome's
+//    `noImportCycles` (biome.json), run from here; `npm run lint` applies it too;
+//  - no import upward in shared/'s layer order (scripts/lib/shared-layers.ts);
 //  - in functions/, routes are registered from their declarations and queries live only in data.ts.
+// The rules other than the cycles are this layout's own, which no Biome rule expresses (paths
+// relative to the importing file, a layer table, what a function folder's files may hold).
 // Prints every violation and exits 1 if there is one.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { layerViolations } from './lib/shared-layers';
@@ -75,37 +79,21 @@ const sharedEdges = [...graph].flatMap(([file, targets]) =>
 );
 violations.push(...layerViolations(sharedEdges));
 
-// cycles inside shared/: Tarjan's strongly connected components
-const sharedFiles = [...graph.keys()].filter((f) => rel(f).startsWith('shared/'));
-let index = 0;
-const idx = new Map<string, number>();
-const low = new Map<string, number>();
-const stack: string[] = [];
-const onStack = new Set<string>();
-function strongConnect(v: string) {
-  idx.set(v, index);
-  low.set(v, index++);
-  stack.push(v);
-  onStack.add(v);
-  for (const w of graph.get(v) ?? []) {
-    if (!rel(w).startsWith('shared/')) continue;
-    if (!idx.has(w)) {
-      strongConnect(w);
-      low.set(v, Math.min(low.get(v)!, low.get(w)!));
-    } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
-  }
-  if (low.get(v) === idx.get(v)) {
-    const component: string[] = [];
-    let w: string;
-    do {
-      w = stack.pop()!;
-      onStack.delete(w);
-      component.push(rel(w));
-    } while (w !== v);
-    if (component.length > 1) violations.push(`import cycle in shared: ${component.sort().join(' <-> ')}`);
-  }
-}
-for (const f of sharedFiles) if (!idx.has(f)) strongConnect(f);
+// import cycles: Biome's rule, over the code that ships and the tools
+const cycles = spawnSync(
+  'npx',
+  [
+    'biome',
+    'lint',
+    '--only=suspicious/noImportCycles',
+    '--max-diagnostics=none',
+    'shared',
+    'functions',
+    'scripts',
+  ],
+  { cwd: ROOT, stdio: 'inherit' },
+);
+if (cycles.status !== 0) violations.push('import cycles (Biome noImportCycles, above)');
 
 // The shape of a function folder: routes are served only from app.ts, through the
 // declarations in routes.ts (`register(app, routes.x, handler)`: no path written a second time), and

@@ -4,6 +4,7 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { ACCESS_RULES, FUNCTIONS } from '../functions/manifest';
 import { KeyCache } from '../shared/auth/key-verify';
 import type { AppEnv, FunctionApp } from '../shared/context/app-env';
+import type { ConversationPorts } from '../shared/context/conversation-ports';
 import type { Services } from '../shared/context/services';
 import { createPostgresHandle } from '../shared/db/adapters/pg';
 import { createPgliteHandle } from '../shared/db/adapters/pglite';
@@ -42,7 +43,8 @@ export interface EmbeddedRuntime {
   close(): Promise<void>;
 }
 
-export interface EmbeddedOptions {
+/** The conversations' channel senders and answerer (`ConversationPorts`) go onto the services as given. */
+export interface EmbeddedOptions extends ConversationPorts {
   config: AppConfig;
   /** an already-open database (tests share one per file); otherwise opened from config */
   handle?: DatabaseHandle;
@@ -124,6 +126,8 @@ export async function createEmbeddedRuntime(options: EmbeddedOptions): Promise<E
     rowCache: handle.writes ? new RowCache(handle.writes) : undefined,
     mailer,
     files: nodeFileStorage(config),
+    channelSenders: options.channelSenders,
+    answerer: options.answerer,
     runtime: 'node',
   };
   const app = buildChain(await loadFunctionApps(), {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { SCOPE_CATALOG } from '../../shared/context/scopes';
-import { ErrorBody, notFoundResponse } from '../../shared/http/error-body';
+import { ErrorBody, unknownIdResponse } from '../../shared/http/error-body';
 import { Detail as ErrorDetail } from '../../shared/http/errors';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
@@ -31,7 +31,7 @@ const ApiKeyWithSecret = z.object({
   expires_at: z.string().nullable(),
   api_key: z.string().describe('the full key: shown only in this response'),
 });
-const keyNotFound = notFoundResponse('API key', 'Unknown key, or a key of another tenant');
+const keyNotFound = unknownIdResponse('API key', 'Unknown key, or a key of another tenant');
 const secretExample = {
   id: 'key_0mha4j8s2Xv5CnT7wRq1Dk',
   name: 'Warehouse sync',

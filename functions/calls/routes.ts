@@ -1,5 +1,5 @@
 import { Attachment, RECORDING_BODY } from '../../shared/files/schemas';
-import { ErrorBody, notFoundResponse } from '../../shared/http/error-body';
+import { ErrorBody, unknownIdResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -16,8 +16,8 @@ import {
   VoiceWidgetTokenBody,
 } from './schemas';
 
-const callNotFound = notFoundResponse('Call', 'Unknown call, or a call of another tenant');
-const tenantNotFound = notFoundResponse('Tenant', 'Unknown tenant_id (internal routes)');
+const callNotFound = unknownIdResponse('Call', 'Unknown call, or a call of another tenant');
+const tenantNotFound = unknownIdResponse('Tenant', 'Unknown tenant_id (internal routes)');
 
 export const listCalls = defineRoute({
   operationId: 'listCalls',

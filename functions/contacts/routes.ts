@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ErrorBody, notFoundResponse } from '../../shared/http/error-body';
+import { ErrorBody, unknownIdResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { cursorList } from '../../shared/http/pagination';
 import { defineRoute } from '../../shared/http/route';
@@ -77,7 +77,10 @@ export const getContact = defineRoute({
   summary: 'Get a contact',
   tags: contacts,
   params: ContactIdParam,
-  responses: { 200: { description: 'The contact', schema: ContactRecord }, 404: notFoundResponse('Contact') },
+  responses: {
+    200: { description: 'The contact', schema: ContactRecord },
+    404: unknownIdResponse('Contact'),
+  },
 });
 
 export const updateContact = defineRoute({
@@ -94,7 +97,7 @@ export const updateContact = defineRoute({
   body: UpdateContactBody,
   responses: {
     200: { description: 'The contact', schema: ContactRecord },
-    404: notFoundResponse('Contact'),
+    404: unknownIdResponse('Contact'),
     409: { description: 'Email or external_id already used by another live contact', schema: ErrorBody },
   },
 });
@@ -110,7 +113,7 @@ export const deleteContact = defineRoute({
     'Sets deleted_at, hides the contact from gets and lists, frees its email and external_id, updates its company contact_count, emits `contact.deleted` once.',
   tags: contacts,
   params: ContactIdParam,
-  responses: { 204: { description: 'Deleted' }, 404: notFoundResponse('Contact') },
+  responses: { 204: { description: 'Deleted' }, 404: unknownIdResponse('Contact') },
 });
 
 export const restoreContact = defineRoute({
@@ -126,7 +129,7 @@ export const restoreContact = defineRoute({
   params: ContactIdParam,
   responses: {
     200: { description: 'The full contact record', schema: ContactRecord },
-    404: notFoundResponse('Contact'),
+    404: unknownIdResponse('Contact'),
     409: {
       description: 'Its email (or external_id) now belongs to a live contact; nothing changed',
       schema: ErrorBody,
@@ -169,7 +172,10 @@ export const getCompany = defineRoute({
   summary: 'Get a company',
   tags: companies,
   params: CompanyIdParam,
-  responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFoundResponse('Company') },
+  responses: {
+    200: { description: 'The company', schema: CompanyRecord },
+    404: unknownIdResponse('Company'),
+  },
 });
 
 export const updateCompany = defineRoute({
@@ -182,7 +188,10 @@ export const updateCompany = defineRoute({
   tags: companies,
   params: CompanyIdParam,
   body: UpdateCompanyBody,
-  responses: { 200: { description: 'The company', schema: CompanyRecord }, 404: notFoundResponse('Company') },
+  responses: {
+    200: { description: 'The company', schema: CompanyRecord },
+    404: unknownIdResponse('Company'),
+  },
 });
 
 export const deleteCompany = defineRoute({
@@ -194,7 +203,7 @@ export const deleteCompany = defineRoute({
   description: 'Its contacts keep company_id (a restore brings the link back).',
   tags: companies,
   params: CompanyIdParam,
-  responses: { 204: { description: 'Deleted' }, 404: notFoundResponse('Company') },
+  responses: { 204: { description: 'Deleted' }, 404: unknownIdResponse('Company') },
 });
 
 export const restoreCompany = defineRoute({
@@ -208,7 +217,7 @@ export const restoreCompany = defineRoute({
   params: CompanyIdParam,
   responses: {
     200: { description: 'The full company record', schema: CompanyRecord },
-    404: notFoundResponse('Company'),
+    404: unknownIdResponse('Company'),
   },
 });
 
@@ -250,7 +259,7 @@ export const deleteConnection = defineRoute({
   summary: 'Remove a helpdesk connection',
   tags: sync,
   params: ProviderParam,
-  responses: { 204: { description: 'Removed' }, 404: notFoundResponse('Sync connection') },
+  responses: { 204: { description: 'Removed' }, 404: unknownIdResponse('Sync connection') },
 });
 
 export const triggerRun = defineRoute({
@@ -296,7 +305,7 @@ export const getRun = defineRoute({
   summary: 'Get a sync run',
   tags: sync,
   params: SyncRunIdParam,
-  responses: { 200: { description: 'The run', schema: SyncRunRecord }, 404: notFoundResponse('Sync run') },
+  responses: { 200: { description: 'The run', schema: SyncRunRecord }, 404: unknownIdResponse('Sync run') },
 });
 
 export const components = defineComponents({

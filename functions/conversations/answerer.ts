@@ -1,20 +1,12 @@
-import type { Executor } from '../../shared/db/schema';
-import type { ConversationRow, MessageRow } from './data';
+import type { Answerer } from '../../shared/context/conversation-ports';
+import type { Services } from '../../shared/context/services';
 import { publishedArticles } from './data';
 
-/**
- * AI auto-reply for widget and WhatsApp inbound messages. Pluggable: `setAnswerer()` swaps the
- * implementation (an LLM-backed one in production, a fake in tests). Returning `null` means
- * "no answer": nothing is posted and no event is emitted.
- */
-export interface Answerer {
-  answer(input: {
-    db: Executor;
-    tenantId: string;
-    conversation: ConversationRow;
-    message: MessageRow;
-  }): Promise<{ body: string; content_type?: 'text' | 'markdown' } | null>;
-}
+// The AI auto-reply to widget and WhatsApp inbound messages: the one the runtime was given
+// (Services.answerer, an LLM-backed one in production, a fake in tests), else the knowledge-base
+// answerer below. The port: shared/context/conversation-ports.ts.
+
+export type { Answerer } from '../../shared/context/conversation-ports';
 
 const STOPWORDS = new Set(
   'the and for are but not you your with this that have from was were what when where which who how can does did has had its our out get got into about there their them they then than too very just also any all please thanks thank hello hi'.split(
@@ -72,10 +64,5 @@ export const kbAnswerer: Answerer = {
   },
 };
 
-let current: Answerer = kbAnswerer;
-
-/** Swaps the answerer (null restores the KB default). */
-export function setAnswerer(answerer: Answerer | null): void {
-  current = answerer ?? kbAnswerer;
-}
-export const answerer = (): Answerer => current;
+/** The request's answerer: the runtime's, else the knowledge base's. */
+export const answererOf = (services: Pick<Services, 'answerer'>): Answerer => services.answerer ?? kbAnswerer;

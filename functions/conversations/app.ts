@@ -263,7 +263,8 @@ const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
   const { id } = c.req.valid('param');
   const body = c.req.valid('json');
   const tenantId = tenantOf(c);
-  const { db, events, defer } = c.get('services');
+  const services = c.get('services');
+  const { events, defer } = services;
   const {
     result: { message, conversation },
     answer,
@@ -286,7 +287,7 @@ const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
           content_type: body.content_type,
           is_internal: body.is_internal,
           source: 'dashboard',
-          delivery_status: body.is_internal ? null : initialDeliveryStatus(current.channel),
+          delivery_status: body.is_internal ? null : initialDeliveryStatus(services, current.channel),
           delivery_error: null,
         },
         new Date(),
@@ -313,7 +314,7 @@ const createMessage: HandlerOf<typeof routes.createMessageV1> = async (c) => {
     { transaction: true },
   );
   events.kick();
-  if (message.delivery_status === 'queued') defer(() => deliverMessage(db, conversation, message));
+  if (message.delivery_status === 'queued') defer(() => deliverMessage(services, conversation, message));
   return sendAnswer(c, answer);
 };
 register(app, routes.createMessageV1, createMessage);

@@ -1,36 +1,22 @@
-import type { Executor } from '../../shared/db/schema';
+import type { Services } from '../../shared/context/services';
 import type { ConversationChannel } from '../../shared/db/tables/conversations';
 import { type ConversationRow, type MessageRow, recordDelivery } from './data';
 
-/**
- * Outbound delivery of an agent reply or AI auto-reply to the contact's channel (email provider,
- * WhatsApp Business API, widget push). Pluggable: a deployment registers one sender per channel.
- * The message row and its `message.sent` event are committed BEFORE `send` runs (after the
- * response, through services.defer), so a failing send never loses the event; the outcome is
- * recorded on the message as delivery_status `sent` or `failed` (with delivery_error).
- */
-export interface ChannelSender {
-  send(input: { tenantId: string; conversation: ConversationRow; message: MessageRow }): Promise<void>;
-}
+// Outbound delivery of a reply to the contact's channel, through the sender the runtime was given
+// for it (Services.channelSenders; the port: shared/context/conversation-ports.ts).
 
-const senders = new Map<ConversationChannel, ChannelSender>();
+export type { ChannelSender } from '../../shared/context/conversation-ports';
 
-/** Registers (or with `null` removes) the sender of a channel. No sender: delivery_status `skipped`. */
-export function setChannelSender(channel: ConversationChannel, sender: ChannelSender | null): void {
-  if (sender) senders.set(channel, sender);
-  else senders.delete(channel);
-}
-
-export const channelSender = (channel: ConversationChannel): ChannelSender | undefined =>
-  senders.get(channel);
+const senderOf = (services: Pick<Services, 'channelSenders'>, channel: ConversationChannel) =>
+  services.channelSenders?.[channel];
 
 /** Runs the channel send and records its outcome; never throws. */
 export async function deliverMessage(
-  db: Executor,
+  services: Pick<Services, 'db' | 'channelSenders'>,
   conversation: ConversationRow,
   message: MessageRow,
 ): Promise<void> {
-  const sender = channelSender(conversation.channel);
+  const sender = senderOf(services, conversation.channel);
   if (!sender) return;
   let outcome: { delivery_status: 'sent' | 'failed'; delivery_error: string | null };
   try {
@@ -42,9 +28,11 @@ export async function deliverMessage(
       delivery_error: String((err as Error)?.message ?? err).slice(0, 500),
     };
   }
-  await recordDelivery(db, conversation.tenant_id, message.id, outcome);
+  await recordDelivery(services.db, conversation.tenant_id, message.id, outcome);
 }
 
 /** The delivery_status a new outbound message starts with on this channel. */
-export const initialDeliveryStatus = (channel: ConversationChannel) =>
-  channelSender(channel) ? ('queued' as const) : ('skipped' as const);
+export const initialDeliveryStatus = (
+  services: Pick<Services, 'channelSenders'>,
+  channel: ConversationChannel,
+) => (senderOf(services, channel) ? ('queued' as const) : ('skipped' as const));

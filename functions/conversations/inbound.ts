@@ -5,7 +5,7 @@ import { tenantExists } from '../../shared/db/tenants';
 import { emitEvent } from '../../shared/events/emit';
 import { notFound } from '../../shared/http/errors';
 import { errorField } from '../../shared/log/logger';
-import { answerer } from './answerer';
+import { answererOf } from './answerer';
 import { deliverMessage, initialDeliveryStatus } from './channels';
 import {
   appendMessage,
@@ -193,9 +193,14 @@ export async function autoReply(services: Services, inbound: InboundResult): Pro
   const channel = message.source as InboundChannel;
   if (!AUTO_REPLY_CHANNELS.has(channel) || conversation.assignee_user_id) return null;
   const { db } = services;
-  let answer: Awaited<ReturnType<ReturnType<typeof answerer>['answer']>>;
+  let answer: Awaited<ReturnType<ReturnType<typeof answererOf>['answer']>>;
   try {
-    answer = await answerer().answer({ db, tenantId: conversation.tenant_id, conversation, message });
+    answer = await answererOf(services).answer({
+      db,
+      tenantId: conversation.tenant_id,
+      conversation,
+      message,
+    });
   } catch (err) {
     services.logger.warn({ error: errorField(err) }, 'answerer failed');
     return null;
@@ -214,7 +219,7 @@ export async function autoReply(services: Services, inbound: InboundResult): Pro
         content_type: answer.content_type ?? 'text',
         is_internal: false,
         source: channel,
-        delivery_status: initialDeliveryStatus(conversation.channel),
+        delivery_status: initialDeliveryStatus(services, conversation.channel),
         delivery_error: null,
       },
       now,
@@ -226,6 +231,7 @@ export async function autoReply(services: Services, inbound: InboundResult): Pro
     return { row, conv };
   });
   services.events.kick();
-  if (reply.row.delivery_status === 'queued') services.defer(() => deliverMessage(db, reply.conv, reply.row));
+  if (reply.row.delivery_status === 'queued')
+    services.defer(() => deliverMessage(services, reply.conv, reply.row));
   return reply.row;
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { attachmentRoutes } from '../../shared/files/schemas';
-import { notFoundResponse } from '../../shared/http/error-body';
+import { unknownIdResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { cursorList } from '../../shared/http/pagination';
 import { defineRoute, type RouteDef } from '../../shared/http/route';
@@ -45,7 +45,7 @@ const getConversation: Prose = {
   summary: 'Get a conversation',
   responses: {
     200: { description: 'The conversation', schema: ConversationSchema },
-    404: notFoundResponse('Conversation'),
+    404: unknownIdResponse('Conversation'),
   },
 };
 const updateConversation: Prose = {
@@ -54,7 +54,7 @@ const updateConversation: Prose = {
     'Only a status change across the open/closed boundary emits: open|waiting -> resolved|closed emits `conversation.resolved`, resolved|closed -> open|waiting emits `conversation.reopened` (both with top-level previous_status). Same status, open<->waiting, resolved<->closed, priority, tag and subject edits emit nothing.',
   responses: {
     200: { description: 'The conversation', schema: ConversationSchema },
-    404: notFoundResponse('Conversation'),
+    404: unknownIdResponse('Conversation'),
   },
 };
 const assignConversation: Prose = {
@@ -63,7 +63,7 @@ const assignConversation: Prose = {
     'Emits `conversation.assigned` with top-level routing_reason (default manual_assignment, or manual_reassignment when it already had an assignee). An omitted field keeps its value, null clears it. Re-assigning to the current assignees changes nothing and emits nothing.',
   responses: {
     200: { description: 'The conversation', schema: ConversationSchema },
-    404: notFoundResponse('Conversation'),
+    404: unknownIdResponse('Conversation'),
   },
 };
 const createMessage: Prose = {
@@ -77,14 +77,14 @@ const createMessage: Prose = {
   },
   responses: {
     201: { description: 'Created', schema: MessageSchema },
-    404: notFoundResponse('Conversation'),
+    404: unknownIdResponse('Conversation'),
   },
 };
 const listMessages: Prose = {
   summary: 'List messages, oldest first',
   responses: {
     200: { description: 'A page', schema: page('messages', MessageSchema) },
-    404: notFoundResponse('Conversation'),
+    404: unknownIdResponse('Conversation'),
   },
 };
 const createExport: Prose = {
@@ -94,7 +94,7 @@ const createExport: Prose = {
   responses: {
     201: { description: 'The export record', schema: ExportSchema },
     404: {
-      ...notFoundResponse('Conversation'),
+      ...unknownIdResponse('Conversation'),
       description: 'No conversation or call of the tenant has this id',
     },
   },
@@ -103,7 +103,7 @@ const getExport: Prose = {
   summary: 'Get an export record',
   responses: {
     200: { description: 'The export record', schema: ExportSchema },
-    404: notFoundResponse('Export'),
+    404: unknownIdResponse('Export'),
   },
 };
 const downloadExport: Prose = {
@@ -111,7 +111,7 @@ const downloadExport: Prose = {
   description: 'application/json or text/plain, with Content-Disposition: attachment.',
   responses: {
     200: { description: 'The transcript file', mediaTypes: ['application/json', 'text/plain'] },
-    404: notFoundResponse('Export'),
+    404: unknownIdResponse('Export'),
   },
 };
 
@@ -125,7 +125,6 @@ export const attachments = attachmentRoutes({
   params: ConversationIdParam,
   noun: 'Conversation',
   tag: 'Conversations',
-  notFoundOf: 'Conversation',
 });
 
 export const createConversationV1 = defineRoute({
@@ -355,7 +354,10 @@ export const widgetMessage = defineRoute({
     'Public (no credential). The tenant is named by `tenant_id` (unknown: 404 `Tenant not found`), the visitor by email and/or visitor_id. Finds or creates the contact and its open widget conversation (`conversation.created` when new), stores the message (`message.received`, sender_type contact, source widget), then asks the answerer for an AI auto-reply (`message.sent`, sender_type ai) unless a human agent is assigned.',
   tags: inbound,
   body: WidgetMessageBody,
-  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFoundResponse('Tenant') },
+  responses: {
+    201: { description: 'Stored', schema: InboundResultSchema },
+    404: unknownIdResponse('Tenant'),
+  },
 });
 
 export const inboundEmail = defineRoute({
@@ -368,7 +370,10 @@ export const inboundEmail = defineRoute({
     'Internal token. Same behaviour as the widget with source email and no AI auto-reply. conversation_id threads the email into an existing conversation of the same contact; a resolved/closed one is reopened (`conversation.reopened`).',
   tags: inbound,
   body: InboundEmailBody,
-  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFoundResponse('Tenant') },
+  responses: {
+    201: { description: 'Stored', schema: InboundResultSchema },
+    404: unknownIdResponse('Tenant'),
+  },
 });
 
 export const inboundWhatsApp = defineRoute({
@@ -381,7 +386,10 @@ export const inboundWhatsApp = defineRoute({
     'Internal token. Contact by phone number (normalised to + and digits); AI auto-reply as for the widget.',
   tags: inbound,
   body: InboundWhatsAppBody,
-  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: notFoundResponse('Tenant') },
+  responses: {
+    201: { description: 'Stored', schema: InboundResultSchema },
+    404: unknownIdResponse('Tenant'),
+  },
 });
 
 export const components = defineComponents({

@@ -1,4 +1,4 @@
-import { notFoundResponse } from '../../shared/http/error-body';
+import { unknownIdResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -83,7 +83,7 @@ export const getTeam = defineRoute({
   description: 'One team of the tenant, with its members in rotation order. Any session of the tenant.',
   tags: teams,
   params: TeamIdParam,
-  responses: { 200: { description: 'The team', schema: Team }, 404: notFoundResponse('Team') },
+  responses: { 200: { description: 'The team', schema: Team }, 404: unknownIdResponse('Team') },
 });
 
 export const updateTeam = defineRoute({
@@ -98,7 +98,7 @@ export const updateTeam = defineRoute({
   params: TeamIdParam,
   body: UpdateTeamBody,
   bodyExample: { routing: 'balanced' },
-  responses: { 200: { description: 'The team', schema: Team }, 404: notFoundResponse('Team') },
+  responses: { 200: { description: 'The team', schema: Team }, 404: unknownIdResponse('Team') },
 });
 
 export const deleteTeam = defineRoute({
@@ -111,7 +111,7 @@ export const deleteTeam = defineRoute({
     'tenant_admin. Its tickets and conversations keep their assignee user and get `assignee_team_id: null`. Recorded in the audit log as `team.deleted`.',
   tags: teams,
   params: TeamIdParam,
-  responses: { 204: { description: 'Deleted' }, 404: notFoundResponse('Team') },
+  responses: { 204: { description: 'Deleted' }, 404: unknownIdResponse('Team') },
 });
 
 // ---- saved replies ----
@@ -155,7 +155,7 @@ export const getSavedReply = defineRoute({
   params: SavedReplyIdParam,
   responses: {
     200: { description: 'The saved reply', schema: SavedReply },
-    404: notFoundResponse('Saved reply'),
+    404: unknownIdResponse('Saved reply'),
   },
 });
 
@@ -173,7 +173,7 @@ export const updateSavedReply = defineRoute({
   bodyExample: { title: 'Refund sent' },
   responses: {
     200: { description: 'The saved reply', schema: SavedReply },
-    404: notFoundResponse('Saved reply'),
+    404: unknownIdResponse('Saved reply'),
   },
 });
 
@@ -187,7 +187,7 @@ export const deleteSavedReply = defineRoute({
     "tenant_admin. Messages and replies already sent with it keep their text. Someone else's personal reply is 404. Recorded in the audit log as `saved_reply.deleted`.",
   tags: replies,
   params: SavedReplyIdParam,
-  responses: { 204: { description: 'Deleted' }, 404: notFoundResponse('Saved reply') },
+  responses: { 204: { description: 'Deleted' }, 404: unknownIdResponse('Saved reply') },
 });
 
 // ---- ticket fields ----
@@ -232,7 +232,7 @@ export const updateTicketField = defineRoute({
   bodyExample: { label: 'Subscription plan', required: true },
   responses: {
     200: { description: 'The ticket field', schema: TicketField },
-    404: notFoundResponse('Ticket field'),
+    404: unknownIdResponse('Ticket field'),
   },
 });
 
@@ -246,7 +246,7 @@ export const deleteTicketField = defineRoute({
     "tenant_admin. Its values are removed from the tenant's tickets: reads, events and exports no longer carry them. Recorded in the audit log as `ticket_field.deleted`.",
   tags: fields,
   params: TicketFieldIdParam,
-  responses: { 204: { description: 'Deleted' }, 404: notFoundResponse('Ticket field') },
+  responses: { 204: { description: 'Deleted' }, 404: unknownIdResponse('Ticket field') },
 });
 
 export const components = defineComponents({

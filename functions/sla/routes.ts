@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ErrorBody, errorResponse, notFoundResponse } from '../../shared/http/error-body';
+import { ErrorBody, errorResponse, unknownIdResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -15,8 +15,8 @@ import {
 
 const adminWrites = 'Dashboard session with tenant_admin or higher; audited.';
 const anyReads = 'Any dashboard session.';
-const hoursNotFound = notFoundResponse('Business hours');
-const policyNotFound = notFoundResponse('SLA policy');
+const hoursNotFound = unknownIdResponse('Business hours');
+const policyNotFound = unknownIdResponse('SLA policy');
 
 export const HOURS_EXAMPLE = {
   id: 'bhr_0mha4j8s2Xv5CnT7wRq1Dk',

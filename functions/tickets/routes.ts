@@ -132,7 +132,6 @@ export const attachments = attachmentRoutes({
   params: TicketIdParam,
   noun: 'Ticket',
   tag: 'Tickets',
-  notFoundOf: 'Ticket',
 });
 
 const TICKET_EXAMPLE = {

@@ -91,6 +91,7 @@ async function qstashSignature(body: string, key: string, url: string) {
     .sign(new TextEncoder().encode(key));
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one benchmark run: the stack, its seeding and every case share one set-up, in the order they print
 async function runTransport(transport: 'http' | 'websocket') {
   const upstash = await startUpstashRestAdapter();
   const port = await freePort();

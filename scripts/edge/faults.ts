@@ -166,6 +166,7 @@ interface Scenario {
   attemptsAfter: number;
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the drill as one script: the stack started once, then each fault against it in order
 async function main() {
   if (!(await redisReachable())) throw new Error('test:faults needs Redis at 127.0.0.1:6379');
   const upstash = await startUpstashRestAdapter();

@@ -310,6 +310,7 @@ function poolCache(allowHosts: Set<string>) {
   return { poolFor, end };
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the stand-in's handlers close over its one state (delay, trace, fault); split, it would be passed around
 export async function startNeonHttpEndpoint(
   options: { port?: number; delayMs?: number; allowHosts?: string[] } = {},
 ): Promise<NeonHttpEndpoint> {

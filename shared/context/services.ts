@@ -4,6 +4,7 @@ import type { AppConfig } from '../env';
 import type { Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
 import type { FileStorage } from '../storage/port';
+import type { Answerer, ChannelSenders } from './conversation-ports';
 import type { IdempotencyStore } from './idempotency-store';
 import type { VerifiedKeyCache } from './key-cache';
 import type { RateLimiter } from './rate-limiter';
@@ -42,6 +43,10 @@ export interface Services {
   mailer: Mailer;
   /** Where files' bytes live (shared/storage): R2, S3 or a folder; absent = file routes answer 503. */
   files?: FileStorage;
+  /** Outbound senders of conversation replies, per channel (./conversation-ports.ts); absent = none. */
+  channelSenders?: ChannelSenders;
+  /** The AI auto-reply to inbound messages (./conversation-ports.ts); absent = the knowledge-base answerer. */
+  answerer?: Answerer;
   /** Where this code runs: handlers must not branch on it; adapters and diagnostics may. */
   runtime: 'node' | 'edge';
 }

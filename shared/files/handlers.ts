@@ -24,7 +24,7 @@ export interface Owner {
 const ownerOf = (c: AnyContext, o: Owner) => ({
   type: o.type,
   id: c.req.param(o.param) as string,
-  notFound: o.noun,
+  noun: o.noun,
 });
 
 /** POST …/attachments?filename=: 201 with the record and a signed link. */

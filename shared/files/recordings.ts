@@ -34,7 +34,7 @@ export async function storeRecording(c: Context<AppEnv>, call: { id: string; ten
   const { db } = c.get('services');
   const before = await listAttachments(db, call.tenant_id, 'call', call.id);
   const ext = AUDIO_EXT[type.slice('audio/'.length)] ?? 'audio';
-  const owner = { type: 'call' as const, id: call.id, notFound: 'Call' };
+  const owner = { type: 'call' as const, id: call.id, noun: 'Call' };
   const row = await receiveFile(c, owner, `${call.id}.${ext}`, call.tenant_id, type);
   const files = filesOf(c);
   for (const old of before) {

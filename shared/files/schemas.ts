@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ErrorBody } from '../http/error-body';
+import { ErrorBody, errorResponse } from '../http/error-body';
 import { Detail } from '../http/errors';
 import type { RouteDef } from '../http/openapi';
 import { defineRoute } from '../http/route';
@@ -101,21 +101,18 @@ interface OwnerDocs {
   /** `/api/v1/tickets/{ticket_id}` */
   base: string;
   params: z.ZodType;
-  /** `Ticket`, `Conversation` (operation ids and texts) */
+  /** `Ticket`, `Conversation` (operation ids, texts, and the subject of its 404's detail) */
   noun: string;
   tag: string;
-  /** the owner's 404 detail subject */
-  notFoundOf: string;
 }
 
 /** The four attachment routes of a ticket or a conversation, declared alike (docs/files.md). */
 export function attachmentRoutes(o: OwnerDocs) {
   const lower = o.noun.toLowerCase();
-  const notFound = {
-    description: `Unknown ${lower} or attachment, or one of another tenant`,
-    schema: ErrorBody,
-    example: { detail: Detail.resourceNotFound(o.notFoundOf) },
-  };
+  const unknownOwnerOrFile = errorResponse(
+    `Unknown ${lower} or attachment, or one of another tenant`,
+    Detail.resourceNotFound(o.noun),
+  );
   const itemParams = (o.params as z.ZodObject).extend(AttachmentIdParam.shape);
   const upload = defineRoute({
     operationId: `upload${o.noun}Attachment`,
@@ -133,7 +130,7 @@ export function attachmentRoutes(o: OwnerDocs) {
     },
     responses: {
       201: { description: 'The stored file, with a signed link', schema: Attachment },
-      404: notFound,
+      404: unknownOwnerOrFile,
       413: {
         description: 'Larger than ATTACHMENT_MAX_BYTES, or past the plan storage cap',
         schema: ErrorBody,
@@ -149,7 +146,7 @@ export function attachmentRoutes(o: OwnerDocs) {
     description: `Every file uploaded to the ${lower}, oldest first, each with a fresh signed link.`,
     tags: [o.tag],
     params: o.params,
-    responses: { 200: { description: 'The files', schema: AttachmentList }, 404: notFound },
+    responses: { 200: { description: 'The files', schema: AttachmentList }, 404: unknownOwnerOrFile },
   });
   const get = defineRoute({
     operationId: `get${o.noun}Attachment`,
@@ -159,7 +156,7 @@ export function attachmentRoutes(o: OwnerDocs) {
     description: 'The record with a fresh signed link (each read signs a new one).',
     tags: [o.tag],
     params: itemParams,
-    responses: { 200: { description: 'The file', schema: Attachment }, 404: notFound },
+    responses: { 200: { description: 'The file', schema: Attachment }, 404: unknownOwnerOrFile },
   });
   const remove = defineRoute({
     operationId: `delete${o.noun}Attachment`,
@@ -169,7 +166,7 @@ export function attachmentRoutes(o: OwnerDocs) {
     description: 'Removes the record and its bytes; links already handed out stop working (404).',
     tags: [o.tag],
     params: itemParams,
-    responses: { 204: { description: 'Deleted' }, 404: notFound },
+    responses: { 204: { description: 'Deleted' }, 404: unknownOwnerOrFile },
   });
   return { upload, list, get, remove } satisfies Record<string, RouteDef>;
 }

@@ -82,7 +82,7 @@ export async function streamIntoStorage(
  */
 export async function receiveFile(
   c: Context<AppEnv>,
-  owner: { type: OwnerType; id: string; notFound: string },
+  owner: { type: OwnerType; id: string; noun: string },
   filename: string,
   /** the caller's tenant (an internal upload names it through its call) */
   tenantId = tenantOf(c),
@@ -90,7 +90,7 @@ export async function receiveFile(
 ): Promise<AttachmentRow> {
   const files = filesOf(c);
   const { db, config } = c.get('services');
-  if (!(await ownerExists(db, tenantId, owner.type, owner.id))) throw notFound(owner.notFound);
+  if (!(await ownerExists(db, tenantId, owner.type, owner.id))) throw notFound(owner.noun);
   const length = c.req.header('content-length');
   const declared = length === undefined || c.req.header('transfer-encoding') ? null : Number(length);
   const stated = declared !== null && Number.isSafeInteger(declared) && declared >= 0 ? declared : null;

@@ -17,7 +17,7 @@ export interface ReplyTarget {
   ticket?: { id: string; subject: string; requester_name: string | null; requester_email: string | null };
 }
 
-const notFound = () =>
+const unknownSavedReply = () =>
   validationError([{ loc: ['body', 'saved_reply_id'], msg: 'Saved reply not found', type: 'value_error' }]);
 
 /**
@@ -37,7 +37,8 @@ export async function renderSavedReply(
     .where('tenant_id', '=', tenantId)
     .where('id', '=', savedReplyId)
     .executeTakeFirst();
-  if (!reply || (reply.visibility === 'personal' && reply.created_by !== target.userId)) throw notFound();
+  if (!reply || (reply.visibility === 'personal' && reply.created_by !== target.userId))
+    throw unknownSavedReply();
   const values: PlaceholderValues = {};
   if (target.userId) {
     const agent = await db

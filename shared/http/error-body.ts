@@ -15,7 +15,7 @@ export const errorResponse = (description: string, detail: string) => ({
 });
 
 /** The declared 404 of a route that reads one `resource` by id (`Contact not found`). */
-export const notFoundResponse = (
+export const unknownIdResponse = (
   resource: string,
   description = "No such id in this tenant (unknown, deleted, or another tenant's)",
 ) => errorResponse(description, Detail.resourceNotFound(resource));

@@ -109,8 +109,8 @@ export class ApiError extends HTTPException {
 
 export const unauthorized = (detail: string) => new ApiError(401, detail, { 'WWW-Authenticate': 'Bearer' });
 export const forbidden = (detail: string) => new ApiError(403, detail);
-export const notFound = (resource?: string) =>
-  new ApiError(404, resource ? Detail.resourceNotFound(resource) : Detail.notFound);
+/** The 404 of a handler that found no `resource` (`Contact not found`); an unrouted path is shared/runtime/unrouted.ts. */
+export const notFound = (resource: string) => new ApiError(404, Detail.resourceNotFound(resource));
 export const badRequest = (detail: string) => new ApiError(400, detail);
 export const conflict = (detail: string) => new ApiError(409, detail);
 export const validationError = (issues: ValidationIssue[]) => new ApiError(422, issues);

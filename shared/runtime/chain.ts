@@ -8,7 +8,7 @@ import { patternOfRouterMatch } from '../http/route-pattern';
 import { isRawUpload } from './body-size';
 import { admitted, decidedEnv, executionCtxOf, type GateOptions, gate } from './gate';
 import { earlyRefusal, speculation } from './shortcuts';
-import { unroutedAnswer } from './unrouted';
+import { answerUnrouted, methodRefusal } from './unrouted';
 
 export type { ProvidedServices, ServicesProvider } from './gate';
 
@@ -35,9 +35,10 @@ export interface ChainOptions extends Omit<GateOptions, 'access'> {
  * 3. `admitted()` (./gate.ts): the verdict enforced, a refusal thrown;
  * 4. `afterGate`: rate limits, metering (shared/ratelimit, shared/usage);
  * 5. Idempotency-Key replay (shared/http/idempotency.ts);
- * 6. the functions' routes (functions/<name>/app.ts);
+ * 6. the 405 of a path served with other methods (./unrouted.ts, Hono's method-not-allowed);
+ * 7. the functions' routes (functions/<name>/app.ts);
  * then one error handler (`{"detail": …}`, shared/http/errors.ts) and one answer when no route
- * serves the request (./unrouted.ts: 405 with Allow, or 404).
+ * serves the request (./unrouted.ts: 404, which step 6 turns into the 405).
  */
 export function buildChain(apps: readonly FunctionApp[], options: ChainOptions): Hono<AppEnv> {
   const root = new Hono<AppEnv>();
@@ -66,8 +67,9 @@ export function buildChain(apps: readonly FunctionApp[], options: ChainOptions):
         KEYED_SURFACES.has(access.surfaceOf(path)) && routed(method, path) && !isRawUpload(method, path),
     ),
   );
+  root.use('*', methodRefusal(root));
   for (const app of apps) root.route('/', app);
-  root.notFound(unroutedAnswer(root));
+  root.notFound(answerUnrouted);
   root.onError(handleError);
   return root;
 }

@@ -7,6 +7,7 @@
 import type { ExecutionContext } from 'hono';
 import type { AccessRule } from '../auth/access';
 import type { FunctionApp } from '../context/app-env';
+import type { ConversationPorts } from '../context/conversation-ports';
 import type { EventKicker, Services } from '../context/services';
 import type { DatabaseHandle } from '../db/handle';
 import type { Db } from '../db/schema';
@@ -24,8 +25,11 @@ import { speculativeServices } from './shortcuts';
 /** What a Worker receives: vars and secrets from wrangler (strings), plus bindings such as ASSETS. */
 export type EdgeBindings = Record<string, unknown>;
 
-/** Per-runtime extension points (shared/runtime/edge.ts supplies the production ones). */
-export interface EdgeOptions {
+/**
+ * Per-runtime extension points (shared/runtime/edge.ts supplies the production ones); the
+ * conversations' channel senders and answerer (`ConversationPorts`) go onto the services as given.
+ */
+export interface EdgeOptions extends ConversationPorts {
   /**
    * opens a request's database handle (shared/db/adapters/neon-http.ts's createEdgeHandle); default:
    * none, for a Worker whose routes read no database (DATABASE_URL then not required)
@@ -104,6 +108,8 @@ export function edgeServices(
       defer,
       mailer: createMailer(config),
       files: edgeFileStorage(config, env),
+      channelSenders: options.channelSenders,
+      answerer: options.answerer,
       runtime: 'edge',
     };
     if (options.rateLimiter) services.rateLimiter = options.rateLimiter(config, logger);

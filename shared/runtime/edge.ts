@@ -29,6 +29,7 @@ export const edgeWebhookKicker: NonNullable<EdgeOptions['kicker']> = ({ config, 
 
 export function edgeWorker(app: FunctionApp, access: readonly AccessRule[], options: EdgeOptions = {}) {
   return edgeWorkerCore(app, access, {
+    ...options,
     database: options.database ?? createEdgeHandle,
     kicker: options.kicker ?? edgeWebhookKicker,
     rateLimiter: options.rateLimiter ?? createRateLimiter,

@@ -1,30 +1,32 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { AppEnv, FunctionApp } from '../context/app-env';
 import { Detail } from '../http/errors';
 import { jsonAnswer } from '../http/response-headers';
-import { patternOfRouterMatch } from '../http/route-pattern';
+
+// The answer when no route serves the request's method and path, past the gate (so an unknown path
+// still meets the spec's 401 and 403 first): 405 with `Allow` naming what the path serves (GET
+// implies HEAD) when some route serves it with another method, else 404. Which methods a path
+// serves is Hono's own middleware's finding (hono/method-not-allowed); the answers are ours, in
+// the error shape.
 
 /** The methods a route can be declared with, in the order an `Allow` header lists them. */
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/**
- * The answer when no route serves the request's method and path, past the gate (so an unknown path
- * still meets the spec's 401 and 403 first): 405 with `Allow` naming what the path serves (GET
- * implies HEAD) when some route serves it with another method, else 404.
- */
-export function unroutedAnswer(root: FunctionApp) {
-  const allowedOn = (path: string): string[] => {
-    const allowed: string[] = [];
-    for (const method of METHODS) {
-      if (patternOfRouterMatch(root.router.match(method, path)[0]) === null) continue;
-      allowed.push(method);
-      if (method === 'GET') allowed.push('HEAD');
-    }
-    return allowed;
-  };
-  return function notFound(c: Context<AppEnv>): Response {
-    const allowed = allowedOn(c.req.path);
-    if (allowed.length === 0) return jsonAnswer(c, { detail: Detail.notFound }, 404);
-    return jsonAnswer(c, { detail: Detail.methodNotAllowed }, 405, { Allow: allowed.join(', ') });
-  };
+/** The 404 of a path no route serves (Hono's `notFound` hook). */
+export function answerUnrouted(c: Context<AppEnv>): Response {
+  return jsonAnswer(c, { detail: Detail.notFound }, 404);
+}
+
+/** Turns that 404 into the 405 when the path is served with other methods; runs just before the routes. */
+export function methodRefusal(root: FunctionApp): MiddlewareHandler<AppEnv> {
+  return methodNotAllowed({
+    app: root,
+    onMethodNotAllowed(c, methods) {
+      // (cleared first: Hono copies the headers of the answer it replaces into the new one)
+      c.res = undefined;
+      const allow = METHODS.filter((m) => methods.includes(m)).join(', ');
+      return jsonAnswer(c, { detail: Detail.methodNotAllowed }, 405, { Allow: allow });
+    },
+  });
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Answerer, setAnswerer } from '../../functions/conversations/answerer';
-import { setChannelSender } from '../../functions/conversations/channels';
+import { kbAnswerer } from '../../functions/conversations/answerer';
+import type { Answerer, ChannelSenders } from '../../shared/context/conversation-ports';
 import { allEventsFor, eventsFor } from '../support/events';
 import {
   type Harness,
@@ -39,8 +39,18 @@ describe.skipIf(postgresUnavailable())('inbound: widget, email, WhatsApp; AI aut
   let h: Harness;
   let t: TestTenant;
   let other: TestTenant;
+  // this file's runtime's answerer and senders, handed to it once: a test puts its own in,
+  // afterEach takes them out (no answerer of its own: the knowledge base's)
+  let answerer: Answerer | null = null;
+  const senders: ChannelSenders = {};
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness(
+      {},
+      {
+        answerer: { answer: (input) => (answerer ?? kbAnswerer).answer(input) },
+        channelSenders: senders,
+      },
+    );
     t = await h.tenant();
     await addTenantUsers(h, t.id, ['user_human']);
     other = await h.tenant();
@@ -53,8 +63,8 @@ describe.skipIf(postgresUnavailable())('inbound: widget, email, WhatsApp; AI aut
   }, 120_000);
   afterAll(() => h?.close(), 60_000);
   afterEach(() => {
-    setAnswerer(null);
-    setChannelSender('whatsapp', null);
+    answerer = null;
+    delete senders.whatsapp;
   });
 
   const widget = (body: unknown) => h.request('POST', '/api/v1/widget/messages', { body });
@@ -199,18 +209,18 @@ describe.skipIf(postgresUnavailable())('inbound: widget, email, WhatsApp; AI aut
 
   it('the answerer is pluggable: a fake answers deterministically', async () => {
     const fake: Answerer = { answer: async ({ message }) => ({ body: `echo: ${message.body}` }) };
-    setAnswerer(fake);
+    answerer = fake;
     const res = await widget({ tenant_id: t.id, email: 'fake@example.com', body: 'ping' });
     expect(res.body.reply.body).toBe('echo: ping');
     expect(await eventsFor(h, t.id, 'message.sent', res.body.conversation_id)).toHaveLength(1);
   });
 
   it('a failing answerer leaves the inbound message in place and emits no message.sent', async () => {
-    setAnswerer({
+    answerer = {
       answer: async () => {
         throw new Error('model down');
       },
-    });
+    };
     const res = await widget({ tenant_id: t.id, email: 'down@example.com', body: 'reset password' });
     expect(res.status).toBe(201);
     expect(res.body.reply).toBeNull();
@@ -321,12 +331,12 @@ describe.skipIf(postgresUnavailable())('inbound: widget, email, WhatsApp; AI aut
 
   it('WhatsApp inbound: phone formats map to one contact; AI reply sent with source whatsapp even if the send fails', async () => {
     let sends = 0;
-    setChannelSender('whatsapp', {
+    senders.whatsapp = {
       async send() {
         sends++;
         throw new Error('WhatsApp API 500');
       },
-    });
+    };
     const a = await h.request('POST', '/api/internal/channels/whatsapp', {
       ...internal,
       body: { tenant_id: t.id, from: '+1 (555) 010-2030', name: 'Wa User', body: 'how to reset my password' },

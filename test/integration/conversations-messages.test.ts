@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type ChannelSender, setChannelSender } from '../../functions/conversations/channels';
+import type { ChannelSender, ChannelSenders } from '../../shared/context/conversation-ports';
 import { allEventsFor, eventsFor } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
@@ -20,15 +20,16 @@ describe.skipIf(postgresUnavailable())('conversation messages: notes, replies, o
   let h: Harness;
   let t: TestTenant;
   let agent: string;
+  // this file's runtime's senders, handed to it once: a test puts its own in, afterEach takes them out
+  const senders: ChannelSenders = {};
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({}, { channelSenders: senders });
     t = await h.tenant();
     agent = await t.token('agent', 'user_agent7');
   }, 120_000);
   afterAll(() => h?.close(), 60_000);
   afterEach(() => {
-    setChannelSender('email', null);
-    setChannelSender('whatsapp', null);
+    for (const channel of Object.keys(senders)) delete senders[channel as keyof ChannelSenders];
   });
 
   const newConversation = async (channel = 'email') => {
@@ -108,7 +109,7 @@ describe.skipIf(postgresUnavailable())('conversation messages: notes, replies, o
         throw new Error('SMTP 554 rejected');
       },
     };
-    setChannelSender('email', failing);
+    senders.email = failing;
     const id = await newConversation('email');
     const res = await post(id, { body: 'Reply that will bounce' });
     expect(res.status).toBe(201);
@@ -123,14 +124,14 @@ describe.skipIf(postgresUnavailable())('conversation messages: notes, replies, o
 
   it('a working sender receives the committed message and marks it sent', async () => {
     const seen: { id: string; eventsAtSend: number }[] = [];
-    setChannelSender('whatsapp', {
+    senders.whatsapp = {
       async send({ message }) {
         seen.push({
           id: message.id,
           eventsAtSend: (await eventsFor(h, t.id, 'message.sent', message.conversation_id)).length,
         });
       },
-    });
+    };
     const id = await newConversation('whatsapp');
     const res = await post(id, { body: 'Hi from WhatsApp' });
     await h.runtime.drain();
@@ -140,11 +141,11 @@ describe.skipIf(postgresUnavailable())('conversation messages: notes, replies, o
 
   it('no sender for the channel: delivery_status skipped; internal notes are never sent', async () => {
     let calls = 0;
-    setChannelSender('email', {
+    senders.email = {
       async send() {
         calls++;
       },
-    });
+    };
     const api = await newConversation('api');
     const reply = await post(api, { body: 'api channel' });
     expect(reply.body.delivery_status).toBe('skipped');
@@ -153,6 +154,39 @@ describe.skipIf(postgresUnavailable())('conversation messages: notes, replies, o
     await h.runtime.drain();
     expect(calls).toBe(0);
   });
+
+  it("a sender is its runtime's: another runtime (as another test file starts) sends nothing through it", async () => {
+    let calls = 0;
+    senders.email = {
+      async send() {
+        calls++;
+      },
+    };
+    const other = await startHarness();
+    try {
+      const tenant = await other.tenant();
+      const token = await tenant.token('agent', 'user_agent7');
+      const created = await other.request('POST', '/api/v2/conversations', {
+        bearer: token,
+        body: { channel: 'email' },
+      });
+      const reply = await other.request('POST', `/api/v2/conversations/${created.body.id}/messages`, {
+        bearer: token,
+        body: { body: 'from the other runtime' },
+      });
+      expect(reply.status).toBe(201);
+      expect(reply.body.delivery_status).toBe('skipped');
+      await other.runtime.drain();
+    } finally {
+      await other.close();
+    }
+    expect(calls).toBe(0);
+    // while this file's runtime still sends through it
+    const mine = await post(await newConversation('email'), { body: 'from this runtime' });
+    expect(mine.body.delivery_status).toBe('queued');
+    await h.runtime.drain();
+    expect(calls).toBe(1);
+  }, 120_000);
 
   it('API key on v1 posts replies; sender_id names the key', async () => {
     const key = await t.key(['conversations:read', 'conversations:write']);

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createEmbeddedRuntime, type EmbeddedRuntime } from '../../scripts/embedded';
 import { type Role, signDashboardToken } from '../../shared/auth/jwt';
+import type { ConversationPorts } from '../../shared/context/conversation-ports';
 import { createPostgresHandle } from '../../shared/db/adapters/pg';
 import { createPgliteHandle } from '../../shared/db/adapters/pglite';
 import type { DatabaseHandle } from '../../shared/db/handle';
@@ -103,7 +104,11 @@ async function openTestDatabase(statementTimeoutMs: number): Promise<{
 export const postgresUnavailable = () =>
   TEST_DB === 'postgres' && process.env.TEST_POSTGRES_UNAVAILABLE === '1';
 
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+/** `ports`: the channel senders and answerer this runtime's services carry (default: none, the KB answerer). */
+export async function startHarness(
+  env: Record<string, string> = {},
+  ports: ConversationPorts = {},
+): Promise<Harness> {
   const config = loadConfig({ APP_ENV: 'test', ...TEST_SECRETS, WEBHOOK_RETRY_UNIT_MS: '10', ...env });
   const { handle, url, cleanup } = await openTestDatabase(config.STATEMENT_TIMEOUT_MS);
   const logged: string[] = [];
@@ -112,7 +117,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     level: config.LOG_LEVEL,
     destination: { write: (line) => logged.push(line) },
   });
-  const runtime = await createEmbeddedRuntime({ config, handle, logger });
+  const runtime = await createEmbeddedRuntime({ config, handle, logger, ...ports });
 
   const request = async <T = any>(method: string, path: string, options: RequestOptions = {}) => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
