@@ -2,7 +2,8 @@
  * A TCP proxy in front of a real Redis, for tests that play Redis faults on the plain path
  * (REDIS_URL, ioredis) as the Upstash REST stand-in plays them on the REST path. It forwards bytes
  * untouched; the faults are:
- *  - `delayMs`: every reply reaches the client this much later (in order);
+ *  - `delayMs`: every reply reaches the client this much later (in order, as over a slow link);
+ *    setting it releases the replies held so far on the new delay (0: at once);
  *  - `fault = 'stall'`: connections are accepted and nothing is answered; clearing the fault drops
  *    the stalled connections (their commands have no reply to come), so the client reconnects;
  *  - `fault = 'refuse'`: the port is closed and every connection dropped until the fault is cleared.
@@ -23,8 +24,24 @@ export interface RedisTcpProxy {
 interface Link {
   client: Socket;
   upstream: Socket;
-  /** the replies' chain, so a delay keeps them in order */
-  replies: Promise<void>;
+  /** replies not yet passed on, oldest first, each with the time it arrived from Redis */
+  held: { chunk: Buffer; at: number }[];
+  timer: NodeJS.Timeout | null;
+}
+
+/** Passes on the replies whose delay has passed, oldest first, and waits for the next one. */
+function release(link: Link, delayMs: number) {
+  if (link.timer) clearTimeout(link.timer);
+  link.timer = null;
+  while (link.held.length > 0) {
+    const wait = link.held[0]!.at + delayMs - Date.now();
+    if (wait > 0) {
+      link.timer = setTimeout(() => release(link, delayMs), wait);
+      return;
+    }
+    if (!link.client.destroyed) link.client.write(link.held.shift()!.chunk);
+    else link.held.shift();
+  }
 }
 
 export async function startRedisTcpProxy(
@@ -36,6 +53,7 @@ export async function startRedisTcpProxy(
   const links = new Set<Link>();
 
   const drop = (link: Link) => {
+    if (link.timer) clearTimeout(link.timer);
     link.client.destroy();
     link.upstream.destroy();
     links.delete(link);
@@ -43,19 +61,16 @@ export async function startRedisTcpProxy(
 
   const server: Server = createServer((client) => {
     const upstream = connect({ host: redisHost, port: redisPort });
-    const link: Link = { client, upstream, replies: Promise.resolve() };
+    const link: Link = { client, upstream, held: [], timer: null };
     links.add(link);
     client.on('data', (chunk) => {
       // stalled: the command is swallowed, as a Redis that accepted it and never answered
       if (state.fault !== 'stall') upstream.write(chunk);
     });
-    upstream.on('data', (chunk) => {
+    upstream.on('data', (chunk: Buffer) => {
       if (state.fault === 'stall') return;
-      const delay = state.delayMs;
-      link.replies = link.replies.then(async () => {
-        if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-        if (!client.destroyed) client.write(chunk);
-      });
+      link.held.push({ chunk, at: Date.now() });
+      if (!link.timer) release(link, state.delayMs);
     });
     for (const socket of [client, upstream]) {
       socket.on('error', () => drop(link));
@@ -93,6 +108,7 @@ export async function startRedisTcpProxy(
     },
     set delayMs(v: number) {
       state.delayMs = v;
+      for (const link of links) release(link, v);
     },
     get fault() {
       return state.fault;
