@@ -4,6 +4,9 @@
  * both ways the server reaches Redis: the Upstash REST protocol (its stand-in's port closed) and a
  * plain Redis at REDIS_URL (a TCP proxy's port closed).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultyRedis, REDIS_PROTOCOLS, startFaultyRedis } from '../support/upstash-rest-adapter';
 import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
@@ -12,15 +15,19 @@ describe.each(REDIS_PROTOCOLS)('Redis unreachable, over %s', (protocol) => {
   let server: ServerProcess;
   let redis: FaultyRedis;
   let key: string;
+  // each server its own PGlite directory: one left running by the other protocol's run (a timed-out
+  // start) would hold the default one
+  const dataDir = mkdtempSync(join(tmpdir(), `redis-down-${protocol}-`));
   beforeAll(async () => {
     // down from the start: every Redis call fails at once (connection refused)
     redis = await startFaultyRedis(protocol, { label: 'down', fault: 'refuse' });
-    server = await startServer(await freePort(), redis.env);
+    server = await startServer(await freePort(), { ...redis.env, DATA_DIR: dataDir });
     ({ key } = await provisionTenant(server.base, 'free', ['tickets:read', 'tickets:write']));
-  }, 120_000);
+  }, 180_000);
   afterAll(async () => {
     await server?.kill();
     await redis?.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('serves requests (limits fall back to memory) and never answers 500', async () => {
