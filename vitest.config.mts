@@ -6,8 +6,28 @@ import { defineConfig } from 'vitest/config';
  *  - unit: pure modules, no database
  *  - pglite / postgres: the same integration suites on the embedded database and on this
  *    machine's real Postgres (with CI=true a missing Postgres fails the run)
+ *  - slow: the pglite tier's heaviest files (below), which `npm test` runs and `test:quick` leaves out
  *  - reliability: faults survived (killed server, Postgres restart, Redis down), real processes
  */
+
+/**
+ * Integration files the quick loop (`npm run test:quick`: unit and pglite) leaves out: each spawns
+ * processes (`npm start`, the listener) or runs hundreds of requests; the first three had the most
+ * test time of that loop's files. On PGlite they run in the `slow` tier; the postgres tier runs them as
+ * it runs every integration file.
+ */
+const SLOW = [
+  'test/integration/schema-fuzz.test.ts', // every documented operation, valid and mutated
+  'test/integration/webhooks-delivery.test.ts', // real retry waits and timeouts
+  'test/integration/webhooks-listen.test.ts', // `npm start` and the listener as processes
+  'test/integration/files-stream.test.ts', // a 25 MiB file through `npm start` in its own process
+  'test/integration/client-typescript.test.ts', // the typed client against a listening server
+];
+
+const pglite = {
+  env: { TEST_DB: 'pglite' },
+  globalSetup: ['test/support/pglite-global-setup.ts'],
+};
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -27,10 +47,11 @@ export default defineConfig({
         test: {
           name: 'pglite',
           include: ['test/integration/**/*.test.ts'],
-          env: { TEST_DB: 'pglite' },
-          globalSetup: ['test/support/pglite-global-setup.ts'],
+          exclude: SLOW,
+          ...pglite,
         },
       },
+      { extends: true, test: { name: 'slow', include: SLOW, ...pglite } },
       {
         extends: true,
         test: {

@@ -4,6 +4,7 @@
 // (and unsubscribes on Ctrl-C), and prints one line per delivery with its signature verdict.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import selfsigned from 'selfsigned';
@@ -171,8 +172,46 @@ const server = createServer({ cert: tls.cert, key: tls.key }, (req, res) => {
   });
 });
 
+/**
+ * Why a client's TLS handshake failed, in words, by OpenSSL's (or the socket's) code; any other
+ * code prints Node's message. The common ones: plain HTTP to this port; a client that does not
+ * trust the certificate (a server started without NODE_EXTRA_CA_CERTS), which either sends an alert
+ * or, as Node's fetch does, just closes the connection mid-handshake; a protocol this listener does
+ * not speak.
+ */
+const untrusted = `start the server with NODE_EXTRA_CA_CERTS=${certShown}`;
+const TLS_FAILURES: Record<string, string> = {
+  ERR_SSL_HTTP_REQUEST: 'plain HTTP sent to this HTTPS port (the URL must start with https://)',
+  ERR_SSL_TLSV1_ALERT_UNKNOWN_CA: `the client does not trust this certificate (${untrusted})`,
+  ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE: `the client refused this certificate (${untrusted})`,
+  ERR_SSL_SSLV3_ALERT_CERTIFICATE_UNKNOWN: `the client refused this certificate (${untrusted})`,
+  ECONNRESET: `the client closed the connection during the handshake (a client that does not trust this certificate does so: ${untrusted})`,
+  ERR_SSL_WRONG_VERSION_NUMBER: 'not a TLS handshake, or a TLS version this listener does not speak',
+  ERR_SSL_UNSUPPORTED_PROTOCOL: 'a TLS version this listener does not speak',
+  ERR_SSL_NO_SHARED_CIPHER: 'no cipher in common with the client',
+};
+
+// Each client's address as it connected: once a handshake has failed, its TLS socket may be closed
+// and no longer know it. Keyed by the TCP socket, which Node keeps as the TLS socket's `_parent`.
+const clientAddress = new WeakMap<object, string>();
+server.on('connection', (socket: Socket) =>
+  clientAddress.set(socket, `${socket.remoteAddress}:${socket.remotePort}`),
+);
+// without this, a client whose handshake fails gets nothing and this listener prints nothing
+server.on('tlsClientError', (error: NodeJS.ErrnoException, socket) => {
+  const from =
+    clientAddress.get((socket as unknown as { _parent?: object })._parent ?? socket) ??
+    (socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : '(address unknown)');
+  const reason = (error.code && TLS_FAILURES[error.code]) ?? error.message;
+  console.log(
+    `${new Date().toISOString()}  TLS handshake from ${from} failed: ${reason}${error.code ? ` (${error.code})` : ''}`,
+  );
+});
+
 server.listen(port, '127.0.0.1', () => {
-  console.log(`Listening on ${url} (Ctrl-C to stop)`);
+  // the port the OS gave, when --port 0 asked for any
+  const bound = (server.address() as AddressInfo).port;
+  console.log(`Listening on ${url.replace(`:${port}/`, `:${bound}/`)} (Ctrl-C to stop)`);
 });
 server.on('error', (error) => {
   console.error(`Cannot listen on port ${port}: ${error.message} (choose another with --port)`);

@@ -2,9 +2,11 @@
 // the server started with the line it prints, a dashboard token from `npm run token`, the listener
 // subscribed with it, a ticket created, and the verified delivery line. Real processes on real ports.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ConnectionOptions, connect as tlsConnect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookUrlError } from '../../shared/webhooks/ssrf';
 import { freePort } from '../support/free-port';
@@ -297,3 +299,77 @@ describe.skipIf(postgresUnavailable())(
     });
   },
 );
+
+describe('npm run webhooks:listen when TLS to it fails', { timeout: 90_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'webhooks-listen-tls-'));
+  let listener: Proc;
+  let port = 0;
+  beforeAll(async () => {
+    // the test certificate in place of a new one (a 2048-bit key takes long on a busy machine)
+    for (const ext of ['crt', 'key'])
+      copyFileSync(join(ROOT, 'scripts/lib/tls', `localhost.${ext}`), join(dir, `localhost.${ext}`));
+    listener = start([...npmScript('webhooks:listen'), '--port', '0', '--dir', dir], {});
+    port = Number((await listener.waitFor(/Listening on https:\/\/localhost:(\d+)\/webhooks/))[1]);
+  }, 90_000);
+  afterAll(async () => {
+    await listener?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** the listener's line about the client that connected from `clientPort` */
+  const lineAbout = async (clientPort: number) =>
+    (
+      await listener.waitFor(
+        new RegExp(`^\\S+ {2}TLS handshake from 127\\.0\\.0\\.1:${clientPort} failed: (.+)$`, 'm'),
+        20_000,
+      )
+    )[1]!;
+
+  /** a TCP client that sends `bytes` (or runs a TLS handshake with `tlsOptions`); its local port */
+  const client = (send: { bytes: string } | { tlsOptions: ConnectionOptions }) =>
+    new Promise<number>((resolve, reject) => {
+      const socket =
+        'bytes' in send
+          ? netConnect({ host: '127.0.0.1', port }, () => socket.write(send.bytes))
+          : tlsConnect({ host: '127.0.0.1', port, servername: 'localhost', ...send.tlsOptions });
+      socket.on('error', () => {});
+      socket.once('connect', () => resolve(socket.localPort!));
+      socket.once('close', () => socket.destroy());
+      setTimeout(() => socket.destroy(), 5_000).unref();
+      socket.once('error', (e) => (socket.localPort ? undefined : reject(e)));
+    });
+
+  it('plain HTTP to the HTTPS port: one line with the client address and the reason', async () => {
+    const from = await client({ bytes: 'POST /webhooks HTTP/1.1\r\nHost: localhost\r\n\r\n' });
+    expect(await lineAbout(from)).toMatch(/^plain HTTP sent to this HTTPS port .*\(ERR_SSL_HTTP_REQUEST\)$/);
+  });
+
+  it('a TLS version the listener does not speak, and bytes that are no handshake', async () => {
+    const old = await client({
+      tlsOptions: { maxVersion: 'TLSv1', minVersion: 'TLSv1', rejectUnauthorized: false },
+    });
+    expect(await lineAbout(old)).toMatch(/TLS version this listener does not speak/);
+    const garbage = await client({ bytes: 'hello\r\n\r\n' });
+    expect(await lineAbout(garbage)).toMatch(/\(ERR_SSL_\w+\)$/);
+  });
+
+  it('a client that does not trust the certificate and aborts: the line names NODE_EXTRA_CA_CERTS', async () => {
+    // Node's own trust store, without the listener's certificate: the client hangs up mid-handshake
+    const from = await client({ tlsOptions: { ca: [], rejectUnauthorized: true } });
+    expect(await lineAbout(from)).toContain(`NODE_EXTRA_CA_CERTS=${join(dir, 'localhost.crt')}`);
+    // a client that trusts it completes its handshake, and gets no line (the next client's line
+    // comes after any line about it)
+    const trusted = await new Promise<number>((resolve, reject) => {
+      const socket = tlsConnect(
+        { host: '127.0.0.1', port, servername: 'localhost', ca: readFileSync(join(dir, 'localhost.crt')) },
+        () => {
+          resolve(socket.localPort!);
+          socket.end();
+        },
+      );
+      socket.once('error', reject);
+    });
+    await lineAbout(await client({ bytes: 'GET / HTTP/1.1\r\n\r\n' }));
+    expect(listener.output()).not.toContain(`127.0.0.1:${trusted} `);
+  });
+});

@@ -1,22 +1,34 @@
 /**
  * Fault (iv): Redis unreachable. Rate limiting fails open onto the in-process limiter (documented
- * in docs/rate-limits.md), Idempotency-Key requests fail closed with 503; never a 500.
+ * in docs/rate-limits.md), Idempotency-Key requests fail closed with 503; never a 500. The same on
+ * both ways the server reaches Redis: the Upstash REST protocol (its stand-in's port closed) and a
+ * plain Redis at REDIS_URL (a TCP proxy's port closed).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FaultyRedis, REDIS_PROTOCOLS, startFaultyRedis } from '../support/upstash-rest-adapter';
 import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
 
-describe('Redis unreachable', () => {
+describe.each(REDIS_PROTOCOLS)('Redis unreachable, over %s', (protocol) => {
   let server: ServerProcess;
+  let redis: FaultyRedis;
   let key: string;
+  // each server its own PGlite directory: one left running by the other protocol's run (a timed-out
+  // start) would hold the default one
+  const dataDir = mkdtempSync(join(tmpdir(), `redis-down-${protocol}-`));
   beforeAll(async () => {
-    // nothing listens on port 9 of this machine: every Upstash call fails at once
-    server = await startServer(await freePort(), {
-      UPSTASH_REDIS_REST_URL: 'http://127.0.0.1:9',
-      UPSTASH_REDIS_REST_TOKEN: 'x',
-    });
+    // down from the start: every Redis call fails at once (connection refused)
+    redis = await startFaultyRedis(protocol, { label: 'down', fault: 'refuse' });
+    server = await startServer(await freePort(), { ...redis.env, DATA_DIR: dataDir });
     ({ key } = await provisionTenant(server.base, 'free', ['tickets:read', 'tickets:write']));
-  }, 120_000);
-  afterAll(() => server?.kill());
+  }, 180_000);
+  afterAll(async () => {
+    await server?.kill();
+    await redis?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it('serves requests (limits fall back to memory) and never answers 500', async () => {
     const statuses: number[] = [];

@@ -5,6 +5,7 @@ import {
   startUpstashRestAdapter,
   type UpstashRestAdapter,
 } from '../../scripts/edge/upstash-rest';
+import { type RedisProxyFault, startRedisTcpProxy } from './redis-tcp-proxy';
 
 export * from '../../scripts/edge/upstash-rest';
 
@@ -40,4 +41,36 @@ export async function redisEnvFor(
     adapter,
     close: () => adapter.close(),
   };
+}
+
+/**
+ * This machine's Redis behind a stand-in that plays faults, reached over `protocol`: the Upstash
+ * REST stand-in (REST path) or a TCP proxy (plain path, test/support/redis-tcp-proxy.ts). Both take
+ * the same knobs: `delayMs` (every answer that much later), `fault` ('stall': accepted and never
+ * answered; 'refuse': the port closed), so one test body runs on both paths. `env` also carries a
+ * REDIS_KEY_PREFIX of its own, so that runs (and the two paths) share no key.
+ */
+export interface FaultyRedis {
+  env: Record<string, string>;
+  delayMs: number;
+  fault: RedisProxyFault;
+  close(): Promise<void>;
+}
+
+export async function startFaultyRedis(
+  protocol: RedisProtocol,
+  options: { label: string; fault?: RedisProxyFault },
+): Promise<FaultyRedis> {
+  const prefix = {
+    REDIS_KEY_PREFIX: `${options.label}-${protocol}-${Math.random().toString(36).slice(2, 10)}:`,
+  };
+  if (protocol === 'plain') {
+    const proxy = await startRedisTcpProxy({ fault: options.fault });
+    return Object.assign(proxy, { env: { REDIS_URL: proxy.url, ...prefix } });
+  }
+  const adapter = await startUpstashRestAdapter();
+  if (options.fault) adapter.fault = options.fault;
+  return Object.assign(adapter, {
+    env: { UPSTASH_REDIS_REST_URL: adapter.url, UPSTASH_REDIS_REST_TOKEN: adapter.token, ...prefix },
+  });
 }
