@@ -34,7 +34,9 @@ const intFromString = (fallback: number) =>
 /**
  * Every setting the functions read, validated once (Unkey's pattern: env checked before routing).
  * On Workers these arrive as bindings/secrets; in the embedded runtime from process.env.
- * docs/deploy.md ("Environment variables") lists each one; keep the two in step.
+ * docs/deploy.md ("Environment variables") lists each one with its default: test/unit/env-table.test.ts
+ * fails when a variable here is missing there, its default differs, or the table names one that
+ * neither this schema nor READ_ELSEWHERE has.
  */
 export const EnvSchema = z.object({
   /** Where the service runs: `development` allows the built-in dev secrets below. */
@@ -156,6 +158,23 @@ export const EnvSchema = z.object({
   MAIL_API_KEY: z.string().optional(),
   MAIL_FROM: z.string().default('Support Platform <no-reply@localhost>'),
 });
+
+/**
+ * The variables the table documents that EnvSchema does not read, by the file that reads them: the
+ * Node server's listener and seed, Node's own CA bundle, the edge database driver's local switches
+ * and the browser tier's screenshots. They are no AppConfig: each is read where it is used.
+ */
+export const READ_ELSEWHERE = {
+  PORT: 'scripts/serve.ts',
+  HOST: 'scripts/serve.ts',
+  DEMO_ADMIN_PASSWORD: 'scripts/serve.ts',
+  NODE_EXTRA_CA_CERTS: 'shared/webhooks/transport.node.ts',
+  NEON_WS_PROXY: 'shared/db/adapters/neon-http.ts',
+  NEON_FETCH_TIMEOUT_MS: 'shared/db/adapters/neon-http.ts',
+  NEON_HTTP_ENDPOINT: 'shared/db/adapters/neon-http.ts',
+  NEON_TRANSPORT: 'shared/db/adapters/neon-http.ts',
+  CONSOLE_SCREENSHOTS: 'test/browser/console.test.ts',
+} as const;
 
 export type AppConfig = z.infer<typeof EnvSchema> & {
   DASHBOARD_JWT_SECRET: string;

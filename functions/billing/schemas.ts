@@ -45,7 +45,7 @@ export const PaymentMethodInput = z
     /** accepted for form compatibility; never stored */
     cvc: z
       .string()
-      .regex(/^\d{3,4}$/)
+      .regex(/^\d{3,4}$/, 'cvc must be 3 or 4 digits')
       .optional(),
   })
   .refine(

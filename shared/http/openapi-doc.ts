@@ -58,8 +58,12 @@ export interface ReferenceGuide {
   params: Record<string, string>;
   /** parameter name (or `<collection>.id`) -> an example value, where the value table has none */
   paramExamples?: Record<string, unknown>;
-  /** `Component.field` or field name -> description, for schema properties that have none of their own */
-  fields?: Record<string, string>;
+  /**
+   * component -> field -> description, for the properties of a component whose schema has none of
+   * its own (nested properties by their own name). No fallback by field name alone: a field no entry
+   * describes stays undescribed, and the document test fails on it.
+   */
+  fields?: Record<string, Record<string, string>>;
   examples: ExampleValues;
   /** the webhook events, for the document's top-level `webhooks` */
   webhooks?: readonly WebhookEventDoc[];
@@ -598,14 +602,10 @@ function webhooksOf(events: readonly WebhookEventDoc[], catalog: SchemaCatalog):
 }
 
 /**
- * Properties without a description of their own get the guide's (`Component.field`, then the field
- * name), in the named schemas and in the operations' inline ones.
+ * Properties of a named schema without a description of their own get their component's entry in the
+ * guide; the operations' inline schemas have none (theirs come from `.describe()` alone).
  */
-function describeFields(
-  schemas: Record<string, Json>,
-  paths: Record<string, Record<string, Json>>,
-  fields: Record<string, string>,
-) {
+function describeFields(schemas: Record<string, Json>, fields: Record<string, Record<string, string>>) {
   const visit = (node: unknown, owner: string) => {
     if (!node || typeof node !== 'object') return;
     if (Array.isArray(node)) {
@@ -615,7 +615,7 @@ function describeFields(
     const schema = node as Json;
     for (const [field, prop] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
       if (!prop.description) {
-        const text = fields[`${owner}.${field}`] ?? fields[field];
+        const text = fields[owner]?.[field];
         if (text) prop.description = text;
       }
       visit(prop, owner);
@@ -623,14 +623,6 @@ function describeFields(
     for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties']) visit(schema[key], owner);
   };
   for (const [name, schema] of Object.entries(schemas)) visit(schema, name);
-  for (const item of Object.values(paths))
-    for (const op of Object.values(item)) {
-      const media = (x: unknown) =>
-        ((x as Json | undefined)?.content as Record<string, Json> | undefined)?.['application/json'];
-      visit(media(op.requestBody)?.schema, '');
-      for (const r of Object.values((op.responses ?? {}) as Record<string, Json>))
-        visit(media(r)?.schema, '');
-    }
 }
 
 /** The operations of `audience`, by path (sorted), and the tags they use. */
@@ -678,7 +670,7 @@ export function buildOpenApiDocument(sources: readonly DocSource[], options: Doc
   for (const item of Object.values(paths)) for (const op of Object.values(item)) fillExamples(op, build);
   for (const gap of gaps) options.onExampleGap?.(gap);
   const schemas = { ...ERROR_SCHEMAS, ...catalog.schemas };
-  describeFields(schemas, paths, guide?.fields ?? {});
+  describeFields(schemas, guide?.fields ?? {});
   // after the prose is on the properties: each variant carries its own copy of them
   expandRequiredVariants(schemas, paths);
   const headers = { ...SHARED_HEADERS };

@@ -1,5 +1,5 @@
 /**
- * The retry schedule (spec: Retry policy; DESIGN: WEBHOOK_RETRY_UNIT_MS). Pure, so it has its own
+ * The retry schedule (docs/webhooks.md "Retries"). Pure, so it has its own
  * unit test: attempt n+1 waits 2^n units after attempt n fails, capped at 64 units; at most 5
  * attempts, after which the delivery is `failed`.
  */

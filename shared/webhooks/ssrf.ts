@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 import type { HostResolver } from '../context/webhook-port';
 
 /**
- * Where a webhook may be sent (spec: POST /api/v1/webhooks; DESIGN: "Webhook SSRF"). The same
+ * Where a webhook may be sent (docs/webhooks.md "Address rules (SSRF)"). The same
  * check runs at creation and before every attempt, so a host that re-binds to a private address
  * later gets nothing. Only plain global unicast addresses pass: private, loopback, link-local
  * (cloud metadata 169.254.169.254 included), CGNAT, multicast, unspecified, broadcast, reserved,

@@ -189,7 +189,7 @@ describe.skipIf(chromiumMissing())('the console in a browser', () => {
     const confirm = page.getByRole('dialog', { name: 'Revoke key' });
     await confirm.getByRole('button', { name: 'Revoke' }).click();
     await row.getByText('revoked').waitFor();
-    // revocation bites on the very next request (../shared/DESIGN.md): no grace period to poll through
+    // a revoked key is refused on the very next request (docs/auth.md "API keys"): no grace period to poll through
     const res = await fetch(`${server.base}/api/v1/tickets`, { headers: { 'X-API-Key': keySecret } });
     expect(res.status).toBe(401);
   });

@@ -1,7 +1,7 @@
 /**
  * What every request gets from the chain (shared/runtime/chain.ts): an X-Request-Id, one
- * access-log line, and CORS on the browser surfaces only (../shared/DESIGN.md "observability" and
- * "CORS").
+ * access-log line, and CORS on the browser surfaces only (docs/architecture.md "Request ids, logs
+ * and CORS").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';

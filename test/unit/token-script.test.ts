@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { MAX_SESSION_SECONDS, verifyDashboardToken } from '../../shared/auth/jwt';
 
-// `npm run token` must never mint a token the server then refuses (../shared/DESIGN.md:
-// exp - iat <= 3600 s).
+// `npm run token` must never mint a token the server then refuses: a dashboard token lives at most
+// an hour, exp - iat <= 3600 s (docs/auth.md "Dashboard sessions").
 const SECRET = 'token-script-test-secret';
 const mint = (...args: string[]) =>
   spawnSync('node_modules/.bin/tsx', ['scripts/token.ts', '--tenant', 'ten_t', ...args], {

@@ -13,8 +13,17 @@ function fieldName(loc: unknown[]): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** zod's default wording ("Too small: expected string to have >=1 characters") as a phrase. */
+/**
+ * The API's generic wording ("String should have at most 200 characters", "Field required"; zod's
+ * older "Too small: expected string to have >=1 characters" too) as a phrase after the field's name.
+ */
 function phrase(msg: string): string {
+  if (msg === 'Field required') return 'is required';
+  const [, most, count, unit] =
+    msg.match(/^(?:String|List) should have (at least|at most) (\d+) (character|item)/) ?? [];
+  if (most === 'at least' && count === '1') return 'is required';
+  if (most) return `must be ${most} ${count} ${unit}${count === '1' ? '' : 's'}`;
+  if (/^Input should be /.test(msg)) return msg.replace(/^Input should be /, 'should be ');
   const [, kind, , n] = msg.match(/^Too (small|big): expected (string|array) to have [<>]=(\d+)/) ?? [];
   const what = msg.includes('array') ? 'item' : 'character';
   if (kind === 'small') return n === '1' ? 'is required' : `must be at least ${n} ${what}s`;
