@@ -3,7 +3,7 @@
 // every bundle in workerd (Miniflare) and prints each Worker's gzipped size and startup (the
 // evaluation of its top-level code). It fails above the size budget or Cloudflare's startup limit,
 // and marks a startup above the target (docs/deploy.md says why these numbers). A bare Hono Worker
-// (scripts/edge/bare-worker.ts), bundled by the same settings and started the same way in the same
+// (scripts/edge/bare/index.ts), bundled by the same settings and started the same way in the same
 // run, is the floor: one line per Worker puts its startup beside the floor's, with the ratio.
 //   npm run build:edge [-- --only tickets,calls] [-- --markdown dist/bundle-sizes.md]
 import { spawn } from 'node:child_process';
@@ -21,6 +21,7 @@ import {
   writeBareConfig,
   writeFunctionConfig,
 } from './edge/config';
+import { prepareDocsWorker } from './edge/docs-worker';
 import { startupLine } from './edge/floor';
 
 /** Per Worker, gzipped: Cloudflare takes 3 MB (free) and 10 MB (paid); what size costs is startup. */
@@ -176,7 +177,10 @@ export function sizeTable(sizes: BundleSize[]): string {
 
 async function main() {
   const fns = functionsNamed(values.only);
-  if (fns.some((f) => f.name === 'docs')) prepareDocsAssets();
+  if (fns.some((f) => f.name === 'docs')) {
+    prepareDocsAssets();
+    prepareDocsWorker();
+  }
   const queue = [
     // the floor first: it is small, and every line below needs it
     { name: BARE_WORKER.name, config: writeBareConfig() },

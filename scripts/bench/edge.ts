@@ -7,7 +7,7 @@
 // (round trips after the response, workerd CPU per request, the trace of where the latency went);
 // then per case its p50 at each RTT and the slope `(p50 at max - p50 at 0) / max` against its target
 // (docs/benchmarks.md, "edge targets"). Before each case at each RTT, the same number of requests go
-// to a bare Hono Worker (scripts/edge/bare-worker.ts) in the same workerd, measured the same way:
+// to a bare Hono Worker (scripts/edge/bare/index.ts) in the same workerd, measured the same way:
 // per case one line puts the case's workerd CPU per request beside the bare Worker's, with the ratio
 // against its target.
 //

@@ -1,5 +1,5 @@
 // The lines `npm run build:edge` and `npm run bench:edge` print for each Worker and case against the
-// bare Hono Worker (scripts/edge/bare-worker.ts), the floor measured in the same run. Other tools
+// bare Hono Worker (scripts/edge/bare/index.ts), the floor measured in the same run. Other tools
 // parse them: each line's prefix (up to the ratio's `x`) stays exactly as written here; the
 // verdict follows it.
 

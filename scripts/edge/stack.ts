@@ -120,6 +120,14 @@ async function bucketKeys(mf: Miniflare, prefix: string): Promise<string[]> {
   return keys.sort();
 }
 
+/** The bare Hono Worker under BARE_WORKER.path: the floor the edge bench measures beside every case. */
+const bareWorker = (compatibilityDate: string) => ({
+  name: BARE_WORKER.name,
+  modules: [{ type: 'ESModule' as const, path: join(BUNDLE_DIR, BARE_WORKER.name, 'index.js') }],
+  compatibilityDate,
+  routes: [routePattern(E2E_HOST, BARE_WORKER.path)],
+});
+
 export async function startEdgeStack(options: {
   /** a Postgres role that may create databases: the stack makes its own and drops it on close */
   adminUrl: string;
@@ -128,7 +136,7 @@ export async function startEdgeStack(options: {
   port?: number;
   extraBindings?: Record<string, string>;
   delayMs?: number;
-  /** also run the bare Hono Worker (scripts/edge/bare-worker.ts) under BARE_WORKER.path: the bench's floor */
+  /** also run the bare Hono Worker (scripts/edge/bare/index.ts) under BARE_WORKER.path: the bench's floor */
   bare?: boolean;
 }) {
   ensureBundles(options.bare ? [BARE_WORKER.name] : []);
@@ -169,16 +177,7 @@ export async function startEdgeStack(options: {
           ? { assets: { directory: DOCS_ASSETS_DIR, binding: 'ASSETS', workerName: 'docs' } }
           : {}),
       })),
-      ...(options.bare
-        ? [
-            {
-              name: BARE_WORKER.name,
-              modules: [{ type: 'ESModule' as const, path: join(BUNDLE_DIR, BARE_WORKER.name, 'index.js') }],
-              compatibilityDate: date,
-              routes: [routePattern(E2E_HOST, BARE_WORKER.path)],
-            },
-          ]
-        : []),
+      ...(options.bare ? [bareWorker(date)] : []),
     ],
   };
   const mf = new Miniflare(mfOptions);
