@@ -2,7 +2,9 @@
 // (`wrangler deploy --dry-run --minify --outdir dist/bundles/<name>`), two at a time, then loads
 // every bundle in workerd (Miniflare) and prints each Worker's gzipped size and startup (the
 // evaluation of its top-level code). It fails above the size budget or Cloudflare's startup limit,
-// and marks a startup above the target (docs/deploy.md says why these numbers).
+// and marks a startup above the target (docs/deploy.md says why these numbers). A bare Hono Worker
+// (scripts/edge/bare/index.ts), bundled by the same settings and started the same way in the same
+// run, is the floor: one line per Worker puts its startup beside the floor's, with the ratio.
 //   npm run build:edge [-- --only tickets,calls] [-- --markdown dist/bundle-sizes.md]
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,7 +12,17 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { Miniflare } from 'miniflare';
-import { BUNDLE_DIR, functionsNamed, prepareDocsAssets, ROOT, writeFunctionConfig } from './edge/config';
+import {
+  BARE_WORKER,
+  BUNDLE_DIR,
+  functionsNamed,
+  prepareDocsAssets,
+  ROOT,
+  writeBareConfig,
+  writeFunctionConfig,
+} from './edge/config';
+import { prepareDocsWorker } from './edge/docs-worker';
+import { startupLine } from './edge/floor';
 
 /** Per Worker, gzipped: Cloudflare takes 3 MB (free) and 10 MB (paid); what size costs is startup. */
 export const BUDGET_GZIP_BYTES = 1024 * 1024;
@@ -92,6 +104,7 @@ function probedModules(name: string) {
   ];
 }
 
+/** startup of each Worker (the bare one's measured in the same loop) */
 async function measureStartup(names: string[]): Promise<Map<string, number>> {
   const compatibilityDate = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(
     readFileSync(join(ROOT, 'wrangler.toml'), 'utf8'),
@@ -164,8 +177,15 @@ export function sizeTable(sizes: BundleSize[]): string {
 
 async function main() {
   const fns = functionsNamed(values.only);
-  if (fns.some((f) => f.name === 'docs')) prepareDocsAssets();
-  const queue = fns.map((fn) => ({ name: fn.name, config: writeFunctionConfig(fn) }));
+  if (fns.some((f) => f.name === 'docs')) {
+    prepareDocsAssets();
+    prepareDocsWorker();
+  }
+  const queue = [
+    // the floor first: it is small, and every line below needs it
+    { name: BARE_WORKER.name, config: writeBareConfig() },
+    ...fns.map((fn) => ({ name: fn.name, config: writeFunctionConfig(fn) })),
+  ];
   const concurrency = Number(values.concurrency ?? 2);
   const sizes: BundleSize[] = [];
   const failures: string[] = [];
@@ -184,11 +204,20 @@ async function main() {
     }),
   );
   const order = fns.map((f) => f.name);
+  const bare = sizes.find((s) => s.name === BARE_WORKER.name);
+  if (bare) sizes.splice(sizes.indexOf(bare), 1);
   sizes.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
-  const startup = await measureStartup(sizes.map((s) => s.name));
+  const startup = await measureStartup([...(bare ? [bare.name] : []), ...sizes.map((s) => s.name)]);
   for (const s of sizes) s.startupMs = startup.get(s.name);
   const table = sizeTable(sizes);
   console.log(`\n${table}\n`);
+  const bareMs = startup.get(BARE_WORKER.name);
+  for (const s of sizes)
+    console.log(
+      s.startupMs === undefined || bareMs === undefined
+        ? `startup ${s.name}: not measured`
+        : startupLine(s.name, s.startupMs, bareMs),
+    );
   if (values.markdown) writeFileSync(values.markdown, `${table}\n`);
   const over = sizes.filter((s) => s.gzip > BUDGET_GZIP_BYTES).map((s) => s.name);
   if (over.length > 0) console.error(`over the ${kib(BUDGET_GZIP_BYTES)} gzipped budget: ${over.join(', ')}`);

@@ -104,7 +104,7 @@ const QUERY = /\.(?:selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mer
 /** Routes that are not a declaration, with the reason: static files and the console's client-side paths. */
 const ROUTE_PATHS_ALLOWED = new Set<string>([
   // an unknown file is a 404 like any missing file; the declared `file` enum would make it a 422
-  'functions/docs/app.ts /docs/assets/:file',
+  'functions/docs/site.ts /docs/assets/:file',
   'functions/console/app.ts /console/assets/:file',
   // the page again for the console's client-side routes: a wildcard, which no OpenAPI path expresses
   'functions/console/app.ts /console/*',

@@ -20,6 +20,7 @@ import {
   workerName,
   writeFunctionConfig,
 } from './edge/config';
+import { prepareDocsWorker } from './edge/docs-worker';
 
 /** What every Worker needs as a secret (wrangler.toml carries only non-secret vars). */
 export const SECRETS = [
@@ -91,7 +92,10 @@ async function main() {
     if (code !== 0) process.exit(code);
   }
 
-  if (fns.some((f) => f.name === 'docs')) prepareDocsAssets();
+  if (fns.some((f) => f.name === 'docs')) {
+    prepareDocsAssets();
+    prepareDocsWorker();
+  }
   const failed: string[] = [];
   for (const fn of fns) {
     const config = writeFunctionConfig(fn);

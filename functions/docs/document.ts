@@ -19,14 +19,3 @@ export const openApiDocument = (audience: Audience = 'public'): OpenApiDocument 
   });
   return built[audience];
 };
-
-/**
- * The document as served: its server is the absolute origin it was fetched from (what Swagger UI's
- * "Try it out" and generated clients call), not a relative `/` the linters rightly flag.
- */
-export const servedDocument = (audience: Audience, url: string): OpenApiDocument => ({
-  ...openApiDocument(audience),
-  servers: [
-    { url: new URL(url).origin, description: 'This deployment (where the document was served from)' },
-  ],
-});

@@ -6,7 +6,10 @@
 // Per case and RTT, one line in the contract's form (docs/benchmarks.md, "edge bench") and a line of detail
 // (round trips after the response, workerd CPU per request, the trace of where the latency went);
 // then per case its p50 at each RTT and the slope `(p50 at max - p50 at 0) / max` against its target
-// (docs/benchmarks.md, "edge targets").
+// (docs/benchmarks.md, "edge targets"). Before each case at each RTT, the same number of requests go
+// to a bare Hono Worker (scripts/edge/bare/index.ts) in the same workerd, measured the same way:
+// per case one line puts the case's workerd CPU per request beside the bare Worker's, with the ratio
+// against its target.
 //
 //   EDGE_RTTS (default "0,20,60")   EDGE_REQUESTS (default 40 per case, RTT and path)
 //   EDGE_TRANSPORTS (default "http")   BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -16,6 +19,8 @@ import { SignJWT } from 'jose';
 import pg from 'pg';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { newId } from '../../shared/ids';
+import { BARE_WORKER } from '../edge/config';
+import { CPU_RATIO_TARGETS, cpuLine } from '../edge/floor';
 import { freshSecrets, startEdgeStack } from '../edge/stack';
 import { redisReachable, startUpstashRestAdapter } from '../edge/upstash-rest';
 
@@ -102,6 +107,7 @@ async function runTransport(transport: 'http' | 'websocket') {
     adminUrl: ADMIN,
     secrets,
     port,
+    bare: true,
     extraBindings: {
       UPSTASH_REDIS_REST_URL: upstash.url,
       UPSTASH_REDIS_REST_TOKEN: upstash.token,
@@ -242,6 +248,22 @@ async function runTransport(transport: 'http' | 'websocket') {
       }
     };
 
+    /**
+     * The floor: N requests to the bare Worker, each followed by the same settle as a case's, and
+     * the workerd CPU they took (the same processes, counted the same way).
+     */
+    const bareCpuMs = async (rtt: number) => {
+      for (let w = 0; w < WARMUP; w++) await ok(await call('GET', BARE_WORKER.path, {}), 200, 'bare');
+      const cpu0 = workerdCpuMs();
+      for (let i = 0; i < N; i++) {
+        await ok(await call('GET', BARE_WORKER.path, {}), 200, 'bare');
+        await settle(rtt);
+      }
+      return workerdCpuMs() - cpu0;
+    };
+    /** per case, workerd CPU (ms) over every RTT: its own requests' and the bare Worker's beside them */
+    const cpuOf = new Map<string, { own: number; bare: number }>();
+
     const lines: string[] = [];
     const p50s = new Map<string, Map<number, number>>();
     const tripsAt = new Map<string, string>();
@@ -252,6 +274,7 @@ async function runTransport(transport: 'http' | 'websocket') {
       upstash.delayMs = rtt;
       for (const c of cases) {
         const next = () => (c.name === 'delivery-bookkeeping' ? di++ : di);
+        const bareMs = await bareCpuMs(rtt);
         for (let w = 0; w < WARMUP; w++) {
           const res = await (await c.request(next()))();
           if (res.status !== c.expect) throw new Error(`${c.name}: ${res.status} ${await res.text()}`);
@@ -284,12 +307,15 @@ async function runTransport(transport: 'http' | 'websocket') {
           sum.redisAfter += after.redis - answered.redis;
           sum.sockets += after.sockets - before.sockets;
         }
-        const cpu = (workerdCpuMs() - cpu0) / N;
+        const cpuMs = workerdCpuMs() - cpu0;
+        const cpu = cpuMs / N;
         times.sort((a, b) => a - b);
         const p50 = pct(times, 0.5);
         const p99 = pct(times, 0.99);
         const per = (n: number) => Math.round((n / N) * 10) / 10;
         const name = transport === 'http' ? c.name : `${c.name}-websocket`;
+        const spent = cpuOf.get(name) ?? { own: 0, bare: 0 };
+        cpuOf.set(name, { own: spent.own + cpuMs, bare: spent.bare + bareMs });
         if (!p50s.has(name)) p50s.set(name, new Map());
         p50s.get(name)!.set(rtt, p50);
         tripsAt.set(name, `${fmt(per(sum.pg))} postgres + ${fmt(per(sum.redis))} redis`);
@@ -313,6 +339,19 @@ async function runTransport(transport: 'http' | 'websocket') {
       lines.push(
         `edge ${name}: p50 ${RTTS.map((r) => `${at.get(r)!.toFixed(1)}`).join(' / ')} ms at ${RTTS.join(' / ')} ms RTT; ` +
           `slope ${slope.toFixed(2)} ms per ms of RTT (target <= ${c.slope}): ${verdict}; ${tripsAt.get(name)} round trips before the answer`,
+      );
+      console.log(lines.at(-1));
+    }
+    for (const c of cases) {
+      const name = transport === 'http' ? c.name : `${c.name}-websocket`;
+      const spent = cpuOf.get(name)!;
+      lines.push(
+        cpuLine(
+          name,
+          spent.own / (N * RTTS.length),
+          spent.bare / (N * RTTS.length),
+          transport === 'http' ? CPU_RATIO_TARGETS[c.name] : undefined,
+        ),
       );
       console.log(lines.at(-1));
     }

@@ -15,7 +15,7 @@ import { createPostgresHandle } from '../../shared/db/adapters/pg';
 import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';
 import type { R2BucketLike } from '../../shared/storage/r2';
-import { BUNDLE_DIR, DOCS_ASSETS_DIR, prepareDocsAssets, ROOT, routePattern } from './config';
+import { BARE_WORKER, BUNDLE_DIR, DOCS_ASSETS_DIR, prepareDocsAssets, ROOT, routePattern } from './config';
 import { type NeonHttpEndpoint, startNeonHttpEndpoint } from './neon-http-endpoint';
 import { startWsProxy, type WsProxy } from './ws-proxy';
 
@@ -58,8 +58,11 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Rebuilds the bundles (`npm run build:edge`) unless every one is newer than the sources. */
-export function ensureBundles(): void {
+/**
+ * Rebuilds the bundles (`npm run build:edge`) unless every one is newer than the sources; `extra`
+ * names bundles beyond the functions' that must exist too (the bench's bare Worker).
+ */
+export function ensureBundles(extra: readonly string[] = []): void {
   const sources = Math.max(
     newestMtime(join(ROOT, 'functions')),
     newestMtime(join(ROOT, 'shared')),
@@ -67,8 +70,8 @@ export function ensureBundles(): void {
     statSync(join(ROOT, 'wrangler.toml')).mtimeMs,
   );
   const stale = () =>
-    FUNCTIONS.some((fn) => {
-      const file = join(BUNDLE_DIR, fn.name, 'index.js');
+    [...FUNCTIONS.map((fn) => fn.name), ...extra].some((name) => {
+      const file = join(BUNDLE_DIR, name, 'index.js');
       return !existsSync(file) || statSync(file).mtimeMs < sources;
     });
   if (!stale() && existsSync(DOCS_ASSETS_DIR)) return;
@@ -117,6 +120,14 @@ async function bucketKeys(mf: Miniflare, prefix: string): Promise<string[]> {
   return keys.sort();
 }
 
+/** The bare Hono Worker under BARE_WORKER.path: the floor the edge bench measures beside every case. */
+const bareWorker = (compatibilityDate: string) => ({
+  name: BARE_WORKER.name,
+  modules: [{ type: 'ESModule' as const, path: join(BUNDLE_DIR, BARE_WORKER.name, 'index.js') }],
+  compatibilityDate,
+  routes: [routePattern(E2E_HOST, BARE_WORKER.path)],
+});
+
 export async function startEdgeStack(options: {
   /** a Postgres role that may create databases: the stack makes its own and drops it on close */
   adminUrl: string;
@@ -125,8 +136,10 @@ export async function startEdgeStack(options: {
   port?: number;
   extraBindings?: Record<string, string>;
   delayMs?: number;
+  /** also run the bare Hono Worker (scripts/edge/bare/index.ts) under BARE_WORKER.path: the bench's floor */
+  bare?: boolean;
 }) {
-  ensureBundles();
+  ensureBundles(options.bare ? [BARE_WORKER.name] : []);
   const proxy = await startWsProxy({ delayMs: options.delayMs });
   const endpoint = await startNeonHttpEndpoint({ delayMs: options.delayMs });
   const name = `spa_e2e_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
@@ -149,20 +162,23 @@ export async function startEdgeStack(options: {
   const mfOptions = {
     host: E2E_HOST,
     port: options.port ?? Number(process.env.E2E_PORT ?? 8895),
-    workers: FUNCTIONS.map((fn) => ({
-      name: fn.name,
-      // the one-file bundle as the only module: Miniflare then does not walk its imports (the QStash
-      // SDK holds `import(\`node:${m}\`)` for its local dev mode, never reached on Workers)
-      modules: [{ type: 'ESModule' as const, path: join(BUNDLE_DIR, fn.name, 'index.js') }],
-      compatibilityDate: date,
-      bindings,
-      // workerd's own local R2 (wrangler.toml binds ATTACHMENTS the same way): one bucket, every Worker
-      r2Buckets: { ATTACHMENTS: 'spa-files-e2e' },
-      routes: fn.prefixes.map((p) => routePattern(E2E_HOST, p)),
-      ...(fn.name === 'docs'
-        ? { assets: { directory: DOCS_ASSETS_DIR, binding: 'ASSETS', workerName: 'docs' } }
-        : {}),
-    })),
+    workers: [
+      ...FUNCTIONS.map((fn) => ({
+        name: fn.name,
+        // the one-file bundle as the only module: Miniflare then does not walk its imports (the QStash
+        // SDK holds `import(\`node:${m}\`)` for its local dev mode, never reached on Workers)
+        modules: [{ type: 'ESModule' as const, path: join(BUNDLE_DIR, fn.name, 'index.js') }],
+        compatibilityDate: date,
+        bindings,
+        // workerd's own local R2 (wrangler.toml binds ATTACHMENTS the same way): one bucket, every Worker
+        r2Buckets: { ATTACHMENTS: 'spa-files-e2e' },
+        routes: fn.prefixes.map((p) => routePattern(E2E_HOST, p)),
+        ...(fn.name === 'docs'
+          ? { assets: { directory: DOCS_ASSETS_DIR, binding: 'ASSETS', workerName: 'docs' } }
+          : {}),
+      })),
+      ...(options.bare ? [bareWorker(date)] : []),
+    ],
   };
   const mf = new Miniflare(mfOptions);
   const url = (await mf.ready).toString().replace(/\/$/, '');
