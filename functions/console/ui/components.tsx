@@ -552,13 +552,8 @@ export interface Editing<T> {
   remove: { title: string; message: (item: T) => string; run: (item: T) => Promise<void> };
 }
 
-/**
- * The scaffolding of a page of records: its head, the list a page of 50 at a time with its pager,
- * the loading, empty and failed states, and, with `editing`, the New button, each row's Actions
- * menu (Edit, Delete), the dialogs they open and the notice after. The page says only what is its
- * own: how to read a page, its table, and its dialog.
- */
-export function ListPage<T extends { id: string }>(props: {
+/** What a list page gives ListPage: its texts, how to read a page, its table and, if any, its editing. */
+export interface ListPageProps<T> {
   title: string;
   intro: Child;
   /** the records, as in "Loading teams…" */
@@ -572,7 +567,15 @@ export function ListPage<T extends { id: string }>(props: {
   /** one page's table; `menu` gives a row's Actions cell, absent when the records cannot be changed */
   table: (items: T[], menu?: (item: T) => Child) => Child;
   editing?: Editing<T>;
-}) {
+}
+
+/**
+ * The scaffolding of a page of records: its head, the list a page of 50 at a time with its pager,
+ * the loading, empty and failed states, and, with `editing`, the New button, each row's Actions
+ * menu (Edit, Delete), the dialogs they open and the notice after. The page says only what is its
+ * own: how to read a page, its table, and its dialog.
+ */
+export function ListPage<T extends { id: string }>(props: ListPageProps<T>) {
   const { editing } = props;
   const filters = JSON.stringify(props.filters ?? []);
   // the offset belongs to the filters it was reached under: new filters start at the first page
