@@ -5,6 +5,8 @@ import { homePage } from './access';
 import { loadMe } from './api';
 import { Badge, Modal, PageHead, useLoad } from './components';
 import { AuditPage } from './pages/audit';
+import { ConversationPage } from './pages/conversation';
+import { ConversationsPage } from './pages/conversations';
 import { KeysPage } from './pages/keys';
 import { SavedRepliesPage } from './pages/saved-replies';
 import { SearchPage } from './pages/search';
@@ -42,6 +44,7 @@ const PAGES = [
   { path: '/audit', label: 'Audit log', page: AuditPage },
   { path: '/usage', label: 'Usage', page: UsagePage },
   { path: '/search', label: 'Search', page: SearchPage },
+  { path: '/conversations', label: 'Conversations', page: ConversationsPage },
   { path: '/teams', label: 'Teams', page: TeamsPage },
   { path: '/saved-replies', label: 'Saved replies', page: SavedRepliesPage },
   { path: '/ticket-fields', label: 'Ticket fields', page: TicketFieldsPage },
@@ -52,6 +55,7 @@ const PAGES = [
 const RECORD_PAGES = [
   { pattern: /^\/webhooks\/([^/]+)$/, under: '/webhooks', page: WebhookDetailPage },
   { pattern: /^\/tickets\/([^/]+)$/, under: '/search', page: TicketPage },
+  { pattern: /^\/conversations\/([^/]+)$/, under: '/conversations', page: ConversationPage },
 ] as const;
 
 /** Pages reached from an emailed link or while signed out. */

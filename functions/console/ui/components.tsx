@@ -3,7 +3,7 @@
 // (JSX escapes both); no raw HTML is ever written.
 import type { Child } from 'hono/jsx';
 import { useCallback, useEffect, useId, useRef, useState } from 'hono/jsx/dom';
-import { type Action, whyNot } from './access';
+import { type Action, allowed, whyNot } from './access';
 import { SESSION_ENDED } from './errors';
 import { currentIdentity, onSessionChange } from './session';
 
@@ -527,5 +527,196 @@ export function NotForYourRole(props: { title: string; action: Action }) {
         {whyNot(props.action)} Ask an admin of this tenant if you need it.
       </p>
     </section>
+  );
+}
+
+/** How many records a list page shows at once (the API's pages of 50). */
+export const LIST_PAGE = 50;
+
+/** What a list page changes about its records: its dialog, how it names and deletes one. */
+export interface Editing<T> {
+  /** who may change them (access.ts); anyone else reads the list and is told why they cannot */
+  action: Action;
+  /** the head's button, `New team` */
+  newLabel: string;
+  /** how the notices name a record: `Team` in "Team Support created." */
+  noun: string;
+  /** the record's name: in the notices and the row menu's label (`Actions for Support`) */
+  name: (item: T) => string;
+  /** the create (no item) or edit dialog; it calls `onSaved` with the API's answer */
+  dialog: (
+    item: T | undefined,
+    on: { onClose: () => void; onSaved: (saved: T, created: boolean) => void },
+  ) => Child;
+  /** the delete confirmation: its title, what it says of the record, and the call */
+  remove: { title: string; message: (item: T) => string; run: (item: T) => Promise<void> };
+}
+
+/** What a list page gives ListPage: its texts, how to read a page, its table and, if any, its editing. */
+export interface ListPageProps<T> {
+  title: string;
+  intro: Child;
+  /** the records, as in "Loading teams…" */
+  what: string;
+  load: (page: { limit: number; offset: number }) => Promise<{ items: T[]; total: number | null }>;
+  /** the values the list is filtered by: a change reads the first page again */
+  filters?: unknown[];
+  /** controls between the head and the list (the filters) */
+  toolbar?: Child;
+  empty: Child;
+  /** one page's table; `menu` gives a row's Actions cell, absent when the records cannot be changed */
+  table: (items: T[], menu?: (item: T) => Child) => Child;
+  editing?: Editing<T>;
+}
+
+/**
+ * The scaffolding of a page of records: its head, the list a page of 50 at a time with its pager,
+ * the loading, empty and failed states, and, with `editing`, the New button, each row's Actions
+ * menu (Edit, Delete), the dialogs they open and the notice after. The page says only what is its
+ * own: how to read a page, its table, and its dialog.
+ */
+export function ListPage<T extends { id: string }>(props: ListPageProps<T>) {
+  const { editing } = props;
+  const filters = JSON.stringify(props.filters ?? []);
+  // the offset belongs to the filters it was reached under: new filters start at the first page
+  const [at, setAt] = useState({ filters, offset: 0 });
+  const offset = at.filters === filters ? at.offset : 0;
+  const records = useLoad(() => props.load({ limit: LIST_PAGE, offset }), [offset, filters]);
+  const [open, setOpen] = useState<T | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<T | null>(null);
+  const [notice, setNotice] = useState('');
+  const manage = editing ? allowed(editing.action) : false;
+  const list = records.data?.items;
+  const menu =
+    editing && manage
+      ? (item: T) => (
+          <EditMenu
+            name={editing.name(item)}
+            onEdit={() => setOpen(item)}
+            onDelete={() => setDeleting(item)}
+          />
+        )
+      : undefined;
+  return (
+    <section aria-labelledby="page-title">
+      <ListHead
+        title={props.title}
+        intro={props.intro}
+        editing={editing}
+        manage={manage}
+        notice={notice}
+        onNew={() => setOpen('new')}
+      />
+      {props.toolbar}
+      <LoadError load={records} />
+      {records.loading && !list ? <Loading what={props.what} /> : null}
+      {list && offset === 0 && list.length === 0 ? <Empty>{props.empty}</Empty> : null}
+      {list && list.length > 0 ? (
+        <>
+          {props.table(list, menu)}
+          <Pager
+            offset={offset}
+            shown={list.length}
+            total={records.data?.total ?? 0}
+            size={LIST_PAGE}
+            onMove={(next) => setAt({ filters, offset: next })}
+          />
+        </>
+      ) : null}
+      {editing ? (
+        <EditDialogs
+          editing={editing}
+          open={open}
+          deleting={deleting}
+          onClose={() => {
+            setOpen(null);
+            setDeleting(null);
+          }}
+          onDone={(item, done) => {
+            setOpen(null);
+            setNotice(`${editing.noun} ${editing.name(item)} ${done}.`);
+            records.reload();
+          }}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+/** A list page's head: its title, the New button or why there is none, and the last change's notice. */
+function ListHead<T>(props: {
+  title: string;
+  intro: Child;
+  editing?: Editing<T>;
+  manage: boolean;
+  notice: string;
+  onNew: () => void;
+}) {
+  const { editing } = props;
+  return (
+    <>
+      <PageHead
+        title={props.title}
+        intro={props.intro}
+        actions={
+          props.manage ? (
+            <button type="button" class="primary" onClick={props.onNew}>
+              {editing?.newLabel}
+            </button>
+          ) : null
+        }
+      />
+      {editing && !props.manage ? <p class="muted role-note">{whyNot(editing.action)}</p> : null}
+      {editing ? (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** The create or edit dialog and the delete confirmation of a list page, whichever is open. */
+function EditDialogs<T>(props: {
+  editing: Editing<T>;
+  open: T | 'new' | null;
+  deleting: T | null;
+  onClose: () => void;
+  /** a record was created, saved or deleted */
+  onDone: (item: T, done: 'created' | 'saved' | 'deleted') => void;
+}) {
+  const { editing, open, deleting } = props;
+  if (open)
+    return editing.dialog(open === 'new' ? undefined : open, {
+      onClose: props.onClose,
+      onSaved: (saved, created) => props.onDone(saved, created ? 'created' : 'saved'),
+    });
+  if (!deleting) return null;
+  return (
+    <Confirm
+      title={editing.remove.title}
+      message={editing.remove.message(deleting)}
+      action="Delete"
+      onClose={props.onClose}
+      onConfirm={async () => {
+        await editing.remove.run(deleting);
+        props.onDone(deleting, 'deleted');
+      }}
+    />
+  );
+}
+
+/** A row's Actions cell on a list page: Edit and Delete. */
+function EditMenu(props: { name: string; onEdit: () => void; onDelete: () => void }) {
+  return (
+    <td class="row-actions">
+      <RowMenu
+        label={`Actions for ${props.name}`}
+        items={[
+          { label: 'Edit', run: props.onEdit },
+          { label: 'Delete', danger: true, run: props.onDelete },
+        ]}
+      />
+    </td>
   );
 }

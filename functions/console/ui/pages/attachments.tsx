@@ -31,7 +31,7 @@ export function sizeText(bytes: number): string {
 }
 
 /** Reads the list again a little before its earliest link expires, so a link shown still works. */
-function useFreshLinks(list: Attachment[] | undefined, reload: () => void) {
+export function useFreshLinks(list: Attachment[] | undefined, reload: () => void) {
   useEffect(() => {
     const first = Math.min(...(list ?? []).map((a) => new Date(a.download_url_expires_at).getTime()));
     if (!Number.isFinite(first)) return;

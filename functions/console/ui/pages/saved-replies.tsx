@@ -2,35 +2,19 @@
 // Saved replies: texts agents send in one go, tenant-wide or personal, with placeholders that the
 // server fills in when one is sent. The dialog previews them with example values, rendered by the
 // same function the server uses.
+import type { Child } from 'hono/jsx';
 import { useState } from 'hono/jsx/dom';
 import {
   PLACEHOLDERS,
   type PlaceholderValues,
   renderPlaceholders,
 } from '../../../../shared/helpdesk/placeholders';
-import { allowed, whyNot } from '../access';
 import { api, type components, must } from '../api';
-import {
-  Badge,
-  Confirm,
-  Empty,
-  FormDialog,
-  LoadError,
-  Loading,
-  PageHead,
-  Pager,
-  RecordsTable,
-  RowMenu,
-  Time,
-  useLoad,
-  useSubmit,
-} from '../components';
+import { Badge, FormDialog, ListPage, RecordsTable, Time, useSubmit } from '../components';
 import { currentIdentity } from '../session';
 
 type SavedReply = components['schemas']['SavedReply'];
 type Visibility = SavedReply['visibility'];
-
-const PAGE = 50;
 
 /** What the preview fills the placeholders with (a missing value renders as empty text, as sent). */
 const EXAMPLE: PlaceholderValues = {
@@ -45,74 +29,33 @@ const EXAMPLE: PlaceholderValues = {
 };
 
 export function SavedRepliesPage() {
-  const [offset, setOffset] = useState(0);
-  const replies = useLoad(
-    () => must(api.GET('/api/v2/saved-replies', { params: { query: { limit: PAGE, offset } } })),
-    [offset],
-  );
-  const [editing, setEditing] = useState<SavedReply | 'new' | null>(null);
-  const [deleting, setDeleting] = useState<SavedReply | null>(null);
-  const [notice, setNotice] = useState('');
-  const manage = allowed('helpdesk.manage');
-  const list = replies.data?.saved_replies;
   return (
-    <section aria-labelledby="page-title">
-      <PageHead
-        title="Saved replies"
-        intro="Answers sent in one go on a conversation or a ticket; tenant-wide ones are everyone's, personal ones their author's only."
-        actions={
-          manage ? (
-            <button type="button" class="primary" onClick={() => setEditing('new')}>
-              New saved reply
-            </button>
-          ) : null
-        }
-      />
-      {manage ? null : <p class="muted role-note">{whyNot('helpdesk.manage')}</p>}
-      <p class="notice" role="status">
-        {notice}
-      </p>
-      <LoadError load={replies} />
-      {replies.loading && !list ? <Loading what="saved replies" /> : null}
-      {list && replies.data?.total === 0 ? <Empty>No saved replies yet.</Empty> : null}
-      {list && list.length > 0 ? (
-        <>
-          <RepliesTable list={list} manage={manage} onEdit={setEditing} onDelete={setDeleting} />
-          <Pager
-            offset={offset}
-            shown={list.length}
-            total={replies.data?.total ?? 0}
-            size={PAGE}
-            onMove={setOffset}
-          />
-        </>
-      ) : null}
-      {editing ? (
-        <ReplyDialog
-          reply={editing === 'new' ? undefined : editing}
-          onClose={() => setEditing(null)}
-          onSaved={(r, created) => {
-            setEditing(null);
-            setNotice(created ? `Saved reply ${r.title} created.` : `Saved reply ${r.title} saved.`);
-            replies.reload();
-          }}
-        />
-      ) : null}
-      {deleting ? (
-        <Confirm
-          title="Delete saved reply"
-          message={`${deleting.title} is deleted; messages and replies already sent with it keep their text.`}
-          action="Delete"
-          onClose={() => setDeleting(null)}
-          onConfirm={async () => {
-            const path = { saved_reply_id: deleting.id };
+    <ListPage<SavedReply>
+      title="Saved replies"
+      intro="Answers sent in one go on a conversation or a ticket; tenant-wide ones are everyone's, personal ones their author's only."
+      what="saved replies"
+      load={async (page) => {
+        const answer = await must(api.GET('/api/v2/saved-replies', { params: { query: page } }));
+        return { items: answer.saved_replies, total: answer.total };
+      }}
+      empty="No saved replies yet."
+      table={(list, menu) => <RepliesTable list={list} menu={menu} />}
+      editing={{
+        action: 'helpdesk.manage',
+        newLabel: 'New saved reply',
+        noun: 'Saved reply',
+        name: (r) => r.title,
+        dialog: (reply, on) => <ReplyDialog reply={reply} {...on} />,
+        remove: {
+          title: 'Delete saved reply',
+          message: (r) => `${r.title} is deleted; messages and replies already sent with it keep their text.`,
+          run: async (r) => {
+            const path = { saved_reply_id: r.id };
             await must(api.DELETE('/api/v2/saved-replies/{saved_reply_id}', { params: { path } }));
-            setNotice(`Saved reply ${deleting.title} deleted.`);
-            replies.reload();
-          }}
-        />
-      ) : null}
-    </section>
+          },
+        },
+      }}
+    />
   );
 }
 
@@ -125,17 +68,12 @@ function VisibilityBadge(props: { reply: SavedReply }) {
   );
 }
 
-function RepliesTable(props: {
-  list: SavedReply[];
-  manage: boolean;
-  onEdit: (r: SavedReply) => void;
-  onDelete: (r: SavedReply) => void;
-}) {
+function RepliesTable(props: { list: SavedReply[]; menu?: (r: SavedReply) => Child }) {
   return (
     <RecordsTable
       name="saved-replies"
       columns={['Title', 'Text', 'Visibility', 'Changed']}
-      actions={props.manage}
+      actions={!!props.menu}
     >
       {props.list.map((r) => (
         <tr key={r.id} data-reply={r.title}>
@@ -152,17 +90,7 @@ function RepliesTable(props: {
           <td data-label="Changed">
             <Time iso={r.updated_at} />
           </td>
-          {props.manage ? (
-            <td class="row-actions">
-              <RowMenu
-                label={`Actions for ${r.title}`}
-                items={[
-                  { label: 'Edit', run: () => props.onEdit(r) },
-                  { label: 'Delete', danger: true, run: () => props.onDelete(r) },
-                ]}
-              />
-            </td>
-          ) : null}
+          {props.menu?.(r)}
         </tr>
       ))}
     </RecordsTable>
@@ -171,7 +99,7 @@ function RepliesTable(props: {
 
 /** New saved reply, or Edit: title, shortcut, visibility and the text with its live preview. */
 function ReplyDialog(props: {
-  reply?: SavedReply;
+  reply: SavedReply | undefined;
   onClose: () => void;
   onSaved: (r: SavedReply, created: boolean) => void;
 }) {

@@ -1,18 +1,15 @@
 /** @jsxImportSource hono/jsx/dom */
 // Teams: who is in each, and how an assignment to the team alone picks one of them (routing).
+import type { Child } from 'hono/jsx';
 import { useState } from 'hono/jsx/dom';
-import { allowed, whyNot } from '../access';
+import { allowed } from '../access';
 import { api, type components, must } from '../api';
 import {
-  Confirm,
-  Empty,
   FormDialog,
+  ListPage,
   LoadError,
   Loading,
-  PageHead,
-  Pager,
   RecordsTable,
-  RowMenu,
   Time,
   useLoad,
   useSubmit,
@@ -22,8 +19,6 @@ import { listInvitations } from '../invitations';
 type Team = components['schemas']['Team'];
 type Member = components['schemas']['TenantUser'];
 type Routing = Team['routing'];
-
-const PAGE = 50;
 
 export const ROUTINGS: { value: Routing; label: string; hint: string }[] = [
   { value: 'manual', label: 'Manual', hint: 'no member is picked; someone assigns one' },
@@ -53,95 +48,41 @@ const nameOf = (members: Member[] | undefined, id: string) => {
 };
 
 export function TeamsPage() {
-  const [offset, setOffset] = useState(0);
-  const teams = useLoad(
-    () => must(api.GET('/api/v2/teams', { params: { query: { limit: PAGE, offset } } })),
-    [offset],
-  );
   const members = useMembers();
-  const [editing, setEditing] = useState<Team | 'new' | null>(null);
-  const [deleting, setDeleting] = useState<Team | null>(null);
-  const [notice, setNotice] = useState('');
   const manage = allowed('helpdesk.manage');
-  const list = teams.data?.teams;
   return (
-    <section aria-labelledby="page-title">
-      <PageHead
-        title="Teams"
-        intro="Groups of members that conversations and tickets are assigned to; a routing team picks one of its members."
-        actions={
-          manage ? (
-            <button type="button" class="primary" onClick={() => setEditing('new')}>
-              New team
-            </button>
-          ) : null
-        }
-      />
-      {manage ? null : <p class="muted role-note">{whyNot('helpdesk.manage')}</p>}
-      <p class="notice" role="status">
-        {notice}
-      </p>
-      <LoadError load={teams} />
-      {teams.loading && !list ? <Loading what="teams" /> : null}
-      {list && teams.data?.total === 0 ? (
-        <Empty>No teams yet.{manage ? ' Create one to route work.' : ''}</Empty>
-      ) : null}
-      {list && list.length > 0 ? (
-        <>
-          <TeamsTable
-            list={list}
-            members={members.data}
-            manage={manage}
-            onEdit={setEditing}
-            onDelete={setDeleting}
-          />
-          <Pager
-            offset={offset}
-            shown={list.length}
-            total={teams.data?.total ?? 0}
-            size={PAGE}
-            onMove={setOffset}
-          />
-        </>
-      ) : null}
-      {editing ? (
-        <TeamDialog
-          team={editing === 'new' ? undefined : editing}
-          members={members}
-          onClose={() => setEditing(null)}
-          onSaved={(t, created) => {
-            setEditing(null);
-            setNotice(created ? `Team ${t.name} created.` : `Team ${t.name} saved.`);
-            teams.reload();
-          }}
-        />
-      ) : null}
-      {deleting ? (
-        <Confirm
-          title="Delete team"
-          message={`${deleting.name} is deleted; conversations and tickets assigned to it keep their agent but no longer name a team.`}
-          action="Delete"
-          onClose={() => setDeleting(null)}
-          onConfirm={async () => {
-            await must(api.DELETE('/api/v2/teams/{team_id}', { params: { path: { team_id: deleting.id } } }));
-            setNotice(`Team ${deleting.name} deleted.`);
-            teams.reload();
-          }}
-        />
-      ) : null}
-    </section>
+    <ListPage<Team>
+      title="Teams"
+      intro="Groups of members that conversations and tickets are assigned to; a routing team picks one of its members."
+      what="teams"
+      load={async (page) => {
+        const { teams, total } = await must(api.GET('/api/v2/teams', { params: { query: page } }));
+        return { items: teams, total };
+      }}
+      empty={<>No teams yet.{manage ? ' Create one to route work.' : ''}</>}
+      table={(list, menu) => <TeamsTable list={list} members={members.data} menu={menu} />}
+      editing={{
+        action: 'helpdesk.manage',
+        newLabel: 'New team',
+        noun: 'Team',
+        name: (t) => t.name,
+        dialog: (team, on) => <TeamDialog team={team} members={members} {...on} />,
+        remove: {
+          title: 'Delete team',
+          message: (t) =>
+            `${t.name} is deleted; conversations and tickets assigned to it keep their agent but no longer name a team.`,
+          run: async (t) => {
+            await must(api.DELETE('/api/v2/teams/{team_id}', { params: { path: { team_id: t.id } } }));
+          },
+        },
+      }}
+    />
   );
 }
 
-function TeamsTable(props: {
-  list: Team[];
-  members: Member[] | undefined;
-  manage: boolean;
-  onEdit: (t: Team) => void;
-  onDelete: (t: Team) => void;
-}) {
+function TeamsTable(props: { list: Team[]; members: Member[] | undefined; menu?: (t: Team) => Child }) {
   return (
-    <RecordsTable name="teams" columns={['Team', 'Routing', 'Members', 'Changed']} actions={props.manage}>
+    <RecordsTable name="teams" columns={['Team', 'Routing', 'Members', 'Changed']} actions={!!props.menu}>
       {props.list.map((t) => (
         <tr key={t.id} data-team={t.name}>
           <td data-label="Team">
@@ -163,17 +104,7 @@ function TeamsTable(props: {
           <td data-label="Changed">
             <Time iso={t.updated_at} />
           </td>
-          {props.manage ? (
-            <td class="row-actions">
-              <RowMenu
-                label={`Actions for ${t.name}`}
-                items={[
-                  { label: 'Edit', run: () => props.onEdit(t) },
-                  { label: 'Delete', danger: true, run: () => props.onDelete(t) },
-                ]}
-              />
-            </td>
-          ) : null}
+          {props.menu?.(t)}
         </tr>
       ))}
     </RecordsTable>
@@ -182,7 +113,7 @@ function TeamsTable(props: {
 
 /** New team, or Edit: name, description, routing and the members (in rotation order: as ticked). */
 function TeamDialog(props: {
-  team?: Team;
+  team: Team | undefined;
   members: ReturnType<typeof useMembers>;
   onClose: () => void;
   onSaved: (t: Team, created: boolean) => void;

@@ -2,28 +2,14 @@
 // Ticket fields: the tenant's own typed fields, which tickets carry in `custom_fields`. A field's
 // key and type are fixed once created (tickets hold values of that type under that key); its
 // label, options and whether it is required can change.
+import type { Child } from 'hono/jsx';
 import { useState } from 'hono/jsx/dom';
-import { allowed, whyNot } from '../access';
 import { api, type components, must } from '../api';
-import {
-  Badge,
-  Confirm,
-  Empty,
-  FormDialog,
-  LoadError,
-  Loading,
-  PageHead,
-  Pager,
-  RecordsTable,
-  RowMenu,
-  useLoad,
-  useSubmit,
-} from '../components';
+import { Badge, FormDialog, ListPage, RecordsTable, useSubmit } from '../components';
 
 type Field = components['schemas']['TicketField'];
 type FieldType = Field['type'];
 
-const PAGE = 50;
 export const FIELD_TYPES: { value: FieldType; label: string }[] = [
   { value: 'text', label: 'Text' },
   { value: 'number', label: 'Number' },
@@ -36,90 +22,44 @@ const takesOptions = (t: FieldType) => t === 'dropdown' || t === 'multiselect';
 const typeLabel = (t: FieldType) => FIELD_TYPES.find((x) => x.value === t)?.label ?? t;
 
 export function TicketFieldsPage() {
-  const [offset, setOffset] = useState(0);
-  const fields = useLoad(
-    () => must(api.GET('/api/v2/ticket-fields', { params: { query: { limit: PAGE, offset } } })),
-    [offset],
-  );
-  const [editing, setEditing] = useState<Field | 'new' | null>(null);
-  const [deleting, setDeleting] = useState<Field | null>(null);
-  const [notice, setNotice] = useState('');
-  const manage = allowed('helpdesk.manage');
-  const list = fields.data?.ticket_fields;
   return (
-    <section aria-labelledby="page-title">
-      <PageHead
-        title="Ticket fields"
-        intro={
-          <>
-            Your own fields on every ticket, in <code>custom_fields</code>, checked against their type.
-          </>
-        }
-        actions={
-          manage ? (
-            <button type="button" class="primary" onClick={() => setEditing('new')}>
-              New field
-            </button>
-          ) : null
-        }
-      />
-      {manage ? null : <p class="muted role-note">{whyNot('helpdesk.manage')}</p>}
-      <p class="notice" role="status">
-        {notice}
-      </p>
-      <LoadError load={fields} />
-      {fields.loading && !list ? <Loading what="ticket fields" /> : null}
-      {list && fields.data?.total === 0 ? <Empty>No ticket fields yet.</Empty> : null}
-      {list && list.length > 0 ? (
+    <ListPage<Field>
+      title="Ticket fields"
+      intro={
         <>
-          <FieldsTable list={list} manage={manage} onEdit={setEditing} onDelete={setDeleting} />
-          <Pager
-            offset={offset}
-            shown={list.length}
-            total={fields.data?.total ?? 0}
-            size={PAGE}
-            onMove={setOffset}
-          />
+          Your own fields on every ticket, in <code>custom_fields</code>, checked against their type.
         </>
-      ) : null}
-      {editing ? (
-        <FieldDialog
-          field={editing === 'new' ? undefined : editing}
-          onClose={() => setEditing(null)}
-          onSaved={(f, created) => {
-            setEditing(null);
-            setNotice(created ? `Field ${f.label} created.` : `Field ${f.label} saved.`);
-            fields.reload();
-          }}
-        />
-      ) : null}
-      {deleting ? (
-        <Confirm
-          title="Delete ticket field"
-          message={`${deleting.label} (${deleting.key}) is deleted; tickets no longer return its values.`}
-          action="Delete"
-          onClose={() => setDeleting(null)}
-          onConfirm={async () => {
+      }
+      what="ticket fields"
+      load={async (page) => {
+        const answer = await must(api.GET('/api/v2/ticket-fields', { params: { query: page } }));
+        return { items: answer.ticket_fields, total: answer.total };
+      }}
+      empty="No ticket fields yet."
+      table={(list, menu) => <FieldsTable list={list} menu={menu} />}
+      editing={{
+        action: 'helpdesk.manage',
+        newLabel: 'New field',
+        noun: 'Field',
+        name: (f) => f.label,
+        dialog: (field, on) => <FieldDialog field={field} {...on} />,
+        remove: {
+          title: 'Delete ticket field',
+          message: (f) => `${f.label} (${f.key}) is deleted; tickets no longer return its values.`,
+          run: async (f) => {
             await must(
-              api.DELETE('/api/v2/ticket-fields/{field_id}', { params: { path: { field_id: deleting.id } } }),
+              api.DELETE('/api/v2/ticket-fields/{field_id}', { params: { path: { field_id: f.id } } }),
             );
-            setNotice(`Field ${deleting.label} deleted.`);
-            fields.reload();
-          }}
-        />
-      ) : null}
-    </section>
+          },
+        },
+      }}
+    />
   );
 }
 
-function FieldsTable(props: {
-  list: Field[];
-  manage: boolean;
-  onEdit: (f: Field) => void;
-  onDelete: (f: Field) => void;
-}) {
+function FieldsTable(props: { list: Field[]; menu?: (f: Field) => Child }) {
   return (
-    <RecordsTable name="ticket-fields" columns={['Label', 'Key', 'Type', 'Options']} actions={props.manage}>
+    <RecordsTable name="ticket-fields" columns={['Label', 'Key', 'Type', 'Options']} actions={!!props.menu}>
       {props.list.map((f) => (
         <tr key={f.id} data-field={f.key}>
           <td data-label="Label">
@@ -140,17 +80,7 @@ function FieldsTable(props: {
               <span class="muted">—</span>
             )}
           </td>
-          {props.manage ? (
-            <td class="row-actions">
-              <RowMenu
-                label={`Actions for ${f.label}`}
-                items={[
-                  { label: 'Edit', run: () => props.onEdit(f) },
-                  { label: 'Delete', danger: true, run: () => props.onDelete(f) },
-                ]}
-              />
-            </td>
-          ) : null}
+          {props.menu?.(f)}
         </tr>
       ))}
     </RecordsTable>
@@ -166,7 +96,7 @@ const optionLines = (text: string) =>
 
 /** New field (key, label, type, options, required), or Edit (the key and type stay). */
 function FieldDialog(props: {
-  field?: Field;
+  field: Field | undefined;
   onClose: () => void;
   onSaved: (f: Field, created: boolean) => void;
 }) {
