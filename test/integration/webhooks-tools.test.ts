@@ -95,6 +95,7 @@ describe.skipIf(postgresUnavailable())(
           'next_attempt_at',
           'response_status',
           'status',
+          'test',
         ].sort(),
       );
       const got = rx.received(sub.path);
