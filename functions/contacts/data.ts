@@ -19,8 +19,8 @@ import type {
   ContactsTable,
   SyncProvider,
 } from '../../shared/db/tables/contacts_kb';
-import type { ContactRef } from '../../shared/events/catalog';
 import { iso } from '../../shared/events/emit';
+import type { ContactRef } from '../../shared/events/payloads';
 import { newId } from '../../shared/ids';
 import type {
   CreateCompanyBody,

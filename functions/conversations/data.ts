@@ -12,8 +12,8 @@ import type {
   DeliveryStatus,
   MessagesTable,
 } from '../../shared/db/tables/conversations';
-import type { ConversationRef, MessageRef } from '../../shared/events/catalog';
 import { iso } from '../../shared/events/emit';
+import type { ConversationRef, MessageRef } from '../../shared/events/payloads';
 import type { AttachmentView } from '../../shared/files/view';
 import { notFound } from '../../shared/http/errors';
 import type { Page } from '../../shared/http/pagination';

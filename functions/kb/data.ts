@@ -5,8 +5,8 @@ import { containsPattern } from '../../shared/db/like';
 import { pageWithTotal } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import type { KbArticlesTable, KbProviderId, KbPublicationsTable } from '../../shared/db/tables/contacts_kb';
-import type { ArticleRef } from '../../shared/events/catalog';
 import { iso } from '../../shared/events/emit';
+import type { ArticleRef } from '../../shared/events/payloads';
 import { newId } from '../../shared/ids';
 import type { HelpCenterQuery, ListArticlesQuery } from './schemas';
 

@@ -47,6 +47,7 @@ export const deliveryView = (d: DeliveryRow) => ({
   response_status: d.response_status,
   duration_ms: d.duration_ms,
   error: d.error,
+  test: d.is_test,
   created_at: d.created_at,
 });
 
@@ -216,6 +217,7 @@ export function insertTestDelivery(
       payload: JSON.stringify(data),
       event_created_at: now,
       next_attempt_at: now,
+      is_test: true,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -376,6 +378,7 @@ const redeliveryOf = (original: DeliveryRow) => ({
   event_type: original.event_type,
   payload: JSON.stringify(original.payload),
   event_created_at: original.event_created_at,
+  is_test: original.is_test,
   redelivery_of: original.id,
   next_attempt_at: new Date(),
 });

@@ -202,7 +202,7 @@ export const sendTestEvent = defineRoute({
   access: { role: 'tenant_admin' },
   summary: 'Send a test event (dashboard)',
   description:
-    "Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record. At most 10 test events a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent; when that limit cannot be checked (its shared store down or slow) 503 with Retry-After, and nothing is sent.",
+    "Sends the catalog event's documented example `data` in full, signed like any delivery and marked as a test (header `X-Webhook-Test: true` on every attempt; `test: true` in the delivery log), to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record. At most 10 test events a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent; when that limit cannot be checked (its shared store down or slow) 503 with Retry-After, and nothing is sent.",
   tags: dashboardTags,
   params: WebhookIdParam,
   body: TestEventBody,
@@ -337,6 +337,7 @@ export const components = defineComponents({
         response_status: "The receiver's HTTP status on the last attempt",
         duration_ms: 'How long the last attempt took',
         error: 'Why the last attempt failed (timeout, connection refused, …)',
+        test: "`true` for a test delivery (POST /api/v2/webhooks/{id}/test, or a redelivery of one): an event's documented example, sent with `X-Webhook-Test: true`; `false` for a real event",
         created_at: 'When the event was queued for this subscription',
       },
     },

@@ -172,6 +172,7 @@ export const DeliveryLogEntry = z.object({
   response_status: z.number().int().nullable().describe('HTTP status returned by the subscriber'),
   duration_ms: z.number().int().nullable(),
   error: z.string().nullable(),
+  test: z.boolean(),
   created_at: Timestamp,
 });
 export const DeliveryList = z.object({ deliveries: z.array(DeliveryLogEntry) });

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import * as z from 'zod';
 import type { ConversationsTable } from '../db/tables/conversations';
 import { iso } from '../events/emit';
-import { SlaSchema } from '../sla/schemas';
+import { SlaSchema } from '../events/views';
 import { slaView } from '../sla/state';
 
 /**

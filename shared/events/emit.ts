@@ -1,6 +1,7 @@
 import type { Executor } from '../db/schema';
 import { newId } from '../ids';
-import type { EventDataMap, EventType } from './catalog';
+import type { EventType } from './catalog';
+import type { EventDataMap } from './payloads';
 
 /**
  * Records a domain event in the outbox. Call it with the action's transaction so the event commits

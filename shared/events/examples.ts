@@ -1,4 +1,5 @@
-import type { EventDataMap, EventType } from './catalog';
+import type { EventType } from './catalog';
+import type { EventDataMap } from './payloads';
 
 /**
  * One documented `data` payload per catalog event: the OpenAPI document's `webhooks` examples and

@@ -183,6 +183,15 @@ export const WEBHOOK_HEADERS = (type: string): Json[] => [
     schema: { type: 'string' },
     example: 'dlv_0mhbq3k9aQm2Vx8RtL5cBn',
   },
+  {
+    name: 'X-Webhook-Test',
+    in: 'header',
+    required: false,
+    description:
+      '`true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery',
+    schema: { type: 'string', const: 'true' },
+    example: 'true',
+  },
 ];
 
 /** What a subscriber is told about one event's delivery. */

@@ -1,20 +1,34 @@
 import * as z from 'zod';
+import {
+  CustomFieldValue,
+  TICKET_PRIORITIES,
+  TICKET_SOURCES,
+  TICKET_TYPES,
+  type TicketStatus,
+} from '../events/views';
 import { smtpLimits } from '../http/email';
-import { SlaSchema } from '../sla/schemas';
 
-/**
- * Ticket value sets and the allowed status transitions: data, read by one function
- * (`canTransition`), documented in docs/tickets.md and iterated by the tests.
- */
-export const TICKET_STATUSES = ['new', 'open', 'pending', 'on_hold', 'resolved', 'closed'] as const;
-export type TicketStatus = (typeof TICKET_STATUSES)[number];
-export const TICKET_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
-export const TICKET_TYPES = ['question', 'incident', 'problem', 'service_request', 'change'] as const;
-export const TICKET_SOURCES = ['api', 'dashboard', 'email', 'phone', 'web', 'chat', 'end_user'] as const;
+// The ticket's value sets and its view (the `Ticket` schema) are in shared/events/views.ts: the
+// events carry the ticket as the API serves it, and the event layer sits below this one.
+export {
+  CustomFieldValue,
+  TICKET_PRIORITIES,
+  TICKET_SOURCES,
+  TICKET_STATUSES,
+  TICKET_TYPES,
+  Ticket,
+  type TicketStatus,
+  type TicketView,
+} from '../events/views';
+
 /** Statuses a ticket may be created in. */
 export const INITIAL_STATUSES = ['new', 'open', 'pending', 'on_hold'] as const;
 
-/** from -> the statuses it may move to. `new` is only ever an initial state; `closed` is final. */
+/**
+ * The allowed status transitions: data, read by one function (`canTransition`), documented in
+ * docs/tickets.md and iterated by the tests. from -> the statuses it may move to; `new` is only
+ * ever an initial state, `closed` is final.
+ */
 export const TICKET_TRANSITIONS: Readonly<Record<TicketStatus, readonly TicketStatus[]>> = {
   new: ['open', 'pending', 'on_hold', 'resolved', 'closed'],
   open: ['pending', 'on_hold', 'resolved', 'closed'],
@@ -43,13 +57,6 @@ export const LIMITS = {
 const text = (max: number) => z.string().trim().max(max);
 export const tag = z.string().trim().min(1).max(LIMITS.tag);
 export const ref = z.string().trim().min(1).max(LIMITS.id);
-
-/** A custom field's value: text, number, date (text), checkbox, dropdown (text) or multiselect (list); null clears it on a PATCH. */
-export const CustomFieldValue = z
-  .union([z.string(), z.number(), z.boolean(), z.array(z.string()), z.null()])
-  .describe(
-    'text, date (YYYY-MM-DD) and dropdown: a string; number: a number; checkbox: a boolean; multiselect: a list of its options',
-  );
 
 export const TicketFields = {
   subject: z.string().trim().min(1).max(LIMITS.subject),
@@ -94,33 +101,3 @@ export const CreateTicketBody = z.strictObject({
   custom_fields: TicketFields.custom_fields.optional(),
 });
 export type CreateTicketInput = z.infer<typeof CreateTicketBody>;
-
-/** The ticket as every read, write, event and search hit returns it. */
-export const Ticket = z.object({
-  id: z.string(),
-  subject: z.string(),
-  description: z.string(),
-  status: z.enum(TICKET_STATUSES),
-  priority: z.enum(TICKET_PRIORITIES),
-  type: z.enum(TICKET_TYPES),
-  source: z.enum(TICKET_SOURCES),
-  requester_id: z.string().nullable(),
-  requester_name: z.string().nullable(),
-  requester_email: z.string().nullable(),
-  assignee_id: z.string().nullable(),
-  assignee_team_id: z.string().nullable().describe('The team it is assigned to'),
-  tags: z.array(z.string()),
-  call_id: z.string().nullable(),
-  reply_count: z.number().int(),
-  custom_fields: z
-    .record(z.string(), CustomFieldValue)
-    .describe(
-      "The values of the tenant's ticket fields, keyed by field key (a deleted field's values are gone)",
-    ),
-  created_by: z.string(),
-  created_at: z.iso.datetime(),
-  updated_at: z.iso.datetime(),
-  resolved_at: z.iso.datetime().nullable(),
-  closed_at: z.iso.datetime().nullable(),
-  sla: SlaSchema,
-});

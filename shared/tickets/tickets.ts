@@ -10,20 +10,23 @@ import { assertReferences, type Reference } from '../http/references';
 import { newId } from '../ids';
 import { slaView } from '../sla/state';
 import { chosenSla, NO_SLA } from '../sla/store';
-import type { CreateTicketInput, TICKET_SOURCES } from './schemas';
+import type { CreateTicketInput, TICKET_SOURCES, TicketView } from './schemas';
 
 export type TicketRow = Selectable<TicketsTable>;
 
-/** The public ticket record (reads, write responses and `data.ticket` of every ticket.* event). */
-export function ticketView(t: TicketRow) {
+/**
+ * The public ticket record (reads, write responses and `data.ticket` of every ticket.* event), as
+ * the `Ticket` schema documents it. The columns' CHECK constraints keep the value sets.
+ */
+export function ticketView(t: TicketRow): TicketView {
   return {
     id: t.id,
     subject: t.subject,
     description: t.description,
-    status: t.status,
-    priority: t.priority,
-    type: t.type,
-    source: t.source,
+    status: t.status as TicketView['status'],
+    priority: t.priority as TicketView['priority'],
+    type: t.type as TicketView['type'],
+    source: t.source as TicketView['source'],
     requester_id: t.requester_id,
     requester_name: t.requester_name,
     requester_email: t.requester_email,
@@ -32,7 +35,7 @@ export function ticketView(t: TicketRow) {
     tags: t.tags,
     call_id: t.call_id,
     reply_count: t.reply_count,
-    custom_fields: t.custom_fields,
+    custom_fields: t.custom_fields as TicketView['custom_fields'],
     created_by: t.created_by,
     created_at: iso(t.created_at),
     updated_at: iso(t.updated_at),
@@ -41,7 +44,6 @@ export function ticketView(t: TicketRow) {
     sla: slaView(t),
   };
 }
-export type TicketView = ReturnType<typeof ticketView>;
 
 /** Trimmed, de-duplicated, caller's order. */
 export const normalizeTags = (tags: readonly string[]) => [...new Set(tags.map((t) => t.trim()))];

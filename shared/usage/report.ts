@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/schema';
-import type { EventDataMap } from '../events/catalog';
 import { outboxRow } from '../events/emit';
+import type { EventDataMap } from '../events/payloads';
 import { type Period, PLAN_CATALOG, periodOf, previousPeriod } from './plans';
 import { usageTotals } from './query';
 

@@ -156,6 +156,7 @@ export async function claimDue(db: Executor, limit: number, lease: number): Prom
     event_type: r.event_type,
     payload: r.payload,
     event_created_at: r.event_created_at,
+    is_test: r.is_test,
     hook:
       r.hook_url === null
         ? null
@@ -238,6 +239,7 @@ const ATTEMPT_COLUMNS = [
   'event_type',
   'payload',
   'event_created_at',
+  'is_test',
 ] as const satisfies readonly (keyof DeliveryRow)[];
 export type AttemptRow = Pick<DeliveryRow, (typeof ATTEMPT_COLUMNS)[number]>;
 
@@ -416,6 +418,7 @@ async function send(deps: DeliveryDeps, hook: HookTarget, row: AttemptRow): Prom
     eventType: row.event_type,
     eventTimestamp: row.event_created_at.toISOString(),
     data: row.payload,
+    test: row.is_test,
     sign: port.sign,
   });
   const result = await port.transport({

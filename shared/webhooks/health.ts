@@ -94,9 +94,10 @@ export async function resendWaiting(db: Executor, webhookId: string, since: Date
   const ids = waiting.map(() => newId('delivery'));
   const { rows } = await sql<{ id: string }>`
     INSERT INTO webhook_deliveries
-      (id, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, redelivery_of, next_attempt_at)
-    SELECT v.id, d.tenant_id, d.webhook_id, d.event_id, d.event_type, d.payload, d.event_created_at, d.id,
-           now() + v.n * interval '1 microsecond'
+      (id, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, is_test, redelivery_of,
+       next_attempt_at)
+    SELECT v.id, d.tenant_id, d.webhook_id, d.event_id, d.event_type, d.payload, d.event_created_at, d.is_test,
+           d.id, now() + v.n * interval '1 microsecond'
     FROM unnest(${ids}::text[], ${waiting.map((w) => w.id)}::text[]) WITH ORDINALITY AS v (id, original, n)
     JOIN webhook_deliveries AS d ON d.id = v.original
     ORDER BY v.n
@@ -109,8 +110,10 @@ async function sendProbe(db: Executor, webhookId: string, since: Date): Promise<
   const { rows } = await sql<{ id: string }>`
     WITH oldest AS (${waitingSql(webhookId, since)} ORDER BY d.created_at, d.id LIMIT 1)
     INSERT INTO webhook_deliveries
-      (id, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, redelivery_of, next_attempt_at)
-    SELECT ${newId('delivery')}, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, id, now()
+      (id, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, is_test, redelivery_of,
+       next_attempt_at)
+    SELECT ${newId('delivery')}, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, is_test,
+           id, now()
     FROM oldest
     RETURNING id`.execute(db);
   return rows[0]?.id ?? null;

@@ -22,6 +22,8 @@ export const WebhookHeader = {
   timestamp: 'X-Webhook-Timestamp',
   signature: 'X-Webhook-Signature',
   deliveryId: 'X-Webhook-Delivery-Id',
+  /** `true` on a test delivery (an event's documented example), absent on a real event */
+  test: 'X-Webhook-Test',
 } as const;
 
 /** The Standard Webhooks headers (standardwebhooks.com), sent beside the spec's. */
@@ -87,6 +89,8 @@ export async function buildSignedRequest(input: {
    * new secret's signature and this one's, space separated, so a receiver holding either verifies.
    */
   previousSecret?: string | null;
+  /** a test delivery: sent with `X-Webhook-Test: true` (outside both signatures, like every header) */
+  test?: boolean;
 }): Promise<{ body: string; headers: Record<string, string> }> {
   const body = JSON.stringify({
     event_type: input.eventType,
@@ -110,6 +114,7 @@ export async function buildSignedRequest(input: {
       [StandardHeader.id]: input.deliveryId,
       [StandardHeader.timestamp]: String(unix),
       [StandardHeader.signature]: (await Promise.all(signatures)).join(' '),
+      ...(input.test ? { [WebhookHeader.test]: 'true' } : {}),
     },
   };
 }

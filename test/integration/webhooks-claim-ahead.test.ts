@@ -7,6 +7,7 @@ import {
 import { emitEvent } from '../../shared/events/emit';
 import { releaseClaims } from '../../shared/webhooks/delivery';
 import { createDeliveryWorker } from '../../shared/webhooks/worker';
+import { servedTicket } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 trustTestCertificate();
@@ -50,7 +51,7 @@ describe.skipIf(postgresUnavailable())(
       rx.plan('/slow', [], 'slow');
       for (let i = 0; i < 12; i++)
         await emitEvent(h.db, t.id, 'ticket.created', {
-          ticket: { id: `tkt_${i}`, subject: 's', status: 'open', priority: 'low' },
+          ticket: servedTicket(`tkt_${i}`, { subject: 's', priority: 'low' }),
         });
 
       const worker = createDeliveryWorker(
@@ -134,7 +135,7 @@ describe.skipIf(postgresUnavailable())('a claimed attempt that waited too long',
     rx.plan('/hang', [], 'timeout'); // every request hangs until the sender gives up (5 s)
     for (let i = 0; i < 3; i++)
       await emitEvent(h.db, t.id, 'ticket.created', {
-        ticket: { id: `tkt_${i}`, subject: 's', status: 'open', priority: 'low' },
+        ticket: servedTicket(`tkt_${i}`, { subject: 's', priority: 'low' }),
       });
     const worker = createDeliveryWorker(
       { db: h.db, config: h.config, port: h.runtime.services.webhooks!, logger: h.runtime.services.logger },

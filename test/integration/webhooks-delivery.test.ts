@@ -5,9 +5,11 @@ import {
   startHttpsReceiver,
   trustTestCertificate,
 } from '../../scripts/lib/https-receiver';
-import type { EventDataMap, EventType } from '../../shared/events/catalog';
+import type { EventType } from '../../shared/events/catalog';
 import { emitEvent } from '../../shared/events/emit';
+import type { EventDataMap } from '../../shared/events/payloads';
 import type { MemoryRateLimiter } from '../../shared/ratelimit/limiter';
+import { servedTicket } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 trustTestCertificate();
@@ -17,7 +19,7 @@ const expectedSignature = (secret: string, ts: string, body: string) =>
   createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex');
 
 const ticket = (id: string) => ({
-  ticket: { id, subject: `Subject ${id}`, status: 'open', priority: 'high' },
+  ticket: servedTicket(id, { subject: `Subject ${id}`, priority: 'high' }),
 });
 
 describe.skipIf(postgresUnavailable())(

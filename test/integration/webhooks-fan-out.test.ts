@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../shared/events/emit';
 import { newId } from '../../shared/ids';
 import { dispatchEvents } from '../../shared/webhooks/delivery';
+import { servedTicket } from '../support/events';
 import { type Harness, startHarness, TEST_DB, type TestTenant } from '../support/harness';
 
 // A burst of events to many subscriptions is written a bounded number of deliveries at a time, so
@@ -47,7 +48,7 @@ describe('fan-out in bounded batches', () => {
   it('writes whole events, at most the bound of deliveries per statement, and says when more wait', async () => {
     for (let i = 0; i < 10; i++)
       await emitEvent(h.db, t.id, 'ticket.created', {
-        ticket: { id: `tkt_${i}`, subject: 's', status: 'open', priority: 'low' },
+        ticket: servedTicket(`tkt_${i}`, { subject: 's', priority: 'low' }),
       });
     const batches: { events: number; deliveries: number; more: boolean }[] = [];
     for (let i = 0; i < 20; i++) {
@@ -64,10 +65,10 @@ describe('fan-out in bounded batches', () => {
   it('writes an event with more subscriptions than the bound whole, alone', async () => {
     await h.db.deleteFrom('webhook_deliveries').where('tenant_id', '=', t.id).execute();
     await emitEvent(h.db, t.id, 'ticket.created', {
-      ticket: { id: 'tkt_big', subject: 's', status: 'open', priority: 'low' },
+      ticket: servedTicket('tkt_big', { subject: 's', priority: 'low' }),
     });
     await emitEvent(h.db, t.id, 'ticket.created', {
-      ticket: { id: 'tkt_next', subject: 's', status: 'open', priority: 'low' },
+      ticket: servedTicket('tkt_next', { subject: 's', priority: 'low' }),
     });
     expect(await dispatchEvents(h.db, 100, 20)).toEqual({ events: 1, deliveries: 30, more: true });
     expect(await dispatchEvents(h.db, 100, 20)).toEqual({ events: 1, deliveries: 30, more: true });
@@ -79,7 +80,7 @@ describe('fan-out in bounded batches', () => {
     'takes nothing and says nothing more waits while another process holds the events',
     async () => {
       await emitEvent(h.db, t.id, 'ticket.created', {
-        ticket: { id: 'tkt_held', subject: 's', status: 'open', priority: 'low' },
+        ticket: servedTicket('tkt_held', { subject: 's', priority: 'low' }),
       });
       let release!: () => void;
       const held = new Promise<void>((r) => {

@@ -12,10 +12,12 @@ import {
 } from '../../scripts/lib/https-receiver';
 import { createPostgresHandle } from '../../shared/db/adapters/pg';
 import type { DatabaseHandle } from '../../shared/db/handle';
-import type { EventDataMap, EventType } from '../../shared/events/catalog';
+import type { EventType } from '../../shared/events/catalog';
 import { emitEvent } from '../../shared/events/emit';
+import type { EventDataMap } from '../../shared/events/payloads';
 import { createNodeLogger } from '../../shared/log/logger.node.js';
 import type { OutboxMailer } from '../../shared/mail/mailer';
+import { servedTicket } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 trustTestCertificate();
@@ -173,7 +175,7 @@ describe.skipIf(postgresUnavailable())(
       rx.plan(sub.path, [], 'fail'); // down
       const ids = ['tkt_o1', 'tkt_o2', 'tkt_o3', 'tkt_o4'];
       for (const id of ids)
-        await emit('ticket.created', { ticket: { id, subject: id, status: 'open', priority: 'low' } });
+        await emit('ticket.created', { ticket: servedTicket(id, { subject: id, priority: 'low' }) });
       // every delivery keeps the spec's schedule: five attempts, then failed
       await until('four failed deliveries', async () => {
         const rows = await deliveries(sub.id);

@@ -19,6 +19,7 @@ import type { DatabaseHandle } from '../../shared/db/handle';
 import { loadConfig } from '../../shared/env';
 import { emitEvent } from '../../shared/events/emit';
 import { newId } from '../../shared/ids';
+import { servedTicket } from '../support/events';
 import { TEST_DB, TEST_SECRETS } from '../support/harness';
 import { createTestDatabase } from '../support/pg';
 
@@ -83,7 +84,7 @@ describe.skipIf(skip)('a dispatcher process killed mid-schedule', { timeout: 120
     rx.planEach('/flaky', ['fail', 'fail'], 'success');
     for (let i = 0; i < 10; i++)
       await emitEvent(handle.db, tenantId, 'ticket.created', {
-        ticket: { id: `tkt_${i}`, subject: 's', status: 'open', priority: 'low' },
+        ticket: servedTicket(`tkt_${i}`, { subject: 's', priority: 'low' }),
       });
 
     child = spawn(

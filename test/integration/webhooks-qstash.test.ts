@@ -6,6 +6,7 @@ import {
 } from '../../scripts/lib/https-receiver';
 import { emitEvent } from '../../shared/events/emit';
 import { createEdgeWebhookKicker } from '../../shared/webhooks/qstash';
+import { servedTicket } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
 import { type QStashMock, signQStashCallback, startQStashMock } from '../support/qstash-mock';
 
@@ -72,7 +73,7 @@ describe.skipIf(postgresUnavailable())(
       rx.plan('/edge', ['fail'], 'success');
 
       await emitEvent(h.db, t.id, 'ticket.created', {
-        ticket: { id: 'tkt_q', subject: 's', status: 'open', priority: 'low' },
+        ticket: servedTicket('tkt_q', { subject: 's', priority: 'low' }),
       });
       const deferred: Promise<unknown>[] = [];
       const kicker = createEdgeWebhookKicker({
@@ -154,7 +155,7 @@ describe.skipIf(postgresUnavailable())(
         body: { url: rx.url('/later'), events: ['*'] },
       });
       await emitEvent(h.db, t.id, 'ticket.created', {
-        ticket: { id: 'tkt_l', subject: 's', status: 'open', priority: 'low' },
+        ticket: servedTicket('tkt_l', { subject: 's', priority: 'low' }),
       });
       const deferred: Promise<unknown>[] = [];
       createEdgeWebhookKicker({

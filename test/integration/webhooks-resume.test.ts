@@ -7,11 +7,12 @@ import {
 } from '../../scripts/lib/https-receiver';
 import { emitEvent } from '../../shared/events/emit';
 import { claimAttempt, claimDue, dispatchEvents } from '../../shared/webhooks/delivery';
+import { servedTicket } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 trustTestCertificate();
 
-const ticket = (id: string) => ({ ticket: { id, subject: 's', status: 'open', priority: 'low' } });
+const ticket = (id: string) => ({ ticket: servedTicket(id, { subject: 's', priority: 'low' }) });
 
 describe.skipIf(postgresUnavailable())(
   'crash and resume; two processes on one database',

@@ -11,6 +11,7 @@ import {
 } from '../../scripts/lib/https-receiver';
 import { emitEvent } from '../../shared/events/emit';
 import { MemoryRateLimiter } from '../../shared/ratelimit/limiter';
+import { servedTicket } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 trustTestCertificate();
@@ -90,7 +91,7 @@ describe.skipIf(postgresUnavailable())('webhook tools: per-endpoint limits', { t
     rx.plan(hook.path, [], 'fail');
     for (const id of ['tkt_a', 'tkt_b'])
       await emitEvent(h.db, t.id, 'ticket.created', {
-        ticket: { id, subject: 's', status: 'open', priority: 'low' },
+        ticket: servedTicket(id, { subject: 's', priority: 'low' }),
       });
     h.runtime.services.events.kick();
     await h.runtime.webhooks.settle();

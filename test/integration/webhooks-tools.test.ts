@@ -9,11 +9,12 @@ import { emitEvent } from '../../shared/events/emit';
 import { EVENT_EXAMPLES } from '../../shared/events/examples';
 import { runEdgeCycle } from '../../shared/webhooks/qstash';
 import { nodeWebhookPort } from '../../shared/webhooks/transport.node';
+import { servedTicket } from '../support/events';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 
 trustTestCertificate();
 
-const ticket = { ticket: { id: 'tkt_tools', subject: 'Tools', status: 'open', priority: 'low' } };
+const ticket = { ticket: servedTicket('tkt_tools', { subject: 'Tools', priority: 'low' }) };
 
 // independent of the product's signer
 const signature = (secret: string, ts: string, body: string) =>
@@ -94,6 +95,7 @@ describe.skipIf(postgresUnavailable())(
           'next_attempt_at',
           'response_status',
           'status',
+          'test',
         ].sort(),
       );
       const got = rx.received(sub.path);

@@ -10,6 +10,7 @@ import {
   trustTestCertificate,
 } from '../../scripts/lib/https-receiver';
 import { emitEvent } from '../../shared/events/emit';
+import { servedTicket } from '../support/events';
 import { type Harness, startHarness } from '../support/harness';
 
 const EVENTS = Number(process.env.CHAOS_EVENTS ?? 1000);
@@ -58,7 +59,7 @@ describe('webhook deliveries under a chaotic receiver', () => {
     await h.db.updateTable('webhooks').set({ auto_recover: false }).where('id', '=', hook.body.id).execute();
     for (let i = 0; i < EVENTS; i++) {
       await emitEvent(h.db, t.id, 'ticket.created', {
-        ticket: { id: `tkt_chaos_${i}`, subject: `chaos ${i}`, status: 'open', priority: 'low' },
+        ticket: servedTicket(`tkt_chaos_${i}`, { subject: `chaos ${i}`, priority: 'low' }),
       });
     }
     h.runtime.services.events.kick();

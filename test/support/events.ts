@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import { EVENT_EXAMPLES } from '../../shared/events/examples';
+import type { TicketView } from '../../shared/events/views';
 import type { Harness } from './harness';
 
 /** Outbox events of `type` whose data.conversation.id is `conversationId`, in emission order (their `data`). */
@@ -26,4 +28,12 @@ export async function allEventsFor(h: Harness, tenantId: string, conversationId:
     .orderBy('id')
     .execute();
   return rows.map((r) => r.event_type);
+}
+
+/**
+ * A whole ticket as ticket events carry it (the documented example's fields), with its own id and
+ * any fields a test cares about: a ticket event's payload is the served ticket, never a summary.
+ */
+export function servedTicket(id: string, fields: Partial<TicketView> = {}): TicketView {
+  return { ...EVENT_EXAMPLES['ticket.created'].ticket, tags: [], id, ...fields };
 }

@@ -3181,7 +3181,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event (dashboard)
-         * @description Sends the catalog event's documented example `data`, signed like any delivery, to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record. At most 10 test events a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent; when that limit cannot be checked (its shared store down or slow) 503 with Retry-After, and nothing is sent.
+         * @description Sends the catalog event's documented example `data` in full, signed like any delivery and marked as a test (header `X-Webhook-Test: true` on every attempt; `test: true` in the delivery log), to this endpoint only. It appears in the endpoint's delivery log (with every attempt's request and response) and creates no ticket or other record. At most 10 test events a minute per endpoint: beyond that 429 with Retry-After, and nothing is sent; when that limit cannot be checked (its shared store down or slow) 503 with Retry-After, and nothing is sent.
          *
          *     **Access:** Dashboard session only: API keys are refused with 403. Dashboard sessions need the `tenant_admin` role or above.
          */
@@ -4831,6 +4831,8 @@ export interface components {
             duration_ms: number | null;
             /** @description Why the last attempt failed (timeout, connection refused, …) */
             error: string | null;
+            /** @description `true` for a test delivery (POST /api/v2/webhooks/{id}/test, or a redelivery of one): an event's documented example, sent with `X-Webhook-Test: true`; `false` for a real event */
+            test: boolean;
             /** @description When the event was queued for this subscription */
             created_at: string;
         };
@@ -4857,6 +4859,7 @@ export interface components {
             duration_ms: number | null;
             /** @description What went wrong, or null */
             error: string | null;
+            test: boolean;
             /** @description ISO 8601 UTC */
             created_at: string;
             /** @description The attempts made so far, oldest first (at most 5) */
@@ -7527,19 +7530,7 @@ export interface components {
             data: components["schemas"]["ContactDeletedEventData"];
         };
         TicketCreatedEventData: {
-            /** @description The ticket: id, subject, status and priority, and possibly more of its fields */
-            ticket: {
-                /** @description The ticket id (`tkt_…`) */
-                id: string;
-                /** @description The ticket subject */
-                subject: string;
-                /** @description Status: new, open, pending, on_hold, resolved or closed */
-                status: string;
-                /** @description Priority: low, medium, high or urgent */
-                priority: string;
-            } & {
-                [key: string]: unknown;
-            };
+            ticket: components["schemas"]["Ticket"];
         };
         /** @description The body of a `ticket.created` delivery: A ticket was created (Tickets API, end-user app, or a call with outcome ticket_created). */
         TicketCreatedEvent: {
@@ -7557,19 +7548,7 @@ export interface components {
             data: components["schemas"]["TicketCreatedEventData"];
         };
         TicketUpdatedEventData: {
-            /** @description The ticket: id, subject, status and priority, and possibly more of its fields */
-            ticket: {
-                /** @description The ticket id (`tkt_…`) */
-                id: string;
-                /** @description The ticket subject */
-                subject: string;
-                /** @description Status: new, open, pending, on_hold, resolved or closed */
-                status: string;
-                /** @description Priority: low, medium, high or urgent */
-                priority: string;
-            } & {
-                [key: string]: unknown;
-            };
+            ticket: components["schemas"]["Ticket"];
             /** @description Each changed field: its value before and after */
             changes: {
                 [key: string]: {
@@ -7596,19 +7575,7 @@ export interface components {
             data: components["schemas"]["TicketUpdatedEventData"];
         };
         TicketRepliedEventData: {
-            /** @description The ticket: id, subject, status and priority, and possibly more of its fields */
-            ticket: {
-                /** @description The ticket id (`tkt_…`) */
-                id: string;
-                /** @description The ticket subject */
-                subject: string;
-                /** @description Status: new, open, pending, on_hold, resolved or closed */
-                status: string;
-                /** @description Priority: low, medium, high or urgent */
-                priority: string;
-            } & {
-                [key: string]: unknown;
-            };
+            ticket: components["schemas"]["Ticket"];
             /** @description The reply */
             reply: {
                 /** @description The reply id (`trp_…`) */
@@ -7656,19 +7623,7 @@ export interface components {
             data: components["schemas"]["TicketRepliedEventData"];
         };
         TicketResolvedEventData: {
-            /** @description The ticket: id, subject, status and priority, and possibly more of its fields */
-            ticket: {
-                /** @description The ticket id (`tkt_…`) */
-                id: string;
-                /** @description The ticket subject */
-                subject: string;
-                /** @description Status: new, open, pending, on_hold, resolved or closed */
-                status: string;
-                /** @description Priority: low, medium, high or urgent */
-                priority: string;
-            } & {
-                [key: string]: unknown;
-            };
+            ticket: components["schemas"]["Ticket"];
             /** @description The status before */
             previous_status: string;
         };
@@ -28166,6 +28121,7 @@ export interface operations {
                      *           "response_status": 200,
                      *           "duration_ms": 184,
                      *           "error": null,
+                     *           "test": false,
                      *           "created_at": "2026-03-14T09:26:53.412Z"
                      *         }
                      *       ],
@@ -28317,6 +28273,7 @@ export interface operations {
                      *       "response_status": 200,
                      *       "duration_ms": 184,
                      *       "error": null,
+                     *       "test": false,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
                      *       "history": [
                      *         {
@@ -28490,6 +28447,7 @@ export interface operations {
                      *       "response_status": 200,
                      *       "duration_ms": 184,
                      *       "error": null,
+                     *       "test": false,
                      *       "created_at": "2026-03-14T09:26:53.412Z"
                      *     }
                      */
@@ -28667,6 +28625,7 @@ export interface operations {
                      *           "response_status": 200,
                      *           "duration_ms": 184,
                      *           "error": null,
+                     *           "test": false,
                      *           "created_at": "2026-03-14T09:26:53.412Z"
                      *         }
                      *       ]
@@ -38432,6 +38391,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -38501,6 +38465,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -38571,6 +38540,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -38641,6 +38615,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -38711,6 +38690,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -38786,6 +38770,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -38866,6 +38855,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -38956,6 +38950,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39025,6 +39024,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39094,6 +39098,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39163,6 +39172,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39255,6 +39269,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39353,6 +39372,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39463,6 +39487,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39556,6 +39585,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39624,6 +39658,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39695,6 +39734,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39763,6 +39807,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39835,6 +39884,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39907,6 +39961,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;
@@ -39984,6 +40043,11 @@ export interface operations {
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 "X-Webhook-Delivery-Id": string;
+                /**
+                 * @description `true` on a test delivery (POST /api/v2/webhooks/{id}/test): the body is the event’s documented example, not a real event; absent on real events. Not signed (no header is): the body and the signatures are made as for any delivery
+                 * @example true
+                 */
+                "X-Webhook-Test"?: "true";
             };
             path?: never;
             cookie?: never;

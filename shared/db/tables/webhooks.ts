@@ -59,6 +59,8 @@ export interface WebhookDeliveriesTable {
   redelivery_of: string | null;
   created_at: Generated<Date>;
   delivered_at: NullableTimestamp;
+  /** schema/0032: a test delivery (an event's example, sent with `X-Webhook-Test: true`) */
+  is_test: Generated<boolean>;
 }
 
 /** schema/0010_delivery_attempts.sql: one row per attempt of a delivery (the timeline). */
