@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely';
+import { countedKey } from '../../shared/db/kept-counts';
 import {
   afterPosition,
   ginPageIds,
@@ -9,7 +10,6 @@ import {
   readCursor,
   sortKeyText,
 } from '../../shared/db/paging';
-import { countedKey } from '../../shared/db/kept-counts';
 import type { Executor } from '../../shared/db/schema';
 import type { TicketRepliesTable } from '../../shared/db/tables/tickets_calls';
 import { iso } from '../../shared/events/emit';
