@@ -39,7 +39,10 @@ export async function storageUse(
   return { plan: row.plan, used: Number(row.used ?? 0) };
 }
 
-export async function insertAttachment(db: Executor, row: Omit<AttachmentRow, 'created_at' | 'attached_to'>) {
+export async function insertAttachment(
+  db: Executor,
+  row: Omit<AttachmentRow, 'created_at' | 'attached_to'> & { attached_to?: string | null },
+) {
   return (await db
     .insertInto('attachments')
     .values(row)
