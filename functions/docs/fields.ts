@@ -47,6 +47,12 @@ export const FIELD_TEXT: Record<string, string> = {
   plan: 'The plan: free, starter, pro or enterprise',
   role: 'Role',
   'Me.role': 'The user’s role: agent, tenant_admin or super_admin',
+  'InboundEmail.attachments':
+    'The email’s files, inline (at most 10): stored and attached to the message; a refused message keeps none',
+  'InboundWhatsApp.attachments':
+    'The message’s media, inline (at most 10): stored and attached to the message; a refused message keeps none',
+  content_base64:
+    'The file’s bytes, standard padded base64 without line breaks (at most ATTACHMENT_MAX_BYTES decoded)',
   'TenantUser.role': 'The user’s role: agent or tenant_admin',
   'InvitedTenantUser.role': 'The role the invitee gets',
   'TenantUserCreate.role': 'The role to give',
