@@ -5,6 +5,7 @@ import type { Executor } from '../../shared/db/schema';
 import { emitEvent, iso } from '../../shared/events/emit';
 import { attachOrRefuse, viewsOf } from '../../shared/files/attach';
 import { deleteHandler, getHandler, listHandler, uploadHandler } from '../../shared/files/handlers';
+import { type InboundFile, stageInboundFiles } from '../../shared/files/inbound';
 import { attachmentsOf } from '../../shared/files/records';
 import type { AttachmentView } from '../../shared/files/view';
 import { pickTeamMember } from '../../shared/helpdesk/routing';
@@ -42,7 +43,7 @@ import {
   transitionEvent,
   updateConversationRow,
 } from './data';
-import { autoReply, type InboundInput, ingestInbound } from './inbound';
+import { autoReply, type InboundInput, type InboundResult, ingestInbound, requireTenant } from './inbound';
 import * as routes from './routes';
 import type { AssignConversationBody, UpdateConversationBody } from './schemas';
 import {
@@ -455,16 +456,35 @@ register(app, routes.downloadExportV2, downloadExport);
 
 // ---- inbound channels ----
 
-async function inbound(c: Context<AppEnv>, input: InboundInput) {
+/**
+ * Stores an inbound message. Its files (email, WhatsApp) go into storage first, checked and all or
+ * nothing; a message that is then refused (an unknown thread, a failed transaction) takes their
+ * bytes with it.
+ */
+async function inbound(c: Context<AppEnv>, input: InboundInput, files?: readonly InboundFile[]) {
   const services = c.get('services');
-  const result = await ingestInbound(services.db, input);
+  if (files?.length) await requireTenant(services.db, input.tenantId);
+  const { staged, discard } = await stageInboundFiles(
+    services.files,
+    services.db,
+    services.config,
+    input.tenantId,
+    files,
+  );
+  let result: InboundResult;
+  try {
+    result = await ingestInbound(services.db, { ...input, files: staged });
+  } catch (err) {
+    await discard();
+    throw err;
+  }
   services.events.kick();
   const reply = await autoReply(services, result);
   return c.json(
     {
       conversation_id: result.conversation.id,
       conversation_created: result.created,
-      message: messageView(result.message),
+      message: messageView(result.message, result.attachments),
       reply: reply ? messageView(reply) : null,
     },
     201,
@@ -486,25 +506,33 @@ register(app, routes.widgetMessage, async (c) => {
 /** Inbound email, posted by the mail ingestion job (internal token). */
 register(app, routes.inboundEmail, async (c) => {
   const b = c.req.valid('json');
-  return inbound(c, {
-    tenantId: b.tenant_id,
-    channel: 'email',
-    identity: { email: b.from, name: b.from_name },
-    body: b.body,
-    contentType: b.content_type,
-    subject: b.subject ?? null,
-    conversationId: b.conversation_id,
-  });
+  return inbound(
+    c,
+    {
+      tenantId: b.tenant_id,
+      channel: 'email',
+      identity: { email: b.from, name: b.from_name },
+      body: b.body,
+      contentType: b.content_type,
+      subject: b.subject ?? null,
+      conversationId: b.conversation_id,
+    },
+    b.attachments,
+  );
 });
 
 /** Inbound WhatsApp message, posted by the WhatsApp webhook handler (internal token). */
 register(app, routes.inboundWhatsApp, async (c) => {
   const b = c.req.valid('json');
-  return inbound(c, {
-    tenantId: b.tenant_id,
-    channel: 'whatsapp',
-    identity: { phone: b.from, name: b.name },
-    body: b.body,
-    conversationId: b.conversation_id,
-  });
+  return inbound(
+    c,
+    {
+      tenantId: b.tenant_id,
+      channel: 'whatsapp',
+      identity: { phone: b.from, name: b.name },
+      body: b.body,
+      conversationId: b.conversation_id,
+    },
+    b.attachments,
+  );
 });

@@ -3,6 +3,8 @@ import type { Db, Executor } from '../../shared/db/schema';
 import type { MessageContentType } from '../../shared/db/tables/conversations';
 import { tenantExists } from '../../shared/db/tenants';
 import { emitEvent } from '../../shared/events/emit';
+import { recordInboundFiles, type StagedFile } from '../../shared/files/inbound';
+import type { AttachmentView } from '../../shared/files/view';
 import { notFound } from '../../shared/http/errors';
 import { errorField } from '../../shared/log/logger';
 import { answererOf } from './answerer';
@@ -38,12 +40,16 @@ export interface InboundInput {
   subject?: string | null;
   /** a thread reference: must be a conversation of the same tenant and contact */
   conversationId?: string;
+  /** files the channel sent with the message, already in storage (shared/files/inbound.ts) */
+  files?: readonly StagedFile[];
 }
 
 export interface InboundResult {
   conversation: ConversationRow;
   message: MessageRow;
   created: boolean;
+  /** the message's files (metadata only) */
+  attachments: AttachmentView[];
 }
 
 /** Public and internal endpoints name their tenant in the body: it must exist. */
@@ -100,7 +106,8 @@ export async function findOrCreateContact(
  * Persists an inbound message: finds or creates the contact and its live conversation on the
  * channel (creating one emits conversation.created; a thread reference to a resolved/closed
  * conversation reopens it, emitting conversation.reopened), stores the message (sender_type
- * contact) and emits message.received. One transaction: all of it or none.
+ * contact) with the records of its files and emits message.received. One transaction: all of it
+ * or none (the caller removes the files' bytes when it fails).
  */
 export async function ingestInbound(db: Db, input: InboundInput): Promise<InboundResult> {
   await requireTenant(db, input.tenantId);
@@ -172,11 +179,18 @@ export async function ingestInbound(db: Db, input: InboundInput): Promise<Inboun
     );
     const message = appended.message;
     conversation = appended.conversation;
+    const attachments = await recordInboundFiles(
+      trx,
+      tenantId,
+      conversation.id,
+      message.id,
+      input.files ?? [],
+    );
     await emitEvent(trx, tenantId, 'message.received', {
-      message: { ...messageRef(message), sender_type: 'contact' },
+      message: { ...messageRef(message, attachments), sender_type: 'contact' },
       conversation: conversationRef(conversation),
     });
-    return { conversation, message, created };
+    return { conversation, message, created, attachments };
   });
 }
 

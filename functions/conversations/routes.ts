@@ -367,13 +367,24 @@ export const inboundEmail = defineRoute({
   path: '/api/internal/channels/email',
   summary: 'Inbound email (mail ingestion job)',
   description:
-    'Internal token. Same behaviour as the widget with source email and no AI auto-reply. conversation_id threads the email into an existing conversation of the same contact; a resolved/closed one is reopened (`conversation.reopened`).',
+    "Internal token. Same behaviour as the widget with source email and no AI auto-reply. conversation_id threads the email into an existing conversation of the same contact; a resolved/closed one is reopened (`conversation.reopened`). `attachments` carries the email's files inline (base64, at most 10): checked before anything is stored (empty or bad base64 422 at the file's field, over ATTACHMENT_MAX_BYTES or past the plan's storage cap 413), stored, and attached to the message; a refused message leaves no file behind. The body may exceed MAX_BODY_BYTES by one base64 file at ATTACHMENT_MAX_BYTES.",
   tags: inbound,
   body: InboundEmailBody,
-  responses: {
-    201: { description: 'Stored', schema: InboundResultSchema },
-    404: unknownIdResponse('Tenant'),
+  bodyExample: {
+    tenant_id: 'ten_0mha1b2c3D4e5F6g7H8i9J',
+    from: 'ana@example.com',
+    from_name: 'Ana Silva',
+    subject: 'Invoice 1042',
+    body: 'Please find the corrected invoice attached.',
+    attachments: [
+      {
+        filename: 'invoice-1042.txt',
+        content_type: 'text/plain',
+        content_base64: 'SW52b2ljZSAxMDQyOiBFVVIgMTIwLjAwCg==',
+      },
+    ],
   },
+  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: unknownIdResponse('Tenant') },
 });
 
 export const inboundWhatsApp = defineRoute({
@@ -383,13 +394,23 @@ export const inboundWhatsApp = defineRoute({
   path: '/api/internal/channels/whatsapp',
   summary: 'Inbound WhatsApp message (WhatsApp webhook handler)',
   description:
-    'Internal token. Contact by phone number (normalised to + and digits); AI auto-reply as for the widget.',
+    "Internal token. Contact by phone number (normalised to + and digits); AI auto-reply as for the widget. `attachments`: the message's media inline, as for inbound email.",
   tags: inbound,
   body: InboundWhatsAppBody,
-  responses: {
-    201: { description: 'Stored', schema: InboundResultSchema },
-    404: unknownIdResponse('Tenant'),
+  bodyExample: {
+    tenant_id: 'ten_0mha1b2c3D4e5F6g7H8i9J',
+    from: '+14155550123',
+    name: 'Ana Silva',
+    body: 'Here is the receipt',
+    attachments: [
+      {
+        filename: 'receipt.txt',
+        content_type: 'text/plain',
+        content_base64: 'UmVjZWlwdCA4ODE6IEVVUiA0NS4wMAo=',
+      },
+    ],
   },
+  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: unknownIdResponse('Tenant') },
 });
 
 export const components = defineComponents({

@@ -6,6 +6,7 @@ import {
   ConversationSchema,
 } from '../../shared/conversations/records';
 import { ROUTING_REASONS_FIXED } from '../../shared/events/catalog';
+import { InboundFiles } from '../../shared/files/inbound';
 import { AttachmentIds, AttachmentRef } from '../../shared/files/schemas';
 import { smtpLimits } from '../../shared/http/email';
 import { isoDateTime } from '../../shared/http/instants';
@@ -166,6 +167,8 @@ export const InboundEmailBody = z.strictObject({
   content_type: z.enum(MESSAGE_CONTENT_TYPES).default('text'),
   /** thread reference: the conversation this email replies to */
   conversation_id: RefId.optional(),
+  /** the email's attachments, inline (docs/files.md) */
+  attachments: InboundFiles,
 });
 export type InboundEmailBody = z.infer<typeof InboundEmailBody>;
 
@@ -178,6 +181,8 @@ export const InboundWhatsAppBody = z.strictObject({
   name: requiredName(200).optional(),
   body: MessageBody,
   conversation_id: RefId.optional(),
+  /** the message's media (a document, an image), inline (docs/files.md) */
+  attachments: InboundFiles,
 });
 export type InboundWhatsAppBody = z.infer<typeof InboundWhatsAppBody>;
 

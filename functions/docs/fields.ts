@@ -406,10 +406,15 @@ export const FIELD_TEXT: Record<string, Record<string, string>> = {
   },
   InboundEmail: {
     from_name: "The sender's display name, when the mail gives one",
+    attachments:
+      'The email’s files, inline (at most 10): stored and attached to the message; a refused message keeps none',
     body: 'The text',
+    content_base64:
+      'The file’s bytes, standard padded base64 without line breaks (at most ATTACHMENT_MAX_BYTES decoded)',
     content_type: 'Content type, e.g. `text`',
     conversation_id: 'The conversation (`cnv_…`)',
-    from: 'The value before, or the start of the range',
+    filename: 'The file’s name, as the sender named it',
+    from: "The sender's e-mail address",
     subject: 'Subject line',
     tenant_id: 'The tenant (`ten_…`)',
   },
@@ -420,9 +425,15 @@ export const FIELD_TEXT: Record<string, Record<string, string>> = {
     reply: 'The automatic reply, if one was sent',
   },
   InboundWhatsApp: {
+    attachments:
+      'The message’s media, inline (at most 10): stored and attached to the message; a refused message keeps none',
     body: 'The text',
+    content_base64:
+      'The file’s bytes, standard padded base64 without line breaks (at most ATTACHMENT_MAX_BYTES decoded)',
+    content_type: 'The file’s content type, e.g. `image/jpeg`',
     conversation_id: 'The conversation (`cnv_…`)',
-    from: 'The value before, or the start of the range',
+    filename: 'The file’s name, as the sender named it',
+    from: "The sender's phone number (normalised to + and digits)",
     name: 'Name',
     tenant_id: 'The tenant (`ten_…`)',
   },

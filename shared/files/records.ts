@@ -18,6 +18,44 @@ export async function ownerExists(db: Executor, tenantId: string, type: OwnerTyp
   return row !== undefined;
 }
 
+/**
+ * What an upload checks before it stores anything, in one statement (each statement is a round
+ * trip, and on PGlite the larger part of a small upload's time): whether the owner exists in the
+ * tenant, the tenant's plan and the bytes its files take now.
+ */
+export async function uploadChecks(
+  db: Executor,
+  tenantId: string,
+  type: OwnerType,
+  id: string,
+): Promise<{ ownerExists: boolean; plan: TenantPlan; used: number }> {
+  const row = await db
+    .selectFrom('tenants')
+    .select([
+      'plan',
+      (eb) =>
+        eb
+          .selectFrom('attachments')
+          .select(sql<string>`coalesce(sum(size), 0)`.as('s'))
+          .where('attachments.tenant_id', '=', tenantId)
+          .as('used'),
+      (eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom(OWNER_TABLE[type])
+              .select('id')
+              .where(`${OWNER_TABLE[type]}.tenant_id` as 'tickets.tenant_id', '=', tenantId)
+              .where(`${OWNER_TABLE[type]}.id` as 'tickets.id', '=', id),
+          )
+          .as('owner_exists'),
+    ])
+    .where('id', '=', tenantId)
+    .executeTakeFirst();
+  if (!row) return { ownerExists: false, plan: 'free', used: 0 };
+  return { ownerExists: Boolean(row.owner_exists), plan: row.plan, used: Number(row.used ?? 0) };
+}
+
 /** The tenant's plan and the bytes its files take now (the per-plan cap's two sides). */
 export async function storageUse(
   db: Executor,
@@ -39,7 +77,10 @@ export async function storageUse(
   return { plan: row.plan, used: Number(row.used ?? 0) };
 }
 
-export async function insertAttachment(db: Executor, row: Omit<AttachmentRow, 'created_at' | 'attached_to'>) {
+export async function insertAttachment(
+  db: Executor,
+  row: Omit<AttachmentRow, 'created_at' | 'attached_to'> & { attached_to?: string | null },
+) {
   return (await db
     .insertInto('attachments')
     .values(row)

@@ -5,7 +5,7 @@ import { ApiError, Detail, notFound, validationError } from '../http/errors';
 import { newId } from '../ids';
 import type { FileStorage } from '../storage/port';
 import { mediaTypeOf, STORAGE_CAP_BYTES, storageCapDetail } from './limits';
-import { type AttachmentRow, insertAttachment, type OwnerType, ownerExists, storageUse } from './records';
+import { type AttachmentRow, insertAttachment, type OwnerType, uploadChecks } from './records';
 import { filesOf } from './view';
 
 export const EMPTY_FILE = { loc: ['body'], msg: 'The file is empty (zero bytes)', type: 'value_error' };
@@ -90,12 +90,12 @@ export async function receiveFile(
 ): Promise<AttachmentRow> {
   const files = filesOf(c);
   const { db, config } = c.get('services');
-  if (!(await ownerExists(db, tenantId, owner.type, owner.id))) throw notFound(owner.noun);
+  const { ownerExists, plan, used } = await uploadChecks(db, tenantId, owner.type, owner.id);
+  if (!ownerExists) throw notFound(owner.noun);
   const length = c.req.header('content-length');
   const declared = length === undefined || c.req.header('transfer-encoding') ? null : Number(length);
   const stated = declared !== null && Number.isSafeInteger(declared) && declared >= 0 ? declared : null;
   if (stated === 0 || !c.req.raw.body) throw validationError([EMPTY_FILE]);
-  const { plan, used } = await storageUse(db, tenantId);
   const cap = STORAGE_CAP_BYTES[plan] ?? STORAGE_CAP_BYTES.free;
   const capRefusal = () => tooLarge(storageCapDetail(plan, cap));
   if (used + (stated ?? 1) > cap) throw capRefusal();

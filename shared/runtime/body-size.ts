@@ -22,6 +22,19 @@ const RAW_UPLOAD =
 export const isRawUpload = (method: string, path: string): boolean =>
   method === 'POST' && RAW_UPLOAD.test(path);
 
+// Inbound channel messages (email, WhatsApp: internal token only) carry their files inline, base64
+// in the JSON (shared/files/inbound.ts): their body may be the JSON cap plus one file at
+// ATTACHMENT_MAX_BYTES, base64-encoded. The public widget keeps the JSON cap.
+const INBOUND_WITH_FILES = /^\/api\/internal\/channels\/(?:email|whatsapp)$/;
+const base64Length = (bytes: number) => Math.ceil(bytes / 3) * 4;
+
+/** The most bytes a request's body may have: `json` (MAX_BODY_BYTES) unless it carries files. */
+export function bodyCapOf(method: string, path: string, caps: { json: number; upload: number }): number {
+  if (isRawUpload(method, path)) return caps.upload;
+  if (method === 'POST' && INBOUND_WITH_FILES.test(path)) return caps.json + base64Length(caps.upload);
+  return caps.json;
+}
+
 // the unread rest of the body makes the socket unusable, and Node closes it: say so, so a pooled
 // client opens a new connection instead of failing its next request
 export const tooLarge = () => new ApiError(413, Detail.bodyTooLarge, { Connection: 'close' });

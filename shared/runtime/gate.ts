@@ -10,7 +10,7 @@ import { echoRequestIdAfter, echoRequestIdBefore } from '../http/response-header
 import { requestIdFrom } from '../ids';
 import type { Logger } from '../log/logger';
 import { logAccess, requestClock } from './access-log';
-import { bodyLengthOf, isRawUpload, streamedBodyCounter, tooLarge } from './body-size';
+import { bodyCapOf, bodyLengthOf, isRawUpload, streamedBodyCounter, tooLarge } from './body-size';
 
 /** What the speculation (./shortcuts.ts) does with a speculative run once the check has answered. */
 export interface Speculation {
@@ -126,12 +126,21 @@ export function gate(options: GateOptions): MiddlewareHandler<AppEnv> {
   const processServices: ProvidedServices | null =
     typeof provide === 'function' ? null : { services: provide, release: noRelease };
   const cors = browserCors(options.corsOrigins);
-  const countBody = streamedBodyCounter(maxBodyBytes);
+  const caps = { json: maxBodyBytes, upload: options.uploadMaxBytes ?? maxBodyBytes };
+  // one counter per cap (MAX_BODY_BYTES, and the larger one of messages carrying files)
+  const counters = new Map<number, ReturnType<typeof streamedBodyCounter>>();
+  const counterOf = (cap: number) => {
+    const known = counters.get(cap);
+    if (known) return known;
+    const counter = streamedBodyCounter(cap);
+    counters.set(cap, counter);
+    return counter;
+  };
 
-  const enter = (c: Context<AppEnv>, next: Next, verdict: Verdict, streamed: boolean) => {
+  const enter = (c: Context<AppEnv>, next: Next, verdict: Verdict, streamed: number | null) => {
     setVerdict(c, verdict);
     if (verdict.admission) c.set('auth', verdict.admission.auth);
-    const pass = streamed ? () => countBody(c, next) : next;
+    const pass = streamed !== null ? () => counterOf(streamed)(c, next) : next;
     return verdict.browser ? (cors(c, pass) as Promise<Response | undefined>) : pass();
   };
 
@@ -141,7 +150,7 @@ export function gate(options: GateOptions): MiddlewareHandler<AppEnv> {
       c.set('services', decided.services);
       c.set('requestId', decided.requestId);
       echoRequestIdBefore(c, decided.requestId);
-      return enter(c, next, decided.verdict, false);
+      return enter(c, next, decided.verdict, null);
     }
     const startedAt = requestClock();
     const requestId = requestIdFrom(c.req.header('x-request-id'));
@@ -150,7 +159,8 @@ export function gate(options: GateOptions): MiddlewareHandler<AppEnv> {
     const path = c.req.path;
     const verdict: Verdict = { admission: null, error: undefined, browser: isBrowserPath(path) };
     let release = noRelease;
-    let streamed = false;
+    // the cap a body of unstated size is counted against, when the router counts it
+    let streamed: number | null = null;
     try {
       const provided =
         processServices ?? (provide as Exclude<ServicesProvider, Services>)(c.env, executionCtxOf(c));
@@ -160,9 +170,9 @@ export function gate(options: GateOptions): MiddlewareHandler<AppEnv> {
       const req = c.req.raw;
       const bodyLength = bodyLengthOf(req);
       const upload = bodyLength !== null && isRawUpload(req.method, path);
+      const cap = bodyCapOf(req.method, path, caps);
       // an upload's handler counts its streamed body itself (shared/files/upload.ts)
-      streamed = bodyLength === 'streamed' && !upload;
-      const cap = upload ? (options.uploadMaxBytes ?? maxBodyBytes) : maxBodyBytes;
+      if (bodyLength === 'streamed' && !upload) streamed = cap;
       if (typeof bodyLength === 'number' && bodyLength > cap) throw tooLarge();
       const admission = decide({
         method: req.method,
@@ -178,7 +188,7 @@ export function gate(options: GateOptions): MiddlewareHandler<AppEnv> {
     try {
       // (a body of unstated size is read only for a caller the gate lets in)
       const admittedCaller = verdict.admission !== null && verdict.admission.scopeRefusal === undefined;
-      const answered = await enter(c, next, verdict, streamed && admittedCaller);
+      const answered = await enter(c, next, verdict, admittedCaller ? streamed : null);
       const res = answered instanceof Response ? answered : c.res;
       echoRequestIdAfter(c, requestId, res);
       logAccess(c, logger, startedAt, res.status);
