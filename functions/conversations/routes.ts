@@ -384,7 +384,10 @@ export const inboundEmail = defineRoute({
       },
     ],
   },
-  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: unknownIdResponse('Tenant') },
+  responses: {
+    201: { description: 'Stored', schema: InboundResultSchema },
+    404: unknownIdResponse('Tenant'),
+  },
 });
 
 export const inboundWhatsApp = defineRoute({
@@ -410,7 +413,10 @@ export const inboundWhatsApp = defineRoute({
       },
     ],
   },
-  responses: { 201: { description: 'Stored', schema: InboundResultSchema }, 404: unknownIdResponse('Tenant') },
+  responses: {
+    201: { description: 'Stored', schema: InboundResultSchema },
+    404: unknownIdResponse('Tenant'),
+  },
 });
 
 export const components = defineComponents({

@@ -695,7 +695,8 @@ export const FIELD_TEXT: Record<string, Record<string, string>> = {
   },
   RootLinks: {
     docs: 'Address of the reference page',
-    health: 'Address of the health check',
+    health:
+      'The endpoint’s health: its state, since when it fails, its last success, failed deliveries, when it was disabled',
     name: 'Name',
     openapi: 'Address of the OpenAPI document, or its version',
   },
@@ -819,6 +820,18 @@ export const FIELD_TEXT: Record<string, Record<string, string>> = {
     name: 'Name',
     role: 'Role',
   },
+  TicketCreatedEventData: {
+    ticket: 'The ticket, as the API serves it',
+  },
+  TicketRepliedEventData: {
+    ticket: 'The ticket, as the API serves it',
+  },
+  TicketResolvedEventData: {
+    ticket: 'The ticket, as the API serves it',
+  },
+  TicketUpdatedEventData: {
+    ticket: 'The ticket, as the API serves it',
+  },
   TicketCreate: {
     assignee_id: 'The agent it is assigned to (`tus_…`)',
     call_id: 'The call (`call_…`)',
@@ -920,6 +933,7 @@ export const FIELD_TEXT: Record<string, Record<string, string>> = {
     last_attempt_at: 'When it was last tried',
     next_attempt_at: 'When the next attempt is due, or null',
     status: 'Current status (the values the schema lists)',
+    test: 'True for a test delivery (the documented example, sent with `X-Webhook-Test: true`)',
   },
   WebhookDeliveryList: {
     deliveries: 'The deliveries of the page',
@@ -930,7 +944,8 @@ export const FIELD_TEXT: Record<string, Record<string, string>> = {
   WebhookDetail: {
     description: 'Description',
     events: 'Event types (`*` for all), or the usage events',
-    health: 'Address of the health check',
+    health:
+      'The endpoint’s health: its state, since when it fails, its last success, failed deliveries, when it was disabled',
     id: 'The id of this item',
     is_active: 'Deliveries are sent only while true',
     url: 'The HTTPS address deliveries are POSTed to',

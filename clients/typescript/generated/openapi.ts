@@ -4783,7 +4783,7 @@ export interface components {
             rate_limit: number | null;
             /** @description Probes while failing and re-sends on recovery (default true) */
             auto_recover: boolean;
-            /** @description Address of the health check */
+            /** @description The endpoint’s health: its state, since when it fails, its last success, failed deliveries, when it was disabled */
             health: components["schemas"]["WebhookHealth"];
         };
         /** @description The endpoint's health (docs/webhooks.md, "Endpoint health") */
@@ -4859,6 +4859,7 @@ export interface components {
             duration_ms: number | null;
             /** @description What went wrong, or null */
             error: string | null;
+            /** @description True for a test delivery (the documented example, sent with `X-Webhook-Test: true`) */
             test: boolean;
             /** @description ISO 8601 UTC */
             created_at: string;
@@ -6997,7 +6998,7 @@ export interface components {
             docs: string;
             /** @description Address of the OpenAPI document, or its version */
             openapi: string;
-            /** @description Address of the health check */
+            /** @description The endpoint’s health: its state, since when it fails, its last success, failed deliveries, when it was disabled */
             health: string;
         };
         OpenApiDocument: {
@@ -7530,6 +7531,7 @@ export interface components {
             data: components["schemas"]["ContactDeletedEventData"];
         };
         TicketCreatedEventData: {
+            /** @description The ticket, as the API serves it */
             ticket: components["schemas"]["Ticket"];
         };
         /** @description The body of a `ticket.created` delivery: A ticket was created (Tickets API, end-user app, or a call with outcome ticket_created). */
@@ -7548,6 +7550,7 @@ export interface components {
             data: components["schemas"]["TicketCreatedEventData"];
         };
         TicketUpdatedEventData: {
+            /** @description The ticket, as the API serves it */
             ticket: components["schemas"]["Ticket"];
             /** @description Each changed field: its value before and after */
             changes: {
@@ -7575,6 +7578,7 @@ export interface components {
             data: components["schemas"]["TicketUpdatedEventData"];
         };
         TicketRepliedEventData: {
+            /** @description The ticket, as the API serves it */
             ticket: components["schemas"]["Ticket"];
             /** @description The reply */
             reply: {
@@ -7623,6 +7627,7 @@ export interface components {
             data: components["schemas"]["TicketRepliedEventData"];
         };
         TicketResolvedEventData: {
+            /** @description The ticket, as the API serves it */
             ticket: components["schemas"]["Ticket"];
             /** @description The status before */
             previous_status: string;
