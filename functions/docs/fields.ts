@@ -935,8 +935,14 @@ export const FIELD_TEXT: Record<string, Record<string, string>> = {
     status: 'Current status (the values the schema lists)',
     test: 'True for a test delivery (the documented example, sent with `X-Webhook-Test: true`)',
   },
-  WebhookDeliveryList: {
-    deliveries: 'The deliveries of the page',
+  WebhookDeliveryRecord: {
+    attempts: 'Attempts so far',
+    duration_ms: 'How long the attempt took, in ms',
+    error: 'What went wrong, or null',
+    event_type: 'The event type',
+    last_attempt_at: 'When it was last tried',
+    next_attempt_at: 'When the next attempt is due, or null',
+    status: 'Current status (the values the schema lists)',
   },
   WebhookDeliveryLogPage: {
     deliveries: 'The deliveries of the page',

@@ -29,6 +29,7 @@ import {
 import { generateWebhookSecret } from '../../shared/webhooks/signing';
 import { checkDestination, parseHttpsUrl, WebhookUrlError } from '../../shared/webhooks/ssrf';
 import {
+  deliveryRecordView,
   deliveryView,
   findCursor,
   findDelivery,
@@ -225,7 +226,7 @@ register(app, routes.getDelivery, async (c) => {
   const hook = await webhookOf(db, tenantOf(c), id);
   const delivery = await deliveryOf(db, hook, delivery_id);
   const history = await listAttempts(db, delivery);
-  return c.json({ ...deliveryView(delivery), history });
+  return c.json({ ...deliveryRecordView(delivery), history });
 });
 
 register(app, routes.redeliver, async (c) => {
@@ -238,7 +239,7 @@ register(app, routes.redeliver, async (c) => {
   const { answer } = await answerWithWork(
     c,
     (tx) => insertRedelivery(tx, original),
-    (created) => storedJson(202, deliveryView(created)),
+    (created) => storedJson(202, deliveryRecordView(created)),
   );
   events.kick();
   return sendAnswer(c, answer);
@@ -256,7 +257,7 @@ register(app, routes.recover, async (c) => {
   const { result: created, answer } = await answerWithWork(
     c,
     (trx) => redeliverFailedSince(trx, hook, new Date(since), RECOVER_MAX),
-    (created) => storedJson(202, { deliveries: created.map(deliveryView) }),
+    (created) => storedJson(202, { deliveries: created.map(deliveryRecordView) }),
     { transaction: true },
   );
   if (created.length > 0) events.kick();

@@ -47,9 +47,11 @@ export const deliveryView = (d: DeliveryRow) => ({
   response_status: d.response_status,
   duration_ms: d.duration_ms,
   error: d.error,
-  test: d.is_test,
   created_at: d.created_at,
 });
+
+/** A delivery read by itself: its log entry and whether it is a test (the list keeps the spec's fields). */
+export const deliveryRecordView = (d: DeliveryRow) => ({ ...deliveryView(d), test: d.is_test });
 
 /** Whether the endpoint is failing with its next probe due within `ms` (a probe callback came early). */
 export async function probeDueWithin(db: Executor, webhookId: string, ms: number): Promise<boolean> {

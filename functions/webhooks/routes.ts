@@ -8,9 +8,10 @@ import {
   DeliveryAttemptDetail,
   DeliveryDetail,
   DeliveryIdParam,
-  DeliveryList,
   DeliveryLogEntry,
   DeliveryLogPage,
+  DeliveryRecord,
+  DeliveryRecordList,
   EventTypes,
   QStashCallbackBody,
   QStashProbeBody,
@@ -147,7 +148,7 @@ export const redeliver = defineRoute({
   tags,
   params: DeliveryIdParam,
   responses: {
-    202: { description: 'The new delivery, pending', schema: DeliveryLogEntry },
+    202: { description: 'The new delivery, pending', schema: DeliveryRecord },
     404: { description: '`Webhook not found` or `Delivery not found`', schema: ErrorBody },
     409: { description: '`Delivery is still pending` or `Webhook is inactive`', schema: ErrorBody },
   },
@@ -165,7 +166,7 @@ export const recover = defineRoute({
   params: WebhookIdParam,
   body: RecoverBody,
   responses: {
-    202: { description: 'The new deliveries, pending', schema: DeliveryList },
+    202: { description: 'The new deliveries, pending', schema: DeliveryRecordList },
     404: notFound,
     409: inactive,
     429: {
@@ -308,8 +309,19 @@ export const components = defineComponents({
         secret: 'Signing secret (`whsec_…`): the HMAC-SHA256 key of X-Webhook-Signature',
       },
     },
+    WebhookDeliveryRecord: {
+      description:
+        "One delivery read by itself: the log entry and whether it is a test (the log's list keeps the spec's fields).",
+      fields: {
+        test: "`true` for a test delivery (POST /api/v2/webhooks/{id}/test, or a redelivery of one): an event's documented example, sent with `X-Webhook-Test: true`; `false` for a real event",
+      },
+    },
+    WebhookDeliveryRecordList: {
+      description: 'The deliveries a recovery queued, each read by itself.',
+      fields: { deliveries: 'The new deliveries, pending' },
+    },
     WebhookDeliveryDetail: {
-      description: 'A delivery of the log with `history`: every attempt made, oldest first.',
+      description: 'A delivery read by itself with `history`: every attempt made, oldest first.',
       fields: { history: 'The attempts made so far, oldest first (at most 5)' },
     },
     WebhookDeliveryAttempt: {
@@ -337,7 +349,6 @@ export const components = defineComponents({
         response_status: "The receiver's HTTP status on the last attempt",
         duration_ms: 'How long the last attempt took',
         error: 'Why the last attempt failed (timeout, connection refused, …)',
-        test: "`true` for a test delivery (POST /api/v2/webhooks/{id}/test, or a redelivery of one): an event's documented example, sent with `X-Webhook-Test: true`; `false` for a real event",
         created_at: 'When the event was queued for this subscription',
       },
     },
@@ -349,7 +360,8 @@ export const components = defineComponents({
     WebhookDetail,
     WebhookHealth,
     WebhookDelivery: DeliveryLogEntry,
-    WebhookDeliveryList: DeliveryList,
+    WebhookDeliveryRecord: DeliveryRecord,
+    WebhookDeliveryRecordList: DeliveryRecordList,
     WebhookDeliveryLogPage: DeliveryLogPage,
     WebhookDeliveryDetail: DeliveryDetail,
     WebhookDeliveryAttempt: DeliveryAttemptDetail,

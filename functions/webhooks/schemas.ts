@@ -172,10 +172,19 @@ export const DeliveryLogEntry = z.object({
   response_status: z.number().int().nullable().describe('HTTP status returned by the subscriber'),
   duration_ms: z.number().int().nullable(),
   error: z.string().nullable(),
-  test: z.boolean(),
   created_at: Timestamp,
 });
+/**
+ * One delivery read by itself (its read, a redelivery's and a recovery's answers): the log entry
+ * and whether it is a test. The list's entries stay exactly the spec's fields.
+ */
+export const DeliveryRecord = DeliveryLogEntry.extend({
+  test: z
+    .boolean()
+    .describe('True for a test delivery (the documented example, sent with `X-Webhook-Test: true`)'),
+});
 export const DeliveryList = z.object({ deliveries: z.array(DeliveryLogEntry) });
+export const DeliveryRecordList = z.object({ deliveries: z.array(DeliveryRecord) });
 export const DeliveryLogPage = DeliveryList.extend({ next_cursor: cursorPageFields.next_cursor });
 
 export const DeliveryAttempt = z.object({
@@ -212,7 +221,7 @@ export const DeliveryAttemptDetail = DeliveryAttempt.extend({
   request: AttemptRequest,
   response: AttemptResponse,
 });
-export const DeliveryDetail = DeliveryLogEntry.extend({
+export const DeliveryDetail = DeliveryRecord.extend({
   history: z.array(DeliveryAttemptDetail).describe('Every attempt made so far, oldest first'),
 });
 

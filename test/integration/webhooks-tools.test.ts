@@ -95,7 +95,6 @@ describe.skipIf(postgresUnavailable())(
           'next_attempt_at',
           'response_status',
           'status',
-          'test',
         ].sort(),
       );
       const got = rx.received(sub.path);

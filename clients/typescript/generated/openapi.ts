@@ -4831,12 +4831,10 @@ export interface components {
             duration_ms: number | null;
             /** @description Why the last attempt failed (timeout, connection refused, …) */
             error: string | null;
-            /** @description `true` for a test delivery (POST /api/v2/webhooks/{id}/test, or a redelivery of one): an event's documented example, sent with `X-Webhook-Test: true`; `false` for a real event */
-            test: boolean;
             /** @description When the event was queued for this subscription */
             created_at: string;
         };
-        /** @description A delivery of the log with `history`: every attempt made, oldest first. */
+        /** @description A delivery read by itself with `history`: every attempt made, oldest first. */
         WebhookDeliveryDetail: {
             /** @description Also sent as X-Webhook-Delivery-Id on every attempt of this delivery */
             id: string;
@@ -4859,10 +4857,10 @@ export interface components {
             duration_ms: number | null;
             /** @description What went wrong, or null */
             error: string | null;
-            /** @description True for a test delivery (the documented example, sent with `X-Webhook-Test: true`) */
-            test: boolean;
             /** @description ISO 8601 UTC */
             created_at: string;
+            /** @description True for a test delivery (the documented example, sent with `X-Webhook-Test: true`) */
+            test: boolean;
             /** @description The attempts made so far, oldest first (at most 5) */
             history: components["schemas"]["WebhookDeliveryAttempt"][];
         };
@@ -4901,9 +4899,38 @@ export interface components {
                 body_truncated: boolean;
             } | null;
         };
-        WebhookDeliveryList: {
-            /** @description The deliveries of the page */
-            deliveries: components["schemas"]["WebhookDelivery"][];
+        /** @description One delivery read by itself: the log entry and whether it is a test (the log's list keeps the spec's fields). */
+        WebhookDeliveryRecord: {
+            /** @description Also sent as X-Webhook-Delivery-Id on every attempt of this delivery */
+            id: string;
+            /** @description The event type */
+            event_type: string;
+            /**
+             * @description Current status (the values the schema lists)
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @description Attempts so far */
+            attempts: number;
+            /** @description When it was last tried */
+            last_attempt_at: string | null;
+            /** @description When the next attempt is due, or null */
+            next_attempt_at: string | null;
+            /** @description HTTP status returned by the subscriber */
+            response_status: number | null;
+            /** @description How long the attempt took, in ms */
+            duration_ms: number | null;
+            /** @description What went wrong, or null */
+            error: string | null;
+            /** @description ISO 8601 UTC */
+            created_at: string;
+            /** @description `true` for a test delivery (POST /api/v2/webhooks/{id}/test, or a redelivery of one): an event's documented example, sent with `X-Webhook-Test: true`; `false` for a real event */
+            test: boolean;
+        };
+        /** @description The deliveries a recovery queued, each read by itself. */
+        WebhookDeliveryRecordList: {
+            /** @description The new deliveries, pending */
+            deliveries: components["schemas"]["WebhookDeliveryRecord"][];
         };
         WebhookRecover: {
             /**
@@ -28126,7 +28153,6 @@ export interface operations {
                      *           "response_status": 200,
                      *           "duration_ms": 184,
                      *           "error": null,
-                     *           "test": false,
                      *           "created_at": "2026-03-14T09:26:53.412Z"
                      *         }
                      *       ],
@@ -28278,8 +28304,8 @@ export interface operations {
                      *       "response_status": 200,
                      *       "duration_ms": 184,
                      *       "error": null,
-                     *       "test": false,
                      *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "test": false,
                      *       "history": [
                      *         {
                      *           "attempt": 1,
@@ -28443,20 +28469,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "dlv_0mhbq3k9aQm2Vx8RtL5cBn",
+                     *       "id": "id",
                      *       "event_type": "ticket.created",
-                     *       "status": "delivered",
+                     *       "status": "pending",
                      *       "attempts": 1,
                      *       "last_attempt_at": "2026-03-14T09:26:54.020Z",
                      *       "next_attempt_at": null,
                      *       "response_status": 200,
                      *       "duration_ms": 184,
                      *       "error": null,
-                     *       "test": false,
-                     *       "created_at": "2026-03-14T09:26:53.412Z"
+                     *       "created_at": "2026-03-14T09:26:53.412Z",
+                     *       "test": false
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDelivery"];
+                    "application/json": components["schemas"]["WebhookDeliveryRecord"];
                 };
             };
             /** @description Missing or invalid credential */
@@ -28621,22 +28647,22 @@ export interface operations {
                      * @example {
                      *       "deliveries": [
                      *         {
-                     *           "id": "dlv_0mhbq3k9aQm2Vx8RtL5cBn",
+                     *           "id": "id",
                      *           "event_type": "ticket.created",
-                     *           "status": "delivered",
+                     *           "status": "pending",
                      *           "attempts": 1,
                      *           "last_attempt_at": "2026-03-14T09:26:54.020Z",
                      *           "next_attempt_at": null,
                      *           "response_status": 200,
                      *           "duration_ms": 184,
                      *           "error": null,
-                     *           "test": false,
-                     *           "created_at": "2026-03-14T09:26:53.412Z"
+                     *           "created_at": "2026-03-14T09:26:53.412Z",
+                     *           "test": false
                      *         }
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                    "application/json": components["schemas"]["WebhookDeliveryRecordList"];
                 };
             };
             /** @description Missing or invalid credential */
