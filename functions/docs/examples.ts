@@ -44,6 +44,7 @@ export const EXAMPLE_VALUES: ExampleValues = {
     Webhook: ID.webhook,
     WebhookCreated: ID.webhook,
     WebhookDelivery: ID.delivery,
+    WebhookDeliveryRecord: ID.delivery,
     WebhookDeliveryDetail: ID.delivery,
     Conversation: ID.conversation,
     Message: ID.message,

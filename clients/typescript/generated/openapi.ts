@@ -28469,7 +28469,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "id",
+                     *       "id": "dlv_0mhbq3k9aQm2Vx8RtL5cBn",
                      *       "event_type": "ticket.created",
                      *       "status": "pending",
                      *       "attempts": 1,
@@ -28647,7 +28647,7 @@ export interface operations {
                      * @example {
                      *       "deliveries": [
                      *         {
-                     *           "id": "id",
+                     *           "id": "dlv_0mhbq3k9aQm2Vx8RtL5cBn",
                      *           "event_type": "ticket.created",
                      *           "status": "pending",
                      *           "attempts": 1,
