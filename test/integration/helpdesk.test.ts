@@ -356,6 +356,34 @@ describe.skipIf(postgresUnavailable())('the help desk', () => {
       expect((createdEvent.payload as any).ticket.custom_fields.plan).toBe('pro');
     });
 
+    it('a tickets export carries each ticket custom_fields, as JSON and as one CSV cell', async () => {
+      const made = await ticket({
+        subject: 'Exported',
+        custom_fields: { plan: 'pro', areas: ['api', 'billing'] },
+      });
+      expect(made.status, made.text).toBe(201);
+      // listing, creating and reading exports also need config:write
+      const key = await t.key(['exports:read', 'exports:write', 'config:write']);
+      const exported = async (format: 'json' | 'csv') => {
+        const job = await h.request('POST', '/api/v1/tenant/exports', {
+          apiKey: key,
+          body: { resource: 'tickets', format },
+        });
+        expect(job.status, job.text).toBe(201);
+        return h.request('GET', job.body.download_url, { apiKey: key });
+      };
+      const rows = (await exported('json')).body as Array<Record<string, any>>;
+      expect(rows.find((r) => r.id === made.body.id)?.custom_fields).toEqual({
+        plan: 'pro',
+        areas: ['api', 'billing'],
+      });
+      const [header, ...lines] = (await exported('csv')).text.trim().split('\r\n');
+      const column = header.split(',').indexOf('custom_fields');
+      expect(column).toBeGreaterThanOrEqual(0);
+      const line = lines.find((l) => l.startsWith(`${made.body.id},`) || l.includes(`,${made.body.id},`));
+      expect(line).toContain('"{""plan"":""pro"",""areas"":[""api"",""billing""]}"');
+    });
+
     it('filters by custom_fields.<key>=<value>; an unknown key is 422; a deleted field is gone', async () => {
       const a = await ticket({ custom_fields: { plan: 'free', seats: 5, areas: ['ui', 'billing'] } });
       const b = await ticket({ custom_fields: { plan: 'pro', seats: 5.5, areas: ['ui'] } });
