@@ -164,6 +164,26 @@ describe.skipIf(postgresUnavailable())('the help desk', () => {
       );
     });
 
+    it('a member who is no longer a user of the tenant is skipped by round robin', async () => {
+      await h.db
+        .insertInto('tenant_users')
+        .values({
+          id: 'tus_gone',
+          tenant_id: t.id,
+          email: 'gone@acme.example',
+          name: 'Gone',
+          role: 'agent',
+          updated_at: new Date(),
+        })
+        .execute();
+      const id = await team({ routing: 'round_robin', member_ids: ['tus_gone', 'tus_m1'] });
+      await h.db.deleteFrom('tenant_users').where('id', '=', 'tus_gone').execute();
+      for (let i = 0; i < 3; i++)
+        expect((await assign(await conversation(), { assignee_team_id: id })).body.assignee_user_id).toBe(
+          'tus_m1',
+        );
+    });
+
     it('tickets: PATCH assignee_team_id picks the assignee, the list filters by team, deleting the team nulls it', async () => {
       const id = await team({ routing: 'round_robin', member_ids: ['tus_m4'] });
       const created = await ticket();
