@@ -21,4 +21,6 @@ export const CreateApiKeyBody = z.strictObject({
 });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
 
-export const KeyIdParam = z.object({ key_id: z.string().min(1).max(64) });
+export const KeyIdParam = z.object({
+  key_id: z.string().min(1).max(64).describe('The API key id (`key_…`)'),
+});

@@ -4,8 +4,12 @@ import { isoDateTime } from '../../shared/http/instants';
 import { cursorPageQuery } from '../../shared/http/pagination';
 
 export const AuditListQuery = cursorPageQuery({ defaultLimit: 50, maxLimit: 200, items: 'entries' }).extend({
-  action: z.enum(AUDIT_ACTIONS).optional(),
-  target_id: z.string().max(64).optional(),
+  action: z.enum(AUDIT_ACTIONS).optional().describe('Only entries of this action (e.g. `api_key.created`)'),
+  target_id: z
+    .string()
+    .max(64)
+    .optional()
+    .describe('Only entries about this resource id (`key_…`, `whk_…`, …)'),
   actor: z
     .string()
     .min(1)

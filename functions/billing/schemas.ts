@@ -8,7 +8,9 @@ export const ChangePlanBody = z.strictObject({ plan: z.enum(TENANT_PLANS) });
 
 export const INVOICES_PAGE = { defaultLimit: 12, maxLimit: 100 } as const;
 export const InvoicesQuery = pageQuery(INVOICES_PAGE);
-export const InvoiceParam = z.object({ invoice_id: z.string().min(1).max(64) });
+export const InvoiceParam = z.object({
+  invoice_id: z.string().min(1).max(64).describe('The invoice id (`inv_…`)'),
+});
 
 export function luhnValid(digits: string): boolean {
   let sum = 0;

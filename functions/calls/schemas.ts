@@ -108,23 +108,40 @@ export const CompleteCallBody = z.strictObject({
 });
 export type CompleteCallInput = z.output<typeof CompleteCallBody>;
 
-export const CallIdParam = z.object({ call_id: z.string().min(1).max(128) });
+export const CallIdParam = z.object({
+  call_id: z.string().min(1).max(128).describe('The call id (`call_…`)'),
+});
 
 export const ListCallsQuery = cursorPageQuery({ ...TICKETS_PAGE, items: 'calls' }).extend({
-  outcome: enumList(CALL_OUTCOMES).optional(),
-  direction: z.enum(CALL_DIRECTIONS).optional(),
-  channel: z.enum(CALL_CHANNELS).optional(),
-  status: z.enum(CALL_STATUSES).optional(),
-  /** exact match on the stored caller_phone */
-  caller_phone: z.string().trim().min(1).max(40).optional(),
-  ticket_id: z.string().min(1).max(128).optional(),
-  /** started_at >= started_after (inclusive) */
-  started_after: isoInstant.optional(),
-  /** started_at < started_before (exclusive) */
-  started_before: isoInstant.optional(),
-  /** updated_at >= updated_since (inclusive) */
-  updated_since: isoInstant.optional(),
-  sort: z.enum(CALL_SORTS).default('-started_at'),
+  outcome: enumList(CALL_OUTCOMES)
+    .optional()
+    .describe('Only calls with this outcome (one value or a comma-separated list)'),
+  direction: z.enum(CALL_DIRECTIONS).optional().describe('Only calls of this direction'),
+  channel: z.enum(CALL_CHANNELS).optional().describe('Only calls on this channel'),
+  status: z.enum(CALL_STATUSES).optional().describe('Only calls in this status'),
+  caller_phone: z
+    .string()
+    .trim()
+    .min(1)
+    .max(40)
+    .optional()
+    .describe('Only calls from this phone number, exactly as stored (E.164, e.g. +14155550123)'),
+  ticket_id: z.string().min(1).max(128).optional().describe('Only calls linked to this ticket (`tkt_…`)'),
+  started_after: isoInstant
+    .optional()
+    .describe('Only calls started at or after this ISO 8601 time (inclusive)'),
+  started_before: isoInstant.optional().describe('Only calls started before this ISO 8601 time (exclusive)'),
+  updated_since: isoInstant
+    .optional()
+    .describe(
+      'Only calls with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror',
+    ),
+  sort: z
+    .enum(CALL_SORTS)
+    .default('-started_at')
+    .describe(
+      'Order: `-started_at` (default) newest call first; `updated_at` oldest change first, then id (for incremental mirroring)',
+    ),
 });
 export type ListCallsFilters = z.output<typeof ListCallsQuery>;
 

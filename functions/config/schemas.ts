@@ -103,7 +103,9 @@ export const IntegrationSettings = z.strictObject({
 export const TenantProfileBody = z.strictObject({ name: mailedName(200) });
 
 export const SectionParam = z.object({ section: z.enum(['general', 'branding', 'channels', 'onboarding']) });
-export const ProviderParam = z.object({ provider: z.enum(INTEGRATION_PROVIDERS) });
+export const ProviderParam = z.object({
+  provider: z.enum(INTEGRATION_PROVIDERS).describe('The third-party service whose integration this is'),
+});
 
 export const ChangeSet = z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() }));
 export const SectionResponse = z.object({

@@ -21,8 +21,8 @@ const pathId = z
   .max(64)
   .regex(/^[A-Za-z0-9_-]+$/, 'Invalid id: letters, digits, _ and - only');
 
-export const ContactIdParam = z.object({ contact_id: pathId });
-export const CompanyIdParam = z.object({ company_id: pathId });
+export const ContactIdParam = z.object({ contact_id: pathId.describe('The contact id (`ctc_…`)') });
+export const CompanyIdParam = z.object({ company_id: pathId.describe('The company id (`cmp_…`)') });
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -100,16 +100,25 @@ const boolFlag = z
   .transform((v) => v === 'true');
 
 export const ListContactsQuery = cursorPageQuery({ ...CONTACTS_PAGE, items: 'contacts' }).extend({
-  /** case-insensitive substring of first name, last name, full name, email or phone */
-  q: substringQuery.optional(),
-  /** contacts carrying this tag */
-  tag: text(50).optional(),
-  company_id: text(64).optional(),
-  /** contacts with updated_at >= this instant (inclusive) */
-  updated_since: isoDateTime.optional(),
-  /** `created_at`: newest first (default); `updated_at`: oldest change first, ties by id */
-  sort: z.enum(['created_at', 'updated_at']).default('created_at'),
-  include_deleted: boolFlag,
+  q: substringQuery
+    .optional()
+    .describe(
+      'Case-insensitive substring of the first name, last name, full name, email or phone (at least 3 letters or digits in a row)',
+    ),
+  tag: text(50).optional().describe('Only contacts carrying this tag'),
+  company_id: text(64).optional().describe('Only contacts of this company (`cmp_…`)'),
+  updated_since: isoDateTime
+    .optional()
+    .describe(
+      'Only contacts with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror',
+    ),
+  sort: z
+    .enum(['created_at', 'updated_at'])
+    .default('created_at')
+    .describe(
+      'Order: `created_at` (default) newest first; `updated_at` oldest change first, then id (for incremental mirroring)',
+    ),
+  include_deleted: boolFlag.describe('`true` to include soft-deleted contacts (default `false`)'),
 });
 
 const companyFields = {
@@ -136,10 +145,11 @@ export const UpdateCompanyBody = z.strictObject(companyFields).partial();
 export type UpdateCompanyBody = z.infer<typeof UpdateCompanyBody>;
 
 export const ListCompaniesQuery = cursorPageQuery({ ...CONTACTS_PAGE, items: 'companies' }).extend({
-  /** case-insensitive substring of name or domain */
-  q: substringQuery.optional(),
-  tag: text(50).optional(),
-  include_deleted: boolFlag,
+  q: substringQuery
+    .optional()
+    .describe('Case-insensitive substring of the name or domain (at least 3 letters or digits in a row)'),
+  tag: text(50).optional().describe('Only companies carrying this tag'),
+  include_deleted: boolFlag.describe('`true` to include soft-deleted companies (default `false`)'),
 });
 
 // ---- response records ---------------------------------------------------------------------
@@ -149,8 +159,10 @@ const ts = z.iso.datetime();
 // ---- contact sync -------------------------------------------------------------------------
 
 export const SYNC_PROVIDERS = ['helpdesk_a', 'helpdesk_b'] as const;
-export const ProviderParam = z.object({ provider: z.enum(SYNC_PROVIDERS) });
-export const SyncRunIdParam = z.object({ run_id: pathId });
+export const ProviderParam = z.object({
+  provider: z.enum(SYNC_PROVIDERS).describe('The external helpdesk whose connection this is'),
+});
+export const SyncRunIdParam = z.object({ run_id: pathId.describe('The sync run id (`syn_…`)') });
 
 export const PutConnectionBody = z.strictObject({
   base_url: z.url({ protocol: /^https?$/ }).max(2048),
@@ -163,7 +175,7 @@ export const TriggerRunBody = z.strictObject({
 });
 
 export const ListRunsQuery = pageQuery({ defaultLimit: 20, maxLimit: 100 }).extend({
-  provider: z.enum(SYNC_PROVIDERS).optional(),
+  provider: z.enum(SYNC_PROVIDERS).optional().describe('Only runs that imported from this external helpdesk'),
 });
 
 export const ConnectionRecord = z.object({

@@ -11,6 +11,7 @@ import {
   CreateConversationBody,
   CreateMessageBody,
   ExportBody,
+  ExportOwnerParam,
   ExportParam,
   ExportSchema,
   InboundEmailBody,
@@ -207,7 +208,7 @@ export const createExportV1 = defineRoute({
   method: 'post',
   path: '/api/v1/conversations/{id}/export',
   tags: v1,
-  params: ConversationIdParam,
+  params: ExportOwnerParam,
   body: ExportBody,
   ...createExport,
 });
@@ -316,7 +317,7 @@ export const createExportV2 = defineRoute({
   method: 'post',
   path: '/api/v2/conversations/{id}/export',
   tags: v2,
-  params: ConversationIdParam,
+  params: ExportOwnerParam,
   body: ExportBody,
   ...createExport,
 });

@@ -36,10 +36,20 @@ const Tags = z.array(Tag).max(50);
 const Subject = z.string().trim().max(500);
 const MessageBody = z.string().trim().min(1).max(20_000);
 
-export const ConversationIdParam = z.object({ id: z.string().min(1).max(128) });
+export const ConversationIdParam = z.object({
+  id: z.string().min(1).max(128).describe('The conversation id (`cnv_…`)'),
+});
+/** `POST …/{id}/export`: a conversation's transcript, or a call's (docs/conversations.md#export). */
+export const ExportOwnerParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .describe('The conversation id (`cnv_…`), or a call id (`call_…`): the export of a call'),
+});
 export const ExportParam = z.object({
-  id: z.string().min(1).max(128),
-  export_id: z.string().min(1).max(128),
+  id: z.string().min(1).max(128).describe('The conversation or call id the export was made of'),
+  export_id: z.string().min(1).max(128).describe('The export id (`exp_…`)'),
 });
 
 export const CreateConversationBody = z.strictObject({
@@ -113,16 +123,25 @@ export const ListConversationsQuery = cursorPageQuery({
   ...CONVERSATIONS_PAGE,
   items: 'conversations',
 }).extend({
-  status: z.enum(CONVERSATION_STATUSES).optional(),
-  channel: z.enum(CONVERSATION_CHANNELS).optional(),
-  contact_id: RefId.optional(),
-  assignee_user_id: RefId.optional(),
-  assignee_team_id: RefId.optional(),
-  /** inclusive: updated_at >= updated_since */
-  updated_since: isoDateTime.optional(),
+  status: z.enum(CONVERSATION_STATUSES).optional().describe('Only conversations in this status'),
+  channel: z.enum(CONVERSATION_CHANNELS).optional().describe('Only conversations on this channel'),
+  contact_id: RefId.optional().describe('Only conversations with this contact (`ctc_…`)'),
+  assignee_user_id: RefId.optional().describe(
+    'Only conversations assigned to this agent (a tenant user id, `tus_…`)',
+  ),
+  assignee_team_id: RefId.optional().describe('Only conversations assigned to this team'),
+  updated_since: isoDateTime
+    .optional()
+    .describe(
+      'Only conversations with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror',
+    ),
   ...SlaListFilters,
-  /** `sla_due_at`: the earliest SLA due time not yet met, soonest first (only conversations that have one) */
-  sort: z.enum(SORTS).default('-created_at'),
+  sort: z
+    .enum(SORTS)
+    .default('-created_at')
+    .describe(
+      'Order, id breaking ties the same way: `-created_at` (default) newest first, `created_at` oldest first; `updated_at` oldest change first (for incremental mirroring), `-updated_at` latest change first; `sla_due_at` the earliest SLA due time not yet met, soonest first (only conversations that have one)',
+    ),
 });
 export type ListConversationsQuery = z.infer<typeof ListConversationsQuery>;
 

@@ -3,14 +3,16 @@ import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
   CreateTenantUserBody,
-  IdParam,
   Invitation,
+  InvitationIdParam,
   InvitationsQuery,
   InvitedTenantUser,
   Requester,
+  RequesterIdParam,
   RequestersQuery,
   ResentInvitation,
   TenantUser,
+  TenantUserIdParam,
   TenantUsersQuery,
   UpdateTenantUserBody,
 } from './schemas';
@@ -38,7 +40,7 @@ export const getRequester = defineRoute({
   path: '/api/v1/requesters/{id}',
   summary: 'One requester',
   tags: ['Requesters'],
-  params: IdParam,
+  params: RequesterIdParam,
   responses: {
     200: { description: 'The requester', schema: Requester },
     404: { description: 'Requester not found' },
@@ -83,7 +85,7 @@ export const getTenantUser = defineRoute({
   path: '/api/v1/tenant/users/{id}',
   summary: 'One tenant user',
   tags: ['Tenant users'],
-  params: IdParam,
+  params: TenantUserIdParam,
   responses: {
     200: { description: 'The user', schema: TenantUser },
     404: { description: 'User not found' },
@@ -98,7 +100,7 @@ export const updateTenantUser = defineRoute({
   summary: "Change a tenant user's name or role",
   description: 'Lowering the role (tenant_admin to agent) ends their sign-in sessions at once.',
   tags: ['Tenant users'],
-  params: IdParam,
+  params: TenantUserIdParam,
   body: UpdateTenantUserBody,
   responses: {
     200: { description: 'The user', schema: TenantUser },
@@ -114,7 +116,7 @@ export const deleteTenantUser = defineRoute({
   summary: 'Remove a tenant user',
   description: 'Their sign-in sessions and refresh tokens end with them.',
   tags: ['Tenant users'],
-  params: IdParam,
+  params: TenantUserIdParam,
   responses: { 204: { description: 'Removed' }, 404: { description: 'User not found' } },
 });
 
@@ -140,7 +142,7 @@ export const resendInvitation = defineRoute({
   description:
     'Issues a new invite link (the earlier one stops working) and mails it; `invite.token` and `invite.accept_url` are returned only when the server runs with APP_ENV=development. Needs users:write and roles:write; an invitation to tenant_admin needs a tenant_admin session.',
   tags: ['Tenant users'],
-  params: IdParam,
+  params: InvitationIdParam,
   responses: {
     200: { description: 'The invitation and its new link', schema: ResentInvitation },
     404: { description: 'Invitation not found' },
@@ -156,7 +158,7 @@ export const revokeInvitation = defineRoute({
   description:
     'The invitee is removed and their link stops working. Needs users:write and roles:write; an invitation to tenant_admin needs a tenant_admin session.',
   tags: ['Tenant users'],
-  params: IdParam,
+  params: InvitationIdParam,
   responses: { 204: { description: 'Revoked' }, 404: { description: 'Invitation not found' } },
 });
 

@@ -7,17 +7,34 @@ import { pageQuery } from '../../shared/http/pagination';
 export const DIRECTORY_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
 
 export const RequestersQuery = pageQuery(DIRECTORY_PAGE).extend({
-  /** exact email (case-insensitive) */
-  email: z.string().max(320).optional(),
-  /** substring of email or name */
-  search: z.string().min(1).max(200).optional(),
+  email: z
+    .string()
+    .max(320)
+    .optional()
+    .describe('Only requesters with this email address (exact, case-insensitive)'),
+  search: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Only requesters whose email or name holds this text (case-insensitive)'),
 });
 export const TenantUsersQuery = pageQuery(DIRECTORY_PAGE).extend({
-  role: z.enum(['agent', 'tenant_admin']).optional(),
-  search: z.string().min(1).max(200).optional(),
+  role: z.enum(['agent', 'tenant_admin']).optional().describe('Only tenant users with this role'),
+  search: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Only tenant users whose email or name holds this text (case-insensitive)'),
 });
 
-export const IdParam = z.object({ id: z.string().min(1).max(64) });
+const id = z.string().min(1).max(64);
+export const RequesterIdParam = z.object({ id: id.describe('The requester id (`req_…`)') });
+export const TenantUserIdParam = z.object({ id: id.describe('The tenant user id (`tus_…`)') });
+export const InvitationIdParam = z.object({
+  id: id.describe('The invitation id: the invited tenant user (`tus_…`)'),
+});
 
 export const CreateTenantUserBody = z.strictObject({
   email: z

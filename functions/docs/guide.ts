@@ -1,5 +1,5 @@
 // The reader-facing text of the public reference: the getting-started section (info.description),
-// the tags in the order a newcomer needs them, and the descriptions of parameters many routes share.
+// and the tags in the order a newcomer needs them. Parameters are described by their own routes.
 // Bundled by the docs Worker only (no handler imports this file).
 import { Detail } from '../../shared/http/errors';
 import type { ReferenceGuide } from '../../shared/http/openapi-doc';
@@ -270,72 +270,9 @@ const TAGS: ReferenceGuide['tags'] = [
   { name: 'Documentation', description: 'This document, as JSON (the reference page at /docs reads it).' },
 ];
 
-/** Parameters many routes share; a route states its own in `paramText`. */
-const PARAMS: Record<string, string> = {
-  limit: 'Page size: how many items to return (see the schema for the default and maximum)',
-  offset: 'How many items to skip: 0 for the first page, then `offset + limit`',
-  ticket_id: 'The ticket id (`tkt_…`)',
-  call_id: 'The call id (`call_…`)',
-  attachment_id: 'The attachment id (`att_…`)',
-  filename: 'The name to store the file under (1-255 characters, no `/`, `\\` or control characters)',
-  key_id: 'The API key id (`key_…`)',
-  contact_id: 'The contact id (`ctc_…`)',
-  company_id: 'The company id (`cmp_…`)',
-  article_id: 'The article id (`art_…`)',
-  tenant_id: 'The tenant id (`ten_…`)',
-  invoice_id: 'The invoice id (`inv_…`)',
-  delivery_id: 'The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id)',
-  export_id: 'The export id (`exp_…`)',
-  run_id: 'The sync run id (`syn_…`)',
-  requester_id: 'Only tickets of this requester',
-  assignee_id: 'Only tickets assigned to this agent',
-  updated_since:
-    'Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror',
-  created_after: 'Only items created at or after this ISO 8601 time (inclusive)',
-  created_before: 'Only items created before this ISO 8601 time (exclusive)',
-  started_after: 'Only calls started at or after this ISO 8601 time (inclusive)',
-  started_before: 'Only calls started before this ISO 8601 time (exclusive)',
-  sort: 'Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)',
-  q: 'Free-text search (case-insensitive substring)',
-  search: 'Case-insensitive substring of the name or email',
-  tag: 'Only items carrying this tag',
-  include_deleted: 'Include soft-deleted items (`true`/`false`)',
-  provider: 'The provider',
-  period: 'Billing period `YYYY-MM`; default: the current one',
-  email: 'Exact email address',
-  role: 'Only users with this role',
-  status: 'Only items in this status (one value, or a comma-separated list where the schema says so)',
-  channel: 'Only items of this channel',
-  direction: 'Only calls of this direction',
-  outcome: 'Only calls with this outcome',
-  caller_phone: 'Only calls from this phone number (E.164, e.g. +14155550123)',
-  priority: 'Only tickets with this priority (one value or a comma-separated list)',
-  type: 'Only tickets of this type (one value or a comma-separated list)',
-  assignee_user_id: 'Only conversations assigned to this agent',
-  assignee_team_id: 'Only conversations assigned to this team',
-  category: 'Only articles in this category',
-  action: 'Only entries of this action (e.g. `api_key.created`)',
-  target_id: 'Only entries about this resource id',
-  resource: 'Only exports of this resource',
-  kind: 'Only usage of this kind',
-  group_by: 'Aggregate the usage by this dimension instead of listing events',
-  from: 'Start of the range (inclusive), ISO 8601',
-  to: 'End of the range (exclusive), ISO 8601',
-  file: 'The file name',
-  'tickets.id': 'The ticket id (`tkt_…`)',
-  'conversations.id':
-    'The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call',
-  'webhooks.id': 'The webhook subscription id (`whk_…`)',
-  'requesters.id': 'The requester id (`req_…`)',
-  'exports.id': 'The export id (`exp_…`)',
-  'users.id': 'The tenant user id (`tus_…`)',
-  'invitations.id': 'The invitation id: the invited tenant user (`tus_…`)',
-};
-
 export const REFERENCE_GUIDE: ReferenceGuide = {
   description: GETTING_STARTED,
   tags: TAGS,
-  params: PARAMS,
   paramExamples: PARAM_EXAMPLES,
   fields: FIELD_TEXT,
   examples: EXAMPLE_VALUES,

@@ -49,9 +49,14 @@ export const MagicLinkResponse = z.object({
 
 export const AppTicketsQuery = pageQuery({ defaultLimit: 20, maxLimit: 100 }).extend({
   /** one of the ticket statuses; anything else is a 422, as on the agents' list, not an empty page */
-  status: z.enum(TICKET_STATUSES).optional(),
+  status: z
+    .enum(TICKET_STATUSES)
+    .optional()
+    .describe("Only the end user's tickets in this status (one value)"),
 });
-export const AppTicketParam = z.object({ id: z.string().min(1).max(64) });
+export const AppTicketParam = z.object({
+  id: z.string().min(1).max(64).describe("The ticket id (`tkt_…`): one of the end user's own tickets"),
+});
 
 /** What an end user may set: no status, assignee, requester or source (those are the agents'). */
 export const AppCreateTicketBody = CreateTicketBody.pick({

@@ -22,10 +22,13 @@ export const CreateExportBody = z.strictObject({
 
 export const EXPORTS_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
 export const ListExportsQuery = pageQuery(EXPORTS_PAGE).extend({
-  resource: z.enum(EXPORT_RESOURCES).optional(),
-  status: z.enum(['pending', 'running', 'completed', 'failed']).optional(),
+  resource: z.enum(EXPORT_RESOURCES).optional().describe('Only exports of this resource'),
+  status: z
+    .enum(['pending', 'running', 'completed', 'failed'])
+    .optional()
+    .describe('Only exports in this status'),
 });
-export const ExportIdParam = z.object({ id: z.string().min(1).max(64) });
+export const ExportIdParam = z.object({ id: z.string().min(1).max(64).describe('The export id (`exp_…`)') });
 
 export const ExportJob = z.object({
   id: z.string(),

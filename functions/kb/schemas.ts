@@ -21,9 +21,13 @@ const pathId = z
   .max(64)
   .regex(/^[A-Za-z0-9_-]+$/, 'Invalid id: letters, digits, _ and - only');
 
-export const ArticleIdParam = z.object({ article_id: pathId });
-export const HelpCenterTenantParam = z.object({ tenant_id: pathId });
-export const HelpCenterArticleParam = z.object({ tenant_id: pathId, article_id: pathId });
+const helpCenterId = pathId.describe('The tenant whose help center this is (`ten_…`)');
+export const ArticleIdParam = z.object({ article_id: pathId.describe('The article id (`art_…`)') });
+export const HelpCenterTenantParam = z.object({ tenant_id: helpCenterId });
+export const HelpCenterArticleParam = z.object({
+  tenant_id: helpCenterId,
+  article_id: pathId.describe('The id of one of its published articles (`art_…`)'),
+});
 
 export const CreateArticleBody = z.strictObject({
   title: text(255),
@@ -53,14 +57,25 @@ export const UpdateArticleBody = z.strictObject({
 export type UpdateArticleBody = z.infer<typeof UpdateArticleBody>;
 
 export const ListArticlesQuery = pageQuery(KB_PAGE).extend({
-  status: z.enum(['draft', 'published', 'archived']).optional(),
-  q: z.string().trim().min(1).max(200).optional(),
+  status: z.enum(['draft', 'published', 'archived']).optional().describe('Only articles in this status'),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Case-insensitive substring of the title or the body'),
 });
 
 export const HelpCenterQuery = pageQuery(KB_PAGE).extend({
-  /** every word must appear in the title or the body (case-insensitive) */
-  q: z.string().trim().min(1).max(200).optional(),
-  category: text(100).optional(),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Words that must all appear in the title or the body, case-insensitive (the first 10 count)'),
+  category: text(100).optional().describe('Only articles in this category'),
 });
 
 const ts = z.iso.datetime();

@@ -21,7 +21,9 @@ export const CreateTenantBody = z.strictObject({
     .optional(),
 });
 
-export const TenantIdParam = z.object({ tenant_id: z.string().min(1).max(64) });
+export const TenantIdParam = z.object({
+  tenant_id: z.string().min(1).max(64).describe('The tenant id (`ten_…`)'),
+});
 
 /** The tenant record (responses). */
 export const Tenant = z.object({

@@ -83,30 +83,44 @@ export const CreateReplyBody = z
 export const TICKET_SORTS = ['-created_at', 'updated_at', 'sla_due_at'] as const;
 
 export const ListTicketsQuery = cursorPageQuery({ ...TICKETS_PAGE, items: 'tickets' }).extend({
-  status: enumList(TICKET_STATUSES).optional(),
-  priority: enumList(TICKET_PRIORITIES).optional(),
-  type: enumList(TICKET_TYPES).optional(),
-  requester_id: ref.optional(),
-  assignee_id: ref.optional(),
+  status: enumList(TICKET_STATUSES)
+    .optional()
+    .describe('Only tickets in this status (one value or a comma-separated list)'),
+  priority: enumList(TICKET_PRIORITIES)
+    .optional()
+    .describe('Only tickets with this priority (one value or a comma-separated list)'),
+  type: enumList(TICKET_TYPES)
+    .optional()
+    .describe('Only tickets of this type (one value or a comma-separated list)'),
+  requester_id: ref.optional().describe('Only tickets of this requester (`req_…`)'),
+  assignee_id: ref.optional().describe('Only tickets assigned to this agent (a tenant user id, `tus_…`)'),
   assignee_team_id: ref.optional().describe('Only tickets assigned to this team'),
-  tag: tag.optional(),
-  call_id: ref.optional(),
-  /** created_at >= created_after (inclusive) */
-  created_after: isoInstant.optional(),
-  /** created_at < created_before (exclusive) */
-  created_before: isoInstant.optional(),
-  /** updated_at >= updated_since (inclusive) */
-  updated_since: isoInstant.optional(),
+  tag: tag.optional().describe('Only tickets carrying this tag'),
+  call_id: ref.optional().describe('Only tickets linked to this call (`call_…`)'),
+  created_after: isoInstant
+    .optional()
+    .describe('Only tickets created at or after this ISO 8601 time (inclusive)'),
+  created_before: isoInstant
+    .optional()
+    .describe('Only tickets created before this ISO 8601 time (exclusive)'),
+  updated_since: isoInstant
+    .optional()
+    .describe(
+      'Only tickets with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror',
+    ),
   ...SlaListFilters,
-  /**
-   * `-created_at` (default): newest first; `updated_at`: oldest change first, then id (mirroring);
-   * `sla_due_at`: the earliest SLA due time not yet met, soonest first (only tickets that have one)
-   */
-  sort: z.enum(TICKET_SORTS).default('-created_at'),
+  sort: z
+    .enum(TICKET_SORTS)
+    .default('-created_at')
+    .describe(
+      'Order: `-created_at` (default) newest first; `updated_at` oldest change first, then id (for incremental mirroring); `sla_due_at` the earliest SLA due time not yet met, soonest first (only tickets that have one)',
+    ),
 });
 export type ListTicketsFilters = z.output<typeof ListTicketsQuery>;
 
-export const TicketIdParam = z.object({ ticket_id: z.string().min(1).max(LIMITS.id) });
+export const TicketIdParam = z.object({
+  ticket_id: z.string().min(1).max(LIMITS.id).describe('The ticket id (`tkt_…`)'),
+});
 export const ListRepliesQuery = pageQuery(TICKETS_PAGE);
 
 export const TicketReply = z.object({

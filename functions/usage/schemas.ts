@@ -12,16 +12,35 @@ const Period = z
   .regex(PERIOD_RE, { message: 'period must be YYYY-MM', abort: true })
   .refine(isServablePeriod, 'period must be between 0001-01 and 9999-11');
 
-export const SummaryQuery = z.strictObject({ period: Period.optional() });
+export const SummaryQuery = z.strictObject({
+  period: Period.optional().describe(
+    'The billing period to total, `YYYY-MM` (UTC months); default: the current one',
+  ),
+});
 
 /** `period` (YYYY-MM, default the current month) or an explicit `from`/`to` range; `kind` filters one metric. */
 export const DetailsQuery = pageQuery(USAGE_PAGE)
   .extend({
-    period: Period.optional(),
-    from: isoDateTimeOrDate.optional(),
-    to: isoDateTimeOrDate.optional(),
-    kind: z.enum(METRICS).optional(),
-    group_by: z.enum(GROUP_BY).optional(),
+    period: Period.optional().describe(
+      'The billing period to read, `YYYY-MM` (UTC months); default: the current one. `from` and `to` replace its bounds',
+    ),
+    from: isoDateTimeOrDate
+      .optional()
+      .describe(
+        'Start of the usage range (inclusive), an ISO 8601 time or date (its UTC midnight); default: the start of `period`',
+      ),
+    to: isoDateTimeOrDate
+      .optional()
+      .describe(
+        'End of the usage range (exclusive), an ISO 8601 time or date (its UTC midnight); default: now when `from` is given, else the end of `period`. Must be later than `from` (else 400)',
+      ),
+    kind: z.enum(METRICS).optional().describe('Only usage of this metric'),
+    group_by: z
+      .enum(GROUP_BY)
+      .optional()
+      .describe(
+        'Aggregate the usage by this dimension instead of listing events (`endpoint`, `api_key` and `status` group `api_requests` only)',
+      ),
   })
   .strict();
 

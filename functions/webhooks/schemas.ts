@@ -64,10 +64,15 @@ export const UpdateWebhookBody = z
   .meta({ minProperties: 1 });
 export type UpdateWebhookBody = z.infer<typeof UpdateWebhookBody>;
 
-export const WebhookIdParam = z.object({ id: z.string().min(1).max(64) });
+const webhookId = z.string().min(1).max(64).describe('The webhook subscription id (`whk_…`)');
+export const WebhookIdParam = z.object({ id: webhookId });
 export const DeliveryIdParam = z.object({
-  id: z.string().min(1).max(64),
-  delivery_id: z.string().min(1).max(64),
+  id: webhookId,
+  delivery_id: z
+    .string()
+    .min(1)
+    .max(64)
+    .describe("The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id), one of this webhook's log"),
 });
 
 /**
@@ -78,7 +83,9 @@ export const DeliveryIdParam = z.object({
  */
 export const DeliveriesQuery = z
   .object({
-    limit: queryInt(z.number().int().min(1).max(200), 50),
+    limit: queryInt(z.number().int().min(1).max(200), 50).describe(
+      'How many deliveries to return, newest first: 1-200 (default 50)',
+    ),
     before: z
       .string()
       .min(1)

@@ -19,7 +19,11 @@ export const Filename = z
     message: 'filename must not contain a path separator or control characters',
   });
 
-export const UploadQuery = z.strictObject({ filename: Filename });
+export const UploadQuery = z.strictObject({
+  filename: Filename.describe(
+    'The name to store the file under (1-255 characters, no `/`, `\\` or control characters, not `.` or `..`)',
+  ),
+});
 
 const fields = {
   id: z.string(),
@@ -39,7 +43,9 @@ export const Attachment = z.object({
 });
 export const AttachmentList = z.object({ attachments: z.array(Attachment) });
 
-export const AttachmentIdParam = z.strictObject({ attachment_id: z.string().min(1).max(64) });
+export const AttachmentIdParam = z.strictObject({
+  attachment_id: z.string().min(1).max(64).describe('The attachment id (`att_…`)'),
+});
 
 /** `attachment_ids` of a reply or a message: files uploaded to the same ticket or conversation. */
 export const AttachmentIds = z.array(z.string().min(1).max(64)).max(20).optional();

@@ -50,12 +50,11 @@ export interface DocSource {
 
 /**
  * The reader-facing text of the reference (functions/docs/guide.ts): getting started, tags in reading
- * order with their descriptions, descriptions of the parameters many routes share, example values.
+ * order with their descriptions, example values.
  */
 export interface ReferenceGuide {
   description: string;
   tags: readonly { name: string; description: string }[];
-  params: Record<string, string>;
   /** parameter name (or `<collection>.id`) -> an example value, where the value table has none */
   paramExamples?: Record<string, unknown>;
   /**
@@ -121,16 +120,17 @@ export function jsonSchemaOf(schema: ZodType, io: 'input' | 'output'): Json {
 /** `/api/v1/tickets/{ticket_id}` -> `['ticket_id']` */
 export const pathParamsOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
 
+/**
+ * A parameter's text is its route's own: `paramText`, else its zod schema's description. Nothing
+ * fills it in by name, since one name means different things on different routes (a `from` of one
+ * range is not the `from` of another); an undescribed parameter fails the document test.
+ */
 function parametersOf(route: RouteWithAccess, build: Build): Json[] {
-  const common = build.params;
   const params: Json[] = [];
   // `{id}` means what the segment before it names: `/conversations/{id}` -> `conversations.id`
   const collection = route.path.match(/\/([^/{}]+)\/\{id\}/)?.[1];
   const textOf = (name: string, own?: unknown) =>
-    route.paramText?.[name] ??
-    (typeof own === 'string' ? own : undefined) ??
-    (name === 'id' && collection ? common[`${collection}.id`] : undefined) ??
-    common[name];
+    route.paramText?.[name] ?? (typeof own === 'string' ? own : undefined);
   const pathSchema = route.params ? jsonSchemaOf(route.params, 'input') : null;
   const pathProps = (pathSchema?.properties ?? {}) as Record<string, Json>;
   for (const name of pathParamsOf(route.path)) {
@@ -354,7 +354,6 @@ function withRefusal(
 interface Build {
   catalog: SchemaCatalog;
   examples: ExampleContext;
-  params: Record<string, string>;
   paramExamples: Record<string, unknown>;
   middleware: readonly MiddlewareDoc[];
 }
@@ -519,7 +518,7 @@ export interface DocumentOptions {
   serverUrl?: string;
   /** default `public` */
   audience?: Audience;
-  /** getting started, tag order and descriptions, parameter texts, example values */
+  /** getting started, tag order and descriptions, example values */
   guide?: ReferenceGuide;
   /** called with every `Component.field` whose example value was made up (no table entry) */
   onExampleGap?: (where: string) => void;
@@ -660,7 +659,6 @@ export function buildOpenApiDocument(sources: readonly DocSource[], options: Doc
   const build: Build = {
     catalog,
     examples: { catalog, values: guide?.examples ?? { ids: {}, values: {} }, gaps },
-    params: guide?.params ?? {},
     paramExamples: guide?.paramExamples ?? {},
     middleware: options.middleware ?? [],
   };

@@ -77,7 +77,10 @@ export interface RouteDef {
   rawBody?: { mediaTypes: readonly string[]; description: string; example: string };
   /** a request body that the server accepts as is (the fuzz test sends it) */
   bodyExample?: unknown;
-  /** parameter name -> description, for parameters particular to this route (common ones: the docs table) */
+  /**
+   * parameter name -> description, where the route's params/query schema describes it not at all, or
+   * not truly for this route (it wins over the schema's). The document has no other source of texts.
+   */
   paramText?: Record<string, string>;
   /** success (and route-specific error) responses by status */
   responses: Record<

@@ -7,8 +7,12 @@ import { type CursorPosition, filtersHash, readCursor, writeCursor } from '../db
  */
 export function pageQuery(options: { defaultLimit: number; maxLimit: number }) {
   return z.object({
-    limit: queryInt(z.number().int().min(1).max(options.maxLimit), options.defaultLimit),
-    offset: queryInt(z.number().int().min(0).max(10_000_000), 0),
+    limit: queryInt(z.number().int().min(1).max(options.maxLimit), options.defaultLimit).describe(
+      `Page size: how many items to return, 1-${options.maxLimit} (default ${options.defaultLimit})`,
+    ),
+    offset: queryInt(z.number().int().min(0).max(10_000_000), 0).describe(
+      'How many items to skip: 0 for the first page, then `offset + limit`',
+    ),
   });
 }
 

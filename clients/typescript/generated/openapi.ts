@@ -8339,7 +8339,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The provider
+                 * @description The external helpdesk whose connection this is
                  * @example helpdesk_a
                  */
                 provider: "helpdesk_a" | "helpdesk_b";
@@ -8510,7 +8510,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The provider
+                 * @description The external helpdesk whose connection this is
                  * @example helpdesk_a
                  */
                 provider: "helpdesk_a" | "helpdesk_b";
@@ -8658,7 +8658,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -8668,7 +8668,7 @@ export interface operations {
                  */
                 offset?: number;
                 /**
-                 * @description The provider
+                 * @description Only runs that imported from this external helpdesk
                  * @example helpdesk_a
                  */
                 provider?: "helpdesk_a" | "helpdesk_b";
@@ -10736,7 +10736,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -10746,7 +10746,7 @@ export interface operations {
                  */
                 offset?: number;
                 /**
-                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @description Only the end user's tickets in this status (one value)
                  * @example open
                  */
                 status?: "new" | "open" | "pending" | "on_hold" | "resolved" | "closed";
@@ -11016,7 +11016,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The ticket id (`tkt_…`)
+                 * @description The ticket id (`tkt_…`): one of the end user's own tickets
                  * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
                  */
                 id: string;
@@ -12696,7 +12696,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 12)
                  * @example 20
                  */
                 limit?: number;
@@ -13980,7 +13980,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -13992,7 +13992,7 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
-                 * @description Only calls with this outcome
+                 * @description Only calls with this outcome (one value or a comma-separated list)
                  * @example ticket_created
                  */
                 outcome?: ("ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error") | `${"ticket_created" | "status_checked" | "kb_article" | "escalated" | "hung_up" | "error"},${string}`;
@@ -14002,22 +14002,22 @@ export interface operations {
                  */
                 direction?: "inbound" | "outbound";
                 /**
-                 * @description Only items of this channel
+                 * @description Only calls on this channel
                  * @example phone
                  */
                 channel?: "phone" | "sip" | "web" | "app";
                 /**
-                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @description Only calls in this status
                  * @example in_progress
                  */
                 status?: "in_progress" | "completed";
                 /**
-                 * @description Only calls from this phone number (E.164, e.g. +14155550123)
+                 * @description Only calls from this phone number, exactly as stored (E.164, e.g. +14155550123)
                  * @example +14155550123
                  */
                 caller_phone?: string;
                 /**
-                 * @description The ticket id (`tkt_…`)
+                 * @description Only calls linked to this ticket (`tkt_…`)
                  * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
                  */
                 ticket_id?: string;
@@ -14032,12 +14032,12 @@ export interface operations {
                  */
                 started_before?: string;
                 /**
-                 * @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
+                 * @description Only calls with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
                  * @example 2026-03-14T09:26:53.000Z
                  */
                 updated_since?: string;
                 /**
-                 * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
+                 * @description Order: `-started_at` (default) newest call first; `updated_at` oldest change first, then id (for incremental mirroring)
                  * @example -started_at
                  */
                 sort?: "-started_at" | "updated_at";
@@ -18049,7 +18049,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -18061,22 +18061,22 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
-                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @description Only conversations in this status
                  * @example open
                  */
                 status?: "open" | "waiting" | "resolved" | "closed";
                 /**
-                 * @description Only items of this channel
+                 * @description Only conversations on this channel
                  * @example phone
                  */
                 channel?: "email" | "widget" | "whatsapp" | "phone" | "api";
                 /**
-                 * @description The contact id (`ctc_…`)
+                 * @description Only conversations with this contact (`ctc_…`)
                  * @example ctc_0mh9z8x1kLr5FtY2mWq7Hd
                  */
                 contact_id?: string;
                 /**
-                 * @description Only conversations assigned to this agent
+                 * @description Only conversations assigned to this agent (a tenant user id, `tus_…`)
                  * @example tus_0mh2v9w8xPr6JzL3qNb5Gc
                  */
                 assignee_user_id?: string;
@@ -18086,7 +18086,7 @@ export interface operations {
                  */
                 assignee_team_id?: string;
                 /**
-                 * @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
+                 * @description Only conversations with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
                  * @example 2026-03-14T09:26:53.000Z
                  */
                 updated_since?: string;
@@ -18101,7 +18101,7 @@ export interface operations {
                  */
                 sla_due_before?: string;
                 /**
-                 * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
+                 * @description Order, id breaking ties the same way: `-created_at` (default) newest first, `created_at` oldest first; `updated_at` oldest change first (for incremental mirroring), `-updated_at` latest change first; `sla_due_at` the earliest SLA due time not yet met, soonest first (only conversations that have one)
                  * @example -created_at
                  */
                 sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at" | "sla_due_at";
@@ -18432,7 +18432,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -18599,7 +18599,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -18800,7 +18800,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -18991,7 +18991,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -19139,7 +19139,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The name to store the file under (1-255 characters, no `/`, `\` or control characters)
+                 * @description The name to store the file under (1-255 characters, no `/`, `\` or control characters, not `.` or `..`)
                  * @example error-E451.png
                  */
                 filename: string;
@@ -19147,7 +19147,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -19322,7 +19322,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -19473,7 +19473,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -19631,7 +19631,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`), or a call id (`call_…`): the export of a call
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -19807,7 +19807,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation or call id the export was made of
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -19959,7 +19959,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation or call id the export was made of
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -20098,7 +20098,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-200 (default 50)
                  * @example 20
                  */
                 limit?: number;
@@ -20111,7 +20111,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -20282,7 +20282,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -20596,7 +20596,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -20606,7 +20606,7 @@ export interface operations {
                  */
                 offset?: number;
                 /**
-                 * @description Free-text search (case-insensitive substring)
+                 * @description Words that must all appear in the title or the body, case-insensitive (the first 10 count)
                  * @example printer
                  */
                 q?: string;
@@ -20619,7 +20619,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The tenant id (`ten_…`)
+                 * @description The tenant whose help center this is (`ten_…`)
                  * @example ten_demo
                  */
                 tenant_id: string;
@@ -20753,12 +20753,12 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The tenant id (`ten_…`)
+                 * @description The tenant whose help center this is (`ten_…`)
                  * @example ten_demo
                  */
                 tenant_id: string;
                 /**
-                 * @description The article id (`art_…`)
+                 * @description The id of one of its published articles (`art_…`)
                  * @example art_0mh8w6y3bNf2HqT9vLc5Zs
                  */
                 article_id: string;
@@ -20981,7 +20981,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The provider
+                 * @description The third-party service whose integration this is
                  * @example zendesk
                  */
                 provider: "slack" | "jira" | "salesforce" | "hubspot" | "zendesk" | "servicenow";
@@ -21124,7 +21124,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The provider
+                 * @description The third-party service whose integration this is
                  * @example zendesk
                  */
                 provider: "slack" | "jira" | "salesforce" | "hubspot" | "zendesk" | "servicenow";
@@ -21300,7 +21300,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The provider
+                 * @description The third-party service whose integration this is
                  * @example zendesk
                  */
                 provider: "slack" | "jira" | "salesforce" | "hubspot" | "zendesk" | "servicenow";
@@ -21456,7 +21456,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The provider
+                 * @description The third-party service whose integration this is
                  * @example zendesk
                  */
                 provider: "slack" | "jira" | "salesforce" | "hubspot" | "zendesk" | "servicenow";
@@ -21965,7 +21965,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -21975,12 +21975,12 @@ export interface operations {
                  */
                 offset?: number;
                 /**
-                 * @description Exact email address
+                 * @description Only requesters with this email address (exact, case-insensitive)
                  * @example ana@example.com
                  */
                 email?: string;
                 /**
-                 * @description Case-insensitive substring of the name or email
+                 * @description Only requesters whose email or name holds this text (case-insensitive)
                  * @example ada
                  */
                 search?: string;
@@ -22910,7 +22910,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -22925,7 +22925,7 @@ export interface operations {
                  */
                 resource?: "tickets" | "calls" | "contacts" | "conversations" | "usage";
                 /**
-                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @description Only exports in this status
                  * @example pending
                  */
                 status?: "pending" | "running" | "completed" | "failed";
@@ -23511,7 +23511,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -23964,7 +23964,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -23974,12 +23974,12 @@ export interface operations {
                  */
                 offset?: number;
                 /**
-                 * @description Only users with this role
+                 * @description Only tenant users with this role
                  * @example agent
                  */
                 role?: "agent" | "tenant_admin";
                 /**
-                 * @description Case-insensitive substring of the name or email
+                 * @description Only tenant users whose email or name holds this text (case-insensitive)
                  * @example ada
                  */
                 search?: string;
@@ -25041,7 +25041,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -25053,7 +25053,7 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
-                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @description Only tickets in this status (one value or a comma-separated list)
                  * @example open
                  */
                 status?: ("new" | "open" | "pending" | "on_hold" | "resolved" | "closed") | `${"new" | "open" | "pending" | "on_hold" | "resolved" | "closed"},${string}`;
@@ -25068,12 +25068,12 @@ export interface operations {
                  */
                 type?: ("question" | "incident" | "problem" | "service_request" | "change") | `${"question" | "incident" | "problem" | "service_request" | "change"},${string}`;
                 /**
-                 * @description Only tickets of this requester
+                 * @description Only tickets of this requester (`req_…`)
                  * @example req_0mh9y4t6cWn3LbQ8rFs1Mz
                  */
                 requester_id?: string;
                 /**
-                 * @description Only tickets assigned to this agent
+                 * @description Only tickets assigned to this agent (a tenant user id, `tus_…`)
                  * @example tus_0mh2v9w8xPr6JzL3qNb5Gc
                  */
                 assignee_id?: string;
@@ -25083,27 +25083,27 @@ export interface operations {
                  */
                 assignee_team_id?: string;
                 /**
-                 * @description Only items carrying this tag
+                 * @description Only tickets carrying this tag
                  * @example vip
                  */
                 tag?: string;
                 /**
-                 * @description The call id (`call_…`)
+                 * @description Only tickets linked to this call (`call_…`)
                  * @example call_0mhbpz7t1Vq9bN3xRk2sYe
                  */
                 call_id?: string;
                 /**
-                 * @description Only items created at or after this ISO 8601 time (inclusive)
+                 * @description Only tickets created at or after this ISO 8601 time (inclusive)
                  * @example 2026-03-14T09:26:53.000Z
                  */
                 created_after?: string;
                 /**
-                 * @description Only items created before this ISO 8601 time (exclusive)
+                 * @description Only tickets created before this ISO 8601 time (exclusive)
                  * @example 2026-03-14T09:26:53.000Z
                  */
                 created_before?: string;
                 /**
-                 * @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
+                 * @description Only tickets with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
                  * @example 2026-03-14T09:26:53.000Z
                  */
                 updated_since?: string;
@@ -25118,7 +25118,7 @@ export interface operations {
                  */
                 sla_due_before?: string;
                 /**
-                 * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
+                 * @description Order: `-created_at` (default) newest first; `updated_at` oldest change first, then id (for incremental mirroring); `sla_due_at` the earliest SLA due time not yet met, soonest first (only tickets that have one)
                  * @example -created_at
                  */
                 sort?: "-created_at" | "updated_at" | "sla_due_at";
@@ -25997,7 +25997,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The name to store the file under (1-255 characters, no `/`, `\` or control characters)
+                 * @description The name to store the file under (1-255 characters, no `/`, `\` or control characters, not `.` or `..`)
                  * @example error-E451.png
                  */
                 filename: string;
@@ -26481,7 +26481,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -27031,7 +27031,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-200 (default 50)
                  * @example 20
                  */
                 limit?: number;
@@ -27041,27 +27041,27 @@ export interface operations {
                  */
                 offset?: number;
                 /**
-                 * @description Billing period `YYYY-MM`; default: the current one
+                 * @description The billing period to read, `YYYY-MM` (UTC months); default: the current one. `from` and `to` replace its bounds
                  * @example 2026-03
                  */
                 period?: string;
                 /**
-                 * @description Start of the range (inclusive), ISO 8601
+                 * @description Start of the usage range (inclusive), an ISO 8601 time or date (its UTC midnight); default: the start of `period`
                  * @example 2026-03-01T00:00:00.000Z
                  */
                 from?: string;
                 /**
-                 * @description End of the range (exclusive), ISO 8601
+                 * @description End of the usage range (exclusive), an ISO 8601 time or date (its UTC midnight); default: now when `from` is given, else the end of `period`. Must be later than `from` (else 400)
                  * @example 2026-04-01T00:00:00.000Z
                  */
                 to?: string;
                 /**
-                 * @description Only usage of this kind
+                 * @description Only usage of this metric
                  * @example api_requests
                  */
                 kind?: "api_requests" | "call_minutes" | "conversations" | "webhook_deliveries";
                 /**
-                 * @description Aggregate the usage by this dimension instead of listing events
+                 * @description Aggregate the usage by this dimension instead of listing events (`endpoint`, `api_key` and `status` group `api_requests` only)
                  * @example day
                  */
                 group_by?: "day" | "endpoint" | "api_key" | "kind" | "status";
@@ -27227,7 +27227,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Billing period `YYYY-MM`; default: the current one
+                 * @description The billing period to total, `YYYY-MM` (UTC months); default: the current one
                  * @example 2026-03
                  */
                 period?: string;
@@ -28109,7 +28109,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description How many deliveries to return, newest first: 1-200 (default 50)
                  * @example 20
                  */
                 limit?: number;
@@ -28274,7 +28274,7 @@ export interface operations {
                  */
                 id: string;
                 /**
-                 * @description The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id)
+                 * @description The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id), one of this webhook's log
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 delivery_id: string;
@@ -28448,7 +28448,7 @@ export interface operations {
                  */
                 id: string;
                 /**
-                 * @description The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id)
+                 * @description The delivery id (`dlv_…`, also sent as X-Webhook-Delivery-Id), one of this webhook's log
                  * @example dlv_0mhbq3k9aQm2Vx8RtL5cBn
                  */
                 delivery_id: string;
@@ -28971,7 +28971,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-200 (default 50)
                  * @example 20
                  */
                 limit?: number;
@@ -28988,7 +28988,7 @@ export interface operations {
                  */
                 action?: "api_key.created" | "api_key.rotated" | "api_key.revoked" | "api_key.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.failing" | "webhook.healthy" | "webhook.disabled" | "webhook.enabled" | "user.invited" | "user.updated" | "user.removed" | "user.signed_in" | "user.sign_in_failed" | "business_hours.created" | "business_hours.updated" | "business_hours.deleted" | "sla_policy.created" | "sla_policy.updated" | "sla_policy.deleted" | "team.created" | "team.updated" | "team.deleted" | "saved_reply.created" | "saved_reply.updated" | "saved_reply.deleted" | "ticket_field.created" | "ticket_field.updated" | "ticket_field.deleted";
                 /**
-                 * @description Only entries about this resource id
+                 * @description Only entries about this resource id (`key_…`, `whk_…`, …)
                  * @example tkt_0mhbq3k8zHkR2d9TQx7pLw
                  */
                 target_id?: string;
@@ -30066,7 +30066,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -30078,17 +30078,17 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
-                 * @description Free-text search (case-insensitive substring)
+                 * @description Case-insensitive substring of the name or domain (at least 3 letters or digits in a row)
                  * @example printer
                  */
                 q?: string;
                 /**
-                 * @description Only items carrying this tag
+                 * @description Only companies carrying this tag
                  * @example vip
                  */
                 tag?: string;
                 /**
-                 * @description Include soft-deleted items (`true`/`false`)
+                 * @description `true` to include soft-deleted companies (default `false`)
                  * @example true
                  */
                 include_deleted?: "true" | "false";
@@ -31117,7 +31117,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -31129,32 +31129,32 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
-                 * @description Free-text search (case-insensitive substring)
+                 * @description Case-insensitive substring of the first name, last name, full name, email or phone (at least 3 letters or digits in a row)
                  * @example printer
                  */
                 q?: string;
                 /**
-                 * @description Only items carrying this tag
+                 * @description Only contacts carrying this tag
                  * @example vip
                  */
                 tag?: string;
                 /**
-                 * @description The company id (`cmp_…`)
+                 * @description Only contacts of this company (`cmp_…`)
                  * @example cmp_0mh9z2v4nGp8JdR6sKa3Xe
                  */
                 company_id?: string;
                 /**
-                 * @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
+                 * @description Only contacts with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
                  * @example 2026-03-14T09:26:53.000Z
                  */
                 updated_since?: string;
                 /**
-                 * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
+                 * @description Order: `created_at` (default) newest first; `updated_at` oldest change first, then id (for incremental mirroring)
                  * @example created_at
                  */
                 sort?: "created_at" | "updated_at";
                 /**
-                 * @description Include soft-deleted items (`true`/`false`)
+                 * @description `true` to include soft-deleted contacts (default `false`)
                  * @example true
                  */
                 include_deleted?: "true" | "false";
@@ -32195,7 +32195,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -32207,22 +32207,22 @@ export interface operations {
                 /** @description The `next_cursor` of the previous page: the page after it, at the same cost at any depth (`total` is then null). Bound to the list's filters and sort: send them unchanged. */
                 cursor?: string;
                 /**
-                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @description Only conversations in this status
                  * @example open
                  */
                 status?: "open" | "waiting" | "resolved" | "closed";
                 /**
-                 * @description Only items of this channel
+                 * @description Only conversations on this channel
                  * @example phone
                  */
                 channel?: "email" | "widget" | "whatsapp" | "phone" | "api";
                 /**
-                 * @description The contact id (`ctc_…`)
+                 * @description Only conversations with this contact (`ctc_…`)
                  * @example ctc_0mh9z8x1kLr5FtY2mWq7Hd
                  */
                 contact_id?: string;
                 /**
-                 * @description Only conversations assigned to this agent
+                 * @description Only conversations assigned to this agent (a tenant user id, `tus_…`)
                  * @example tus_0mh2v9w8xPr6JzL3qNb5Gc
                  */
                 assignee_user_id?: string;
@@ -32232,7 +32232,7 @@ export interface operations {
                  */
                 assignee_team_id?: string;
                 /**
-                 * @description Only items with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
+                 * @description Only conversations with `updated_at` at or after this ISO 8601 time (inclusive); pair with `sort=updated_at` to mirror
                  * @example 2026-03-14T09:26:53.000Z
                  */
                 updated_since?: string;
@@ -32247,7 +32247,7 @@ export interface operations {
                  */
                 sla_due_before?: string;
                 /**
-                 * @description Order: the default is newest first; `updated_at` is oldest change first, then id (for incremental mirroring)
+                 * @description Order, id breaking ties the same way: `-created_at` (default) newest first, `created_at` oldest first; `updated_at` oldest change first (for incremental mirroring), `-updated_at` latest change first; `sla_due_at` the earliest SLA due time not yet met, soonest first (only conversations that have one)
                  * @example -created_at
                  */
                 sort?: "-created_at" | "created_at" | "updated_at" | "-updated_at" | "sla_due_at";
@@ -32578,7 +32578,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -32745,7 +32745,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -32946,7 +32946,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -33143,7 +33143,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`), or a call id (`call_…`): the export of a call
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -33319,7 +33319,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation or call id the export was made of
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -33471,7 +33471,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation or call id the export was made of
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -33610,7 +33610,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-200 (default 50)
                  * @example 20
                  */
                 limit?: number;
@@ -33623,7 +33623,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -33794,7 +33794,7 @@ export interface operations {
             };
             path: {
                 /**
-                 * @description The conversation id (`cnv_…`); on `…/export` and the export reads, a call id (`call_…`) too: the export of a call
+                 * @description The conversation id (`cnv_…`)
                  * @example cnv_0mhbr1d6eYk4TsN8wPa2Jq
                  */
                 id: string;
@@ -34063,7 +34063,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-100 (default 20)
                  * @example 20
                  */
                 limit?: number;
@@ -34073,12 +34073,12 @@ export interface operations {
                  */
                 offset?: number;
                 /**
-                 * @description Only items in this status (one value, or a comma-separated list where the schema says so)
+                 * @description Only articles in this status
                  * @example draft
                  */
                 status?: "draft" | "published" | "archived";
                 /**
-                 * @description Free-text search (case-insensitive substring)
+                 * @description Case-insensitive substring of the title or the body
                  * @example printer
                  */
                 q?: string;
@@ -34596,7 +34596,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-200 (default 50)
                  * @example 20
                  */
                 limit?: number;
@@ -36336,7 +36336,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-200 (default 50)
                  * @example 20
                  */
                 limit?: number;
@@ -37124,7 +37124,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Page size: how many items to return (see the schema for the default and maximum)
+                 * @description Page size: how many items to return, 1-200 (default 50)
                  * @example 20
                  */
                 limit?: number;
