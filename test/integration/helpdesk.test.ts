@@ -398,7 +398,7 @@ describe.skipIf(postgresUnavailable())('the help desk', () => {
         areas: ['api', 'billing'],
       });
       const [header, ...lines] = (await exported('csv')).text.trim().split('\r\n');
-      const column = header.split(',').indexOf('custom_fields');
+      const column = (header ?? '').split(',').indexOf('custom_fields');
       expect(column).toBeGreaterThanOrEqual(0);
       const line = lines.find((l) => l.startsWith(`${made.body.id},`) || l.includes(`,${made.body.id},`));
       expect(line).toContain('"{""plan"":""pro"",""areas"":[""api"",""billing""]}"');
