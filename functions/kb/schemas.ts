@@ -56,25 +56,18 @@ export const UpdateArticleBody = z.strictObject({
 });
 export type UpdateArticleBody = z.infer<typeof UpdateArticleBody>;
 
+/** An article search's `q`; each list says what it matches. */
+const articleQ = z.string().trim().min(1).max(200).optional();
+
 export const ListArticlesQuery = pageQuery(KB_PAGE).extend({
   status: z.enum(['draft', 'published', 'archived']).optional().describe('Only articles in this status'),
-  q: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe('Case-insensitive substring of the title or the body'),
+  q: articleQ.describe('Case-insensitive substring of the title or the body'),
 });
 
 export const HelpCenterQuery = pageQuery(KB_PAGE).extend({
-  q: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe('Words that must all appear in the title or the body, case-insensitive (the first 10 count)'),
+  q: articleQ.describe(
+    'Words that must all appear in the title or the body, case-insensitive (the first 10 count)',
+  ),
   category: text(100).optional().describe('Only articles in this category'),
 });
 
