@@ -12,9 +12,9 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Integration files the quick loop (`npm run test:quick`: unit and pglite) leaves out: each spawns
- * processes (`npm start`, the listener) or runs hundreds of requests; the first three had the most
- * test time of that loop's files. On PGlite they run in the `slow` tier; the postgres tier runs them as
- * it runs every integration file.
+ * processes (`npm start`, the listener), runs hundreds of requests or waits in real time; each had
+ * more test time than any file the loop keeps. On PGlite they run in the `slow` tier; the postgres
+ * tier runs them as it runs every integration file.
  */
 const SLOW = [
   'test/integration/schema-fuzz.test.ts', // every documented operation, valid and mutated
@@ -22,6 +22,8 @@ const SLOW = [
   'test/integration/webhooks-listen.test.ts', // `npm start` and the listener as processes
   'test/integration/files-stream.test.ts', // a 25 MiB file through `npm start` in its own process
   'test/integration/client-typescript.test.ts', // the typed client against a listening server
+  'test/integration/idempotency-answer-with-work.test.ts', // waits out a lease for each of 30 operations
+  'test/integration/webhooks-health.test.ts', // a rate limit over 9 s and an outage in real time
 ];
 
 const pglite = {

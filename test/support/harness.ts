@@ -4,12 +4,10 @@
  * tenants, dashboard tokens and API keys through the public API itself.
  */
 
-import { readFileSync } from 'node:fs';
 import { createEmbeddedRuntime, type EmbeddedRuntime } from '../../scripts/embedded';
 import { type Role, signDashboardToken } from '../../shared/auth/jwt';
 import type { ConversationPorts } from '../../shared/context/conversation-ports';
 import { createPostgresHandle } from '../../shared/db/adapters/pg';
-import { createPgliteHandle } from '../../shared/db/adapters/pglite';
 import type { DatabaseHandle } from '../../shared/db/handle';
 import { migrate } from '../../shared/db/migrate';
 import { readMigrations } from '../../shared/db/migrations-fs';
@@ -17,6 +15,7 @@ import { type AppConfig, loadConfig } from '../../shared/env';
 import { createNodeLogger } from '../../shared/log/logger.node.js';
 import { type Mail, OutboxMailer } from '../../shared/mail/mailer';
 import { createTestDatabase } from './pg';
+import { borrowPglite } from './pglite-pool';
 
 export const TEST_DB = (process.env.TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
 export const TEST_SECRETS = {
@@ -91,14 +90,11 @@ async function openTestDatabase(statementTimeoutMs: number): Promise<{
       },
     };
   }
-  // the migrated template dumped once by test/support/pglite-global-setup.ts (no initdb per file)
-  const template = process.env.TEST_PGLITE_TEMPLATE;
-  const handle = await createPgliteHandle(
-    undefined,
-    template ? new Blob([readFileSync(template)]) : undefined,
-  );
+  // a copy of the migrated template test/support/pglite-global-setup.ts dumped once, lent by the
+  // worker's pool (no initdb and no PGlite start-up per file)
+  const { handle, giveBack } = await borrowPglite(process.env.TEST_PGLITE_TEMPLATE);
   await migrate(handle, readMigrations()); // a no-op on the template; migrates a fresh database
-  return { handle, cleanup: () => handle.close() };
+  return { handle, cleanup: giveBack };
 }
 
 export const postgresUnavailable = () =>

@@ -81,10 +81,25 @@ export async function createPgliteHandle(
   dataDir?: string,
   loadDataDir?: Blob,
 ): Promise<DatabaseHandle & { dumpDataDir(): Promise<Blob> }> {
+  const pglite = await openPglite(dataDir, loadDataDir);
+  return {
+    ...pgliteHandleOn(pglite),
+    dumpDataDir: async () => (await pglite.dumpDataDir('none')) as Blob,
+  };
+}
+
+/** A PGlite with the extensions the migrations create (the contacts' and companies' `q` search indexes). */
+export async function openPglite(dataDir?: string, loadDataDir?: Blob): Promise<PGlite> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  // the extensions the migrations create (the contacts' and companies' `q` search indexes)
   const extensions = { pg_trgm, btree_gin };
-  const pglite = await PGlite.create(dataDir, loadDataDir ? { loadDataDir, extensions } : { extensions });
+  return PGlite.create(dataDir, loadDataDir ? { loadDataDir, extensions } : { extensions });
+}
+
+/**
+ * A handle over an open PGlite; closing the handle closes that PGlite. The tests lend one
+ * instance to file after file through a stand-in whose close is their own (test/support/pglite-pool.ts).
+ */
+export function pgliteHandleOn(pglite: PGlite): DatabaseHandle {
   // PGlite is in-process and exclusive: every write goes through this handle, none to hear from others
   const writes = new WriteWatch(true);
   const db = new Kysely<Database>({ dialect: new ExclusivePGliteDialect({ pglite }, writes) });
@@ -93,7 +108,6 @@ export async function createPgliteHandle(
     db,
     writes,
     exec: (script) => execWatched(writes, script, (sql) => pglite.exec(sql)),
-    dumpDataDir: async () => (await pglite.dumpDataDir('none')) as Blob,
     async close() {
       await db.destroy();
     },
