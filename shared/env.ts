@@ -120,6 +120,12 @@ export const EnvSchema = z.object({
    * list with several filters more. 0 = not limited.
    */
   TENANT_DB_SHARE: intFromString(8),
+  /**
+   * The percent of one database core a tenant's searches and combined filters may keep busy on
+   * average, across processes (shared/ratelimit/db-time.ts); reads of at most 50 ms are not
+   * counted. Past it the next such read answers 429 with Retry-After. 0 = not limited.
+   */
+  TENANT_DB_TIME_SHARE: intFromString(25).pipe(z.number().int().min(0).max(1000)),
   /** Node server: open connections one client address may hold at once (more are refused). 0 = no cap. */
   MAX_CONNECTIONS_PER_CLIENT: intFromString(64),
   /** Node runtime: on SIGTERM/SIGINT, how long requests in flight may take to finish before the exit. */

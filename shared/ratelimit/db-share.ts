@@ -4,6 +4,7 @@ import type { AppConfig } from '../env';
 import { ApiError, Detail } from '../http/errors';
 import { errorField, type Logger } from '../log/logger';
 import { type RedisClient as Redis, redisClient } from '../redis/client';
+import { type TimeMeter, timeMeterFor } from './db-time';
 
 /**
  * A tenant's share of the database: the cost units its requests hold at once, counted across every
@@ -196,8 +197,10 @@ const instance = Math.random().toString(36).slice(2, 10);
  */
 export function tenantShare(
   store?: (config: AppConfig, logger: Logger) => ShareStore,
+  meter?: (config: AppConfig, logger: Logger) => TimeMeter,
 ): MiddlewareHandler<AppEnv> {
   const storeOf = store ?? shareStoreFor;
+  const meterOf = meter ?? timeMeterFor;
   return async function dbShare(c: Context<AppEnv>, next: Next) {
     const services = c.get('services');
     const share = services.config.TENANT_DB_SHARE;
@@ -205,6 +208,18 @@ export function tenantShare(
     if (!tenant) return next();
     const shares = storeOf(services.config, services.logger);
     const cost = shareCostOf(c.req.method, c.req.url);
+    const timeShare = cost === SHARE_COST.expensive ? services.config.TENANT_DB_TIME_SHARE : 0;
+    const meter = timeShare > 0 ? meterOf(services.config, services.logger) : null;
+    const wait = meter ? await meter.waitFor(tenant) : 0;
+    if (wait > 0) {
+      const seconds = String(Math.ceil(wait / 1000));
+      throw new ApiError(429, Detail.tenantShareExceeded, {
+        'Retry-After': seconds,
+        'X-RateLimit-Limit': String(share),
+        'X-RateLimit-Remaining': '0',
+        'X-RateLimit-Reset': seconds,
+      });
+    }
     sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
     const id = `${instance}.${sequence}`;
     const decided = await shares.acquire(tenant, id, cost, share, services.config.REQUEST_TIMEOUT_MS);
@@ -216,6 +231,7 @@ export function tenantShare(
         'X-RateLimit-Reset': '1',
       });
     }
+    const started = Date.now();
     try {
       await next();
     } finally {
@@ -223,6 +239,10 @@ export function tenantShare(
       // Redis round trip is left to finish after the answer (on Workers, within waitUntil)
       const released = shares.release(tenant, id, cost);
       services.defer(() => released);
+      if (meter) {
+        const spent = meter.spend(tenant, Date.now() - started, timeShare);
+        services.defer(() => spent);
+      }
     }
   };
 }

@@ -8,7 +8,15 @@
 import { Redis } from '@upstash/redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryShareStore, RedisShareStore, SHARE_COST, shareCostOf } from '../../shared/ratelimit/db-share';
+import {
+  BURST_MS,
+  FREE_MS,
+  MemoryTimeMeter,
+  RedisTimeMeter,
+  timeMeterFor,
+} from '../../shared/ratelimit/db-time';
 import { upstashClient } from '../../shared/redis/client';
+import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
 import {
   redisForTests,
   startUpstashRestAdapter,
@@ -66,6 +74,51 @@ describe('Redis down: each process falls back to its own bound', () => {
   });
 });
 
+describe('the share over time (shared/ratelimit/db-time.ts)', () => {
+  it('meters what an expensive read took past FREE_MS at the share, and waits only past the burst', async () => {
+    const meter = new MemoryTimeMeter();
+    const now = 1_000_000;
+    await meter.spend('t', FREE_MS, 25, now); // a read of FREE_MS is not metered
+    expect(await meter.waitFor('t', now)).toBe(0);
+    await meter.spend('t', FREE_MS + 250, 25, now); // 250 ms at 25% of a core: 1000 ms ahead
+    expect(await meter.waitFor('t', now)).toBe(0); // exactly the burst
+    await meter.spend('t', FREE_MS + 100, 25, now); // 400 ms more
+    expect(await meter.waitFor('t', now)).toBe(400);
+    expect(await meter.waitFor('t', now + 400)).toBe(0); // the meter runs down with the clock
+    expect(await meter.waitFor('u', now)).toBe(0); // another tenant's meter is its own
+    // time spent while the meter was behind the clock starts from now, not from the past
+    await meter.spend('v', FREE_MS + 500, 50, now);
+    expect(await meter.waitFor('v', now + 5000)).toBe(0);
+    await meter.spend('v', FREE_MS + 600, 50, now + 5000);
+    expect(await meter.waitFor('v', now + 5000)).toBe(1200 - BURST_MS);
+  });
+});
+
+describe.skipIf(postgresUnavailable())('the share over time, through the API', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h?.close());
+
+  it("a tenant past its time share gets 429 for its next search, not for its plain reads, and not another tenant's", async () => {
+    const [busy, other] = [await h.tenant(), await h.tenant()];
+    const [busyKey, otherKey] = [await busy.key(['tickets:read']), await other.key(['tickets:read'])];
+    const search = '/api/v1/tickets?status=open&priority=high';
+    expect((await h.request('GET', search, { apiKey: busyKey })).status).toBe(200);
+    // the runtime's own meter (no Redis configured: this process's memory) as if the tenant's
+    // searches had kept the database busy for three seconds
+    await timeMeterFor(h.config, h.runtime.services.logger).spend(busy.id, FREE_MS + 3000, 25);
+    const refused = await h.request('GET', search, { apiKey: busyKey });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ detail: 'Too many concurrent requests for this tenant; retry shortly' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(10);
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect((await h.request('GET', '/api/v1/tickets', { apiKey: busyKey })).status).toBe(200);
+    expect((await h.request('GET', search, { apiKey: otherKey })).status).toBe(200);
+  });
+});
+
 describe.skipIf(!redisUp)('the share in Redis (real Redis via the REST adapter)', () => {
   let adapter: UpstashRestAdapter;
   const run = Math.random().toString(36).slice(2, 10);
@@ -100,6 +153,22 @@ describe.skipIf(!redisUp)('the share in Redis (real Redis via the REST adapter)'
     expect((await one.acquire('t3', 'next', 1, 5, 30_000)).admitted).toBe(false);
     await new Promise((r) => setTimeout(r, 2200));
     expect((await one.acquire('t3', 'next', 1, 5, 30_000)).admitted).toBe(true);
+  });
+
+  it('two processes meter one tenant over time: what one spent, the other waits for', async () => {
+    const meter = () =>
+      new RedisTimeMeter(
+        upstashClient(
+          new Redis({ url: adapter.url, token: adapter.token, retry: false, enableTelemetry: false }),
+        ),
+        { timeoutMs: 5000, onFallback: () => {} },
+      );
+    const [one, two] = [meter(), meter()];
+    const tenant = `time-${run}`;
+    const now = Date.now();
+    await one.spend(tenant, FREE_MS + 500, 25, now); // 2000 ms ahead
+    expect(await two.waitFor(tenant, now)).toBe(2000 - BURST_MS);
+    expect(await two.waitFor(`${tenant}-other`, now)).toBe(0);
   });
 
   it('a Redis slower than the timeout is judged in memory (fail-open to the process bound)', async () => {
