@@ -211,7 +211,10 @@ async function consumeUserToken(
   const hash = await hashToken(config, body.token);
   const person = await liveTokenUser(db, hash, purpose);
   if (!person) throw badRequest(INVALID_TOKEN[purpose]);
-  const weakness = passwordWeakness(body.password, { email: person.email, name: body.name ?? person.name });
+  const weakness = await passwordWeakness(body.password, {
+    email: person.email,
+    name: body.name ?? person.name,
+  });
   if (weakness) throw validationError([{ loc: ['body', 'password'], msg: weakness, type: 'value_error' }]);
   const passwordHash = await hashAccountPassword(person.email, body.password);
   const used = await spendUserToken(db, hash, purpose);

@@ -4,22 +4,34 @@
  * and name as extra words), beside the fixed rules of password-policy.ts. A score under 3 of 4
  * (fewer than about 10^8 guesses) is refused with zxcvbn's own warning, in words a person reads.
  *
- * The dictionaries are most of a megabyte: only the sign-in function (functions/auth) imports this
- * file, so no other Worker carries them, and they are set up on the first password set, never on a
- * sign-in or at startup.
+ * The dictionaries are most of a megabyte, and each language package decompresses its word lists
+ * when its module is evaluated (tens of milliseconds of CPU): only the sign-in function
+ * (functions/auth) imports this file, so no other Worker carries them, and they are imported
+ * dynamically, on the first password set, so the auth Worker's startup (and every sign-in on a
+ * fresh isolate) never evaluates them. The bundler keeps a dynamically imported module's top level
+ * unevaluated until that import runs.
  */
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import { adjacencyGraphs, dictionary as commonDictionary } from '@zxcvbn-ts/language-common';
-import { dictionary as enDictionary, translations } from '@zxcvbn-ts/language-en';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 
 export const MIN_PASSWORD_SCORE = 3;
 
-let factory: ZxcvbnFactory | undefined;
+let factory: Promise<ZxcvbnFactory> | undefined;
 const estimator = () => {
-  factory ??= new ZxcvbnFactory({
-    translations,
-    graphs: adjacencyGraphs,
-    dictionary: { ...commonDictionary, ...enDictionary },
+  factory ??= (async () => {
+    const [{ ZxcvbnFactory }, common, en] = await Promise.all([
+      import('@zxcvbn-ts/core'),
+      import('@zxcvbn-ts/language-common'),
+      import('@zxcvbn-ts/language-en'),
+    ]);
+    return new ZxcvbnFactory({
+      translations: en.translations,
+      graphs: common.adjacencyGraphs,
+      dictionary: { ...common.dictionary, ...en.dictionary },
+    });
+  })();
+  // a failed import is not remembered: the next password set tries again
+  factory.catch(() => {
+    factory = undefined;
   });
   return factory;
 };
@@ -34,11 +46,11 @@ function userInputs(person: { email: string; name?: string | null }): string[] {
 }
 
 /** Why `password` is too easy to guess for this person, or null when it is strong enough. */
-export function passwordWeakness(
+export async function passwordWeakness(
   password: string,
   person: { email: string; name?: string | null },
-): string | null {
-  const result = estimator().check(password, userInputs(person));
+): Promise<string | null> {
+  const result = (await estimator()).check(password, userInputs(person));
   if (result.score >= MIN_PASSWORD_SCORE) return null;
   const warning = result.feedback.warning;
   const suggestion = result.feedback.suggestions[0];
