@@ -18,17 +18,33 @@ export function folderStorage(root: string): ObjectStorage {
     return join(root, key);
   };
   const tmpDir = join(root, '.partial');
+  // folders already made: a put then costs no mkdir (a folder removed behind our back is made again
+  // when the rename reports ENOENT, or for the next put when the write does)
+  const made = new Set<string>();
+  const ensureDir = async (dir: string, again = false) => {
+    if (again) made.delete(dir);
+    if (made.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    made.add(dir);
+  };
+  const missing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
   return {
     kind: 'folder',
     async put(key, body) {
       const target = pathOf(key);
-      await mkdir(tmpDir, { recursive: true });
-      await mkdir(dirname(target), { recursive: true });
+      await ensureDir(tmpDir);
+      await ensureDir(dirname(target));
       const tmp = join(tmpDir, randomBase62(16));
       try {
         await pipeline(Readable.from(chunksOf(body)), createWriteStream(tmp, { flags: 'wx' }));
-        await rename(tmp, target);
+        await rename(tmp, target).catch(async (err) => {
+          if (!missing(err)) throw err;
+          await ensureDir(dirname(target), true);
+          await rename(tmp, target);
+        });
       } catch (err) {
+        // the temporary folder gone: this put fails, the next one makes it again
+        if (missing(err)) made.clear();
         await rm(tmp, { force: true });
         throw err;
       }
