@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,7 +19,7 @@ export function folderStorage(root: string): ObjectStorage {
   };
   const tmpDir = join(root, '.partial');
   // folders already made: a put then costs no mkdir (a folder removed behind our back is made again
-  // when the rename reports ENOENT, or for the next put when the write does)
+  // when opening the temporary file or the rename reports ENOENT)
   const made = new Set<string>();
   const ensureDir = async (dir: string, again = false) => {
     if (again) made.delete(dir);
@@ -35,16 +35,26 @@ export function folderStorage(root: string): ObjectStorage {
       await ensureDir(tmpDir);
       await ensureDir(dirname(target));
       const tmp = join(tmpDir, randomBase62(16));
+      let file: FileHandle;
       try {
-        await pipeline(Readable.from(chunksOf(body)), createWriteStream(tmp, { flags: 'wx' }));
+        file = await open(tmp, 'wx').catch(async (err) => {
+          if (!missing(err)) throw err;
+          await ensureDir(tmpDir, true);
+          return open(tmp, 'wx');
+        });
+      } catch (err) {
+        await body.cancel(err).catch(() => {});
+        throw err;
+      }
+      try {
+        // the stream closes the handle when it ends or fails
+        await pipeline(Readable.from(chunksOf(body)), createWriteStream('', { fd: file }));
         await rename(tmp, target).catch(async (err) => {
           if (!missing(err)) throw err;
           await ensureDir(dirname(target), true);
           await rename(tmp, target);
         });
       } catch (err) {
-        // the temporary folder gone: this put fails, the next one makes it again
-        if (missing(err)) made.clear();
         await rm(tmp, { force: true });
         throw err;
       }
