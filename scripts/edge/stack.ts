@@ -128,6 +128,62 @@ const bareWorker = (compatibilityDate: string) => ({
   routes: [routePattern(E2E_HOST, BARE_WORKER.path)],
 });
 
+/** Where the control Workers answer (CONTROL_WORKER_SCRIPT); no function routes under it. */
+export const CONTROL_PATH = '/__control/';
+
+/**
+ * Control Workers on the same local R2 as the functions, the platform's own cost of 25 MiB in and out
+ * that test/e2e/files-memory.test.ts measures ours against: PUT /__control/pipe?key= hands
+ * request.body straight to ATTACHMENTS.put, PUT /__control/chunks?key= reads every chunk in JS on the
+ * way (through a FixedLengthStream, as shared/storage/r2.ts does), GET /__control/get?key= streams the
+ * object back.
+ */
+const CONTROL_WORKER_SCRIPT = `
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const key = url.searchParams.get('key');
+    if (!key) return new Response('key?', { status: 400 });
+    if (url.pathname === '${CONTROL_PATH}pipe' && request.method === 'PUT') {
+      await env.ATTACHMENTS.put(key, request.body);
+      return new Response('stored', { status: 201 });
+    }
+    if (url.pathname === '${CONTROL_PATH}chunks' && request.method === 'PUT') {
+      const fixed = new FixedLengthStream(Number(request.headers.get('content-length')));
+      const reader = request.body.getReader();
+      const writer = fixed.writable.getWriter();
+      let size = 0;
+      const pump = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          size += value.byteLength;
+          await writer.write(value);
+        }
+        await writer.close();
+      })();
+      await Promise.all([pump, env.ATTACHMENTS.put(key, fixed.readable)]);
+      return new Response(String(size), { status: 201 });
+    }
+    if (url.pathname === '${CONTROL_PATH}get') {
+      const object = await env.ATTACHMENTS.get(key);
+      if (!object) return new Response('none', { status: 404 });
+      return new Response(object.body, { headers: { 'Content-Length': String(object.size) } });
+    }
+    return new Response('no such control', { status: 404 });
+  },
+};
+`;
+
+const controlWorker = (compatibilityDate: string) => ({
+  name: 'control',
+  modules: true,
+  script: CONTROL_WORKER_SCRIPT,
+  compatibilityDate,
+  r2Buckets: { ATTACHMENTS: 'spa-files-e2e' },
+  routes: [routePattern(E2E_HOST, CONTROL_PATH)],
+});
+
 export async function startEdgeStack(options: {
   /** a Postgres role that may create databases: the stack makes its own and drops it on close */
   adminUrl: string;
@@ -138,6 +194,8 @@ export async function startEdgeStack(options: {
   delayMs?: number;
   /** also run the bare Hono Worker (scripts/edge/bare/index.ts) under BARE_WORKER.path: the bench's floor */
   bare?: boolean;
+  /** also run the control Workers under CONTROL_PATH (the e2e tier's memory test) */
+  controls?: boolean;
 }) {
   ensureBundles(options.bare ? [BARE_WORKER.name] : []);
   const proxy = await startWsProxy({ delayMs: options.delayMs });
@@ -178,6 +236,7 @@ export async function startEdgeStack(options: {
           : {}),
       })),
       ...(options.bare ? [bareWorker(date)] : []),
+      ...(options.controls ? [controlWorker(date)] : []),
     ],
   };
   const mf = new Miniflare(mfOptions);

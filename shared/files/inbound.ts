@@ -106,7 +106,7 @@ export async function stageInboundFiles(
     for (const file of list) {
       const bytes = decodeBase64(file.content_base64);
       const hasher = files.sha256();
-      hasher.update(bytes);
+      await hasher.update(bytes);
       const id = newId('attachment');
       const entry: StagedFile = {
         id,

@@ -50,7 +50,14 @@ export async function streamIntoStorage(
           reader.cancel().catch(() => {});
           return;
         }
-        hasher.update(read.value);
+        try {
+          const hashed = hasher.update(read.value);
+          if (hashed) await hashed;
+        } catch (err) {
+          controller.error(err);
+          reader.cancel().catch(() => {});
+          return;
+        }
         controller.enqueue(read.value);
       },
       cancel: (reason) => reader.cancel(reason),

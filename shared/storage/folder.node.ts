@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -18,16 +18,42 @@ export function folderStorage(root: string): ObjectStorage {
     return join(root, key);
   };
   const tmpDir = join(root, '.partial');
+  // folders already made: a put then costs no mkdir (a folder removed behind our back is made again
+  // when opening the temporary file or the rename reports ENOENT)
+  const made = new Set<string>();
+  const ensureDir = async (dir: string, again = false) => {
+    if (again) made.delete(dir);
+    if (made.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    made.add(dir);
+  };
+  const missing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
   return {
     kind: 'folder',
     async put(key, body) {
       const target = pathOf(key);
-      await mkdir(tmpDir, { recursive: true });
-      await mkdir(dirname(target), { recursive: true });
+      await ensureDir(tmpDir);
+      await ensureDir(dirname(target));
       const tmp = join(tmpDir, randomBase62(16));
+      let file: FileHandle;
       try {
-        await pipeline(Readable.from(chunksOf(body)), createWriteStream(tmp, { flags: 'wx' }));
-        await rename(tmp, target);
+        file = await open(tmp, 'wx').catch(async (err) => {
+          if (!missing(err)) throw err;
+          await ensureDir(tmpDir, true);
+          return open(tmp, 'wx');
+        });
+      } catch (err) {
+        await body.cancel(err).catch(() => {});
+        throw err;
+      }
+      try {
+        // the stream closes the handle when it ends or fails
+        await pipeline(Readable.from(chunksOf(body)), createWriteStream('', { fd: file }));
+        await rename(tmp, target).catch(async (err) => {
+          if (!missing(err)) throw err;
+          await ensureDir(dirname(target), true);
+          await rename(tmp, target);
+        });
       } catch (err) {
         await rm(tmp, { force: true });
         throw err;

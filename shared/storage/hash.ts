@@ -11,15 +11,12 @@ export function edgeSha256(): Hasher {
   if (!crypto.DigestStream) throw new Error('crypto.DigestStream is not available on this runtime');
   const stream = new crypto.DigestStream('SHA-256');
   const writer = stream.getWriter();
-  let pending: Promise<void> = Promise.resolve();
   return {
-    update(chunk) {
-      // a copy: the caller hands the same chunk on to storage, which may detach its buffer
-      const copy = chunk.slice();
-      pending = pending.then(() => writer.write(copy));
-    },
+    // the caller awaits each write before reading the next chunk: a digest slower than the sender
+    // holds the sender back instead of queueing the body's chunks in memory. A copy: the caller hands
+    // the same chunk on to storage, which may detach its buffer.
+    update: (chunk) => writer.write(chunk.slice()),
     async digest() {
-      await pending;
       await writer.close();
       return toHex(await stream.digest);
     },

@@ -32,7 +32,8 @@ export interface ObjectStorage {
 
 /** An incremental SHA-256: node:crypto on Node, DigestStream on Workers (Web Crypto has no update). */
 export interface Hasher {
-  update(chunk: Uint8Array): void;
+  /** a promise when the hasher is asynchronous: awaited before the next chunk is read (backpressure) */
+  update(chunk: Uint8Array): void | Promise<void>;
   /** lower-case hex */
   digest(): Promise<string>;
 }

@@ -7,7 +7,12 @@ import { PG_ADMIN_URL } from '../support/pg';
 export { E2E_HOST, type EdgeStack, ensureBundles } from '../../scripts/edge/stack';
 
 export function startEdgeStack(
-  options: { port?: number; extraBindings?: Record<string, string>; delayMs?: number } = {},
+  options: {
+    port?: number;
+    extraBindings?: Record<string, string>;
+    delayMs?: number;
+    controls?: boolean;
+  } = {},
 ): Promise<EdgeStack> {
   return start({ ...options, adminUrl: PG_ADMIN_URL, secrets: TEST_SECRETS });
 }

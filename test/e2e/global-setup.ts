@@ -19,6 +19,8 @@ declare module 'vitest' {
     upstashToken: string;
     /** what the test files cannot reach from their own process: see `inspector` below */
     edgeInspectUrl: string;
+    /** this process's pid: workerd runs as its descendant (test/e2e/files-memory.test.ts reads its memory) */
+    edgeOwnerPid: number;
   }
 }
 
@@ -38,6 +40,7 @@ export default async function setup(project: TestProject) {
   const port = await freePort();
   const stack = await startEdgeStack({
     port,
+    controls: true,
     extraBindings: {
       ...(upstash ? { UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: upstash.token } : {}),
       QSTASH_URL: qstash.url,
@@ -86,6 +89,7 @@ export default async function setup(project: TestProject) {
   project.provide('edgeDatabaseUrl', stack.databaseUrl);
   project.provide('upstashUrl', upstash?.url ?? '');
   project.provide('upstashToken', upstash?.token ?? '');
+  project.provide('edgeOwnerPid', process.pid);
   project.provide('edgeInspectUrl', `http://127.0.0.1:${inspectPort}`);
   return async () => {
     // the Workers' statements go over Neon's HTTP path: a run that never reached the endpoint
