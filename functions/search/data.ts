@@ -6,6 +6,7 @@ import {
   CONVERSATION_STATUSES,
   conversationView,
 } from '../../shared/conversations/records';
+import { WALK_ROWS_PER_ROW } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import { customFieldKey, type FieldDef, ticketFieldDefs } from '../../shared/helpdesk/fields';
 import { highlightsOf, type TextPattern } from '../../shared/search/highlight';
@@ -217,6 +218,12 @@ interface Compiled {
   where: Sql | null;
   /** the positive words and phrases, OR'ed: what the rank and the highlights look for */
   rankQuery: Sql | null;
+  /**
+   * A query of filters alone, some of which only a GIN index serves (a required tag or custom
+   * field value): `where` without them, and them. Its page is read by the lists' bounded walk
+   * (readType), not left to the planner, which guesses such a condition's matches whatever the value.
+   */
+  walk?: { rest: Sql; gin: Sql };
 }
 
 /** The query as conditions on one type's table. */
@@ -224,6 +231,7 @@ function compile(query: SearchQuery, spec: TypeSpec, who: Who, now: Date): Compi
   const textOnly: Sql[] = [];
   const other: Sql[] = [];
   const positive: Sql[] = [];
+  const gin: Sql[] = [];
   const matches = (q: Sql) => sql`t.search_vector @@ ${q}`;
   for (const clause of query.clauses) {
     const isText = (t: Term): t is TextTerm => t.kind === 'text';
@@ -254,6 +262,12 @@ function compile(query: SearchQuery, spec: TypeSpec, who: Who, now: Date): Compi
       alternatives.push(t.negated ? sql`not (${cond})` : cond);
     }
     if (alternatives.length === 0) return { where: null, rankQuery: null };
+    const only = clause.length === 1 ? clause[0]! : null;
+    const kind = only?.kind === 'filter' && !only.negated ? spec.filters[only.field]?.kind : undefined;
+    if (alternatives.length === 1 && (kind === 'tag' || kind === 'custom')) {
+      gin.push(alternatives[0]!);
+      continue;
+    }
     other.push(alternatives.length === 1 ? alternatives[0]! : sql`(${sql.join(alternatives, sql` or `)})`);
   }
   const conditions: Sql[] = [sql`t.tenant_id = ${who.tenantId}`];
@@ -264,8 +278,14 @@ function compile(query: SearchQuery, spec: TypeSpec, who: Who, now: Date): Compi
     conditions.push(matches(textOnly.length === 1 ? textOnly[0]! : sql`(${sql.join(textOnly, sql` && `)})`));
   }
   conditions.push(...other);
+  const walk =
+    gin.length > 0 && textOnly.length === 0 && positive.length === 0
+      ? { rest: sql.join(conditions, sql` and `), gin: sql.join(gin, sql` and `) }
+      : undefined;
+  conditions.push(...gin);
   return {
     where: sql.join(conditions, sql` and `),
+    ...(walk ? { walk } : {}),
     rankQuery:
       positive.length === 0
         ? null
@@ -441,11 +461,39 @@ async function readType(
     after && after.phase === 'time'
       ? sql`(${sql.ref(`t.${column}`)}, t.id) < (${after.key}::timestamptz, ${after.id})`
       : sql`true`;
-  const rows = await sql<Record<string, unknown>>`${select(sql`0`)}
-    where ${where} and ${beyond} and ${past}
-    order by ${sql.ref(`t.${column}`)} desc, t.id desc limit ${limit + 1 - out.length}`.execute(db);
+  const take = limit + 1 - out.length;
+  const order = sql`order by ${sql.ref(`t.${column}`)} desc, t.id desc`;
+  const rows = compiled.walk
+    ? await sql<Record<string, unknown>>`${select(sql`0`)}
+        where ${compiled.walk.rest} and t.id in ${walkedIds(spec, compiled.walk, past, column, take)}
+        ${order} limit ${take}`.execute(db)
+    : await sql<Record<string, unknown>>`${select(sql`0`)}
+        where ${where} and ${beyond} and ${past} ${order} limit ${take}`.execute(db);
   push(rows.rows, 'time');
   return out;
+}
+
+/**
+ * The ids of one page of a filter-only query, newest first by `column`: ginPageIds's plan written
+ * over a search's table. The walk reads the tenant's `column` index at most WALK_ROWS_PER_ROW rows
+ * per row wanted (a common tag fills the page there); only when it comes up short are every match
+ * read through the GIN index (the few rows a rare value has) and sorted. Both branches are in the
+ * plan and the walk's count picks one, so the rows and their order are the plain query's.
+ */
+function walkedIds(spec: TypeSpec, walk: { rest: Sql; gin: Sql }, past: Sql, column: string, take: number) {
+  const table = sql.table(spec.table);
+  const key = sql.ref(`t.${column}`);
+  return sql`(
+    with walked as materialized (
+           select w.id, w.k from (
+             select t.id, ${key} as k, (${walk.gin}) as hit from ${table} t where ${walk.rest} and ${past}
+             order by ${key} desc, t.id desc limit ${take * WALK_ROWS_PER_ROW}
+           ) w where w.hit limit ${take}),
+         matched as materialized (
+           select t.id, ${key} as k from ${table} t where ${walk.rest} and ${past} and ${walk.gin})
+    (select id from walked where (select count(*) from walked) = ${take} order by k desc, id desc limit ${take})
+    union all
+    (select id from matched where (select count(*) from walked) < ${take} order by k desc, id desc limit ${take}))`;
 }
 
 /** The first reply or message of each ticket or conversation hit that matches, for its highlight. */
