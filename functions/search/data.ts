@@ -132,17 +132,25 @@ export interface Searcher {
 /** The searcher, with the tenant's ticket fields by key when the query filters on one. */
 interface Who extends Searcher {
   fields: ReadonlyMap<string, FieldDef>;
+  /** the tenant's text search configuration (schema/0036_search_locale.sql), as its rows are indexed */
+  config: string;
 }
 
 // ---- compiling a query -----------------------------------------------------------------------
 
 /** A tsquery for one text term; words with inner punctuation (`e-451`) match as the phrase they are. */
-function tsqueryOf(term: TextTerm): Sql {
+function tsqueryOf(term: TextTerm, config: string): Sql {
   if (term.prefix) {
+    // a prefix of the word as written: the stemmed form may be shorter than the prefix typed
     const quoted = `'${term.text.replace(/\\/g, '\\\\').replace(/'/g, "''")}':*`;
     return sql`to_tsquery('simple', ${quoted})`;
   }
-  return sql`phraseto_tsquery('simple', ${term.text})`;
+  const asWritten = sql`phraseto_tsquery('simple', ${term.text})`;
+  if (config === 'simple') return asWritten;
+  // the stemmed words or the words as written; a phrase with a stop word (`"fire on"`, which the
+  // language drops) is matched as written alone, so its words keep their order and all count
+  const stemmed = sql`phraseto_tsquery(${config}::regconfig, ${term.text})`;
+  return sql`(case when numnode(${stemmed}) = numnode(${asWritten}) then ${stemmed} || ${asWritten} else ${asWritten} end)`;
 }
 
 const ref = (column: string) => sql.ref(`t.${column}`);
@@ -235,17 +243,19 @@ function compile(query: SearchQuery, spec: TypeSpec, who: Who, now: Date): Compi
   const matches = (q: Sql) => sql`t.search_vector @@ ${q}`;
   for (const clause of query.clauses) {
     const isText = (t: Term): t is TextTerm => t.kind === 'text';
-    for (const t of clause) if (isText(t) && !t.negated) positive.push(tsqueryOf(t));
+    for (const t of clause) if (isText(t) && !t.negated) positive.push(tsqueryOf(t, who.config));
     if (clause.every(isText)) {
       // words and phrases join one tsquery, so one index scan answers all of them
-      const parts = clause.map((t) => (t.negated ? sql`(!! ${tsqueryOf(t)})` : tsqueryOf(t)));
+      const parts = clause.map((t) =>
+        t.negated ? sql`(!! ${tsqueryOf(t, who.config)})` : tsqueryOf(t, who.config),
+      );
       textOnly.push(parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` || `)})`);
       continue;
     }
     const alternatives: Sql[] = [];
     for (const t of clause) {
       let cond: Sql;
-      if (t.kind === 'text') cond = matches(tsqueryOf(t));
+      if (t.kind === 'text') cond = matches(tsqueryOf(t, who.config));
       else {
         const filter = spec.filters[t.field];
         const compiled = filter ? filterSql(filter, t, who, now) : null;
@@ -344,7 +354,11 @@ export async function searchPage(
   after: After | null,
   now = new Date(),
 ): Promise<SearchPage> {
-  const who: Who = { ...searcher, fields: await fieldsOf(db, searcher.tenantId, query, types) };
+  const [fields, config] = await Promise.all([
+    fieldsOf(db, searcher.tenantId, query, types),
+    searchConfigOf(db, searcher.tenantId),
+  ]);
+  const who: Who = { ...searcher, fields, config };
   checkFilters(query, types, who, now);
   const column = sort === 'updated_at' ? 'updated_at' : 'created_at';
   const window: After['window'] = { ...(after?.window ?? {}) };
@@ -368,7 +382,7 @@ export async function searchPage(
     merged.length > limit && last
       ? { phase: last.phase, rank: last.rank, key: last.key, id: last.id, window }
       : null;
-  const threads = await threadTexts(db, who.tenantId, page);
+  const threads = await threadTexts(db, who, page);
   const hits = page.map((c) => {
     const spec = TYPES[c.type];
     const fields = [...spec.texts(c.row as never), ...(threads.get(c.id) ?? [])];
@@ -387,6 +401,13 @@ async function fieldsOf(db: Executor, tenantId: string, query: SearchQuery, type
     types.includes('ticket') && query.clauses.some((c) => c.some((t) => t.kind === 'filter' && t.key));
   const defs = wanted ? await ticketFieldDefs(db, tenantId) : [];
   return new Map(defs.map((d) => [d.key, d]));
+}
+
+/** The configuration the tenant's rows are indexed with ('simple' for a tenant not found). */
+async function searchConfigOf(db: Executor, tenantId: string): Promise<string> {
+  const row = await sql<{ config: string }>`
+    select search_config::text as config from tenants where id = ${tenantId}`.execute(db);
+  return row.rows[0]?.config ?? 'simple';
 }
 
 /** Descending by phase (ranked first), rank, key, id. */
@@ -497,7 +518,8 @@ function walkedIds(spec: TypeSpec, walk: { rest: Sql; gin: Sql }, past: Sql, col
 }
 
 /** The first reply or message of each ticket or conversation hit that matches, for its highlight. */
-async function threadTexts(db: Executor, tenantId: string, page: Candidate[]) {
+async function threadTexts(db: Executor, who: Who, page: Candidate[]) {
+  const tenantId = who.tenantId;
   const found = new Map<string, [string, string][]>();
   const byTable = new Map<TypeSpec['thread'] & object, Candidate[]>();
   for (const c of page) {
@@ -511,7 +533,7 @@ async function threadTexts(db: Executor, tenantId: string, page: Candidate[]) {
       select distinct on (m.${sql.ref(thread.owner)}) m.${sql.ref(thread.owner)} as owner, m.body
       from ${sql.table(thread.table)} m
       where m.tenant_id = ${tenantId} and m.${sql.ref(thread.owner)} in (${sql.join(hits.map((h) => h.id))})
-        and to_tsvector('simple', m.body) @@ ${rankQuery}
+        and search_text(${who.config}::regconfig, m.body) @@ ${rankQuery}
       order by m.${sql.ref(thread.owner)}, m.created_at, m.id`.execute(db);
     for (const r of rows.rows) found.set(r.owner, [[thread.field, r.body]]);
   }
