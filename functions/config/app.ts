@@ -7,6 +7,7 @@ import { emitEvent } from '../../shared/events/emit';
 import { answerWithWork, sendAnswer, storedJson } from '../../shared/http/answer-with-work';
 import { notFound } from '../../shared/http/errors';
 import { type RouteInput, register } from '../../shared/http/route';
+import { reindexTenantSearch } from '../../shared/search/reindex';
 import {
   loadSection,
   lockTenant,
@@ -92,6 +93,14 @@ async function writeSection(c: Context<AppEnv>, input: Record<string, unknown>, 
     { transaction: true },
   );
   if (result.changed) events.kick();
+  // the tenant's rows are indexed in the language of its locale: a new locale indexes them again,
+  // in batches after the write (not in its transaction, which would hold every row of the tenant)
+  if (key === 'general' && 'locale' in result.written.changes)
+    await reindexTenantSearch(
+      c.get('services').db,
+      tenantId,
+      (result.written.settings as { locale?: string | null }).locale ?? null,
+    );
   return answer;
 }
 

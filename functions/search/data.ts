@@ -6,6 +6,7 @@ import {
   CONVERSATION_STATUSES,
   conversationView,
 } from '../../shared/conversations/records';
+import { WALK_ROWS_PER_ROW } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import { customFieldKey, type FieldDef, ticketFieldDefs } from '../../shared/helpdesk/fields';
 import { highlightsOf, type TextPattern } from '../../shared/search/highlight';
@@ -131,17 +132,25 @@ export interface Searcher {
 /** The searcher, with the tenant's ticket fields by key when the query filters on one. */
 interface Who extends Searcher {
   fields: ReadonlyMap<string, FieldDef>;
+  /** the tenant's text search configuration (schema/0036_search_locale.sql), as its rows are indexed */
+  config: string;
 }
 
 // ---- compiling a query -----------------------------------------------------------------------
 
 /** A tsquery for one text term; words with inner punctuation (`e-451`) match as the phrase they are. */
-function tsqueryOf(term: TextTerm): Sql {
+function tsqueryOf(term: TextTerm, config: string): Sql {
   if (term.prefix) {
+    // a prefix of the word as written: the stemmed form may be shorter than the prefix typed
     const quoted = `'${term.text.replace(/\\/g, '\\\\').replace(/'/g, "''")}':*`;
     return sql`to_tsquery('simple', ${quoted})`;
   }
-  return sql`phraseto_tsquery('simple', ${term.text})`;
+  const asWritten = sql`phraseto_tsquery('simple', ${term.text})`;
+  if (config === 'simple') return asWritten;
+  // the stemmed words or the words as written; a phrase with a stop word (`"fire on"`, which the
+  // language drops) is matched as written alone, so its words keep their order and all count
+  const stemmed = sql`phraseto_tsquery(${config}::regconfig, ${term.text})`;
+  return sql`(case when numnode(${stemmed}) = numnode(${asWritten}) then ${stemmed} || ${asWritten} else ${asWritten} end)`;
 }
 
 const ref = (column: string) => sql.ref(`t.${column}`);
@@ -217,6 +226,12 @@ interface Compiled {
   where: Sql | null;
   /** the positive words and phrases, OR'ed: what the rank and the highlights look for */
   rankQuery: Sql | null;
+  /**
+   * A query of filters alone, some of which only a GIN index serves (a required tag or custom
+   * field value): `where` without them, and them. Its page is read by the lists' bounded walk
+   * (readType), not left to the planner, which guesses such a condition's matches whatever the value.
+   */
+  walk?: { rest: Sql; gin: Sql };
 }
 
 /** The query as conditions on one type's table. */
@@ -224,20 +239,23 @@ function compile(query: SearchQuery, spec: TypeSpec, who: Who, now: Date): Compi
   const textOnly: Sql[] = [];
   const other: Sql[] = [];
   const positive: Sql[] = [];
+  const gin: Sql[] = [];
   const matches = (q: Sql) => sql`t.search_vector @@ ${q}`;
   for (const clause of query.clauses) {
     const isText = (t: Term): t is TextTerm => t.kind === 'text';
-    for (const t of clause) if (isText(t) && !t.negated) positive.push(tsqueryOf(t));
+    for (const t of clause) if (isText(t) && !t.negated) positive.push(tsqueryOf(t, who.config));
     if (clause.every(isText)) {
       // words and phrases join one tsquery, so one index scan answers all of them
-      const parts = clause.map((t) => (t.negated ? sql`(!! ${tsqueryOf(t)})` : tsqueryOf(t)));
+      const parts = clause.map((t) =>
+        t.negated ? sql`(!! ${tsqueryOf(t, who.config)})` : tsqueryOf(t, who.config),
+      );
       textOnly.push(parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` || `)})`);
       continue;
     }
     const alternatives: Sql[] = [];
     for (const t of clause) {
       let cond: Sql;
-      if (t.kind === 'text') cond = matches(tsqueryOf(t));
+      if (t.kind === 'text') cond = matches(tsqueryOf(t, who.config));
       else {
         const filter = spec.filters[t.field];
         const compiled = filter ? filterSql(filter, t, who, now) : null;
@@ -254,6 +272,12 @@ function compile(query: SearchQuery, spec: TypeSpec, who: Who, now: Date): Compi
       alternatives.push(t.negated ? sql`not (${cond})` : cond);
     }
     if (alternatives.length === 0) return { where: null, rankQuery: null };
+    const only = clause.length === 1 ? clause[0]! : null;
+    const kind = only?.kind === 'filter' && !only.negated ? spec.filters[only.field]?.kind : undefined;
+    if (alternatives.length === 1 && (kind === 'tag' || kind === 'custom')) {
+      gin.push(alternatives[0]!);
+      continue;
+    }
     other.push(alternatives.length === 1 ? alternatives[0]! : sql`(${sql.join(alternatives, sql` or `)})`);
   }
   const conditions: Sql[] = [sql`t.tenant_id = ${who.tenantId}`];
@@ -264,8 +288,14 @@ function compile(query: SearchQuery, spec: TypeSpec, who: Who, now: Date): Compi
     conditions.push(matches(textOnly.length === 1 ? textOnly[0]! : sql`(${sql.join(textOnly, sql` && `)})`));
   }
   conditions.push(...other);
+  const walk =
+    gin.length > 0 && textOnly.length === 0 && positive.length === 0
+      ? { rest: sql.join(conditions, sql` and `), gin: sql.join(gin, sql` and `) }
+      : undefined;
+  conditions.push(...gin);
   return {
     where: sql.join(conditions, sql` and `),
+    ...(walk ? { walk } : {}),
     rankQuery:
       positive.length === 0
         ? null
@@ -324,7 +354,11 @@ export async function searchPage(
   after: After | null,
   now = new Date(),
 ): Promise<SearchPage> {
-  const who: Who = { ...searcher, fields: await fieldsOf(db, searcher.tenantId, query, types) };
+  const [fields, config] = await Promise.all([
+    fieldsOf(db, searcher.tenantId, query, types),
+    searchConfigOf(db, searcher.tenantId),
+  ]);
+  const who: Who = { ...searcher, fields, config };
   checkFilters(query, types, who, now);
   const column = sort === 'updated_at' ? 'updated_at' : 'created_at';
   const window: After['window'] = { ...(after?.window ?? {}) };
@@ -348,7 +382,7 @@ export async function searchPage(
     merged.length > limit && last
       ? { phase: last.phase, rank: last.rank, key: last.key, id: last.id, window }
       : null;
-  const threads = await threadTexts(db, who.tenantId, page);
+  const threads = await threadTexts(db, who, page);
   const hits = page.map((c) => {
     const spec = TYPES[c.type];
     const fields = [...spec.texts(c.row as never), ...(threads.get(c.id) ?? [])];
@@ -367,6 +401,13 @@ async function fieldsOf(db: Executor, tenantId: string, query: SearchQuery, type
     types.includes('ticket') && query.clauses.some((c) => c.some((t) => t.kind === 'filter' && t.key));
   const defs = wanted ? await ticketFieldDefs(db, tenantId) : [];
   return new Map(defs.map((d) => [d.key, d]));
+}
+
+/** The configuration the tenant's rows are indexed with ('simple' for a tenant not found). */
+async function searchConfigOf(db: Executor, tenantId: string): Promise<string> {
+  const row = await sql<{ config: string }>`
+    select search_config::text as config from tenants where id = ${tenantId}`.execute(db);
+  return row.rows[0]?.config ?? 'simple';
 }
 
 /** Descending by phase (ranked first), rank, key, id. */
@@ -441,15 +482,44 @@ async function readType(
     after && after.phase === 'time'
       ? sql`(${sql.ref(`t.${column}`)}, t.id) < (${after.key}::timestamptz, ${after.id})`
       : sql`true`;
-  const rows = await sql<Record<string, unknown>>`${select(sql`0`)}
-    where ${where} and ${beyond} and ${past}
-    order by ${sql.ref(`t.${column}`)} desc, t.id desc limit ${limit + 1 - out.length}`.execute(db);
+  const take = limit + 1 - out.length;
+  const order = sql`order by ${sql.ref(`t.${column}`)} desc, t.id desc`;
+  const rows = compiled.walk
+    ? await sql<Record<string, unknown>>`${select(sql`0`)}
+        where ${compiled.walk.rest} and t.id in ${walkedIds(spec, compiled.walk, past, column, take)}
+        ${order} limit ${take}`.execute(db)
+    : await sql<Record<string, unknown>>`${select(sql`0`)}
+        where ${where} and ${beyond} and ${past} ${order} limit ${take}`.execute(db);
   push(rows.rows, 'time');
   return out;
 }
 
+/**
+ * The ids of one page of a filter-only query, newest first by `column`: ginPageIds's plan written
+ * over a search's table. The walk reads the tenant's `column` index at most WALK_ROWS_PER_ROW rows
+ * per row wanted (a common tag fills the page there); only when it comes up short are every match
+ * read through the GIN index (the few rows a rare value has) and sorted. Both branches are in the
+ * plan and the walk's count picks one, so the rows and their order are the plain query's.
+ */
+function walkedIds(spec: TypeSpec, walk: { rest: Sql; gin: Sql }, past: Sql, column: string, take: number) {
+  const table = sql.table(spec.table);
+  const key = sql.ref(`t.${column}`);
+  return sql`(
+    with walked as materialized (
+           select w.id, w.k from (
+             select t.id, ${key} as k, (${walk.gin}) as hit from ${table} t where ${walk.rest} and ${past}
+             order by ${key} desc, t.id desc limit ${take * WALK_ROWS_PER_ROW}
+           ) w where w.hit limit ${take}),
+         matched as materialized (
+           select t.id, ${key} as k from ${table} t where ${walk.rest} and ${past} and ${walk.gin})
+    (select id from walked where (select count(*) from walked) = ${take} order by k desc, id desc limit ${take})
+    union all
+    (select id from matched where (select count(*) from walked) < ${take} order by k desc, id desc limit ${take}))`;
+}
+
 /** The first reply or message of each ticket or conversation hit that matches, for its highlight. */
-async function threadTexts(db: Executor, tenantId: string, page: Candidate[]) {
+async function threadTexts(db: Executor, who: Who, page: Candidate[]) {
+  const tenantId = who.tenantId;
   const found = new Map<string, [string, string][]>();
   const byTable = new Map<TypeSpec['thread'] & object, Candidate[]>();
   for (const c of page) {
@@ -463,7 +533,7 @@ async function threadTexts(db: Executor, tenantId: string, page: Candidate[]) {
       select distinct on (m.${sql.ref(thread.owner)}) m.${sql.ref(thread.owner)} as owner, m.body
       from ${sql.table(thread.table)} m
       where m.tenant_id = ${tenantId} and m.${sql.ref(thread.owner)} in (${sql.join(hits.map((h) => h.id))})
-        and to_tsvector('simple', m.body) @@ ${rankQuery}
+        and search_text(${who.config}::regconfig, m.body) @@ ${rankQuery}
       order by m.${sql.ref(thread.owner)}, m.created_at, m.id`.execute(db);
     for (const r of rows.rows) found.set(r.owner, [[thread.field, r.body]]);
   }
