@@ -35,7 +35,11 @@ describe.skipIf(process.env.TEST_DB !== 'pglite' || !template)('PGlite pool', ()
     const migrations = await sql<{ n: number }>`SELECT count(*)::int AS n FROM schema_migrations`.execute(
       next.handle.db,
     );
-    expect(migrations.rows[0]!.n).toBeGreaterThan(0); // the template's one seeded table survives
+    expect(migrations.rows[0]!.n).toBeGreaterThan(0); // the migrations' seeded rows survive
+    const locales = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_locales`.execute(
+      next.handle.db,
+    );
+    expect(locales.rows[0]!.n).toBeGreaterThan(0);
     await next.giveBack();
   });
 
@@ -43,6 +47,7 @@ describe.skipIf(process.env.TEST_DB !== 'pglite' || !template)('PGlite pool', ()
     ['an index added', 'CREATE INDEX pool_extra ON tenants (name)'],
     ['a trigger disabled', 'ALTER TABLE tickets DISABLE TRIGGER ALL'],
     ['a database setting', "ALTER DATABASE template1 SET work_mem = '8MB'"],
+    ['a seeded row changed', "DELETE FROM search_locales WHERE language = 'de'"],
     [
       'statistics gathered',
       "INSERT INTO tenants (id, name, plan, environment) VALUES ('ten_pool_stats', 'Stats', 'free', 'production'); ANALYZE tenants",

@@ -5,10 +5,11 @@
  * of one that a finished file gave back costs a few milliseconds.
  *
  * What a borrower gets is a database indistinguishable from a fresh copy of the template:
- * - every table emptied (the template holds rows only in schema_migrations; the pool refuses a
- *   template with any other) and the session reset (`DISCARD ALL`: settings, temp tables, plans);
- * - an instance whose catalog differs from the template's (a test added an index, dropped a
- *   trigger, changed a setting, ran ANALYZE) is closed instead of lent again;
+ * - every table the template left empty emptied, and the session reset (`DISCARD ALL`: settings,
+ *   temp tables, plans);
+ * - an instance whose catalog or seeded rows differ from the template's (a test added an index,
+ *   dropped a trigger, changed a setting, ran ANALYZE, edited a migration's lookup rows) is closed
+ *   instead of lent again;
  * - a borrower's handle stops working once given back, so a stray query from a finished file fails
  *   there instead of landing in the next file's database.
  */
@@ -32,13 +33,13 @@ SELECT md5(string_agg(x, ',' ORDER BY x)) AS fingerprint FROM (
   UNION ALL SELECT 'p:' || oid || ':' || proname || ':' || md5(coalesce(prosrc, '')) FROM pg_proc
   UNION ALL SELECT 'k:' || oid || ':' || conname || ':' || convalidated FROM pg_constraint
   UNION ALL SELECT 'n:' || oid || ':' || nspname FROM pg_namespace
-         WHERE nspname NOT LIKE 'pg\_temp\_%' AND nspname NOT LIKE 'pg\_toast\_temp\_%' -- kept after DISCARD ALL
+         WHERE nspname NOT LIKE 'pg_temp_%' AND nspname NOT LIKE 'pg_toast_temp_%' -- kept after DISCARD ALL
   UNION ALL SELECT 'r:' || oid || ':' || rolname FROM pg_authid
   UNION ALL SELECT 'g:' || setdatabase || ':' || setrole || ':' || array_to_string(setconfig, ';')
          FROM pg_db_role_setting
   UNION ALL SELECT 'e:' || extname || ':' || extversion FROM pg_extension
   UNION ALL SELECT 'st:' || starelid || ':' || staattnum FROM pg_statistic WHERE starelid >= 16384
-  UNION ALL SELECT 'm:' || version FROM schema_migrations
+  __SEEDED__
 ) entries(x)`;
 
 interface Pooled {
@@ -50,46 +51,57 @@ interface Pooled {
 const idle: Pooled[] = [];
 /** how many instances wait to be lent (the pool's own test reads it) */
 export const idleInstances = () => idle.length;
-/** `TRUNCATE` of every table but schema_migrations, and the sequences to restart, read from the first instance */
-let emptyEverything: string | undefined;
+/**
+ * Read from the first instance: the statement that empties every table the template left empty
+ * and restarts its sequences, and the fingerprint query, which also covers the rows of the tables
+ * the migrations seeded (schema_migrations, lookup tables): those are kept, so a change to them
+ * retires the instance.
+ */
+let layout: { emptying: string; fingerprint: string } | undefined;
 
 async function fingerprintOf(pglite: PGlite) {
-  const { rows } = await pglite.query<{ fingerprint: string }>(FINGERPRINT);
+  const { rows } = await pglite.query<{ fingerprint: string }>(layout!.fingerprint);
   return rows[0]!.fingerprint;
 }
 
-async function readEmptyingStatement(pglite: PGlite): Promise<string> {
-  const { rows: tables } = await pglite.query<{ name: string }>(
+async function readLayout(pglite: PGlite): Promise<{ emptying: string; fingerprint: string }> {
+  const { rows: all } = await pglite.query<{ name: string }>(
     `SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
-        AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'
-        AND c.relname <> 'schema_migrations'`,
+        AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'`,
   );
-  for (const { name } of tables) {
+  const tables: { name: string }[] = [];
+  const seeded: string[] = [];
+  for (const { name } of all) {
     const { rows } = await pglite.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${name}`);
-    if (rows[0]!.n > 0)
-      throw new Error(
-        `the PGlite template holds rows in ${name}: lending its copies would empty that table, so the pool cannot be used`,
-      );
+    if (rows[0]!.n > 0) seeded.push(name);
+    else tables.push({ name });
   }
   const { rows: sequences } = await pglite.query<{ name: string }>(
     `SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_class c
        JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relkind = 'S' AND n.nspname NOT IN ('pg_catalog', 'information_schema')`,
   );
-  return [
+  const emptying = [
     tables.length ? `TRUNCATE ${tables.map((t) => t.name).join(', ')} RESTART IDENTITY CASCADE` : '',
     ...sequences.map((s) => `ALTER SEQUENCE ${s.name} RESTART`),
   ]
     .filter(Boolean)
     .join(';\n');
+  const seededRows = seeded
+    .map(
+      (name) =>
+        `UNION ALL SELECT 'rows:${name}:' || md5(string_agg(t::text, ',' ORDER BY t::text)) FROM ${name} t`,
+    )
+    .join('\n  ');
+  return { emptying, fingerprint: FINGERPRINT.replace('__SEEDED__', seededRows) };
 }
 
 /** A fresh copy of the template, fingerprinted before anyone touches it. */
 async function openPooled(template: Blob): Promise<Pooled> {
   const pglite = await openPglite(undefined, template);
-  emptyEverything ??= await readEmptyingStatement(pglite);
+  layout ??= await readLayout(pglite);
   return { pglite, fingerprint: await fingerprintOf(pglite), uses: 0 };
 }
 
@@ -147,7 +159,7 @@ async function returnToPool(pooled: Pooled) {
     await pglite.exec('ROLLBACK');
     await pglite.exec('DISCARD ALL');
     if ((await fingerprintOf(pglite)) !== pooled.fingerprint) throw new Error('catalog changed');
-    if (emptyEverything) await pglite.exec(emptyEverything);
+    if (layout!.emptying) await pglite.exec(layout!.emptying);
     idle.push(pooled);
   } catch {
     if (!pglite.closed) await pglite.close().catch(() => {});
