@@ -38,6 +38,8 @@ const SAMPLES: Record<string, { cast: string; values: string[] }> = {
   _text: { cast: 'text[]', values: ['{}', '{a,"b c","with \\"quote\\"",NULL}', '{"{brace}"}'] },
   // the search vectors (schema/0029_search.sql): read back as their text, never parsed
   tsvector: { cast: 'tsvector', values: ["'fire':3 'printer':1", '', "'on':2A 'hold':3B"] },
+  // a row's text search configuration (schema/0036_search_locale.sql): its name, as text
+  regconfig: { cast: 'regconfig', values: ['simple', 'english', 'pg_catalog.german'] },
 };
 
 describe.skipIf(skip)('edge data path over Neon SQL-over-HTTP', () => {
