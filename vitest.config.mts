@@ -24,6 +24,8 @@ const SLOW = [
   'test/integration/client-typescript.test.ts', // the typed client against a listening server
   'test/integration/idempotency-answer-with-work.test.ts', // waits out a lease for each of 30 operations
   'test/integration/webhooks-health.test.ts', // a rate limit over 9 s and an outage in real time
+  'test/integration/idempotency-lease.test.ts', // leases expiring and renewed in real time
+  'test/integration/pglite-pool.test.ts', // a PGlite started for each case (what the pool saves)
 ];
 
 const pglite = {
