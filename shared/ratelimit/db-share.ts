@@ -3,7 +3,7 @@ import type { AppEnv } from '../context/app-env';
 import type { AppConfig } from '../env';
 import { ApiError, Detail } from '../http/errors';
 import { errorField, type Logger } from '../log/logger';
-import { type RedisClient as Redis, redisClient } from '../redis/client';
+import { type RedisClient as Redis, redisClient, redisIdentity } from '../redis/client';
 import { type TimeMeter, timeMeterFor } from './db-time';
 
 /**
@@ -164,9 +164,7 @@ export class RedisShareStore implements ShareStore {
 const stores = new Map<string, ShareStore>();
 export function shareStoreFor(config: AppConfig, logger: Logger): ShareStore {
   const redis = redisClient(config, 'rateLimit');
-  const id = redis
-    ? `${config.REDIS_URL}|${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}|${redis.keyPrefix}|${config.RATE_LIMIT_TIMEOUT_MS}`
-    : 'memory';
+  const id = redis ? `${redisIdentity(config, redis)}|${config.RATE_LIMIT_TIMEOUT_MS}` : 'memory';
   let store = stores.get(id);
   if (!store) {
     store = redis

@@ -1,6 +1,6 @@
 import type { AppConfig } from '../env';
 import { errorField, type Logger } from '../log/logger';
-import { type RedisClient as Redis, redisClient } from '../redis/client';
+import { type RedisClient as Redis, redisClient, redisIdentity } from '../redis/client';
 
 /**
  * A tenant's share of the database over time, beside its share at once (db-share.ts): the share at
@@ -108,9 +108,7 @@ export class RedisTimeMeter implements TimeMeter {
 const meters = new Map<string, TimeMeter>();
 export function timeMeterFor(config: AppConfig, logger: Logger): TimeMeter {
   const redis = redisClient(config, 'rateLimit');
-  const id = redis
-    ? `${config.REDIS_URL}|${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}|${redis.keyPrefix}|${config.RATE_LIMIT_TIMEOUT_MS}`
-    : 'memory';
+  const id = redis ? `${redisIdentity(config, redis)}|${config.RATE_LIMIT_TIMEOUT_MS}` : 'memory';
   let meter = meters.get(id);
   if (!meter) {
     meter = redis

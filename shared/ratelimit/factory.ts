@@ -1,6 +1,6 @@
 import type { AppConfig } from '../env';
 import { errorField, type Logger } from '../log/logger';
-import { redisClient } from '../redis/client';
+import { redisClient, redisIdentity } from '../redis/client';
 import { MemoryRateLimiter, type RateLimiter } from './limiter';
 import { UpstashRateLimiter } from './upstash';
 
@@ -14,7 +14,7 @@ const limiters = new Map<string, RateLimiter>();
 export function createRateLimiter(config: AppConfig, logger: Logger): RateLimiter {
   const redis = redisClient(config, 'rateLimit');
   if (!redis) return new MemoryRateLimiter();
-  const id = `${config.REDIS_URL}|${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}|${redis.keyPrefix}|${config.RATE_LIMIT_TIMEOUT_MS}|${config.RATE_LIMIT_SCALE}`;
+  const id = `${redisIdentity(config, redis)}|${config.RATE_LIMIT_TIMEOUT_MS}|${config.RATE_LIMIT_SCALE}`;
   let limiter = limiters.get(id);
   if (!limiter) {
     limiter = new UpstashRateLimiter(redis, {

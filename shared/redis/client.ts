@@ -30,6 +30,10 @@ export interface RedisClient {
   zrem(key: string, member: string): Promise<number>;
 }
 
+/** Which Redis, and which keys in it, a client built from `config` talks to: the key of a per-configuration cache. */
+export const redisIdentity = (config: AppConfig, client: RedisClient): string =>
+  `${config.REDIS_URL}|${config.UPSTASH_REDIS_REST_URL}|${config.UPSTASH_REDIS_REST_TOKEN}|${client.keyPrefix}`;
+
 /** The prefix every key of this deployment carries. */
 export const redisKeyPrefix = (config: Pick<AppConfig, 'REDIS_KEY_PREFIX' | 'APP_ENV'>): string =>
   config.REDIS_KEY_PREFIX ?? `${config.APP_ENV}:`;
