@@ -9,6 +9,7 @@ import { filtersHash, writeCursor } from '../../shared/db/paging';
 import type { Database } from '../../shared/db/schema';
 import { customFieldFilters, ticketFieldDefs } from '../../shared/helpdesk/fields';
 import { type Harness, postgresUnavailable, startHarness, TEST_DB } from '../support/harness';
+import { mostRowsRemoved } from '../support/plans';
 
 /**
  * A list filtered by a tag or a custom field's value (conditions only a GIN index serves) reads
@@ -80,24 +81,7 @@ describe.skipIf(TEST_DB !== 'postgres' || postgresUnavailable())(
       await h?.close();
     });
 
-    /** The most rows any node of the statement's plan, as run, threw away by a filter. */
-    async function mostRemoved(query: CompiledQuery): Promise<number> {
-      const result = await db.executeQuery<{ 'QUERY PLAN': unknown }>({
-        ...query,
-        sql: `EXPLAIN (ANALYZE, FORMAT JSON) ${query.sql}`,
-      });
-      let most = 0;
-      const walk = (node: Record<string, unknown>) => {
-        const loops = Number(node['Actual Loops'] ?? 1);
-        for (const key of ['Rows Removed by Filter', 'Rows Removed by Index Recheck'])
-          most = Math.max(most, Number(node[key] ?? 0) * loops);
-        for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-      };
-      const raw = result.rows[0]!['QUERY PLAN'];
-      const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: Record<string, unknown> }[];
-      walk(doc[0]!.Plan);
-      return most;
-    }
+    const mostRemoved = (query: CompiledQuery) => mostRowsRemoved(db, query);
 
     /** The ids the filter matches, in the list's order (newest first), written plainly. */
     async function expectedIds(table: Table, where: ReturnType<typeof sql>) {

@@ -6,6 +6,7 @@ import type { SearchType } from '../../functions/search/schemas';
 import type { Database } from '../../shared/db/schema';
 import { parseQuery } from '../../shared/search/query';
 import { type Harness, postgresUnavailable, startHarness, TEST_DB } from '../support/harness';
+import { mostRowsRemoved } from '../support/plans';
 
 /**
  * A search page of filters alone (`tag:x`, `custom_fields.k:v`, no words) reads about as many rows
@@ -64,24 +65,7 @@ describe.skipIf(TEST_DB !== 'postgres' || postgresUnavailable())('filter-only se
     await h?.close();
   });
 
-  /** The most rows any node of the statement's plan, as run, threw away by a filter. */
-  async function mostRemoved(query: CompiledQuery): Promise<number> {
-    const result = await db.executeQuery<{ 'QUERY PLAN': unknown }>({
-      ...query,
-      sql: `EXPLAIN (ANALYZE, FORMAT JSON) ${query.sql}`,
-    });
-    let most = 0;
-    const walk = (node: Record<string, unknown>) => {
-      const loops = Number(node['Actual Loops'] ?? 1);
-      for (const key of ['Rows Removed by Filter', 'Rows Removed by Index Recheck'])
-        most = Math.max(most, Number(node[key] ?? 0) * loops);
-      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
-    };
-    const raw = result.rows[0]!['QUERY PLAN'];
-    const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: Record<string, unknown> }[];
-    walk(doc[0]!.Plan);
-    return most;
-  }
+  const mostRemoved = (query: CompiledQuery) => mostRowsRemoved(db, query);
 
   async function expectedIds(table: string, where: ReturnType<typeof sql>) {
     const rows = await sql<{ id: string }>`
