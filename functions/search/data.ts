@@ -9,7 +9,7 @@ import {
 import { WALK_ROWS_PER_ROW } from '../../shared/db/paging';
 import type { Executor } from '../../shared/db/schema';
 import { customFieldKey, type FieldDef, ticketFieldDefs } from '../../shared/helpdesk/fields';
-import { highlightsOf, type TextPattern } from '../../shared/search/highlight';
+import { highlightsOf, type Stems, type TextPattern, wordsOf } from '../../shared/search/highlight';
 import {
   type FilterField,
   type FilterTerm,
@@ -383,15 +383,14 @@ export async function searchPage(
       ? { phase: last.phase, rank: last.rank, key: last.key, id: last.id, window }
       : null;
   const threads = await threadTexts(db, who, page);
-  const hits = page.map((c) => {
-    const spec = TYPES[c.type];
-    const fields = [...spec.texts(c.row as never), ...(threads.get(c.id) ?? [])];
-    return {
-      type: c.type,
-      record: spec.view(c.row as never),
-      highlights: highlightsOf(fields, patterns(query)),
-    };
-  });
+  const fieldsOfHit = page.map((c) => [...TYPES[c.type].texts(c.row as never), ...(threads.get(c.id) ?? [])]);
+  const wanted = patterns(query);
+  const stems = await stemsOf(db, who.config, wanted, fieldsOfHit.flat());
+  const hits = page.map((c, i) => ({
+    type: c.type,
+    record: TYPES[c.type].view(c.row as never),
+    highlights: highlightsOf(fieldsOfHit[i]!, wanted, stems),
+  }));
   return { hits, next };
 }
 
@@ -538,6 +537,26 @@ async function threadTexts(db: Executor, who: Who, page: Candidate[]) {
     for (const r of rows.rows) found.set(r.owner, [[thread.field, r.body]]);
   }
   return found;
+}
+
+/**
+ * The lexemes of every word of the page's texts and of the query under the tenant's language, in
+ * one statement, so a highlight marks the words the stemmed index matched (`printers` for
+ * `printer`). None for `simple`, where a word matches only as written.
+ */
+async function stemsOf(
+  db: Executor,
+  config: string,
+  wanted: readonly TextPattern[],
+  fields: readonly (readonly [string, string | null])[],
+): Promise<Stems | undefined> {
+  if (config === 'simple' || wanted.length === 0) return undefined;
+  const words = [...wordsOf([...wanted.map((p) => p.text), ...fields.map(([, text]) => text ?? '')])];
+  if (words.length === 0) return undefined;
+  const rows = await sql<{ word: string; lexemes: string[] }>`
+    select w as word, tsvector_to_array(to_tsvector(${config}::regconfig, w)) as lexemes
+    from unnest(${words}::text[]) as w`.execute(db);
+  return new Map(rows.rows.map((r) => [r.word, r.lexemes]));
 }
 
 /** The positive words and phrases as the highlighter looks for them. */

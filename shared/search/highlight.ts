@@ -1,8 +1,10 @@
 /**
  * Highlights as plain text: a fragment of a matched field and where each match stands in it, as
  * [start, end) offsets in UTF-16 code units (what a JavaScript string indexes), so a client marks
- * them up itself and nothing needs escaping. Words are compared as the database's `simple` text
- * search configuration compares them: runs of letters and digits, lower-cased.
+ * them up itself and nothing needs escaping. Words are runs of letters and digits, lower-cased, as
+ * the database's `simple` configuration splits them; a word also matches by its stems under the
+ * tenant's language (`printers` where the query says `printer`), when the caller passes them, so a
+ * hit that the stemmed index found is marked where it matched.
  */
 
 export interface TextPattern {
@@ -27,6 +29,12 @@ interface Token {
   end: number;
 }
 
+/**
+ * Each word's lexemes under the tenant's language (the database's stemming, read once per page):
+ * two words are the same word when they share one. A word the language drops (a stop word) has none.
+ */
+export type Stems = ReadonlyMap<string, readonly string[]>;
+
 const tokensOf = (text: string): Token[] =>
   [...text.matchAll(WORD)].map((m) => ({
     text: m[0].toLowerCase(),
@@ -34,8 +42,17 @@ const tokensOf = (text: string): Token[] =>
     end: m.index + m[0].length,
   }));
 
+/** The distinct words of `texts`, lower-cased, as the highlighter compares them. */
+export const wordsOf = (texts: readonly string[]): Set<string> =>
+  new Set(texts.flatMap((t) => tokensOf(t).map((w) => w.text)));
+
+const sameStem = (stems: Stems | undefined, a: string, b: string) => {
+  const of = stems?.get(a);
+  return !!of && of.length > 0 && (stems?.get(b) ?? []).some((l) => of.includes(l));
+};
+
 /** Where each pattern's words stand in `text`, in order, overlaps merged. */
-export function matchesIn(text: string, patterns: readonly TextPattern[]): [number, number][] {
+export function matchesIn(text: string, patterns: readonly TextPattern[], stems?: Stems): [number, number][] {
   const tokens = tokensOf(text);
   const spans: [number, number][] = [];
   for (const p of patterns) {
@@ -46,16 +63,17 @@ export function matchesIn(text: string, patterns: readonly TextPattern[]): [numb
         const token = tokens[i + k]!.text;
         if (p.prefix && k === words.length - 1) return token.startsWith(w);
         // a number matches the end of a longer one, as the index keeps a phone number's endings
-        return token === w || (words.length === 1 && /^\d{6,}$/.test(w) && token.endsWith(w));
+        if (token === w || sameStem(stems, token, w)) return true;
+        return words.length === 1 && /^\d{6,}$/.test(w) && token.endsWith(w);
       });
       if (!fits) continue;
       const first = tokens[i]!;
       const last = tokens[i + words.length - 1]!;
       // a number found at the end of a longer one is marked where it stands in it
-      const start =
-        words.length === 1 && first.text !== words[0] && !p.prefix
-          ? first.end - words[0]!.length
-          : first.start;
+      const w = words[0]!;
+      const endOfNumber =
+        words.length === 1 && !p.prefix && first.text !== w && !sameStem(stems, first.text, w);
+      const start = endOfNumber ? first.end - w.length : first.start;
       spans.push([start, last.end]);
     }
   }
@@ -73,11 +91,12 @@ export function matchesIn(text: string, patterns: readonly TextPattern[]): [numb
 export function highlightsOf(
   fields: readonly [string, string | null][],
   patterns: readonly TextPattern[],
+  stems?: Stems,
 ): Highlight[] {
   const out: Highlight[] = [];
   for (const [field, text] of fields) {
     if (!text) continue;
-    const matches = matchesIn(text, patterns);
+    const matches = matchesIn(text, patterns, stems);
     if (matches.length === 0) continue;
     if (text.length <= FRAGMENT_LENGTH) {
       out.push({ field, fragment: text, matches });

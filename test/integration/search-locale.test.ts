@@ -37,7 +37,10 @@ describe.skipIf(postgresUnavailable())('search in the tenant language', () => {
     });
     expect(res.status, res.text).toBe(200);
     return res.body as {
-      hits: { record: { id: string }; highlights: { field: string; fragment: string }[] }[];
+      hits: {
+        record: { id: string };
+        highlights: { field: string; fragment: string; matches: [number, number][] }[];
+      }[];
     };
   };
   const ids = async (tenant: TestTenant, query: string) =>
@@ -79,6 +82,19 @@ describe.skipIf(postgresUnavailable())('search in the tenant language', () => {
   it('highlights point at the words as written', async () => {
     const [hit] = (await search(en, 'printers')).hits;
     expect(hit!.highlights.find((x) => x.field === 'subject')?.fragment).toContain('Printers');
+  });
+
+  it('highlights mark the words a stem matched, at their offsets', async () => {
+    const marked = async (tenant: TestTenant, query: string) =>
+      (await search(tenant, query)).hits.flatMap((x) =>
+        x.highlights.flatMap((hl) => hl.matches.map(([s, e]) => `${hl.field}:${hl.fragment.slice(s, e)}`)),
+      );
+    // neither `printer` nor `jams` is in the ticket as written
+    expect(await marked(en, 'printer')).toEqual(['subject:Printers', 'description:printers']);
+    expect(await marked(en, 'jams')).toEqual(['description:jamming']);
+    expect(await marked(de, 'Haus')).toEqual(['subject:Häusern']);
+    // a tenant without a language matches, and marks, words as written alone
+    expect(await marked(xx, 'printers')).toEqual(['subject:Printers', 'description:printers']);
   });
 
   it('a German tenant finds German word forms', async () => {

@@ -192,6 +192,28 @@ describe('highlights', () => {
     expect(h!.fragment.slice(s, e)).toBe('printer');
   });
 
+  it("a word matches by a shared stem when the language's stems are given, phrases included", () => {
+    const stems = new Map([
+      ['printers', ['printer']],
+      ['printer', ['printer']],
+      ['jamming', ['jam']],
+      ['jams', ['jam']],
+      ['on', []],
+      ['hold', ['hold']],
+    ]);
+    const text = 'All printers on hold, jamming';
+    const at = (ms: [number, number][]) => ms.map(([s, e]) => text.slice(s, e));
+    expect(at(matchesIn(text, [{ text: 'printer', prefix: false }], stems))).toEqual(['printers']);
+    expect(at(matchesIn(text, [{ text: 'jams', prefix: false }], stems))).toEqual(['jamming']);
+    expect(at(matchesIn(text, [{ text: 'printer on hold', prefix: false }], stems))).toEqual([
+      'printers on hold',
+    ]);
+    // a stop word has no stem: it matches as written only
+    expect(matchesIn('printers in hold', [{ text: 'printer on hold', prefix: false }], stems)).toEqual([]);
+    // without stems, only the words as written
+    expect(matchesIn(text, [{ text: 'printer', prefix: false }])).toEqual([]);
+  });
+
   it('fields without a match give no highlight', () => {
     expect(
       highlightsOf(
