@@ -380,9 +380,19 @@ const ALL_CASES: Case[] = [
   // no 3 letters or digits in a row: no trigram to look up, refused before any query
   get('contacts', 'q=77', true, 'q=77 (refused: 422, no trigram)', 422),
   ...windowAndCursor('contacts', 'updated_since'),
+  // company 11 of 100 holds every tenth row, each tagged vip; company 7 none of them
   {
     list: 'contacts',
-    label: 'contacts: tag=vip&company_id=<one of 100> (a kept pair)',
+    label: 'contacts: tag=vip&company_id=<one of 100, all vip> (a kept pair)',
+    flat: true,
+    request: (n) => ({
+      method: 'GET',
+      path: `/api/v2/contacts?tag=vip&company_id=${prefixOfSize('contacts', n).replace(/^ctc_/, 'cmp_')}000000011`,
+    }),
+  },
+  {
+    list: 'contacts',
+    label: 'contacts: tag=vip&company_id=<one of 100, no vip> (a kept pair of 0)',
     flat: true,
     request: (n) => ({
       method: 'GET',
