@@ -130,9 +130,9 @@ export async function streamIntoStorage(
 
 /**
  * Receives one file for `owner` (a ticket, a conversation, a call's recording) from the raw body:
- * the owner checked in the tenant (404), the zero-byte body and the per-plan cap refused before
- * anything is stored, the bytes streamed into storage, then the record written. A record that
- * cannot be written takes its bytes with it.
+ * the owner checked in the tenant (404) and the per-plan cap while the bytes start streaming into
+ * storage (a refusal takes back what was stored), a zero-byte body refused, then the record written.
+ * A record that cannot be written takes its bytes with it.
  */
 export async function receiveFile(
   c: Context<AppEnv>,
