@@ -88,68 +88,6 @@ export async function insertAttachment(
     .executeTakeFirstOrThrow()) as AttachmentRow;
 }
 
-/**
- * Inserts the record only if its owner exists in the tenant and the tenant's files, this one
- * included, stay within its plan's cap (`caps`), both read in the same statement as the insert:
- * what an upload the checks statement was skipped for relies on (./known-room.ts). Undefined when
- * either fails; the caller then asks `uploadChecks` which.
- */
-export async function insertAttachmentWithinCap(
-  db: Executor,
-  row: Omit<AttachmentRow, 'created_at' | 'attached_to'>,
-  caps: Record<TenantPlan, number>,
-): Promise<AttachmentRow | undefined> {
-  const owner = OWNER_TABLE[row.owner_type];
-  const cap = sql<number>`case tenants.plan ${sql.join(
-    Object.entries(caps).map(([plan, bytes]) => sql`when ${plan} then ${bytes}::bigint`),
-    sql` `,
-  )} else ${caps.free}::bigint end`;
-  const values = db
-    .selectFrom('tenants')
-    .select([
-      sql<string>`${row.id}::text`.as('id'),
-      sql<string>`${row.tenant_id}::text`.as('tenant_id'),
-      sql<OwnerType>`${row.owner_type}::text`.as('owner_type'),
-      sql<string>`${row.owner_id}::text`.as('owner_id'),
-      sql<string>`${row.filename}::text`.as('filename'),
-      sql<string>`${row.content_type}::text`.as('content_type'),
-      sql<number>`${row.size}::bigint`.as('size'),
-      sql<string>`${row.sha256}::text`.as('sha256'),
-      sql<string>`${row.storage_key}::text`.as('storage_key'),
-      sql<string | null>`${row.created_by}::text`.as('created_by'),
-    ])
-    .where('tenants.id', '=', row.tenant_id)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom(owner)
-          .select('id')
-          .where(`${owner}.tenant_id` as 'tickets.tenant_id', '=', row.tenant_id)
-          .where(`${owner}.id` as 'tickets.id', '=', row.owner_id),
-      ),
-    )
-    .where(
-      sql<boolean>`(select coalesce(sum(a.size), 0) from attachments a where a.tenant_id = ${row.tenant_id}) + ${row.size}::bigint <= ${cap}`,
-    );
-  return (await db
-    .insertInto('attachments')
-    .columns([
-      'id',
-      'tenant_id',
-      'owner_type',
-      'owner_id',
-      'filename',
-      'content_type',
-      'size',
-      'sha256',
-      'storage_key',
-      'created_by',
-    ])
-    .expression(values)
-    .returningAll()
-    .executeTakeFirst()) as AttachmentRow | undefined;
-}
-
 export async function findAttachment(
   db: Executor,
   tenantId: string,

@@ -1,19 +1,11 @@
 import type { Context } from 'hono';
 import { actorOf, tenantOf } from '../auth/credential';
 import type { AppEnv } from '../context/app-env';
-import type { TenantPlan } from '../db/schema';
 import { ApiError, Detail, notFound, validationError } from '../http/errors';
 import { newId } from '../ids';
 import type { FileStorage } from '../storage/port';
-import { addUsed, forgetTenant, knownRoom, rememberChecks } from './known-room';
 import { mediaTypeOf, STORAGE_CAP_BYTES, storageCapDetail } from './limits';
-import {
-  type AttachmentRow,
-  insertAttachment,
-  insertAttachmentWithinCap,
-  type OwnerType,
-  uploadChecks,
-} from './records';
+import { type AttachmentRow, insertAttachment, type OwnerType, uploadChecks } from './records';
 import { filesOf } from './view';
 
 export const EMPTY_FILE = { loc: ['body'], msg: 'The file is empty (zero bytes)', type: 'value_error' };
@@ -138,10 +130,9 @@ export async function streamIntoStorage(
 
 /**
  * Receives one file for `owner` (a ticket, a conversation, a call's recording) from the raw body:
- * the owner checked in the tenant (404) and the per-plan cap (413), by one statement running while
- * the bytes start streaming into storage, or, for an owner and room this process has seen, by the
- * insert itself (./known-room.ts); a zero-byte body refused; then the record written. Any refusal,
- * and a record that cannot be written, takes back the bytes stored.
+ * the owner checked in the tenant (404) and the per-plan cap while the bytes start streaming into
+ * storage (a refusal takes back what was stored), a zero-byte body refused, then the record written.
+ * A record that cannot be written takes its bytes with it.
  */
 export async function receiveFile(
   c: Context<AppEnv>,
@@ -153,49 +144,36 @@ export async function receiveFile(
 ): Promise<AttachmentRow> {
   const files = filesOf(c);
   const { db, config } = c.get('services');
+  // the checks' statement runs while the first bytes stream into storage (on Postgres a round trip,
+  // on PGlite WebAssembly on this thread while the file system writes on its own): their refusal
+  // cancels the write and takes back what it stored, so the bucket is left as if nothing was read
+  const checks = uploadChecks(db, tenantId, owner.type, owner.id);
   const length = c.req.header('content-length');
   const declared = length === undefined || c.req.header('transfer-encoding') ? null : Number(length);
   const stated = declared !== null && Number.isSafeInteger(declared) && declared >= 0 ? declared : null;
-  const check = () =>
-    uploadChecks(db, tenantId, owner.type, owner.id).then((checks) => {
-      rememberChecks(tenantId, owner.type, owner.id, checks);
-      return checks;
-    });
   if (stated === 0 || !c.req.raw.body) {
-    if (!(await check()).ownerExists) throw notFound(owner.noun);
+    if (!(await checks).ownerExists) throw notFound(owner.noun);
     throw validationError([EMPTY_FILE]);
   }
   const tooLargeBody = () => tooLarge(Detail.bodyTooLarge);
-  const capOf = (plan: TenantPlan) => STORAGE_CAP_BYTES[plan] ?? STORAGE_CAP_BYTES.free;
-  const capRefusal = (plan: TenantPlan) => tooLarge(storageCapDetail(plan, capOf(plan)));
-  const limitsOf = ({ plan, used }: { plan: TenantPlan; used: number }): UploadLimit => {
-    const cap = capOf(plan);
-    if (used + (stated ?? 1) > cap) throw capRefusal(plan);
+  const admission = checks.then(({ ownerExists, plan, used }): UploadLimit => {
+    if (!ownerExists) throw notFound(owner.noun);
+    const cap = STORAGE_CAP_BYTES[plan] ?? STORAGE_CAP_BYTES.free;
+    const capRefusal = () => tooLarge(storageCapDetail(plan, cap));
+    if (used + (stated ?? 1) > cap) throw capRefusal();
     const room = cap - used;
     return {
       limit: Math.min(config.ATTACHMENT_MAX_BYTES, room),
-      overLimit: room < config.ATTACHMENT_MAX_BYTES ? () => capRefusal(plan) : tooLargeBody,
+      overLimit: room < config.ATTACHMENT_MAX_BYTES ? capRefusal : tooLargeBody,
     };
-  };
-  // an owner and room this process has seen (a body of stated size only): no statement before the
-  // insert, which re-checks both itself
-  const seen = stated === null ? null : knownRoom(tenantId, owner.type, owner.id);
-  const vouched = seen && seen.used + (stated ?? 0) <= capOf(seen.plan) ? seen : null;
-  // otherwise the checks' statement runs while the first bytes stream into storage (on Postgres a
-  // round trip, on PGlite WebAssembly on this thread while the file system writes on its own): their
-  // refusal cancels the write and takes back what it stored, leaving the bucket as if nothing was read
-  const admission = vouched
-    ? undefined
-    : check().then(({ ownerExists, plan, used }) => {
-        if (!ownerExists) throw notFound(owner.noun);
-        return limitsOf({ plan, used });
-      });
+  });
   const id = newId('attachment');
   const key = `${tenantId}/${id}`;
-  // until the checks answer: the most any upload may be (the gate refused a larger stated length)
+  // until the checks answer, the most any upload may be (the gate refused a larger stated length)
   const { size, sha256 } = await streamIntoStorage(files, key, c.req.raw, {
     stated,
-    ...(vouched ? limitsOf(vouched) : { limit: config.ATTACHMENT_MAX_BYTES, overLimit: tooLargeBody }),
+    limit: config.ATTACHMENT_MAX_BYTES,
+    overLimit: tooLargeBody,
     admission,
     contentType,
   });
@@ -204,36 +182,21 @@ export async function receiveFile(
     await forget();
     throw validationError([EMPTY_FILE]);
   }
-  const row = {
-    id,
-    tenant_id: tenantId,
-    owner_type: owner.type,
-    owner_id: owner.id,
-    filename,
-    content_type: contentType,
-    size,
-    sha256,
-    storage_key: key,
-    created_by: actorOf(c),
-  };
   try {
-    const inserted = vouched
-      ? ((await insertAttachmentWithinCap(db, row, STORAGE_CAP_BYTES)) ?? (await refusedInsert()))
-      : await insertAttachment(db, row);
-    addUsed(tenantId, size);
-    return inserted;
+    return await insertAttachment(db, {
+      id,
+      tenant_id: tenantId,
+      owner_type: owner.type,
+      owner_id: owner.id,
+      filename,
+      content_type: contentType,
+      size,
+      sha256,
+      storage_key: key,
+      created_by: actorOf(c),
+    });
   } catch (err) {
     await forget();
     throw err;
-  }
-
-  /** the insert found the owner gone or the cap passed, where this process's figures said neither */
-  async function refusedInsert(): Promise<AttachmentRow> {
-    forgetTenant(tenantId);
-    const fresh = await uploadChecks(db, tenantId, owner.type, owner.id);
-    if (!fresh.ownerExists) throw notFound(owner.noun);
-    if (fresh.used + size > capOf(fresh.plan)) throw capRefusal(fresh.plan);
-    // room again since the insert looked (a file removed meanwhile)
-    return insertAttachment(db, row);
   }
 }
