@@ -141,6 +141,8 @@ export async function receiveFile(
   /** the caller's tenant (an internal upload names it through its call) */
   tenantId = tenantOf(c),
   contentType = mediaTypeOf(c.req.header('content-type')),
+  /** the record's id (the upload's answer signs its link while the file is received) */
+  id = newId('attachment'),
 ): Promise<AttachmentRow> {
   const files = filesOf(c);
   const { db, config } = c.get('services');
@@ -167,7 +169,6 @@ export async function receiveFile(
       overLimit: room < config.ATTACHMENT_MAX_BYTES ? capRefusal : tooLargeBody,
     };
   });
-  const id = newId('attachment');
   const key = `${tenantId}/${id}`;
   // until the checks answer, the most any upload may be (the gate refused a larger stated length)
   const { size, sha256 } = await streamIntoStorage(files, key, c.req.raw, {
