@@ -1,8 +1,10 @@
 // The upload case of `npm run bench` (scripts/bench/run.ts calls it; BENCH_CASES including `u`):
 // 1 MiB files uploaded through the whole stack (front door, gate, the upload handler streaming into
 // storage with its sha256 and caps, the record in the database) beside its ceiling, a raw write of
-// the same bytes to the same storage (`put` of the folder adapter, nothing else). In-process on
-// PGlite, as `npm start` runs by default, so both sides write the same disk. Figures, not assertions.
+// the same bytes to the same storage (`put` of the folder adapter, nothing else). In-process, as
+// `npm start` runs, so both sides write the same disk: the record in an in-memory PGlite (`npm
+// start`'s default) or in a throwaway database on this machine's Postgres (DATABASE_URL set), as
+// BENCH_DB says. Figures, not assertions.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +12,7 @@ import { signDashboardToken } from '../../shared/auth/jwt';
 import { loadConfig } from '../../shared/env';
 import { createNodeLogger } from '../../shared/log/logger.node.js';
 import { createEmbeddedRuntime } from '../embedded';
-import { BENCH_SECRETS } from './postgres';
+import { adminQuery, BENCH_SECRETS, benchDatabaseUrl } from './postgres';
 
 const FILE = 1024 * 1024;
 const TARGET = 0.5;
@@ -54,9 +56,30 @@ async function uploadTarget(
   return { admin, ticket };
 }
 
-export async function benchUploads(files = Number(process.env.BENCH_FILES ?? 40)) {
+/** Where the records go: nothing to set up on PGlite, a database of its own on Postgres. */
+async function recordsDatabase(mode: 'pglite' | 'postgres') {
+  if (mode === 'pglite') return { env: {}, remove: async () => {} };
+  const name = `spa_bench_files_${Date.now().toString(36)}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  return {
+    env: { DATABASE_URL: benchDatabaseUrl(name) },
+    remove: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+export async function benchUploads(
+  mode: 'pglite' | 'postgres' = 'pglite',
+  files = Number(process.env.BENCH_FILES ?? 40),
+) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-files-'));
-  const config = loadConfig({ ...BENCH_SECRETS, APP_ENV: 'test', DATA_DIR: dir, LOG_LEVEL: 'silent' });
+  const database = await recordsDatabase(mode);
+  const config = loadConfig({
+    ...BENCH_SECRETS,
+    ...database.env,
+    APP_ENV: 'test',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+  });
   const runtime = await createEmbeddedRuntime({
     config,
     inMemory: true,
@@ -102,16 +125,19 @@ export async function benchUploads(files = Number(process.env.BENCH_FILES ?? 40)
       });
       await res.arrayBuffer();
     });
-    console.log(`[files] a 1-byte upload through the API: ${tiny.toFixed(2)} ms (the per-request part)`);
+    console.log(
+      `\n[files ${mode}] a 1-byte upload through the API: ${tiny.toFixed(2)} ms (the per-request part)`,
+    );
     const ratio = best.raw / best.upload;
     console.log(
-      `\n[files] (u) 1 MiB upload through the API ${best.upload.toFixed(2)} ms/file; ceiling (u0) raw write of the same bytes to the same storage (${storage.kind}) ${best.raw.toFixed(2)} ms/file`,
+      `[files ${mode}] (u) 1 MiB upload through the API ${best.upload.toFixed(2)} ms/file; ceiling (u0) raw write of the same bytes to the same storage (${storage.kind}) ${best.raw.toFixed(2)} ms/file`,
     );
     console.log(
       `(u)/(u0) = ${ratio.toFixed(2)}  target >= ${TARGET.toFixed(2)}  ${ratio >= TARGET ? 'MET' : 'MISSED'}`,
     );
   } finally {
     await runtime.close();
+    await database.remove();
     rmSync(dir, { recursive: true, force: true });
   }
 }

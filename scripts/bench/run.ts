@@ -9,7 +9,8 @@
 //   BENCH_DB=postgres|pglite|both (default both)  BENCH_SECONDS per run (default 4)
 //   BENCH_ROUNDS (default 3): each case is run that many times, each right after the ceiling
 //   BENCH_CONNECTIONS (default 16)  BENCH_TICKETS (default 100000)
-//   BENCH_CASES=c,f (default all)  BENCH_PROFILE=<dir> (writes the server's --cpu-prof there)
+//   BENCH_CASES=c,f (default all; `u`, the upload, runs in this process: BENCH_FILES a round,
+//   default 40)  BENCH_PROFILE=<dir> (writes the server's --cpu-prof there)
 //   BENCH_PORT (default 8961): the server's port (and the next one, for the gate bypassed), when
 //   another run holds the default
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -387,8 +388,14 @@ const which = process.env.BENCH_DB ?? 'both';
 console.log(
   `Support Platform API benchmark, ${new Date().toISOString()}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`,
 );
-if (which === 'postgres' || which === 'both') await benchOne('postgres');
-if (which === 'pglite' || which === 'both') await benchOne('pglite');
-// the upload case lives in its own module (scripts/bench/files.ts)
 const wanted = process.env.BENCH_CASES?.split(',').map((c) => c.trim());
-if (!wanted || wanted.includes('u')) await benchUploads();
+// (the upload alone needs no server and no seeded tickets)
+if (!wanted || wanted.some((c) => c !== 'u')) {
+  if (which === 'postgres' || which === 'both') await benchOne('postgres');
+  if (which === 'pglite' || which === 'both') await benchOne('pglite');
+}
+// the upload case lives in its own module (scripts/bench/files.ts), on the same databases
+if (!wanted || wanted.includes('u')) {
+  if (which === 'postgres' || which === 'both') await benchUploads('postgres');
+  if (which === 'pglite' || which === 'both') await benchUploads('pglite');
+}

@@ -2,11 +2,12 @@ import type { Context } from 'hono';
 import { tenantOf } from '../auth/credential';
 import type { AppEnv } from '../context/app-env';
 import { notFound } from '../http/errors';
+import { newId } from '../ids';
 import { servedTypeOf } from './limits';
 import { contentDisposition, verifyLink } from './links';
 import { deleteAttachment, findAttachment, listAttachments, type OwnerType, ownerExists } from './records';
 import { receiveFile } from './upload';
-import { attachmentWithLink, filesOf } from './view';
+import { attachmentWithLink, filesOf, linkOf, withLink } from './view';
 
 // the handlers below read what their route's validators checked (shared/http/route.ts); typed
 // loosely so one handler serves the ticket's and the conversation's declarations alike
@@ -30,8 +31,14 @@ const ownerOf = (c: AnyContext, o: Owner) => ({
 /** POST …/attachments?filename=: 201 with the record and a signed link. */
 export const uploadHandler = (o: Owner) => async (c: AnyContext) => {
   const { filename } = c.req.valid('query') as { filename: string };
-  const row = await receiveFile(c, ownerOf(c, o), filename);
-  return c.json(await attachmentWithLink(c, row), 201);
+  const id = newId('attachment');
+  // the answer's link is signed while the bytes stream and the record is written: Web Crypto's HMAC
+  // is a trip to another thread, which the answer would otherwise wait for after the insert
+  const link = linkOf(c, { id, tenant_id: tenantOf(c) });
+  // (a refused upload never reads it)
+  link.catch(() => {});
+  const row = await receiveFile(c, ownerOf(c, o), filename, undefined, undefined, id);
+  return c.json(withLink(row, await link), 201);
 };
 
 /** GET …/attachments: every file of the owner, oldest first, each with a fresh link. */

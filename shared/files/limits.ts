@@ -5,7 +5,7 @@ const GiB = 1024 * MiB;
 
 /**
  * The bytes a tenant may keep in files (attachments and recordings together), per plan
- * (docs/files.md). An upload that would pass the cap is refused 413 before anything is stored.
+ * (docs/files.md). An upload that would pass the cap is refused 413 and leaves nothing stored.
  */
 export const STORAGE_CAP_BYTES: Record<TenantPlan, number> = {
   free: 100 * MiB,

@@ -27,14 +27,20 @@ export function filesOf(c: Context<AppEnv>): FileStorage {
 export const linkBase = (c: Context<AppEnv>) =>
   c.get('services').config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin;
 
-/** A fresh signed link to a record's bytes, valid for ATTACHMENT_URL_TTL_S. */
-export function linkOf(c: Context<AppEnv>, row: AttachmentRow) {
+/** A fresh signed link to a record's bytes, valid for ATTACHMENT_URL_TTL_S (it needs only the id and tenant). */
+export function linkOf(c: Context<AppEnv>, row: { id: string; tenant_id: string }) {
   const { config } = c.get('services');
   return signedLink(filesOf(c).signingKey, linkBase(c), row, config.ATTACHMENT_URL_TTL_S);
 }
 
-/** The record with a fresh `download_url` (what an upload and a read answer). */
+/** The record with its `download_url` (what an upload and a read answer). */
+export const withLink = (row: AttachmentRow, link: { url: string; expiresAt: string }) => ({
+  ...attachmentView(row),
+  download_url: link.url,
+  download_url_expires_at: link.expiresAt,
+});
+
+/** The record with a fresh `download_url`. */
 export async function attachmentWithLink(c: Context<AppEnv>, row: AttachmentRow) {
-  const link = await linkOf(c, row);
-  return { ...attachmentView(row), download_url: link.url, download_url_expires_at: link.expiresAt };
+  return withLink(row, await linkOf(c, row));
 }

@@ -287,6 +287,102 @@ export function fileSuite(name: string, open: () => Promise<StorageUnderTest>) {
       expect((await upload(`/api/v1/tickets/${ticket}/attachments`, 'tiny', { key })).status).toBe(201);
     });
 
+    /** a body that sends its first bytes and then nothing, until it is cancelled (`cancelled` says so) */
+    const stalled = (first: Uint8Array) => {
+      const sender = { cancelled: false, stream: null as unknown as ReadableStream<Uint8Array> };
+      sender.stream = new ReadableStream<Uint8Array>({
+        start: (c) => c.enqueue(first),
+        cancel: () => {
+          sender.cancelled = true;
+        },
+      });
+      return sender;
+    };
+
+    it('the checks run beside the write: their refusal cancels it, stops the sender and stores nothing', async () => {
+      const ticket = await newTicket();
+      const free = await h.tenant({ plan: 'free', name: 'Free stalled' });
+      const freeKey = await free.key(['tickets:write', 'tickets:read']);
+      const freeTicket = await newTicket(freeKey);
+      await h.db
+        .insertInto('attachments')
+        .values({
+          id: 'att_stalled_filler',
+          tenant_id: free.id,
+          owner_type: 'ticket',
+          owner_id: freeTicket,
+          filename: 'big.bin',
+          content_type: 'application/octet-stream',
+          size: 100 * 1024 * 1024 - 10,
+          sha256: '0'.repeat(64),
+          storage_key: `${free.id}/att_stalled_filler`,
+        })
+        .execute();
+      const before = await s.objects();
+      // another tenant's ticket, stated and streamed: 404 although the bytes never end
+      for (const headers of [{ 'Content-Length': String(MAX) }, {}] as Record<string, string>[]) {
+        const sender = stalled(new Uint8Array(4096).fill(3));
+        const theirs = await upload(`/api/v1/tickets/${ticket}/attachments`, sender.stream, {
+          key: keyB,
+          headers,
+        });
+        expect(theirs.status).toBe(404);
+        expect(theirs.body).toEqual({ detail: 'Ticket not found' });
+        expect(sender.cancelled).toBe(true);
+      }
+      // the plan's cap, by the stated length
+      const sender = stalled(new TextEncoder().encode('more than'));
+      const capped = await upload(`/api/v1/tickets/${freeTicket}/attachments`, sender.stream, {
+        key: freeKey,
+        headers: { 'Content-Length': '20' },
+      });
+      expect(capped.status).toBe(413);
+      expect(capped.body.detail).toBe('Storage limit reached: the free plan keeps at most 100 MiB of files');
+      expect(sender.cancelled).toBe(true);
+      expect(await s.objects()).toEqual(before);
+      expect(await attachmentRows(b.id).then((r) => r.filter((x) => x.owner_id === ticket))).toHaveLength(0);
+      expect(await attachmentRows(free.id)).toHaveLength(1);
+    });
+
+    it('a file stored whole before the checks answer is taken back by their refusal', async () => {
+      const ticket = await newTicket();
+      // warm B's credential and plan, so that only the upload's own checks wait for the lock below
+      expect((await h.request('GET', `/api/v1/tickets/${ticket}/attachments`, { apiKey: keyB })).status).toBe(
+        404,
+      );
+      const before = await s.objects();
+      let release!: () => void;
+      const released = new Promise<void>((r) => {
+        release = r;
+      });
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => {
+        locked = r;
+      });
+      // the checks read `tenants`: held, they answer only once the bytes are in storage
+      const holder = h.db.transaction().execute(async (trx) => {
+        await sql`LOCK TABLE tenants IN ACCESS EXCLUSIVE MODE`.execute(trx);
+        locked();
+        await released;
+      });
+      await isLocked;
+      const answer = upload(`/api/v1/tickets/${ticket}/attachments`, 'stored before the checks', {
+        key: keyB,
+      });
+      let stored: string[] = before;
+      const theirKey = (keys: string[]) => keys.some((k) => k.startsWith(`${b.id}/`));
+      for (let i = 0; i < 2000 && !theirKey(stored); i++) {
+        await new Promise((r) => setTimeout(r, 5));
+        stored = await s.objects();
+      }
+      expect(stored.filter((k) => k.startsWith(`${b.id}/`))).toHaveLength(1);
+      release();
+      await holder;
+      const theirs = await answer;
+      expect(theirs.status).toBe(404);
+      expect(await s.objects()).toEqual(before);
+    });
+
     it('replies carry attachment_ids: in the reply, its list and ticket.replied; others 422 at the field', async () => {
       const ticket = await newTicket();
       const other = await newTicket();
