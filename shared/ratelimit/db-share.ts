@@ -90,22 +90,28 @@ export class MemoryShareStore implements ShareStore {
 }
 
 /**
- * KEYS[1] the tenant's set; ARGV: now (ms), member (`<request>|<cost>`), cost, share, lease (ms).
- * Drops the members whose lease ended (a process that died mid-request), sums the live ones' costs
- * and adds this one if it fits. Reply {admitted, used}.
+ * Lua: `take(set, now, member, cost, share, lease)` drops the members of the tenant's set whose
+ * lease ended (a process that died mid-request), sums the live ones' costs and adds this one if it
+ * fits; {admitted, used}. One text for both scripts that take a share (this module's and the key's,
+ * shared/ratelimit/key-records.ts), so they cannot count differently.
  */
-export const SHARE_SCRIPT = `
-local now = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local used = 0
-for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  used = used + tonumber(string.match(m, '|(%d+)$') or '1')
+export const SHARE_TAKE_LUA = `
+local function take(set, now, member, cost, share, lease)
+  redis.call('ZREMRANGEBYSCORE', set, '-inf', now)
+  local used = 0
+  for _, m in ipairs(redis.call('ZRANGE', set, 0, -1)) do
+    used = used + tonumber(string.match(m, '|(%d+)$') or '1')
+  end
+  if used > 0 and used + cost > share then return {0, used} end
+  redis.call('ZADD', set, now + lease, member)
+  redis.call('PEXPIRE', set, lease)
+  return {1, used + cost}
 end
-local cost = tonumber(ARGV[3])
-if used > 0 and used + cost > tonumber(ARGV[4]) then return {0, used} end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[5]), ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-return {1, used + cost}
+`;
+
+/** KEYS[1] the tenant's set; ARGV: now (ms), member (`<request>|<cost>`), cost, share, lease (ms). */
+export const SHARE_SCRIPT = `${SHARE_TAKE_LUA}
+return take(KEYS[1], tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
 `;
 
 /** The prefix of a tenant's set (under the deployment's key prefix). */

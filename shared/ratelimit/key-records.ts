@@ -1,7 +1,7 @@
 import type { HeldShare, KeyRecord, KeyRecordCache, RateDecision, ShareClaim } from '../context/rate-limiter';
 import type { TenantPlan } from '../db/schema';
 import type { RedisClient as Redis } from '../redis/client';
-import { SHARE_PREFIX, shareMember } from './db-share';
+import { SHARE_PREFIX, SHARE_TAKE_LUA, shareMember } from './db-share';
 import { type Clock, decide, type RateRule, ruleOf, windowStart } from './limiter';
 import { limitFor, PLANS, type RateKind, rateKindOf } from './limits';
 
@@ -18,9 +18,9 @@ import { limitFor, PLANS, type RateKind, rateKindOf } from './limits';
  * not); single-node Redis allows them too.
  *
  * With a share claim (ARGV[5] the share set's prefix, else empty), a request every window admits
- * also takes its tenant's database share as db-share.ts's SHARE_SCRIPT does (`<prefix><tenant>`,
- * a member `<id>|<cost>` scored with its lease's end), so a keyed request's rate limit and share
- * cost one round trip, not two.
+ * also takes its tenant's database share (the set `<prefix><tenant>`, a member `<id>|<cost>` scored
+ * with its lease's end) by db-share.ts's own `take` (SHARE_TAKE_LUA), so a keyed request's rate
+ * limit and share cost one round trip, not two.
  *
  * KEYS[1] the entry; ARGV: now, prefix, kind, n (windows), the share's prefix (or ''), member, cost,
  * share and lease (ms), n window suffixes `:<ms>:<start>`, n TTLs, then per plan its name and n
@@ -28,7 +28,7 @@ import { limitFor, PLANS, type RateKind, rateKindOf } from './limits';
  * counted (only when every window admits it, as the limiter's script), then with a claim that was
  * counted and allowed {admitted, used} of the share.
  */
-export const KEY_AND_LIMIT_SCRIPT = `
+export const KEY_AND_LIMIT_SCRIPT = `${SHARE_TAKE_LUA}
 local v = redis.call('GET', KEYS[1])
 if not v then return {0} end
 local tenant, plan, expires = string.match(v, '^([^\\t]*)\\t([^\\t]*)\\t([^\\t]*)\\t')
@@ -62,22 +62,9 @@ end
 local out = {2, v, allowed}
 for w = 1, n do out[3 + w] = counts[w] end
 if allowed == 1 and ARGV[5] ~= '' then
-  local set = ARGV[5] .. tenant
-  redis.call('ZREMRANGEBYSCORE', set, '-inf', now)
-  local used = 0
-  for _, m in ipairs(redis.call('ZRANGE', set, 0, -1)) do
-    used = used + tonumber(string.match(m, '|(%d+)$') or '1')
-  end
-  local cost = tonumber(ARGV[7])
-  if used > 0 and used + cost > tonumber(ARGV[8]) then
-    out[4 + n] = 0
-    out[5 + n] = used
-  else
-    redis.call('ZADD', set, now + tonumber(ARGV[9]), ARGV[6])
-    redis.call('PEXPIRE', set, ARGV[9])
-    out[4 + n] = 1
-    out[5 + n] = used + cost
-  end
+  local s = take(ARGV[5] .. tenant, now, ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]))
+  out[4 + n] = s[1]
+  out[5 + n] = s[2]
 end
 return out
 `;
