@@ -1,3 +1,4 @@
+import type { ShareClaim } from '../context/rate-limiter';
 import type { Services } from '../context/services';
 import { timingSafeEqual } from '../crypto';
 import { Detail, forbidden, unauthorized } from '../http/errors';
@@ -44,6 +45,10 @@ export interface GateRequest {
   services: Services;
   /** who may call which path: the runtime's access rules (functions/manifest.ts), compiled */
   access: AccessTable;
+  /** the whole URL (its query prices the request's database share) */
+  url?: string;
+  /** the chain's share middleware's claim, for the key's read to take in its round trip */
+  claimShare?: (services: Services, method: string, url: string) => ShareClaim | undefined;
 }
 
 /**
@@ -70,8 +75,10 @@ export interface Admission {
 export function authenticateKey(
   services: Services,
   token: string,
-  request?: { method: string; path: string },
+  request?: Pick<GateRequest, 'method' | 'path' | 'url' | 'claimShare'>,
 ) {
+  const claim = request?.claimShare;
+  const url = request?.url;
   return verifyApiKey(
     {
       db: services.db,
@@ -79,6 +86,7 @@ export function authenticateKey(
       cache: services.keyCache,
       shared: services.rateLimiter?.keyRecords,
       request,
+      claimShare: claim && url !== undefined ? () => claim(services, request.method, url) : undefined,
       defer: services.defer,
     },
     token,
@@ -142,6 +150,8 @@ function admitApiKey(req: GateRequest, surface: Surface, key: VerifiedKey): Admi
   const auth: Credential = { kind: 'api_key', tenantId: key.tenantId, keyId: key.id, scopes: key.scopes };
   // counted already, in the shared key cache's round trip: the rate limit reads it from here
   if (key.rate) auth.rate = key.rate;
+  // and the tenant's database share taken there: the share middleware holds it from here
+  if (key.share) auth.share = key.share;
   const refusal = req.access.scopeRefusal(req.method, req.path, key.scopes);
   if (refusal) return { auth, scopeRefusal: refusal };
   if (shouldTouch(key.id)) {
@@ -176,6 +186,13 @@ function admitSpeculative(
     scopes: key.scopes,
     rate: uncounted(),
   };
+  // the share the check takes, if it takes one: the run's database reads wait for it, as they wait
+  // for a share acquired on their own
+  if (key.claimsShare)
+    auth.share = key.check.then(
+      (k) => k.share,
+      () => undefined,
+    );
   return { auth, check };
 }
 

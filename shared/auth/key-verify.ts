@@ -1,5 +1,5 @@
 import type { VerifiedKey, VerifiedKeyCache } from '../context/key-cache';
-import type { KeyRecord, KeyRecordCache } from '../context/rate-limiter';
+import type { KeyRecord, KeyRecordCache, ShareClaim } from '../context/rate-limiter';
 import { timingSafeEqual } from '../crypto';
 import type { Db } from '../db/schema';
 import { Detail, unauthorized } from '../http/errors';
@@ -125,6 +125,8 @@ export interface KeyVerifier {
   shared?: KeyRecordCache;
   /** the request, for the rate limit counted with the shared cache's read */
   request?: { method: string; path: string };
+  /** the request's claim on its tenant's database share, taken with the shared cache's read */
+  claimShare?: () => ShareClaim | undefined;
   /** runs the shared cache's fill after the response */
   defer?: (task: () => Promise<unknown>) => void;
   /** counts lookups (tests assert a broken checksum costs none) */
@@ -207,6 +209,8 @@ export function verifyApiKey(deps: KeyVerifier, presented: string): VerifiedKey 
  */
 export interface SpeculativeKey extends VerifiedKey {
   check: Promise<VerifiedKey>;
+  /** the check carries a claim on the tenant's database share (its `share` says what it took) */
+  claimsShare: boolean;
 }
 
 export const isSpeculative = (key: VerifiedKey): key is SpeculativeKey =>
@@ -246,12 +250,13 @@ async function verifyShared(
 ): Promise<VerifiedKey> {
   if (!isWellFormedApiKey(presented)) throw unauthorized(Detail.invalidApiKey);
   const hash = await hashApiKey(deps.hashSecret, presented);
-  const check = confirmShared(deps, shared, request, hash);
+  const claim = deps.claimShare?.();
+  const check = confirmShared(deps, shared, request, hash, claim);
   const known = SPECULATIVE_METHODS.has(request.method) ? knownKeys.get(hash) : undefined;
   if (!known || known.revoked || (known.expiresAt !== null && known.expiresAt <= Date.now())) return check;
   // the gate chains it; a refusal is answered from there, not left unhandled here
   check.catch(() => {});
-  const speculative: SpeculativeKey = { ...fromRecord(known, hash), check };
+  const speculative: SpeculativeKey = { ...fromRecord(known, hash), check, claimsShare: claim !== undefined };
   return speculative;
 }
 
@@ -261,10 +266,11 @@ async function confirmShared(
   shared: KeyRecordCache,
   request: { method: string; path: string },
   hash: string,
+  claim: ShareClaim | undefined,
 ): Promise<VerifiedKey> {
   let key: VerifiedKey;
   try {
-    key = await readShared(deps, shared, request, hash);
+    key = await readShared(deps, shared, request, hash, claim);
   } catch (err) {
     knownKeys.delete(hash);
     throw err;
@@ -278,11 +284,21 @@ async function readShared(
   shared: KeyRecordCache,
   request: { method: string; path: string },
   hash: string,
+  claim: ShareClaim | undefined,
 ): Promise<VerifiedKey> {
-  const hit = await shared.read(hash, request.method, request.path);
+  const hit = await shared.read(hash, request.method, request.path, claim);
   if (hit) {
-    const key = usable(hit.record && fromRecord(hit.record, hash));
-    return hit.counted ? { ...key, rate: hit.counted } : key;
+    let key: VerifiedKey;
+    try {
+      key = usable(hit.record && fromRecord(hit.record, hash));
+    } catch (err) {
+      // expired between the script's clock and this one: no request holds the share it took
+      const taken = hit.share;
+      if (taken?.admitted) deps.defer?.(() => taken.release());
+      throw err;
+    }
+    if (!hit.counted) return key;
+    return hit.share ? { ...key, rate: hit.counted, share: hit.share } : { ...key, rate: hit.counted };
   }
   const started = Date.now();
   let key = await loadKey(deps, hash);

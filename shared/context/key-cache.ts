@@ -1,4 +1,4 @@
-import type { RateDecision } from './rate-limiter';
+import type { HeldShare, RateDecision } from './rate-limiter';
 
 /** What a request needs to know about its key: enough to authorise without another query. */
 export interface VerifiedKey {
@@ -12,6 +12,8 @@ export interface VerifiedKey {
   plan?: string;
   /** this request's rate-limit decision, when the shared cache counted it in the same round trip */
   rate?: RateDecision;
+  /** the tenant's database share, when the same round trip took it */
+  share?: HeldShare;
 }
 
 /**

@@ -60,6 +60,36 @@ export interface RateLimiter {
 }
 
 /**
+ * A request's claim on its tenant's database share (shared/ratelimit/db-share.ts), handed to the
+ * key's read so that the same round trip that counts the rate limit takes the share too: `redis`
+ * is the client the share is counted in, and a cache reading another Redis ignores the claim.
+ */
+export interface ShareClaim {
+  /** the request's member in the tenant's set, released by that id */
+  id: string;
+  cost: number;
+  /** TENANT_DB_SHARE */
+  share: number;
+  leaseMs: number;
+  redis: object;
+}
+
+/**
+ * What the key's round trip decided of a claim (taken only with a count that allowed the request).
+ * `taken` is set by the first run of the request that holds it (a speculative run's rerun takes
+ * its own), so one acquisition is released once.
+ */
+export interface HeldShare {
+  id: string;
+  cost: number;
+  admitted: boolean;
+  used: number;
+  taken: boolean;
+  /** gives an admitted share back (a request answered before the share middleware held it) */
+  release(): Promise<void>;
+}
+
+/**
  * What a shared cache keeps of a verified API key, keyed by the key's hash: never the secret.
  * `plan` is the tenant's, so the rate limit is decided without another query.
  */
@@ -85,7 +115,8 @@ export interface KeyRecordCache {
     hash: string,
     method: string,
     path: string,
-  ): Promise<{ record: KeyRecord | null; counted?: RateDecision } | undefined>;
+    share?: ShareClaim,
+  ): Promise<{ record: KeyRecord | null; counted?: RateDecision; share?: HeldShare } | undefined>;
   /** stores what a database lookup found, unless the hash has an entry already (a revoke's) */
   fill(hash: string, record: KeyRecord | null): Promise<void>;
   /** marks the hash unusable now, in the request that revokes, rotates or deletes the key */

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../context/app-env';
+import type { HeldShare, ShareClaim } from '../context/rate-limiter';
 import type { AppConfig } from '../env';
 import { ApiError, Detail } from '../http/errors';
 import { errorField, type Logger } from '../log/logger';
@@ -89,25 +90,36 @@ export class MemoryShareStore implements ShareStore {
 }
 
 /**
- * KEYS[1] the tenant's set; ARGV: now (ms), member (`<request>|<cost>`), cost, share, lease (ms).
- * Drops the members whose lease ended (a process that died mid-request), sums the live ones' costs
- * and adds this one if it fits. Reply {admitted, used}.
+ * Lua: `take(set, now, member, cost, share, lease)` drops the members of the tenant's set whose
+ * lease ended (a process that died mid-request), sums the live ones' costs and adds this one if it
+ * fits; {admitted, used}. One text for both scripts that take a share (this module's and the key's,
+ * shared/ratelimit/key-records.ts), so they cannot count differently.
  */
-export const SHARE_SCRIPT = `
-local now = tonumber(ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local used = 0
-for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  used = used + tonumber(string.match(m, '|(%d+)$') or '1')
+export const SHARE_TAKE_LUA = `
+local function take(set, now, member, cost, share, lease)
+  redis.call('ZREMRANGEBYSCORE', set, '-inf', now)
+  local used = 0
+  for _, m in ipairs(redis.call('ZRANGE', set, 0, -1)) do
+    used = used + tonumber(string.match(m, '|(%d+)$') or '1')
+  end
+  if used > 0 and used + cost > share then return {0, used} end
+  redis.call('ZADD', set, now + lease, member)
+  redis.call('PEXPIRE', set, lease)
+  return {1, used + cost}
 end
-local cost = tonumber(ARGV[3])
-if used > 0 and used + cost > tonumber(ARGV[4]) then return {0, used} end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[5]), ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-return {1, used + cost}
 `;
 
-const member = (id: string, cost: number) => `${id}|${cost}`;
+/** KEYS[1] the tenant's set; ARGV: now (ms), member (`<request>|<cost>`), cost, share, lease (ms). */
+export const SHARE_SCRIPT = `${SHARE_TAKE_LUA}
+return take(KEYS[1], tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
+`;
+
+/** The prefix of a tenant's set (under the deployment's key prefix). */
+export const SHARE_PREFIX = 'dbs:';
+
+/** A request's member in its tenant's set: its id and its cost, which the scripts sum. */
+export const shareMember = (id: string, cost: number) => `${id}|${cost}`;
+const member = shareMember;
 
 export class RedisShareStore implements ShareStore {
   private readonly script;
@@ -116,14 +128,15 @@ export class RedisShareStore implements ShareStore {
   readonly fallback = new MemoryShareStore();
 
   constructor(
-    private readonly redis: Redis,
+    /** the client the sets are kept in (a key's read takes a claim only on the same one) */
+    readonly redis: Redis,
     private readonly options: { timeoutMs: number; prefix?: string; onFallback(err: unknown): void },
   ) {
     this.script = redis.createScript<[number, number]>(SHARE_SCRIPT);
   }
 
   private key(tenant: string) {
-    return `${this.options.prefix ?? 'dbs:'}${tenant}`;
+    return `${this.options.prefix ?? SHARE_PREFIX}${tenant}`;
   }
 
   async acquire(tenant: string, id: string, cost: number, share: number, leaseMs: number) {
@@ -188,25 +201,69 @@ function tenantOf(c: Context<AppEnv>): string | null {
 
 let sequence = 0;
 const instance = Math.random().toString(36).slice(2, 10);
+const nextShareId = () => {
+  sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
+  return `${instance}.${sequence}`;
+};
+
+/** The time meter's share of a request of `cost` (0: not metered). */
+const timeShareOf = (config: AppConfig, cost: number) =>
+  cost === SHARE_COST.expensive ? config.TENANT_DB_TIME_SHARE : 0;
+
+/**
+ * The claim a request makes on its tenant's share, for the key's read to take in its round trip
+ * (shared/auth/key-verify.ts, UpstashKeyRecords): only where the share is counted in Redis and no
+ * time meter must be read first (a metered read's wait decides before the share is taken).
+ */
+export function shareClaimOf(
+  services: { config: AppConfig; logger: Logger },
+  method: string,
+  url: string,
+): ShareClaim | undefined {
+  const { config } = services;
+  const share = config.TENANT_DB_SHARE;
+  if (share <= 0) return undefined;
+  const cost = shareCostOf(method, url);
+  if (timeShareOf(config, cost) > 0) return undefined;
+  const store = shareStoreFor(config, services.logger);
+  if (!(store instanceof RedisShareStore)) return undefined;
+  return { id: nextShareId(), cost, share, leaseMs: config.REQUEST_TIMEOUT_MS, redis: store.redis };
+}
+
+/**
+ * The share the key's round trip took for this request, once: a speculative run waits for its
+ * check's, and a rerun after a dropped run takes its own.
+ */
+async function heldShare(c: Context<AppEnv>, cost: number): Promise<HeldShare | undefined> {
+  const auth = c.get('auth');
+  if (auth.kind !== 'api_key' || !auth.share) return undefined;
+  const held = await Promise.resolve(auth.share).catch(() => undefined);
+  if (!held || held.taken || held.cost !== cost) return undefined;
+  held.taken = true;
+  return held;
+}
 
 /**
  * The middleware: after the gate (it needs the tenant) and the rate limiter, before anything that
- * reads the database. `store` replaces the configured one (tests).
+ * reads the database. `store` replaces the configured one (tests). With the configured store and
+ * meter it offers the chain `shareClaim`, so that a keyed request's share is taken in its key's
+ * round trip (a test's store is asked itself).
  */
 export function tenantShare(
   store?: (config: AppConfig, logger: Logger) => ShareStore,
   meter?: (config: AppConfig, logger: Logger) => TimeMeter,
-): MiddlewareHandler<AppEnv> {
+): MiddlewareHandler<AppEnv> & { shareClaim?: typeof shareClaimOf } {
   const storeOf = store ?? shareStoreFor;
   const meterOf = meter ?? timeMeterFor;
-  return async function dbShare(c: Context<AppEnv>, next: Next) {
+  const configured = store === undefined && meter === undefined;
+  const middleware = async function dbShare(c: Context<AppEnv>, next: Next) {
     const services = c.get('services');
     const share = services.config.TENANT_DB_SHARE;
     const tenant = share > 0 ? tenantOf(c) : null;
     if (!tenant) return next();
     const shares = storeOf(services.config, services.logger);
     const cost = shareCostOf(c.req.method, c.req.url);
-    const timeShare = cost === SHARE_COST.expensive ? services.config.TENANT_DB_TIME_SHARE : 0;
+    const timeShare = timeShareOf(services.config, cost);
     const meter = timeShare > 0 ? meterOf(services.config, services.logger) : null;
     const wait = meter ? await meter.waitFor(tenant) : 0;
     if (wait > 0) {
@@ -218,9 +275,10 @@ export function tenantShare(
         'X-RateLimit-Reset': seconds,
       });
     }
-    sequence = (sequence + 1) % Number.MAX_SAFE_INTEGER;
-    const id = `${instance}.${sequence}`;
-    const decided = await shares.acquire(tenant, id, cost, share, services.config.REQUEST_TIMEOUT_MS);
+    const held = configured && !meter ? await heldShare(c, cost) : undefined;
+    const id = held?.id ?? nextShareId();
+    const decided =
+      held ?? (await shares.acquire(tenant, id, cost, share, services.config.REQUEST_TIMEOUT_MS));
     if (!decided.admitted) {
       throw new ApiError(429, Detail.tenantShareExceeded, {
         'Retry-After': '1',
@@ -243,4 +301,5 @@ export function tenantShare(
       }
     }
   };
+  return configured ? Object.assign(middleware, { shareClaim: shareClaimOf }) : middleware;
 }

@@ -39,8 +39,11 @@ export const redisKeyPrefix = (config: Pick<AppConfig, 'REDIS_KEY_PREFIX' | 'APP
   config.REDIS_KEY_PREFIX ?? `${config.APP_ENV}:`;
 
 const OPTIONS: Record<RedisUse, Omit<RedisConfigNodejs, 'url' | 'token'>> = {
-  // no retries: a slow or failing Redis is answered by the limiter's fail-open path, not by waiting
-  rateLimit: { retry: false, enableTelemetry: false },
+  // no retries: a slow or failing Redis is answered by the limiter's fail-open path, not by waiting.
+  // Replies as sent: every reader takes numbers, arrays and the key cache's tab-separated entry as
+  // they come (Number() of a string counter too), so the client's attempt to JSON-parse each string
+  // of each reply, on every keyed request, bought nothing
+  rateLimit: { retry: false, enableTelemetry: false, automaticDeserialization: false },
   // one quick retry, then the request fails closed (503) instead of hanging; records are raw JSON
   idempotency: {
     automaticDeserialization: false,

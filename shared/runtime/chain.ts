@@ -44,7 +44,11 @@ export function buildChain(apps: readonly FunctionApp[], options: ChainOptions):
   const root = new Hono<AppEnv>();
   const access = compileAccess(options.access);
   const shortcuts = { earlyRefusal: true, speculation: true, ...options.shortcuts };
-  root.use('*', gate({ ...options, access }));
+  // the share middleware's claim, when it offers one: a keyed request's key read takes the share
+  const claimShare = options.afterGate
+    ?.map((mw) => (mw as { shareClaim?: GateOptions['claimShare'] }).shareClaim)
+    .find((claim) => claim !== undefined);
+  root.use('*', gate({ ...options, access, claimShare }));
   if (shortcuts.earlyRefusal) root.use('*', earlyRefusal());
   if (shortcuts.speculation)
     root.use(

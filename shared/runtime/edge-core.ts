@@ -83,8 +83,8 @@ const noDatabase: DatabaseHandle = {
 };
 
 /**
- * `provideServices` for Workers: env validated, one Neon handle per request (HTTP: see
- * shared/db/adapters/neon-http.ts), closed once the request
+ * `provideServices` for Workers: env validated, the request's Neon handle (HTTP: one per isolate,
+ * see shared/db/adapters/neon-http.ts), closed once the request
  * is answered and its deferred work done; `logger` is the Worker's one logger (the access log
  * writes to it too).
  */

@@ -27,6 +27,15 @@ export const edgeWebhookKicker: NonNullable<EdgeOptions['kicker']> = ({ config, 
     mailer: services.mailer,
   });
 
+/**
+ * How long a Worker isolate gathers usage rows before writing them in one statement. The flush is
+ * a timer inside the first row's waitUntil, so the isolate stays up for it (Workers keep a request's
+ * waitUntil work running for up to 30 s after the answer); a second lets the requests an isolate
+ * answers in that second share one round trip to the database instead of paying one each. Usage
+ * read from another Worker may lag by as much: it is a meter, read after the fact.
+ */
+export const EDGE_USAGE_FLUSH_WINDOW_MS = 1_000;
+
 export function edgeWorker(app: FunctionApp, access: readonly AccessRule[], options: EdgeOptions = {}) {
   return edgeWorkerCore(app, access, {
     ...options,
@@ -35,6 +44,10 @@ export function edgeWorker(app: FunctionApp, access: readonly AccessRule[], opti
     rateLimiter: options.rateLimiter ?? createRateLimiter,
     idempotencyStore:
       options.idempotencyStore ?? ((config) => redisIdempotencyStore(redisClient(config, 'idempotency'))),
-    afterGate: options.afterGate ?? [rateLimit(), tenantShare(), meterUsage()],
+    afterGate: options.afterGate ?? [
+      rateLimit(),
+      tenantShare(),
+      meterUsage({ flushWindowMs: EDGE_USAGE_FLUSH_WINDOW_MS }),
+    ],
   });
 }

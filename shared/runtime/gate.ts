@@ -77,6 +77,11 @@ export interface GateOptions {
   logger: Logger;
   /** CORS_ALLOWED_ORIGINS: who may call the browser surfaces (shared/http/cors.ts) */
   corsOrigins: '*' | readonly string[];
+  /**
+   * the share middleware's claim on a tenant's database share (shared/ratelimit/db-share.ts), taken
+   * in a keyed request's key read; absent: the middleware acquires it itself
+   */
+  claimShare?: GateRequest['claimShare'];
   /** replaces the auth gate: only the benchmark's "auth bypassed" comparison uses it */
   admit?: (req: GateRequest) => Admission | Promise<Admission>;
 }
@@ -180,6 +185,8 @@ export function gate(options: GateOptions): MiddlewareHandler<AppEnv> {
         headers: req.headers,
         services: provided.services,
         access,
+        url: req.url,
+        claimShare: options.claimShare,
       });
       verdict.admission = admission instanceof Promise ? await admission : admission;
     } catch (err) {
@@ -199,9 +206,32 @@ export function gate(options: GateOptions): MiddlewareHandler<AppEnv> {
       logAccess(c, logger, startedAt, err instanceof ApiError ? err.status : 500);
       throw err;
     } finally {
+      giveBackShare(c);
       release();
     }
   };
+}
+
+/**
+ * A share the key's round trip took for a request answered before the share middleware held it
+ * (a scope's 403, a streamed body's 413) is given back at once, not left to its lease.
+ */
+function giveBackShare(c: Context<AppEnv>) {
+  const auth = c.get('auth') as Credential | undefined;
+  if (auth?.kind !== 'api_key' || !auth.share) return;
+  const { share } = auth;
+  if (!(share instanceof Promise)) {
+    if (share.taken || !share.admitted) return;
+    share.taken = true;
+    c.get('services').defer(() => share.release());
+    return;
+  }
+  c.get('services').defer(async () => {
+    const held = await share;
+    if (!held || held.taken || !held.admitted) return;
+    held.taken = true;
+    await held.release();
+  });
 }
 
 /** Forgets the credential the gate named, for a request its key's check refused. */

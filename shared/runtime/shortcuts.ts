@@ -30,6 +30,7 @@ import {
 import type { Admission } from '../auth/gate';
 import type { AppEnv } from '../context/app-env';
 import type { Services } from '../context/services';
+import { derivedDb } from '../db/derived';
 import type { Db } from '../db/schema';
 import { Detail, errorAnswerOf, unauthorized } from '../http/errors';
 import { jsonAnswer } from '../http/response-headers';
@@ -92,7 +93,7 @@ export function speculativeServices(services: Services, confirmed: Promise<boole
   const kept = new Promise<boolean>((resolve) => {
     decide = resolve;
   });
-  services.db = db.withPlugin(new SpeculativeReads(confirmed, state)) as Db;
+  services.db = derivedDb(db, db.withPlugin(new SpeculativeReads(confirmed, state)) as Db);
   services.defer = (task) => defer(() => kept.then((keep) => (keep ? task() : undefined)));
   const decideOnce = (keep: boolean) => {
     if (state.decided) return;

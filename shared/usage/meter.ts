@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { type Insertable, sql } from 'kysely';
 import type { AppEnv } from '../context/app-env';
+import { isDerivedDb, rootDbOf } from '../db/derived';
 import type { Db } from '../db/schema';
 import type { UsageRecordsTable } from '../db/tables/platform';
 import { routePatternOf } from '../http/route-pattern';
@@ -38,9 +39,10 @@ export function foldRows(rows: readonly MeteredRequest[]): MeteredRequest[] {
  * Buffers usage rows per database and writes them in one INSERT per flush (ten array parameters
  * and `unnest`, so the statement costs the same to build for 1 row or 1,000). A flush is scheduled
  * through `services.defer` (after the response: waitUntil on Workers, a tracked promise in Node),
- * `windowMs` after the first row it carries: 0 on the edge (the isolate may go away), a short window
- * in a long-lived Node process so that a busy second costs a few statements, not one per request.
- * Readers of usage call `settle()` first, so a request is counted as soon as anyone asks.
+ * `windowMs` after the first row it carries (a Worker isolate's batch inside that row's waitUntil,
+ * EDGE_USAGE_FLUSH_WINDOW_MS; a short window in a long-lived Node process), so that a busy second
+ * costs a few statements, not one per request. Readers of usage in the same process call
+ * `settle()` first, so a request is counted as soon as anyone there asks.
  *
  * Under load (more than FOLD_ABOVE rows in one flush) identical requests of the batch (same
  * tenant, method, endpoint, status and credential) are folded into one row whose quantity is their
@@ -138,24 +140,29 @@ export function meterUsage(options: { flushWindowMs?: number } = {}): Middleware
     if (auth.kind !== 'api_key' && auth.kind !== 'dashboard' && auth.kind !== 'end_user') return;
     if (auth.kind === 'dashboard' && auth.role === 'super_admin') return;
     const services = c.get('services');
-    recorderFor(services.db).record(
-      {
-        tenant_id: auth.tenantId,
-        method: c.req.method.toUpperCase(),
-        endpoint: routePatternOf(c) ?? 'unmatched',
-        status: c.res.status,
-        api_key_id: auth.kind === 'api_key' ? auth.keyId : null,
-        actor:
-          auth.kind === 'api_key'
-            ? `api_key:${auth.keyId}`
-            : auth.kind === 'dashboard'
-              ? `user:${auth.userId}`
-              : `end_user:${auth.endUserId}`,
-        quantity: 1,
-        at: Date.now(),
-      },
-      services.defer,
-      windowMs,
-    );
+    const row: MeteredRequest = {
+      tenant_id: auth.tenantId,
+      method: c.req.method.toUpperCase(),
+      endpoint: routePatternOf(c) ?? 'unmatched',
+      status: c.res.status,
+      api_key_id: auth.kind === 'api_key' ? auth.keyId : null,
+      actor:
+        auth.kind === 'api_key'
+          ? `api_key:${auth.keyId}`
+          : auth.kind === 'dashboard'
+            ? `user:${auth.userId}`
+            : `end_user:${auth.endUserId}`,
+      quantity: 1,
+      at: Date.now(),
+    };
+    const { db, defer } = services;
+    if (!isDerivedDb(db)) {
+      recorderFor(db).record(row, defer, windowMs);
+      return;
+    }
+    // a builder made for this request alone (a speculative run's): the row joins the batch of the
+    // database it was made from only through its defer, which runs nothing for a run that is
+    // dropped, so a request answered by its rerun is counted once
+    defer(async () => recorderFor(rootDbOf(db)).record(row, defer, windowMs));
   };
 }

@@ -12,6 +12,7 @@ import { ACCESS_RULES } from '../../functions/manifest';
 import { app as ticketsApp } from '../../functions/tickets/app';
 import type { AppEnv, FunctionApp } from '../../shared/context/app-env';
 import type { KeyRecord, KeyRecordCache, RateDecision, RateLimiter } from '../../shared/context/rate-limiter';
+import type { Db } from '../../shared/db/schema';
 import { rateLimit } from '../../shared/ratelimit/middleware';
 import { edgeWorkerCore } from '../../shared/runtime/edge-core';
 import { meterUsage, recorderFor } from '../../shared/usage/meter';
@@ -110,6 +111,8 @@ describe('a warm keyed read on the edge: the query and the key check run togethe
   };
   const found = (record: KeyRecord | null, counted?: RateDecision) => () => ({ record, counted });
   let warmRecord: KeyRecord;
+  /** the handle's query builder (every request's, as one per isolate on Workers) */
+  let db: Db;
 
   beforeAll(async () => {
     h = await startHarness();
@@ -120,7 +123,7 @@ describe('a warm keyed read on the edge: the query and the key check run togethe
       body: { subject: 'Printer on fire', description: 'third floor' },
     });
     ticketId = created.body.id;
-    const db = h.db.withPlugin(statementLog(sent));
+    db = h.db.withPlugin(statementLog(sent));
     worker = edgeWorkerCore(ticketsApp, ACCESS_RULES, {
       database: () => ({ ...h.handle, db, close: async () => {} }),
       rateLimiter: () => limiter,
@@ -179,7 +182,7 @@ describe('a warm keyed read on the edge: the query and the key check run togethe
       seen.push('rows');
       return c.json({ id: rows[0]?.id ?? null });
     });
-    const db = h.db.withPlugin(statementLog(sent));
+    db = h.db.withPlugin(statementLog(sent));
     const probeWorker = edgeWorkerCore(probe, ACCESS_RULES, {
       database: () => ({ ...h.handle, db, close: async () => {} }),
       rateLimiter: () => limiter,
@@ -247,6 +250,22 @@ describe('a warm keyed read on the edge: the query and the key check run togethe
     await settled();
     expect(await usageRows()).toBe(usage);
     expect(sent.filter((s) => !s.startsWith('SelectQueryNode'))).toEqual([]);
+  });
+
+  it('metered once: a kept run adds one usage row, a dropped one none, now or with a later batch', async () => {
+    await settled();
+    const usage = await usageRows();
+    const refused = get(`/api/v1/tickets/${ticketId}`);
+    await until(() => sent.includes('SelectQueryNode:tickets'));
+    await records.answer(found(warmRecord, decision(false)));
+    expect((await refused).status).toBe(429);
+    await settled();
+    const kept = get(`/api/v1/tickets/${ticketId}`);
+    await records.answer(found(warmRecord, decision(true)));
+    expect((await kept).status).toBe(200);
+    await settled();
+    await recorderFor(db).settle();
+    expect(await usageRows()).toBe(usage + 1);
   });
 
   it('the confirmed key belongs elsewhere: the rows read for the hint are never shown', async () => {

@@ -37,8 +37,9 @@ for (const protocol of REDIS_PROTOCOLS)
         h = await startHarness({
           ...backend.env,
           RATE_LIMIT_TIMEOUT_MS: '5000',
-          // the rate limiter's own round trips only: the tenant's database share (one more before the
-          // handler, one after) is tested in db-share.test.ts and tenant-share-processes.test.ts
+          // the rate limiter's own round trips only: the tenant's database share (taken in the key's
+          // script, released after the answer) is tested in key-share.test.ts, db-share.test.ts and
+          // tenant-share-processes.test.ts
           TENANT_DB_SHARE: '0',
         });
         // as on a Worker: no in-process key cache, so every request reads the shared one

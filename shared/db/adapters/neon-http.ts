@@ -257,6 +257,16 @@ const text = (env: Record<string, unknown>, name: string) =>
   typeof env[name] === 'string' && env[name] ? (env[name] as string) : undefined;
 
 /**
+ * The HTTP path's handles, one per connection string and settings for the isolate's lifetime: a
+ * statement holds no connection between requests (each is its own fetch, a transaction its own
+ * WebSocket client, opened and closed inside the request that runs it), so one Kysely instance
+ * serves every request. Built per request it cost each request the instance and its driver, and it
+ * gave every request a database identity of its own, so the isolate's per-database state (the
+ * usage batch, the edge cycle's once-a-second probe look-up and hourly sweep) was redone on each.
+ */
+const edgeHandles = new Map<string, DatabaseHandle>();
+
+/**
  * A request's handle on the edge, from the Worker's bindings: the HTTP path, or with
  * NEON_TRANSPORT=websocket the WebSocket Pool (kept so the bench can set both side by side).
  * NEON_HTTP_ENDPOINT and NEON_WS_PROXY point the driver at local stand-ins (tests, `wrangler dev`).
@@ -267,10 +277,17 @@ export function createEdgeHandle(connectionString: string, env: Record<string, u
   const timeout = Number(text(env, 'NEON_FETCH_TIMEOUT_MS'));
   // STATEMENT_TIMEOUT_MS as shared/env.ts reads it: unset = its default, 0 = no limit
   const limit = Number(text(env, 'STATEMENT_TIMEOUT_MS') ?? DEFAULT_STATEMENT_TIMEOUT_MS);
-  return createNeonHttpHandle(connectionString, {
+  const options: NeonHttpOptions = {
     httpEndpoint: text(env, 'NEON_HTTP_ENDPOINT'),
     wsProxy,
     timeoutMs: Number.isInteger(timeout) && timeout > 0 ? timeout : undefined,
     statementTimeoutMs: Number.isInteger(limit) && limit > 0 ? limit : 0,
-  });
+  };
+  const id = `${connectionString}|${options.httpEndpoint}|${wsProxy}|${options.timeoutMs}|${options.statementTimeoutMs}`;
+  let handle = edgeHandles.get(id);
+  if (!handle) {
+    handle = createNeonHttpHandle(connectionString, options);
+    edgeHandles.set(id, handle);
+  }
+  return handle;
 }
