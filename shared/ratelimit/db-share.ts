@@ -5,7 +5,7 @@ import type { AppConfig } from '../env';
 import { ApiError, Detail } from '../http/errors';
 import { errorField, type Logger } from '../log/logger';
 import { type RedisClient as Redis, redisClient, redisIdentity } from '../redis/client';
-import { type TimeMeter, timeMeterFor } from './db-time';
+import { timeMeterFor } from './db-time';
 
 /**
  * A tenant's share of the database: the cost units its requests hold at once, counted across every
@@ -243,50 +243,37 @@ async function heldShare(c: Context<AppEnv>, cost: number): Promise<HeldShare | 
   return held;
 }
 
+/** The one 429 of the share, at once or over time: how long to wait and what is left of it. */
+const shareRefusal = (share: number, seconds: number, remaining: number) =>
+  new ApiError(429, Detail.tenantShareExceeded, {
+    'Retry-After': String(seconds),
+    'X-RateLimit-Limit': String(share),
+    'X-RateLimit-Remaining': String(Math.max(0, remaining)),
+    'X-RateLimit-Reset': String(seconds),
+  });
+
 /**
  * The middleware: after the gate (it needs the tenant) and the rate limiter, before anything that
- * reads the database. `store` replaces the configured one (tests). With the configured store and
- * meter it offers the chain `shareClaim`, so that a keyed request's share is taken in its key's
- * round trip (a test's store is asked itself).
+ * reads the database. It offers the chain `shareClaim`, so that a keyed request's share is taken in
+ * its key's round trip.
  */
-export function tenantShare(
-  store?: (config: AppConfig, logger: Logger) => ShareStore,
-  meter?: (config: AppConfig, logger: Logger) => TimeMeter,
-): MiddlewareHandler<AppEnv> & { shareClaim?: typeof shareClaimOf } {
-  const storeOf = store ?? shareStoreFor;
-  const meterOf = meter ?? timeMeterFor;
-  const configured = store === undefined && meter === undefined;
+export function tenantShare(): MiddlewareHandler<AppEnv> & { shareClaim: typeof shareClaimOf } {
   const middleware = async function dbShare(c: Context<AppEnv>, next: Next) {
     const services = c.get('services');
     const share = services.config.TENANT_DB_SHARE;
     const tenant = share > 0 ? tenantOf(c) : null;
     if (!tenant) return next();
-    const shares = storeOf(services.config, services.logger);
+    const shares = shareStoreFor(services.config, services.logger);
     const cost = shareCostOf(c.req.method, c.req.url);
     const timeShare = timeShareOf(services.config, cost);
-    const meter = timeShare > 0 ? meterOf(services.config, services.logger) : null;
+    const meter = timeShare > 0 ? timeMeterFor(services.config, services.logger) : null;
     const wait = meter ? await meter.waitFor(tenant) : 0;
-    if (wait > 0) {
-      const seconds = String(Math.ceil(wait / 1000));
-      throw new ApiError(429, Detail.tenantShareExceeded, {
-        'Retry-After': seconds,
-        'X-RateLimit-Limit': String(share),
-        'X-RateLimit-Remaining': '0',
-        'X-RateLimit-Reset': seconds,
-      });
-    }
-    const held = configured && !meter ? await heldShare(c, cost) : undefined;
+    if (wait > 0) throw shareRefusal(share, Math.ceil(wait / 1000), 0);
+    const held = meter ? undefined : await heldShare(c, cost);
     const id = held?.id ?? nextShareId();
     const decided =
       held ?? (await shares.acquire(tenant, id, cost, share, services.config.REQUEST_TIMEOUT_MS));
-    if (!decided.admitted) {
-      throw new ApiError(429, Detail.tenantShareExceeded, {
-        'Retry-After': '1',
-        'X-RateLimit-Limit': String(share),
-        'X-RateLimit-Remaining': String(Math.max(0, share - decided.used)),
-        'X-RateLimit-Reset': '1',
-      });
-    }
+    if (!decided.admitted) throw shareRefusal(share, 1, share - decided.used);
     const started = Date.now();
     try {
       await next();
@@ -301,5 +288,5 @@ export function tenantShare(
       }
     }
   };
-  return configured ? Object.assign(middleware, { shareClaim: shareClaimOf }) : middleware;
+  return Object.assign(middleware, { shareClaim: shareClaimOf });
 }
