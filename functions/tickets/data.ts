@@ -196,10 +196,12 @@ export async function listTickets(
   }
   // One statement (one round trip on the edge): the total is the outer row, the page joined to it
   // laterally (a page past the end still brings the total, as one row of nulls). No count row (a
-  // tenant that never had a ticket) means no tickets.
+  // tenant that never had a ticket) means no tickets. The page runs only when the total goes past
+  // the offset: a kept pair that no ticket has (a tag beside a status) would otherwise read every
+  // ticket carrying the tag to find none.
   const joined = await db
     .selectFrom(q.count.as('c'))
-    .leftJoinLateral(q.rows.as('p'), (join) => join.onTrue())
+    .leftJoinLateral(q.rows.where(sql<boolean>`c.n > ${f.offset}`).as('p'), (join) => join.onTrue())
     .selectAll('p')
     .select('c.n as list_total')
     .orderBy(`p.${byColumn}`, dir)

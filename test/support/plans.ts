@@ -19,3 +19,22 @@ export async function mostRowsRemoved(db: Kysely<any>, query: CompiledQuery): Pr
   walk(doc[0]!.Plan);
   return most;
 }
+
+/** The rows the statement's plan, as run, read from `table` and its indexes (nodes never run read none). */
+export async function rowsRead(db: Kysely<any>, query: CompiledQuery, table: string): Promise<number> {
+  const result = await db.executeQuery<{ 'QUERY PLAN': unknown }>({
+    ...query,
+    sql: `EXPLAIN (ANALYZE, FORMAT JSON) ${query.sql}`,
+  });
+  let read = 0;
+  const walk = (node: Record<string, unknown>) => {
+    const index = String(node['Index Name'] ?? '');
+    if (node['Relation Name'] === table || index.startsWith(`${table}_`))
+      read += Number(node['Actual Rows'] ?? 0) * Number(node['Actual Loops'] ?? 1);
+    for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+  };
+  const raw = result.rows[0]!['QUERY PLAN'];
+  const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: Record<string, unknown> }[];
+  walk(doc[0]!.Plan);
+  return read;
+}
