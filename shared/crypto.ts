@@ -38,12 +38,17 @@ export function toHex(bytes: ArrayBuffer | Uint8Array): string {
   return out;
 }
 
+/**
+ * An HMAC-SHA256 secret as a CryptoKey, imported once per secret and process (or isolate): signing
+ * here and verifying HS256 tokens (shared/auth/jwt.ts) would otherwise import it on every call.
+ */
 const hmacKeys = new Map<string, Promise<CryptoKey>>();
-function hmacKey(secret: string): Promise<CryptoKey> {
+export function hmacKey(secret: string): Promise<CryptoKey> {
   let key = hmacKeys.get(secret);
   if (!key) {
     key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
       'sign',
+      'verify',
     ]);
     hmacKeys.set(secret, key);
   }

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
 
 import { isRole, type Role } from '../context/roles';
+import { hmacKey } from '../crypto';
 
 export { ROLES, type Role, roleAtLeast } from '../context/roles';
 
@@ -24,23 +25,6 @@ export interface DashboardJwtConfig {
 
 const encoder = new TextEncoder();
 const jwksCache = new Map<string, JWTVerifyGetKey>();
-
-/**
- * An HS256 secret as a verifying CryptoKey, imported once per secret and process (or isolate):
- * handed the raw bytes, jose imports the key again on every verification, a tenth of a dashboard
- * request's own CPU.
- */
-const hmacKeys = new Map<string, Promise<CryptoKey>>();
-function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = hmacKeys.get(secret);
-  if (!key) {
-    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-      'verify',
-    ]);
-    hmacKeys.set(secret, key);
-  }
-  return key;
-}
 
 function dashboardKey(config: DashboardJwtConfig): Promise<CryptoKey> | JWTVerifyGetKey {
   if (config.jwksUrl) {
