@@ -101,13 +101,16 @@ describe('a warm keyed read on the edge: the query and the key check run togethe
     // the harness's own requests (the ticket made in beforeAll) are metered in a flush window:
     // written before counting, or one lands between two counts
     await recorderFor(h.db).settle();
-    return (
-      await h.db
-        .selectFrom('usage_records')
-        .select(({ fn }) => fn.countAll<number>().as('n'))
-        .where('tenant_id', '=', t.id)
-        .executeTakeFirstOrThrow()
-    ).n;
+    // a number on both databases (Postgres answers a count as a string)
+    return Number(
+      (
+        await h.db
+          .selectFrom('usage_records')
+          .select(({ fn }) => fn.countAll<string>().as('n'))
+          .where('tenant_id', '=', t.id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   };
   const found = (record: KeyRecord | null, counted?: RateDecision) => () => ({ record, counted });
   let warmRecord: KeyRecord;
