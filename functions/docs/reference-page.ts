@@ -7,25 +7,27 @@
  * examples. Swagger UI stays at /docs/try for sending requests from the browser.
  *
  * The descriptions are the document's own Markdown (our text, never a caller's), rendered by marked.
+ * What depends on the document alone is rendered here (`referencePageParts`); the page around it,
+ * which depends on the server's address and the files' hashes, is ./reference-layout.ts. The docs
+ * Worker embeds the parts rendered at build time, so it neither carries nor evaluates marked.
  */
 import { marked } from 'marked';
 import type { OpenApiDocument } from '../../shared/http/openapi-doc';
+import {
+  BASE_URL_PLACEHOLDER,
+  escapeHtml,
+  type ReferencePageOptions,
+  type ReferencePageParts,
+  referenceLayout,
+} from './reference-layout';
+
+export { BASE_URL_PLACEHOLDER, escapeHtml };
 
 type Json = Record<string, unknown>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-/** What the examples show for the server until docs.js (or PUBLIC_BASE_URL) gives its address. */
-export const BASE_URL_PLACEHOLDER = '$BASE_URL';
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
 /** Text between tags needs only `&` and `<` escaped (and `>` for readers): JSON's quotes stay as they are. */
-const escapeText = (text: string) => text.replace(/[&<>]/g, (ch) => ESCAPES[ch]!);
+const escapeText = (text: string) => text.replace(/[&<>]/g, (ch) => ESCAPE_TEXT[ch]!);
+const ESCAPE_TEXT: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 const md = (text: unknown) =>
   typeof text === 'string' ? (marked.parse(text, { async: false }) as string) : '';
 const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-');
@@ -256,14 +258,6 @@ function byTag(doc: Json, common: Map<string, { id: string }>): Map<string, stri
   return groups;
 }
 
-export interface ReferencePageOptions {
-  /** PUBLIC_BASE_URL when set: shown in the examples as is; else docs.js shows the page's origin */
-  baseUrl?: string;
-  /** addresses of the page's files, each with its content hash (cacheable for a year) */
-  css: string;
-  script: string;
-}
-
 /**
  * The guide (`info.description`) cut at its `## ` headings: what comes before the first, then one
  * section per heading, each with an anchor (`#authentication`, `#rate-limits`) and a sidebar entry.
@@ -285,8 +279,8 @@ function guideSections(markdown: string): {
   return { preamble: md(preamble), sections };
 }
 
-/** The whole page for one document. */
-export function renderReferencePage(document: OpenApiDocument, options: ReferencePageOptions): string {
+/** What the page shows of one document, rendered from its Markdown: everything but the page around it. */
+export function referencePageParts(document: OpenApiDocument): ReferencePageParts {
   const doc = document as unknown as Json;
   const info = isObject(doc.info) ? doc.info : {};
   const tagInfo = new Map(
@@ -333,28 +327,17 @@ export function renderReferencePage(document: OpenApiDocument, options: Referenc
   const intro = `<div class="preamble">${guide.preamble}</div>${guide.sections
     .map((g) => `<section class="prose" id="${g.id}"><h2>${escapeHtml(g.title)}</h2>${g.html}</section>`)
     .join('')}`;
-  const base = options.baseUrl ? escapeHtml(options.baseUrl.replace(/\/+$/, '')) : BASE_URL_PLACEHOLDER;
   // the intro's examples name the server as the curl lines do
   const withBase = (html: string) =>
     html.replaceAll(BASE_URL_PLACEHOLDER, `<span class="base-url">${BASE_URL_PLACEHOLDER}</span>`);
-  const body = `<section class="intro">${withBase(intro)}</section>${sections}<p id="no-match" hidden>Nothing in the guide or the operations matches “<span></span>”.</p>`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(String(info.title ?? 'API'))} reference</title>
-<link rel="stylesheet" href="${options.css}">
-<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png" sizes="32x32">
-<script src="${options.script}" defer></script>
-</head>
-<body data-base-url="${options.baseUrl ? base : ''}">
-<header><h1>${escapeHtml(String(info.title ?? 'API'))} <span class="version">${escapeHtml(String(info.version ?? ''))}</span></h1>
-<nav class="links"><a href="/api/v1/openapi.json">OpenAPI document (JSON)</a> <a href="/docs/try">Try requests (Swagger UI)</a></nav>
-<input type="search" id="filter" placeholder="Search the guide and operations: path, method, summary or tag" aria-label="Search the guide and operations"></header>
-<div class="layout"><nav class="tags" aria-label="Sections"><ul>${nav}</ul></nav>
-<main>${options.baseUrl ? body.replaceAll(BASE_URL_PLACEHOLDER, base) : body}</main></div>
-</body>
-</html>
-`;
+  return {
+    title: String(info.title ?? 'API'),
+    version: String(info.version ?? ''),
+    nav,
+    body: `<section class="intro">${withBase(intro)}</section>${sections}<p id="no-match" hidden>Nothing in the guide or the operations matches “<span></span>”.</p>`,
+  };
 }
+
+/** The whole page for one document. */
+export const renderReferencePage = (document: OpenApiDocument, options: ReferencePageOptions): string =>
+  referenceLayout(referencePageParts(document), options);

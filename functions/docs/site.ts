@@ -7,7 +7,7 @@ import { type Representation, representation, sendRepresentation } from '../../s
 import { register } from '../../shared/http/route';
 import { DOCS_ASSETS, readNodeAsset } from './assets';
 import { DOCS_INIT_SCRIPT, DOCS_PAGE, REFERENCE_CSS, REFERENCE_SCRIPT } from './page';
-import { renderReferencePage } from './reference-page';
+import { type ReferencePageParts, referenceLayout } from './reference-layout';
 import * as routes from './routes';
 
 /**
@@ -87,8 +87,11 @@ function bodies() {
   return { once, files };
 }
 
-/** The docs function's routes over its documents (./app.ts and ./worker.ts say where from). */
-export function createDocsApp(documents: Documents): Hono<AppEnv> {
+/** The reference page's content rendered from the public document (./reference-page.ts). */
+export type ReferenceParts = () => ReferencePageParts;
+
+/** The docs function's routes over its documents and page (./app.ts and ./worker.ts say where from). */
+export function createDocsApp(documents: Documents, referenceParts: ReferenceParts): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('/docs', htmlSecurity(REFERENCE_CSP));
   app.use('/docs/*', htmlSecurity(DOCS_CSP));
@@ -123,7 +126,7 @@ export function createDocsApp(documents: Documents): Hono<AppEnv> {
     const baseUrl = c.get('services')?.config.PUBLIC_BASE_URL || undefined;
     const rep = await once(`page ${baseUrl ?? ''}`, async () => {
       const [css, script] = await Promise.all([files['docs.css'](), files['docs.js']()]);
-      const html = renderReferencePage(documents('public'), {
+      const html = referenceLayout(referenceParts(), {
         baseUrl,
         css: `/docs/assets/docs.css?v=${css.hash}`,
         script: `/docs/assets/docs.js?v=${script.hash}`,

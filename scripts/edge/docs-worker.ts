@@ -1,16 +1,19 @@
 // The docs Worker's generated entry (dist/docs-worker/index.ts): the two OpenAPI documents built
 // here, at build time, from the route registry, embedded as JSON text and served by
-// functions/docs/worker.ts. The Worker then evaluates none of the functions' schemas at startup.
+// functions/docs/worker.ts, with the reference page's parts rendered from the public one. The
+// Worker then evaluates none of the functions' schemas at startup, nor marked.
 // `npm run build:edge` and `npm run deploy` write it before bundling the docs function.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { openApiDocument } from '../../functions/docs/document';
+import { referencePageParts } from '../../functions/docs/reference-page';
 import type { BuiltDocuments } from '../../functions/docs/worker';
 import { DOCS_WORKER_DIR, DOCS_WORKER_ENTRY } from './config';
 
-/** Both documents as the Worker embeds them. */
+/** Both documents and the reference page's parts as the Worker embeds them. */
 export const builtDocuments = (): BuiltDocuments => ({
   public: JSON.stringify(openApiDocument('public')),
   internal: JSON.stringify(openApiDocument('internal')),
+  referencePage: JSON.stringify(referencePageParts(openApiDocument('public'))),
 });
 
 /** Writes the docs Worker's entry and returns its path. */
@@ -27,6 +30,7 @@ export function prepareDocsWorker(): string {
       // JSON text as a JavaScript string literal (JSON's strings are JavaScript's)
       `  public: ${JSON.stringify(built.public)},`,
       `  internal: ${JSON.stringify(built.internal)},`,
+      `  referencePage: ${JSON.stringify(built.referencePage)},`,
       '});',
       '',
     ].join('\n'),

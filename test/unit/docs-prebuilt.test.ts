@@ -1,7 +1,7 @@
 // The docs Worker serves documents built at build time (functions/docs/worker.ts,
 // scripts/edge/docs-worker.ts) instead of building them from the route registry at startup: every
 // answer must be byte for byte the embedded server's, and the Worker's entry must not import the
-// registry (its schemas were most of the Worker's startup).
+// registry (its schemas were most of the Worker's startup) nor marked (the page is rendered ahead).
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +68,7 @@ describe('the docs Worker over documents built ahead', () => {
     const dir = mkdtempSync(join(tmpdir(), 'docs-worker-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-    it('embeds the documents and imports no function route declarations', async () => {
+    it('embeds the documents and the page, and imports no route declarations nor marked', async () => {
       const entry = prepareDocsWorker();
       expect(entry).toBe(DOCS_WORKER_ENTRY);
       expect(readFileSync(entry, 'utf8')).toContain(JSON.stringify(builtDocuments().public));
@@ -92,6 +92,8 @@ describe('the docs Worker over documents built ahead', () => {
           (f) => f === 'functions/registry.ts' || /^functions\/(?!docs\/)[^/]+\/routes\.ts$/.test(f),
         ),
       ).toEqual([]);
+      // the reference page's Markdown is rendered at build time: marked is not evaluated at startup
+      expect(inputs.filter((f) => f.includes('node_modules/marked/'))).toEqual([]);
       expect(existsSync(join(dir, 'index.js'))).toBe(true);
     });
   });
