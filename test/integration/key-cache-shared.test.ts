@@ -9,14 +9,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../shared/auth/key-format';
 import type { KeyRecord } from '../../shared/context/rate-limiter';
 import { KEY_RECORD_TTL_MS, RATE_LIMITS, type UpstashRateLimiter } from '../../shared/ratelimit';
-import { type RedisClient, redisClient } from '../../shared/redis/client';
-import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
-import {
-  REDIS_PROTOCOLS,
-  redisEnvFor,
-  redisForTests,
-  type UpstashRestAdapter,
-} from '../support/upstash-rest-adapter';
+import type { RedisClient } from '../../shared/redis/client';
+import { type Harness, postgresUnavailable } from '../support/harness';
+import { type SharedKeyHarness, startSharedKeyHarness } from '../support/shared-key-harness';
+import { REDIS_PROTOCOLS, redisForTests, type UpstashRestAdapter } from '../support/upstash-rest-adapter';
 
 const redisUp = await redisForTests();
 
@@ -24,32 +20,21 @@ for (const protocol of REDIS_PROTOCOLS)
   describe.skipIf(postgresUnavailable() || !redisUp)(
     `shared key cache in Redis (the edge path, ${protocol})`,
     () => {
+      let stack: SharedKeyHarness | undefined;
       let adapter: UpstashRestAdapter | undefined;
-      let closeRedis = async () => {};
       let h: Harness;
       let redis: RedisClient;
       let lookups = 0;
 
       beforeAll(async () => {
-        const backend = await redisEnvFor(protocol);
-        adapter = backend.adapter;
-        closeRedis = backend.close;
-        h = await startHarness({
-          ...backend.env,
-          RATE_LIMIT_TIMEOUT_MS: '5000',
-          // the rate limiter's own round trips only: the tenant's database share (taken in the key's
-          // script, released after the answer) is tested in key-share.test.ts, db-share.test.ts and
-          // tenant-share-processes.test.ts
-          TENANT_DB_SHARE: '0',
-        });
-        // as on a Worker: no in-process key cache, so every request reads the shared one
-        (h.runtime.services as { keyCache: unknown }).keyCache = null;
-        // the runtime's own client: the deployment's key prefix, over the same protocol
-        redis = redisClient(h.config, 'rateLimit')!;
+        // the rate limiter's own round trips only: the tenant's database share (taken in the key's
+        // script, released after the answer) is tested in key-share.test.ts, db-share.test.ts and
+        // tenant-share-processes.test.ts
+        stack = await startSharedKeyHarness(protocol, { TENANT_DB_SHARE: '0' });
+        ({ h, adapter, redis } = stack);
       }, 120_000);
       afterAll(async () => {
-        await h?.close();
-        await closeRedis();
+        await stack?.close();
       });
       beforeEach(() => {
         lookups = 0;

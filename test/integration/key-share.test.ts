@@ -8,31 +8,26 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Detail } from '../../shared/http/errors';
-import { type RedisClient, redisClient } from '../../shared/redis/client';
-import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
-import { redisEnvFor, redisForTests, type UpstashRestAdapter } from '../support/upstash-rest-adapter';
+import type { RedisClient } from '../../shared/redis/client';
+import { type Harness, postgresUnavailable, type TestTenant } from '../support/harness';
+import { type SharedKeyHarness, startSharedKeyHarness } from '../support/shared-key-harness';
+import { redisForTests, type UpstashRestAdapter } from '../support/upstash-rest-adapter';
 
 const redisUp = await redisForTests();
 const SHARE = 2;
 
 describe.skipIf(postgresUnavailable() || !redisUp)('the share taken with the key (the edge path)', () => {
+  let stack: SharedKeyHarness | undefined;
   let adapter: UpstashRestAdapter | undefined;
-  let closeRedis = async () => {};
   let h: Harness;
   let redis: RedisClient;
 
   beforeAll(async () => {
-    const backend = await redisEnvFor('upstash');
-    adapter = backend.adapter;
-    closeRedis = backend.close;
-    h = await startHarness({ ...backend.env, RATE_LIMIT_TIMEOUT_MS: '5000', TENANT_DB_SHARE: String(SHARE) });
-    // as on a Worker: no in-process key cache, so every request reads the shared one
-    (h.runtime.services as { keyCache: unknown }).keyCache = null;
-    redis = redisClient(h.config, 'rateLimit')!;
+    stack = await startSharedKeyHarness('upstash', { TENANT_DB_SHARE: String(SHARE) });
+    ({ h, adapter, redis } = stack);
   }, 120_000);
   afterAll(async () => {
-    await h?.close();
-    await closeRedis();
+    await stack?.close();
   });
 
   const held = async (t: TestTenant) =>
