@@ -1,15 +1,15 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { randomBase62 } from '../crypto';
 import { chunksOf, type ObjectStorage } from './port';
 
 /**
  * Files in a folder (`DATA_DIR/files` for `npm start`: nothing to set up). A put writes a temporary
  * file beside the others and renames it into place only once the body has ended, so a body cut off
- * midway never shows under its key; the temporary file is removed on any error.
+ * midway never shows under its key; the temporary file is removed on any error. A put resolves only
+ * once the file and its name are on disk (the file and its folder synced).
  */
 export function folderStorage(root: string): ObjectStorage {
   const pathOf = (key: string) => {
@@ -26,6 +26,14 @@ export function folderStorage(root: string): ObjectStorage {
     if (made.has(dir)) return;
     await mkdir(dir, { recursive: true });
     made.add(dir);
+  };
+  const syncDir = async (dir: string) => {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
   };
   const missing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
   return {
@@ -47,13 +55,27 @@ export function folderStorage(root: string): ObjectStorage {
         throw err;
       }
       try {
-        // the stream closes the handle when it ends or fails
-        await pipeline(Readable.from(chunksOf(body)), createWriteStream('', { fd: file }));
+        // written chunk by chunk on the handle itself, which stays open until its bytes are synced
+        try {
+          for await (const chunk of chunksOf(body)) {
+            for (let at = 0; at < chunk.byteLength; ) {
+              at += (await file.write(chunk, at, chunk.byteLength - at)).bytesWritten;
+            }
+          }
+          // durable before it is acknowledged, as S3 and R2 answer: the record pointing at the file
+          // commits durably after the put, so a file left in the page cache could be lost to a power
+          // failure while its record survives
+          await file.sync();
+        } finally {
+          await file.close().catch(() => {});
+        }
         await rename(tmp, target).catch(async (err) => {
           if (!missing(err)) throw err;
           await ensureDir(dirname(target), true);
           await rename(tmp, target);
         });
+        // the rename is an entry in the target's folder: durable only once that folder is synced
+        await syncDir(dirname(target));
       } catch (err) {
         await rm(tmp, { force: true });
         throw err;
