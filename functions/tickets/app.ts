@@ -27,6 +27,7 @@ import {
   normalizeTags,
   type TicketRow,
   ticketCreatedAnswer,
+  ticketCreationReads,
   ticketReferences,
   ticketView,
 } from '../../shared/tickets/tickets';
@@ -53,7 +54,8 @@ register(app, routes.createTicket, async (c) => {
   const input = c.req.valid('json');
   const tenantId = tenantOf(c);
   const { db, events } = c.get('services');
-  const custom_fields = checkCustomFields(await ticketFieldDefs(db, tenantId), input.custom_fields);
+  const { fields, policies } = await ticketCreationReads(db, tenantId);
+  const custom_fields = checkCustomFields(fields, input.custom_fields);
   const write = (ex: Executor, lease: StatementLease | undefined, assignee_id = input.assignee_id) =>
     createTicket(
       ex,
@@ -61,6 +63,7 @@ register(app, routes.createTicket, async (c) => {
       { ...input, assignee_id, custom_fields },
       { createdBy: actorOf(c), source: sourceOf(c.get('auth')) },
       lease,
+      policies,
     );
   // one statement writes the ticket, its event and (under a key) its answer atomically: no
   // transaction to open around it, but for a team that routes, whose pick holds the team's lock

@@ -40,11 +40,23 @@ export async function tenantPolicies(db: Executor, tenantId: string): Promise<Po
     .orderBy('p.position')
     .orderBy('p.id')
     .execute();
-  return rows.map(({ timezone, intervals, holidays, ...p }) => ({
-    ...p,
-    hours: timezone ? { timezone, intervals: intervals ?? [], holidays: holidays ?? [] } : null,
-  }));
+  return rows.map(policyWithHours);
 }
+
+/** A policy row joined with its hours' columns (null when it counts around the clock). */
+export const policyWithHours = ({
+  timezone,
+  intervals,
+  holidays,
+  ...p
+}: SlaPolicy & {
+  timezone: string | null;
+  intervals: BusinessHours['intervals'] | null;
+  holidays: BusinessHours['holidays'] | null;
+}): PolicyWithHours => ({
+  ...p,
+  hours: timezone ? { timezone, intervals: intervals ?? [], holidays: holidays ?? [] } : null,
+});
 
 /** The state of a record under the policy its subject matches now (creation, or a re-choice). */
 export async function chosenSla(
@@ -55,7 +67,17 @@ export async function chosenSla(
   createdAt: Date,
   resolved: boolean,
 ): Promise<SlaState> {
-  const policies = await tenantPolicies(db, tenantId);
+  return slaAmong(await tenantPolicies(db, tenantId), subject, current, createdAt, resolved);
+}
+
+/** chosenSla among policies already read (tenantPolicies, or a read that carried them). */
+export function slaAmong(
+  policies: readonly PolicyWithHours[],
+  subject: SlaSubject,
+  current: SlaState,
+  createdAt: Date,
+  resolved: boolean,
+): SlaState {
   const policy = choosePolicy(policies, subject);
   return applyPolicy(current, policy, policy?.hours ?? null, createdAt, resolved);
 }

@@ -1,15 +1,16 @@
 // The ticket record and its creation, shared by the tickets function, call completion (outcome
 // `ticket_created`) and the end-user API: one place writes a ticket and its ticket.created event.
-import type { Insertable, Selectable } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { StoredResponse } from '../context/idempotency-store';
 import type { Executor } from '../db/schema';
 import type { TicketsTable } from '../db/tables/tickets_calls';
 import { iso, outboxRow } from '../events/emit';
+import type { FieldDef } from '../helpdesk/fields';
 import type { StatementLease } from '../http/answer-with-work';
 import { assertReferences, type Reference } from '../http/references';
 import { newId } from '../ids';
 import { slaView } from '../sla/state';
-import { chosenSla, NO_SLA } from '../sla/store';
+import { chosenSla, NO_SLA, type PolicyWithHours, policyWithHours, slaAmong } from '../sla/store';
 import type { CreateTicketInput, TICKET_SOURCES, TicketView } from './schemas';
 
 export type TicketRow = Selectable<TicketsTable>;
@@ -78,6 +79,34 @@ export interface TicketActor {
 }
 
 /**
+ * What a ticket's creation reads of its tenant before it writes, in one statement: the ticket
+ * field definitions (ticketFieldDefs, by key) and the SLA policies with their hours
+ * (tenantPolicies, by position then id). Each subquery orders its own aggregate.
+ */
+export async function ticketCreationReads(
+  db: Executor,
+  tenantId: string,
+): Promise<{ fields: FieldDef[]; policies: PolicyWithHours[] }> {
+  const { rows } = await sql<{ fields: FieldDef[]; policies: Parameters<typeof policyWithHours>[0][] }>`
+    select
+      (select coalesce(json_agg(json_build_object(
+          'key', f.key, 'type', f.type, 'options', f.options, 'required', f.required
+        ) order by f.key), '[]'::json)
+        from ticket_fields f where f.tenant_id = ${tenantId}) as fields,
+      (select coalesce(json_agg(json_build_object(
+          'id', p.id, 'position', p.position, 'business_hours_id', p.business_hours_id,
+          'conditions', p.conditions, 'first_response_minutes', p.first_response_minutes,
+          'resolution_minutes', p.resolution_minutes,
+          'timezone', h.timezone, 'intervals', h.intervals, 'holidays', h.holidays
+        ) order by p.position, p.id), '[]'::json)
+        from sla_policies p
+        left join business_hours h on h.id = p.business_hours_id and h.tenant_id = ${tenantId}
+        where p.tenant_id = ${tenantId}) as policies`.execute(db);
+  const row = rows[0]!;
+  return { fields: row.fields, policies: row.policies.map(policyWithHours) };
+}
+
+/**
  * Creates a ticket and records `ticket.created` in the same statement (a data-modifying CTE: both
  * rows commit together, or neither, with one round trip and no transaction to open). Reused by the
  * end-user API (requester_id = the end user's id) and by call completion (outcome `ticket_created`),
@@ -85,6 +114,7 @@ export interface TicketActor {
  * Under an Idempotency-Key (`lease`, from answerWithWork) the same statement commits the answer
  * under the key's lease, so a retry after a crash replays it (a statement whose client died still
  * commits both), and a request that lost its lease creates nothing (409).
+ * `policies`: the tenant's SLA policies when the caller read them already (ticketCreationReads).
  */
 export async function createTicket(
   db: Executor,
@@ -92,20 +122,17 @@ export async function createTicket(
   input: CreateTicketInput,
   actor: TicketActor,
   lease?: StatementLease,
+  policies?: readonly PolicyWithHours[],
 ): Promise<TicketRow> {
   await assertReferences(db, tenantId, ticketReferences(input));
   const now = new Date();
   const source = input.source ?? actor.source;
   const tags = normalizeTags(input.tags ?? []);
   // the policy its priority, channel (source) and tags match, chosen as it is created
-  const sla = await chosenSla(
-    db,
-    tenantId,
-    { priority: input.priority ?? 'medium', channel: source, tags },
-    NO_SLA,
-    now,
-    false,
-  );
+  const subject = { priority: input.priority ?? 'medium', channel: source, tags };
+  const sla = policies
+    ? slaAmong(policies, subject, NO_SLA, now, false)
+    : await chosenSla(db, tenantId, subject, NO_SLA, now, false);
   const values = {
     id: newId('ticket'),
     tenant_id: tenantId,
