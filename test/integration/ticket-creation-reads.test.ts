@@ -42,7 +42,7 @@ describe.skipIf(postgresUnavailable())('a ticket creation reads its tenant once'
         tenant_id: t.id,
         name: 'Urgent',
         position: 0,
-        conditions: { priority: ['urgent'] },
+        conditions: { priorities: ['urgent'] },
         first_response_minutes: 30,
       })
       .execute();
@@ -66,6 +66,13 @@ describe.skipIf(postgresUnavailable())('a ticket creation reads its tenant once'
     expect(tenantReads).toHaveLength(1);
     expect(tenantReads[0]).toMatch(/ticket_fields/);
     expect(tenantReads[0]).toMatch(/sla_policies/);
+    // a ticket the policy does not match gets none
+    const low = await h.request('POST', '/api/v1/tickets', {
+      apiKey: key,
+      body: { subject: 'low', priority: 'low' },
+    });
+    expect(low.status).toBe(201);
+    expect(low.body.sla).toBeNull();
   });
 
   it('still refuses a bad custom field 422 and writes nothing', async () => {
