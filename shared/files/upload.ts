@@ -79,14 +79,16 @@ export async function streamIntoStorage(
           stop(refusal);
           return;
         }
+        // handed on first: the hasher reads the chunk while storage writes it (the Node hasher runs
+        // once the write is under way, the Workers one copies it now), and the next chunk is read
+        // only once it is hashed
+        c.enqueue(read.value);
         try {
           const hashed = hasher.update(read.value);
           if (hashed) await hashed;
         } catch (err) {
           stop(err);
-          return;
         }
-        c.enqueue(read.value);
       },
       cancel: (reason) => reader.cancel(reason),
     },

@@ -13,8 +13,8 @@ export function edgeSha256(): Hasher {
   const writer = stream.getWriter();
   return {
     // the caller awaits each write before reading the next chunk: a digest slower than the sender
-    // holds the sender back instead of queueing the body's chunks in memory. A copy: the caller hands
-    // the same chunk on to storage, which may detach its buffer.
+    // holds the sender back instead of queueing the body's chunks in memory. A copy, taken now: the
+    // caller has just handed the same chunk on to storage, which may detach its buffer once it reads.
     update: (chunk) => writer.write(chunk.slice()),
     async digest() {
       await writer.close();

@@ -32,7 +32,10 @@ export interface ObjectStorage {
 
 /** An incremental SHA-256: node:crypto on Node, DigestStream on Workers (Web Crypto has no update). */
 export interface Hasher {
-  /** a promise when the hasher is asynchronous: awaited before the next chunk is read (backpressure) */
+  /**
+   * Called right after the chunk is handed to storage, so hashing runs beside the write; a promise
+   * when the hasher is asynchronous: awaited before the next chunk is read (backpressure)
+   */
   update(chunk: Uint8Array): void | Promise<void>;
   /** lower-case hex */
   digest(): Promise<string>;
