@@ -4,12 +4,12 @@
  * and name as extra words), beside the fixed rules of password-policy.ts. A score under 3 of 4
  * (fewer than about 10^8 guesses) is refused with zxcvbn's own warning, in words a person reads.
  *
- * The dictionaries are most of a megabyte, and each language package decompresses its word lists
- * when its module is evaluated (tens of milliseconds of CPU): only the sign-in function
- * (functions/auth) imports this file, so no other Worker carries them, and they are imported
- * dynamically, on the first password set, so the auth Worker's startup (and every sign-in on a
- * fresh isolate) never evaluates them. The bundler keeps a dynamically imported module's top level
- * unevaluated until that import runs.
+ * The dictionaries are most of a megabyte (password-estimator.ts, password-words.ts), and their
+ * word lists are decoded when their module is evaluated (tens of milliseconds of CPU): only the
+ * sign-in function (functions/auth) imports this file, so no other Worker carries them, and they
+ * are imported dynamically, on the first password set, so the auth Worker's startup (and every
+ * sign-in on a fresh isolate) never evaluates them. The bundler keeps a dynamically imported
+ * module's top level unevaluated until that import runs.
  */
 import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 
@@ -17,18 +17,7 @@ export const MIN_PASSWORD_SCORE = 3;
 
 let factory: Promise<ZxcvbnFactory> | undefined;
 const estimator = () => {
-  factory ??= (async () => {
-    const [{ ZxcvbnFactory }, common, en] = await Promise.all([
-      import('@zxcvbn-ts/core'),
-      import('@zxcvbn-ts/language-common'),
-      import('@zxcvbn-ts/language-en'),
-    ]);
-    return new ZxcvbnFactory({
-      translations: en.translations,
-      graphs: common.adjacencyGraphs,
-      dictionary: { ...common.dictionary, ...en.dictionary },
-    });
-  })();
+  factory ??= import('./password-estimator').then(({ createEstimator }) => createEstimator());
   // a failed import is not remembered: the next password set tries again
   factory.catch(() => {
     factory = undefined;
