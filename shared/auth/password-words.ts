@@ -33,11 +33,11 @@ export function withoutShadowedWords(
   dictionary: Readonly<Record<string, readonly (string | number)[]>>,
 ): Record<string, string[]> {
   const lists = Object.entries(dictionary).map(([name, words]) => [name, words.map(String)] as const);
-  // each word's best list and rank: the lowest rank, the earlier list on a tie
+  // each list's rank of each word (its last entry's place), and each word's best list and rank:
+  // the lowest rank, the earlier list on a tie
+  const ranks = lists.map(([, words]) => new Map(words.map((word, index) => [word, index + 1])));
   const best = new Map<string, { list: number; rank: number }>();
-  lists.forEach(([, words], list) => {
-    const rankIn = new Map<string, number>();
-    for (const [index, word] of words.entries()) rankIn.set(word, index + 1);
+  ranks.forEach((rankIn, list) => {
     for (const [word, rank] of rankIn) {
       const held = best.get(word);
       if (!held || rank < held.rank) best.set(word, { list, rank });
@@ -47,14 +47,14 @@ export function withoutShadowedWords(
   return Object.fromEntries(
     lists.map(([name, words], list) => {
       if (!deduped.has(name)) return [name, [...words]];
-      return [
-        name,
-        words.map((word, index) => {
-          const held = best.get(word)!;
-          const rank = index + 1;
-          return rank <= GUESS_FLOOR || (held.list === list && held.rank === rank) ? word : '';
-        }),
-      ];
+      // a word the list keeps keeps all its entries there; one it loses loses all of them, so no
+      // earlier entry of the word becomes its rank in the list
+      const keeps = (word: string) => {
+        const rank = ranks[list]!.get(word)!;
+        const held = best.get(word)!;
+        return rank <= GUESS_FLOOR || (held.list === list && held.rank === rank);
+      };
+      return [name, words.map((word) => (keeps(word) ? word : ''))];
     }),
   );
 }

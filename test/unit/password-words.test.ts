@@ -35,6 +35,44 @@ const random = () => {
 };
 const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
 
+describe('withoutShadowedWords', () => {
+  // 60 filler words so that ranks past zxcvbn's floor of 50 guesses exist
+  const filler = (tag: string) => Array.from({ length: 60 }, (_, i) => `${tag}${i}`);
+  it('blanks a word where another list ranks it better, past the floor, keeping every rank', () => {
+    const lists = withoutShadowedWords({
+      'passwords-common': ['dragon', ...filler('p'), 'castle', 'twice', 'tied'],
+      'lastnames-en': [...filler('l'), 'dragon', 'castle', ...filler('m'), 'twice', 'tied'],
+      'wikipedia-en': ['castle', 'tied', ...filler('w')],
+      'cardinalNumbers-en': [...filler('c'), 'dragon'],
+    });
+    // dragon: rank 1 in passwords; outranked past the floor in lastnames; a word-sequence list keeps it
+    expect(lists['passwords-common']![0]).toBe('dragon');
+    expect(lists['lastnames-en']![60]).toBe('');
+    expect(lists['cardinalNumbers-en']![60]).toBe('dragon');
+    // castle: wikipedia's rank 1 wins; ranks 62 and 62 lose; every list keeps its length
+    expect(lists['passwords-common']![61]).toBe('');
+    expect(lists['lastnames-en']![61]).toBe('');
+    expect(lists['wikipedia-en']![0]).toBe('castle');
+    expect(lists['lastnames-en']).toHaveLength(124);
+    // tied: rank 2 in wikipedia, better than 64 and 124
+    expect(lists['wikipedia-en']![1]).toBe('tied');
+    expect(lists['passwords-common']![63]).toBe('');
+  });
+
+  it('keeps entries within the floor, and a word a list loses loses all its entries there', () => {
+    const lists = withoutShadowedWords({
+      'wikipedia-en': ['early', 'late', ...filler('w')],
+      // 'early' at 3 (within the floor: kept though wikipedia ranks it 1); 'late' at 5 and again
+      // at 70: zxcvbn ranks it 70 here (the last entry), outranked, so both go, not just the 70th
+      'commonWords-en': ['a1', 'a2', 'early', 'a4', 'late', ...filler('c'), 'late'],
+    });
+    expect(lists['commonWords-en']![2]).toBe('early');
+    expect(lists['commonWords-en']![4]).toBe('');
+    expect(lists['commonWords-en']![65]).toBe('');
+    expect(lists['wikipedia-en']!.slice(0, 2)).toEqual(['early', 'late']);
+  });
+});
+
 describe('password word lists', () => {
   it('are the packages lists less the outranked entries, in the same order, with their graphs and feedback', () => {
     expect(translations).toEqual(en.translations);
