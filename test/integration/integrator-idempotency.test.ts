@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Detail } from '../../shared/http/errors';
 import { type Harness, postgresUnavailable, startHarness, type TestTenant } from '../support/harness';
 import {
   redisForTests,
@@ -82,7 +83,11 @@ function suite(
       it('concurrent duplicates perform the action once', async () => {
         const results = await Promise.all(Array.from({ length: 8 }, () => post('c', { subject: 'idem C' })));
         const statuses = results.map((r) => r.status).sort();
-        expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+        // a duplicate is 409 while the first is in progress; on a loaded machine the tenant's share
+        // of concurrent requests may refuse one first (429, before its key is read: nothing done)
+        const shareRefusal = (r: (typeof results)[number]) =>
+          r.status === 429 && r.body.detail === Detail.tenantShareExceeded;
+        expect(results.filter((r) => r.status !== 201 && r.status !== 409 && !shareRefusal(r))).toEqual([]);
         expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1);
         expect(await ticketCount('idem C')).toBe(1);
         const ids = new Set(results.filter((r) => r.status === 201).map((r) => r.body.id));
