@@ -1,10 +1,10 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { decryptSecret } from '../crypto';
+import { BASE62, decryptSecret } from '../crypto';
 import type { Database, Executor } from '../db/schema';
 import type { WebhookDeliveriesTable } from '../db/tables/webhooks';
 import type { AppConfig } from '../env';
 import { ALL_EVENTS } from '../events/catalog';
-import { newId } from '../ids';
+import { ID_PREFIX } from '../ids';
 import type { Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
 import { noteFailures, noteRecoveries } from './health';
@@ -50,15 +50,21 @@ export const leaseMs = (config: Pick<AppConfig, 'WEBHOOK_TIMEOUT_MS'>) =>
 /** Deliveries one fan-out statement writes at most (an event with more subscriptions is written whole). */
 export const FAN_OUT_MAX_DELIVERIES = 1000;
 
+export interface FanOutBatch {
+  events: number;
+  deliveries: number;
+  more: boolean;
+}
+
 /**
- * Outbox -> deliveries, in two statements and no transaction. The first reads up to `batch`
- * undispatched events with the subscriptions each one goes to (active, events include the type or
- * `*`, existing when the event happened), events whole and about `maxDeliveries` pairs at most; ids
- * are made for those pairs. The second, one atomic statement, locks the events still undispatched
- * (FOR UPDATE SKIP LOCKED: two processes never fan out the same event), marks them dispatched and
- * inserts their deliveries: an event is marked exactly when its deliveries are written. Bounding the
- * deliveries keeps a burst (100 events to 100 subscriptions each) from holding every send back until
- * ten thousand rows are written: sending starts after the first thousand. Returns the events taken,
+ * Outbox -> deliveries, in one atomic statement and no transaction. It locks up to `batch` of the
+ * oldest undispatched events (FOR UPDATE SKIP LOCKED: two processes never fan out the same event),
+ * keeps the oldest of them whose subscriptions (active, events include the type or `*`, existing
+ * when the event happened) come to at most `maxDeliveries` pairs (an event with none counts one;
+ * the first event is kept whole whatever its count), marks those dispatched and inserts their
+ * deliveries: an event is marked exactly when its deliveries are written. Bounding the deliveries
+ * keeps a burst (100 events to 100 subscriptions each) from holding every send back until ten
+ * thousand rows are written: sending starts after the first thousand. Returns the events taken,
  * the deliveries written and whether more events were waiting than this batch took (false when it
  * took none: whoever holds them goes on).
  */
@@ -66,58 +72,134 @@ export async function dispatchEvents(
   db: Kysely<Database>,
   batch = 100,
   maxDeliveries = FAN_OUT_MAX_DELIVERIES,
-): Promise<{ events: number; deliveries: number; more: boolean }> {
-  let pairs = await fanOutPairs(db, batch, maxDeliveries + 1);
-  let more = new Set(pairs.map((p) => p.event_id)).size === batch;
-  if (pairs.length > maxDeliveries) {
-    // the last event's subscriptions may be cut off: it waits for the next batch, unless it is alone
-    const last = pairs.at(-1)!.event_id;
-    const whole = pairs.filter((p) => p.event_id !== last);
-    pairs = whole.length > 0 ? whole : await fanOutPairs(db, 1, null);
-    more = true;
-  }
-  if (pairs.length === 0) return { events: 0, deliveries: 0, more: false };
-  const eventIds = [...new Set(pairs.map((p) => p.event_id))];
-  const targets = pairs.filter((p) => p.webhook_id !== null);
-  const result = await sql<{ events: string | number; deliveries: string | number }>`
-    WITH locked AS (
-      SELECT id FROM events WHERE id = ANY(${eventIds}::text[]) AND dispatched_at IS NULL
-      FOR UPDATE SKIP LOCKED
-    ), marked AS (
-      UPDATE events AS e SET dispatched_at = now() FROM locked WHERE e.id = locked.id
-      RETURNING e.id, e.tenant_id, e.event_type, e.payload, e.created_at
-    ), inserted AS (
-      INSERT INTO webhook_deliveries
-        (id, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, next_attempt_at)
-      SELECT v.id, m.tenant_id, v.webhook_id, m.id, m.event_type, m.payload, m.created_at, now()
-      FROM unnest(${targets.map(() => newId('delivery'))}::text[], ${targets.map((t) => t.webhook_id)}::text[],
-                  ${targets.map((t) => t.event_id)}::text[]) AS v (id, webhook_id, event_id)
-      JOIN marked AS m ON m.id = v.event_id
-      ON CONFLICT DO NOTHING
-      RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM marked) AS events, (SELECT count(*) FROM inserted) AS deliveries`.execute(
-    db,
-  );
-  const row = result.rows[0]!;
-  const events = Number(row.events);
-  // none taken: another process holds these events and is writing them; it goes on with the rest,
-  // and this one looks again at its next poll instead of reading the same events over and over
-  return { events, deliveries: Number(row.deliveries), more: more && events > 0 };
+): Promise<FanOutBatch> {
+  const { events, deliveries, more } = await fanOut(db, batch, maxDeliveries, null);
+  return { events, deliveries, more };
 }
 
-/** The oldest `events` undispatched events with their subscriptions (null: none), event by event. */
-async function fanOutPairs(db: Kysely<Database>, events: number, limit: number | null) {
-  const { rows } = await sql<{ event_id: string; webhook_id: string | null }>`
-    SELECT e.id AS event_id, w.id AS webhook_id
-    FROM (SELECT id, tenant_id, event_type, created_at FROM events
-          WHERE dispatched_at IS NULL ORDER BY created_at LIMIT ${events}) AS e
-    LEFT JOIN webhooks AS w
-      ON w.tenant_id = e.tenant_id AND w.is_active AND w.deleted_at IS NULL AND w.created_at <= e.created_at
-     AND (e.event_type = ANY(w.events) OR ${ALL_EVENTS} = ANY(w.events))
-    ORDER BY e.created_at, e.id
-    ${limit === null ? sql`` : sql`LIMIT ${limit}`}`.execute(db);
-  return rows;
+/**
+ * dispatchEvents of one batch and claimDue of up to `limit` due attempts, in one statement: the due
+ * attempts already waiting first (oldest first, as claimDue takes them), then the batch's fresh
+ * deliveries in pair order, inserted with the claim already on them (lease and token as claimDue
+ * sets them), so a new event's first attempt needs no claim statement of its own. Each comes with
+ * its subscription, as from claimDue; pacing is the caller's (paceClaimed), as after claimDue.
+ */
+export async function dispatchAndClaim(
+  db: Kysely<Database>,
+  limit: number,
+  lease: number,
+): Promise<FanOutBatch & { claimed: ClaimedDelivery[] }> {
+  return fanOut(db, 100, FAN_OUT_MAX_DELIVERIES, { limit: Math.max(0, limit), lease });
+}
+
+/** `w` is a subscription event `e` goes to: active, to its type or `*`, existing when it happened. */
+const subscribed = (e: 'c' | 'm') => sql`
+  w.tenant_id = ${sql.ref(`${e}.tenant_id`)} AND w.is_active AND w.deleted_at IS NULL
+  AND w.created_at <= ${sql.ref(`${e}.created_at`)}
+  AND (${sql.ref(`${e}.event_type`)} = ANY(w.events) OR ${ALL_EVENTS} = ANY(w.events))`;
+
+/**
+ * A delivery id made in SQL in newId('delivery')'s format: the prefix, milliseconds in nine base36
+ * digits, 14 random base62 characters. `p.ms` is the statement's time plus the pair's number, so the
+ * ids of one statement sort in pair order, as newId's of one process do. Each subquery refers to
+ * the row, so it is evaluated for every row rather than once.
+ */
+const deliveryIdSql = sql`${`${ID_PREFIX.delivery}_`}
+  || (SELECT string_agg(substr('0123456789abcdefghijklmnopqrstuvwxyz', ((p.ms / power(36, d)::bigint) % 36)::int + 1, 1),
+                        '' ORDER BY d DESC) FROM generate_series(0, 8) AS d)
+  || (SELECT string_agg(substr(${BASE62}, floor(random() * 62)::int + 1, 1), '')
+      FROM generate_series(1, 14) AS r WHERE p.n > 0)`;
+
+type FanOutRow = {
+  taken: string | number;
+  pairs: string | number | null;
+  events: string | number;
+  deliveries: string | number;
+} & (AttemptRow & HookColumns);
+
+async function fanOut(
+  db: Kysely<Database>,
+  batch: number,
+  maxDeliveries: number,
+  claim: { limit: number; lease: number } | null,
+): Promise<FanOutBatch & { claimed: ClaimedDelivery[] }> {
+  const token = crypto.randomUUID();
+  const until = sql`now() + ${`${claim?.lease ?? 0} milliseconds`}::interval`;
+  const columns = (prefix: string) => sql.raw(ATTEMPT_COLUMNS.map((c) => `${prefix}${c}`).join(', '));
+  // fresh deliveries claimed: what the limit leaves after the attempts already due
+  const room = claim ? sql`${claim.limit} - (SELECT count(*) FROM reclaimed)` : sql`0`;
+  const { rows } = await sql<FanOutRow>`
+    WITH cand AS (
+      SELECT id, tenant_id, event_type, created_at FROM events
+      WHERE dispatched_at IS NULL ORDER BY created_at LIMIT ${batch}
+      FOR UPDATE SKIP LOCKED
+    ), sized AS (
+      SELECT c.id, row_number() OVER o AS k, sum(GREATEST(s.n, 1)) OVER o AS upto
+      FROM cand AS c
+      CROSS JOIN LATERAL (SELECT count(*) AS n FROM webhooks AS w WHERE ${subscribed('c')}) AS s
+      WINDOW o AS (ORDER BY c.created_at, c.id)
+    ), marked AS (
+      UPDATE events AS e SET dispatched_at = now()
+      FROM sized WHERE e.id = sized.id AND (sized.upto <= ${maxDeliveries} OR sized.k = 1)
+      RETURNING e.id, e.tenant_id, e.event_type, e.payload, e.created_at
+    ), pairs AS (
+      SELECT q.*, floor(extract(epoch FROM now()) * 1000)::bigint + q.n - 1 AS ms
+      FROM (SELECT m.id AS event_id, m.tenant_id, m.event_type, m.payload, m.created_at, w.id AS webhook_id,
+                   row_number() OVER (ORDER BY m.created_at, m.id, w.id) AS n
+            FROM marked AS m JOIN webhooks AS w ON ${subscribed('m')}) AS q
+    )${
+      claim
+        ? sql`, picked AS (
+      SELECT id FROM webhook_deliveries
+      WHERE status = 'pending' AND next_attempt_at <= now()
+        AND (claimed_until IS NULL OR claimed_until < now())
+      ORDER BY next_attempt_at
+      LIMIT ${claim.limit}
+      FOR UPDATE SKIP LOCKED
+    ), reclaimed AS (
+      UPDATE webhook_deliveries AS d SET claimed_until = ${until}, claim_token = ${token}
+      FROM picked
+      WHERE d.id = picked.id AND d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < now())
+      RETURNING ${columns('d.')}
+    )`
+        : sql``
+    }, inserted AS (
+      INSERT INTO webhook_deliveries
+        (id, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, next_attempt_at,
+         claimed_until, claim_token)
+      SELECT ${deliveryIdSql}, p.tenant_id, p.webhook_id, p.event_id, p.event_type, p.payload, p.created_at, now(),
+             CASE WHEN p.n <= ${room} THEN ${until} END, CASE WHEN p.n <= ${room} THEN ${token} END
+      FROM pairs AS p
+      ON CONFLICT DO NOTHING
+      RETURNING ${claim ? columns('') : sql`1`}
+    )
+    SELECT k.*${
+      claim
+        ? sql`, c.*, w.url AS hook_url, w.secret_encrypted AS hook_secret, w.is_active AS hook_active,
+           w.deleted_at AS hook_deleted_at, w.rate_limit AS hook_rate_limit,
+           w.previous_secret_encrypted AS hook_previous_secret, w.secret_rotated_at AS hook_rotated_at`
+        : sql``
+    }
+    FROM (SELECT (SELECT count(*) FROM cand) AS taken, (SELECT max(upto) FROM sized) AS pairs,
+                 (SELECT count(*) FROM marked) AS events, (SELECT count(*) FROM inserted) AS deliveries) AS k
+    ${
+      claim
+        ? sql`LEFT JOIN (SELECT * FROM reclaimed UNION ALL SELECT * FROM inserted WHERE claim_token IS NOT NULL) AS c
+        ON true
+    LEFT JOIN webhooks AS w ON w.id = c.webhook_id`
+        : sql``
+    }`.execute(db);
+  const first = rows[0]!;
+  const events = Number(first.events);
+  // none taken: another process holds these events and is writing them; it goes on with the rest,
+  // and this one looks again at its next poll instead of reading the same events over and over
+  const more = (Number(first.taken) === batch || Number(first.pairs ?? 0) > maxDeliveries) && events > 0;
+  return {
+    events,
+    deliveries: Number(first.deliveries),
+    more,
+    claimed: rows.filter((r) => r.id !== null && r.id !== undefined).map(toClaimed),
+  };
 }
 
 /**
@@ -148,7 +230,12 @@ export async function claimDue(db: Executor, limit: number, lease: number): Prom
          w.deleted_at AS hook_deleted_at, w.rate_limit AS hook_rate_limit,
          w.previous_secret_encrypted AS hook_previous_secret, w.secret_rotated_at AS hook_rotated_at
   FROM claimed LEFT JOIN webhooks AS w ON w.id = claimed.webhook_id`.execute(db);
-  return result.rows.map((r) => ({
+  return result.rows.map(toClaimed);
+}
+
+/** A claimed row as claimDue and dispatchAndClaim read it: the delivery with its subscription. */
+function toClaimed(r: AttemptRow & HookColumns): ClaimedDelivery {
+  return {
     id: r.id,
     claim_token: r.claim_token,
     attempts: r.attempts,
@@ -169,7 +256,7 @@ export async function claimDue(db: Executor, limit: number, lease: number): Prom
             previous_secret_encrypted: r.hook_previous_secret,
             secret_rotated_at: r.hook_rotated_at,
           },
-  }));
+  };
 }
 
 /**
@@ -177,7 +264,11 @@ export async function claimDue(db: Executor, limit: number, lease: number): Prom
  * handed back unattempted, due at their endpoint's pace (`later`, for a scheduler to wake them).
  */
 export async function claimPaced(db: Executor, limit: number, lease: number) {
-  const claimed = await claimDue(db, limit, lease);
+  return paceClaimed(db, await claimDue(db, limit, lease));
+}
+
+/** Claimed attempts split by their endpoints' pace (paceClaims), with no statement when none has a rate limit. */
+export async function paceClaimed(db: Executor, claimed: ClaimedDelivery[]) {
   // no statement for the common case: no claimed endpoint has a rate limit
   if (!claimed.some((r) => r.hook?.rate_limit != null)) return { go: claimed, later: [] };
   return paceClaims(db, claimed);

@@ -10,12 +10,15 @@ import type { Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
 import {
   type AttemptResult,
-  claimPaced,
+  claimDue,
   type DeliveryDeps,
+  dispatchAndClaim,
   dispatchEvents,
   leaseMs,
   makeAttempt,
+  paceClaimed,
   recordAndNote,
+  releaseClaims,
 } from './delivery';
 import { runDueProbes } from './health';
 import { edgeWebhookPort, type RetryScheduler, type WebhookPort } from './port';
@@ -212,10 +215,20 @@ export interface EdgeKickerOptions {
  * callback was lost), scheduling the next attempt of each failure on QStash.
  */
 export async function runEdgeCycle(deps: DeliveryDeps, scheduler: RetryScheduler | null, sweepLimit = 25) {
-  // a few batches per request; whatever is left waits for the next kick (the outbox keeps it)
-  for (let i = 0; i < 5; i++) if (!(await dispatchEvents(deps.db)).more) break;
+  const lease = leaseMs(deps.config);
+  // the first batch and the claim in one statement: the fresh deliveries come out of it claimed
+  const first = await dispatchAndClaim(deps.db, sweepLimit, lease);
+  let due = first.claimed;
+  if (first.more) {
+    // a burst: a few batches per request; whatever is left waits for the next kick (the outbox keeps it)
+    for (let i = 1; i < 5; i++) if (!(await dispatchEvents(deps.db)).more) break;
+    // the batches took a while: the claims are given back and taken anew, so each lease still
+    // covers its whole attempt and its recording, and the oldest due go first
+    await releaseClaims(deps.db, due);
+    due = await claimDue(deps.db, sweepLimit, lease);
+  }
   deps = withEdgeHealth(deps, scheduler);
-  const { go: claimed, later } = await claimPaced(deps.db, sweepLimit, leaseMs(deps.config));
+  const { go: claimed, later } = await paceClaimed(deps.db, due);
   await scheduleLater(scheduler, later, deps.logger);
   // the attempts go out together and their outcomes are written by one statement, not one each; an
   // attempt that could not be made (its secret unreadable) is left to its lease, the others recorded
