@@ -10,15 +10,12 @@ import type { Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
 import {
   type AttemptResult,
-  claimDue,
   type DeliveryDeps,
   dispatchAndClaim,
-  dispatchEvents,
   leaseMs,
   makeAttempt,
   paceClaimed,
   recordAndNote,
-  releaseClaims,
 } from './delivery';
 import { runDueProbes } from './health';
 import { edgeWebhookPort, type RetryScheduler, type WebhookPort } from './port';
@@ -216,30 +213,28 @@ export interface EdgeKickerOptions {
  */
 export async function runEdgeCycle(deps: DeliveryDeps, scheduler: RetryScheduler | null, sweepLimit = 25) {
   const lease = leaseMs(deps.config);
-  // the first batch and the claim in one statement: the fresh deliveries come out of it claimed
-  const first = await dispatchAndClaim(deps.db, sweepLimit, lease);
-  let due = first.claimed;
-  if (first.more) {
-    // a burst: a few batches per request; whatever is left waits for the next kick (the outbox keeps it)
-    for (let i = 1; i < 5; i++) if (!(await dispatchEvents(deps.db)).more) break;
-    // the batches took a while: the claims are given back and taken anew, so each lease still
-    // covers its whole attempt and its recording, and the oldest due go first
-    await releaseClaims(deps.db, due);
-    due = await claimDue(deps.db, sweepLimit, lease);
-  }
   deps = withEdgeHealth(deps, scheduler);
-  const { go: claimed, later } = await paceClaimed(deps.db, due);
-  await scheduleLater(scheduler, later, deps.logger);
-  // the attempts go out together and their outcomes are written by one statement, not one each; an
-  // attempt that could not be made (its secret unreadable) is left to its lease, the others recorded
-  const made = await Promise.allSettled(claimed.map((row) => makeAttempt(deps, row)));
-  for (const m of made)
-    if (m.status === 'rejected') deps.logger.warn({ error: String(m.reason) }, 'webhook attempt failed');
-  const results = await recordAndNote(
-    deps,
-    made.flatMap((m) => (m.status === 'fulfilled' ? [m.value] : [])),
-  );
-  await Promise.all(results.map((r) => scheduleNext(scheduler, r, deps.logger)));
+  const results: AttemptResult[] = [];
+  // a few batches per request, each statement also claiming what is due (its fresh deliveries among
+  // them) as far as the limit goes; whatever is left waits for the next kick (the outbox keeps it)
+  for (let i = 0, room = sweepLimit; i < 5; i++) {
+    const batch = await dispatchAndClaim(deps.db, room, lease);
+    room -= batch.claimed.length;
+    const { go: claimed, later } = await paceClaimed(deps.db, batch.claimed);
+    await scheduleLater(scheduler, later, deps.logger);
+    // the attempts go out together and their outcomes are written by one statement, not one each; an
+    // attempt that could not be made (its secret unreadable) is left to its lease, the others recorded
+    const made = await Promise.allSettled(claimed.map((row) => makeAttempt(deps, row)));
+    for (const m of made)
+      if (m.status === 'rejected') deps.logger.warn({ error: String(m.reason) }, 'webhook attempt failed');
+    const recorded = await recordAndNote(
+      deps,
+      made.flatMap((m) => (m.status === 'fulfilled' ? [m.value] : [])),
+    );
+    await Promise.all(recorded.map((r) => scheduleNext(scheduler, r, deps.logger)));
+    results.push(...recorded);
+    if (!batch.more) break;
+  }
   await probesOnEdge(deps);
   await sweepOnEdge(deps);
   return results;

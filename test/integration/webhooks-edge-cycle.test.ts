@@ -126,7 +126,12 @@ describe.skipIf(postgresUnavailable())('the edge cycle of one creation', { timeo
       .where('webhook_id', '=', hook.body.id)
       .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'delivered', attempts: 1, claimed_until: null, claim_token: null });
-    expect(statements).toHaveLength(2);
+    // the once-a-second probe look-up and the hourly retention sweep are the isolate's, not the
+    // creation's: left out, should the creation's cycle come after the second
+    const own = statements.filter(
+      (q) => !/probes_sent = w\.probes_sent \+ 1|UPDATE webhook_delivery_attempts AS a/.test(q),
+    );
+    expect(own).toHaveLength(2);
     // its id was made in SQL, in newId's format: the prefix, the time in base36, 14 random characters
     expect(row.id).toMatch(/^dlv_[0-9a-z]{9}[0-9A-Za-z]{14}$/);
     expect(Math.abs(Number.parseInt(row.id.slice(4, 13), 36) - row.created_at.getTime())).toBeLessThan(5_000);
@@ -215,7 +220,7 @@ describe.skipIf(postgresUnavailable())('the edge cycle of one creation', { timeo
     expect(scheduled.map((s) => s.id).sort()).toEqual(waiting.map((r) => r.id).sort());
   });
 
-  it('a burst: fans out batch after batch, then claims the oldest due, leaving no claim held', async () => {
+  it('a burst: batch after batch, each claiming as far as the limit goes, leaving no claim held', async () => {
     const { hook, emit } = await subscriber('/burst');
     await emit(120);
     const results = await runEdgeCycle(deps(), null, 5);
