@@ -1,10 +1,10 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import { decryptSecret } from '../crypto';
+import { BASE62, decryptSecret } from '../crypto';
 import type { Database, Executor } from '../db/schema';
 import type { WebhookDeliveriesTable } from '../db/tables/webhooks';
 import type { AppConfig } from '../env';
 import { ALL_EVENTS } from '../events/catalog';
-import { newId } from '../ids';
+import { ID_PREFIX } from '../ids';
 import type { Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
 import { noteFailures, noteRecoveries } from './health';
@@ -50,15 +50,21 @@ export const leaseMs = (config: Pick<AppConfig, 'WEBHOOK_TIMEOUT_MS'>) =>
 /** Deliveries one fan-out statement writes at most (an event with more subscriptions is written whole). */
 export const FAN_OUT_MAX_DELIVERIES = 1000;
 
+export interface FanOutBatch {
+  events: number;
+  deliveries: number;
+  more: boolean;
+}
+
 /**
- * Outbox -> deliveries, in two statements and no transaction. The first reads up to `batch`
- * undispatched events with the subscriptions each one goes to (active, events include the type or
- * `*`, existing when the event happened), events whole and about `maxDeliveries` pairs at most; ids
- * are made for those pairs. The second, one atomic statement, locks the events still undispatched
- * (FOR UPDATE SKIP LOCKED: two processes never fan out the same event), marks them dispatched and
- * inserts their deliveries: an event is marked exactly when its deliveries are written. Bounding the
- * deliveries keeps a burst (100 events to 100 subscriptions each) from holding every send back until
- * ten thousand rows are written: sending starts after the first thousand. Returns the events taken,
+ * Outbox -> deliveries, in one atomic statement and no transaction. It locks up to `batch` of the
+ * oldest undispatched events (FOR UPDATE SKIP LOCKED: two processes never fan out the same event),
+ * keeps the oldest of them whose subscriptions (active, events include the type or `*`, existing
+ * when the event happened) come to at most `maxDeliveries` pairs (an event with none counts one;
+ * the first event is kept whole whatever its count), marks those dispatched and inserts their
+ * deliveries: an event is marked exactly when its deliveries are written. Bounding the deliveries
+ * keeps a burst (100 events to 100 subscriptions each) from holding every send back until ten
+ * thousand rows are written: sending starts after the first thousand. Returns the events taken,
  * the deliveries written and whether more events were waiting than this batch took (false when it
  * took none: whoever holds them goes on).
  */
@@ -66,58 +72,122 @@ export async function dispatchEvents(
   db: Kysely<Database>,
   batch = 100,
   maxDeliveries = FAN_OUT_MAX_DELIVERIES,
-): Promise<{ events: number; deliveries: number; more: boolean }> {
-  let pairs = await fanOutPairs(db, batch, maxDeliveries + 1);
-  let more = new Set(pairs.map((p) => p.event_id)).size === batch;
-  if (pairs.length > maxDeliveries) {
-    // the last event's subscriptions may be cut off: it waits for the next batch, unless it is alone
-    const last = pairs.at(-1)!.event_id;
-    const whole = pairs.filter((p) => p.event_id !== last);
-    pairs = whole.length > 0 ? whole : await fanOutPairs(db, 1, null);
-    more = true;
-  }
-  if (pairs.length === 0) return { events: 0, deliveries: 0, more: false };
-  const eventIds = [...new Set(pairs.map((p) => p.event_id))];
-  const targets = pairs.filter((p) => p.webhook_id !== null);
-  const result = await sql<{ events: string | number; deliveries: string | number }>`
-    WITH locked AS (
-      SELECT id FROM events WHERE id = ANY(${eventIds}::text[]) AND dispatched_at IS NULL
-      FOR UPDATE SKIP LOCKED
-    ), marked AS (
-      UPDATE events AS e SET dispatched_at = now() FROM locked WHERE e.id = locked.id
-      RETURNING e.id, e.tenant_id, e.event_type, e.payload, e.created_at
-    ), inserted AS (
-      INSERT INTO webhook_deliveries
-        (id, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, next_attempt_at)
-      SELECT v.id, m.tenant_id, v.webhook_id, m.id, m.event_type, m.payload, m.created_at, now()
-      FROM unnest(${targets.map(() => newId('delivery'))}::text[], ${targets.map((t) => t.webhook_id)}::text[],
-                  ${targets.map((t) => t.event_id)}::text[]) AS v (id, webhook_id, event_id)
-      JOIN marked AS m ON m.id = v.event_id
-      ON CONFLICT DO NOTHING
-      RETURNING 1
-    )
-    SELECT (SELECT count(*) FROM marked) AS events, (SELECT count(*) FROM inserted) AS deliveries`.execute(
+): Promise<FanOutBatch> {
+  const { events, deliveries, more } = await fanOut(
     db,
+    { events: batch, max: maxDeliveries },
+    { limit: 0, lease: 0 },
   );
-  const row = result.rows[0]!;
-  const events = Number(row.events);
-  // none taken: another process holds these events and is writing them; it goes on with the rest,
-  // and this one looks again at its next poll instead of reading the same events over and over
-  return { events, deliveries: Number(row.deliveries), more: more && events > 0 };
+  return { events, deliveries, more };
 }
 
-/** The oldest `events` undispatched events with their subscriptions (null: none), event by event. */
-async function fanOutPairs(db: Kysely<Database>, events: number, limit: number | null) {
-  const { rows } = await sql<{ event_id: string; webhook_id: string | null }>`
-    SELECT e.id AS event_id, w.id AS webhook_id
-    FROM (SELECT id, tenant_id, event_type, created_at FROM events
-          WHERE dispatched_at IS NULL ORDER BY created_at LIMIT ${events}) AS e
-    LEFT JOIN webhooks AS w
-      ON w.tenant_id = e.tenant_id AND w.is_active AND w.deleted_at IS NULL AND w.created_at <= e.created_at
-     AND (e.event_type = ANY(w.events) OR ${ALL_EVENTS} = ANY(w.events))
-    ORDER BY e.created_at, e.id
-    ${limit === null ? sql`` : sql`LIMIT ${limit}`}`.execute(db);
-  return rows;
+/**
+ * dispatchEvents of one batch and claimDue of up to `limit` due attempts, in one statement: the due
+ * attempts already waiting first (oldest first, as claimDue takes them), then the batch's fresh
+ * deliveries in pair order, inserted with the claim already on them (lease and token as claimDue
+ * sets them), so a new event's first attempt needs no claim statement of its own. Each comes with
+ * its subscription, as from claimDue; pacing is the caller's (paceClaimed), as after claimDue.
+ */
+export async function dispatchAndClaim(
+  db: Kysely<Database>,
+  limit: number,
+  lease: number,
+): Promise<FanOutBatch & { claimed: ClaimedDelivery[] }> {
+  return fanOut(db, { events: 100, max: FAN_OUT_MAX_DELIVERIES }, { limit: Math.max(0, limit), lease });
+}
+
+/** `w` is a subscription event `e` goes to: active, to its type or `*`, existing when it happened. */
+const subscribed = (e: 'c' | 'm') =>
+  sql.raw(`w.tenant_id = ${e}.tenant_id AND w.is_active AND w.deleted_at IS NULL AND w.created_at <= ${e}.created_at
+   AND (${e}.event_type = ANY(w.events) OR '${ALL_EVENTS}' = ANY(w.events))`);
+
+/**
+ * A delivery id made in SQL in newId('delivery')'s format: the prefix, milliseconds in nine base36
+ * digits (BASE62's first 36, lower case), 14 random base62 characters. The milliseconds are the
+ * statement's time plus the pair's number `p.n`, so the ids of one statement sort in pair order,
+ * as newId's of one process do. The subquery refers to the row, so it is evaluated for every row
+ * rather than once.
+ */
+const deliveryIdSql = sql`${`${ID_PREFIX.delivery}_`} || (SELECT string_agg(CASE WHEN i < 9
+   THEN lower(substr(${BASE62}, (((floor(extract(epoch FROM now()) * 1000)::bigint + p.n - 1) / power(36, 8 - i)::bigint) % 36)::int + 1, 1))
+   ELSE substr(${BASE62}, floor(random() * 62)::int + 1, 1) END, '' ORDER BY i) FROM generate_series(0, 22) AS i)`;
+
+/** A row of the fan-out statement: its counts, and a claimed delivery beside its subscription's columns. */
+type FanOutRow = Record<'events' | 'deliveries', string | number> & { more?: boolean } & AttemptRow & {
+    [K in keyof HookTarget]: HookTarget[K] | null;
+  };
+
+/**
+ * The fan-out of a batch of events (`batch`, null for none) and the claim of up to `claim.limit` due
+ * attempts, as one statement (comments stay out of its SQL: every byte of it is in each bundle and
+ * sent with each statement). The claim's CTE is evaluated once (a LIMIT inside `WHERE id IN (...)` is
+ * not guaranteed to be); the subscription comes with each claimed row, so an attempt reads it without
+ * a round trip of its own.
+ */
+async function fanOut(
+  db: Executor,
+  batch: { events: number; max: number } | null,
+  claim: { limit: number; lease: number },
+): Promise<FanOutBatch & { claimed: ClaimedDelivery[] }> {
+  const token = crypto.randomUUID();
+  const until = sql`now() + ${`${claim.lease} milliseconds`}::interval`;
+  const columns = (prefix: string) => sql.raw(ATTEMPT_COLUMNS.map((c) => prefix + c).join());
+  // fresh deliveries are claimed as far as the limit goes once the attempts already due are
+  const { rows } = await sql<FanOutRow>`
+WITH picked AS (
+ SELECT id FROM webhook_deliveries
+ WHERE status = 'pending' AND next_attempt_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
+ ORDER BY next_attempt_at LIMIT ${claim.limit} FOR UPDATE SKIP LOCKED
+), reclaimed AS (
+ UPDATE webhook_deliveries d SET claimed_until = ${until}, claim_token = ${token} FROM picked
+ WHERE d.id = picked.id AND d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < now())
+ RETURNING ${columns('d.')}
+)${
+    batch
+      ? sql`, cand AS (
+ SELECT id, tenant_id, event_type, created_at FROM events
+ WHERE dispatched_at IS NULL ORDER BY created_at LIMIT ${batch.events} FOR UPDATE SKIP LOCKED
+), sized AS (
+ SELECT c.id, row_number() OVER o AS k, sum(GREATEST(s.n, 1)) OVER o AS upto
+ FROM cand c CROSS JOIN LATERAL (SELECT count(*) AS n FROM webhooks w WHERE ${subscribed('c')}) s
+ WINDOW o AS (ORDER BY c.created_at, c.id)
+), marked AS (
+ UPDATE events e SET dispatched_at = now()
+ FROM sized WHERE e.id = sized.id AND (sized.upto <= ${batch.max} OR sized.k = 1)
+ RETURNING e.id, e.tenant_id, e.event_type, e.payload, e.created_at
+), pairs AS (
+ SELECT m.*, w.id AS webhook_id, row_number() OVER (ORDER BY m.created_at, m.id, w.id) AS n
+ FROM marked m JOIN webhooks w ON ${subscribed('m')}
+), inserted AS (
+ INSERT INTO webhook_deliveries
+  (id, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, next_attempt_at, claimed_until, claim_token)
+ SELECT ${deliveryIdSql}, p.tenant_id, p.webhook_id, p.id, p.event_type, p.payload, p.created_at, now(), c.until, c.token
+ FROM pairs p
+ LEFT JOIN (SELECT ${until} AS until, ${token} AS token) c ON p.n <= ${claim.limit} - (SELECT count(*) FROM reclaimed)
+ ON CONFLICT DO NOTHING
+ RETURNING ${columns('')}
+)`
+      : sql``
+  }
+SELECT k.*, c.*, ${hookColumns} FROM (SELECT ${
+    batch
+      ? sql`(SELECT count(*) FROM cand) = ${batch.events} OR (SELECT max(upto) FROM sized) > ${batch.max} AS more,
+ (SELECT count(*) FROM marked) AS events, (SELECT count(*) FROM inserted) AS deliveries`
+      : sql`0 AS events`
+  }) k
+LEFT JOIN (SELECT * FROM reclaimed${batch ? sql` UNION ALL SELECT * FROM inserted WHERE claim_token IS NOT NULL` : sql``}) c ON true
+LEFT JOIN webhooks w ON w.id = c.webhook_id`.execute(db);
+  const first = rows[0]!;
+  const events = Number(first.events);
+  // none taken: another process holds these events and is writing them; it goes on with the rest,
+  // and this one looks again at its next poll instead of reading the same events over and over
+  const more = !!first.more && events > 0;
+  return {
+    events,
+    deliveries: Number(first.deliveries ?? 0),
+    more,
+    claimed: rows.filter((r) => r.id != null).map(toClaimed),
+  };
 }
 
 /**
@@ -126,58 +196,29 @@ async function fanOutPairs(db: Kysely<Database>, events: number, limit: number |
  */
 export async function claimDue(db: Executor, limit: number, lease: number): Promise<ClaimedDelivery[]> {
   if (limit <= 0) return [];
-  const token = crypto.randomUUID();
-  // the CTE is evaluated once (a LIMIT inside `WHERE id IN (...)` is not guaranteed to be); the
-  // subscription comes with the claim, so an attempt reads it without a round trip of its own
-  const result = await sql<AttemptRow & HookColumns>`
-    WITH picked AS (
-      SELECT id FROM webhook_deliveries
-      WHERE status = 'pending' AND next_attempt_at <= now()
-        AND (claimed_until IS NULL OR claimed_until < now())
-      ORDER BY next_attempt_at
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
-    ), claimed AS (
-    UPDATE webhook_deliveries AS d
-    SET claimed_until = now() + ${`${lease} milliseconds`}::interval, claim_token = ${token}
-    FROM picked
-    WHERE d.id = picked.id AND d.status = 'pending' AND (d.claimed_until IS NULL OR d.claimed_until < now())
-    RETURNING ${sql.raw(ATTEMPT_COLUMNS.map((c) => `d.${c}`).join(', '))}
-  )
-  SELECT claimed.*, w.url AS hook_url, w.secret_encrypted AS hook_secret, w.is_active AS hook_active,
-         w.deleted_at AS hook_deleted_at, w.rate_limit AS hook_rate_limit,
-         w.previous_secret_encrypted AS hook_previous_secret, w.secret_rotated_at AS hook_rotated_at
-  FROM claimed LEFT JOIN webhooks AS w ON w.id = claimed.webhook_id`.execute(db);
-  return result.rows.map((r) => ({
-    id: r.id,
-    claim_token: r.claim_token,
-    attempts: r.attempts,
-    webhook_id: r.webhook_id,
-    event_type: r.event_type,
-    payload: r.payload,
-    event_created_at: r.event_created_at,
-    is_test: r.is_test,
-    hook:
-      r.hook_url === null
-        ? null
-        : {
-            url: r.hook_url,
-            secret_encrypted: r.hook_secret!,
-            is_active: r.hook_active!,
-            deleted_at: r.hook_deleted_at,
-            rate_limit: r.hook_rate_limit,
-            previous_secret_encrypted: r.hook_previous_secret,
-            secret_rotated_at: r.hook_rotated_at,
-          },
-  }));
+  return (await fanOut(db, null, { limit, lease })).claimed;
 }
+
+const pick = <T>(r: object, keys: readonly string[]) =>
+  Object.fromEntries(keys.map((k) => [k, (r as Record<string, unknown>)[k]])) as T;
+
+/** A claimed row as claimDue and dispatchAndClaim read it: the delivery, with its subscription (null: gone). */
+const toClaimed = (r: FanOutRow) =>
+  ({
+    ...pick<AttemptRow>(r, ATTEMPT_COLUMNS),
+    hook: r.url === null ? null : pick<HookTarget>(r, HOOK_TARGET_COLUMNS),
+  }) satisfies ClaimedDelivery;
 
 /**
  * Claims due attempts and keeps those their endpoint's rate limit lets start now; the others are
  * handed back unattempted, due at their endpoint's pace (`later`, for a scheduler to wake them).
  */
 export async function claimPaced(db: Executor, limit: number, lease: number) {
-  const claimed = await claimDue(db, limit, lease);
+  return paceClaimed(db, await claimDue(db, limit, lease));
+}
+
+/** Claimed attempts split by their endpoints' pace (paceClaims), with no statement when none has a rate limit. */
+export async function paceClaimed(db: Executor, claimed: ClaimedDelivery[]) {
   // no statement for the common case: no claimed endpoint has a rate limit
   if (!claimed.some((r) => r.hook?.rate_limit != null)) return { go: claimed, later: [] };
   return paceClaims(db, claimed);
@@ -199,16 +240,6 @@ export async function releaseClaims(
     WHERE d.id = v.id AND d.claim_token = v.token AND d.status = 'pending'`.execute(db);
 }
 
-/** The subscription columns an attempt needs, as claimDue returns them beside the delivery. */
-interface HookColumns {
-  hook_url: string | null;
-  hook_secret: string | null;
-  hook_active: boolean | null;
-  hook_deleted_at: Date | null;
-  hook_rate_limit: number | null;
-  hook_previous_secret: string | null;
-  hook_rotated_at: Date | null;
-}
 export interface HookTarget {
   url: string;
   secret_encrypted: string;
@@ -227,6 +258,7 @@ const HOOK_TARGET_COLUMNS = [
   'previous_secret_encrypted',
   'secret_rotated_at',
 ] as const;
+const hookColumns = sql.raw(HOOK_TARGET_COLUMNS.map((c) => `w.${c}`).join(', '));
 /**
  * What an attempt reads of its delivery. A claim returns these columns alone: the others (five more
  * timestamps among them) would be parsed for every attempt and never read.
@@ -243,12 +275,12 @@ const ATTEMPT_COLUMNS = [
 ] as const satisfies readonly (keyof DeliveryRow)[];
 export type AttemptRow = Pick<DeliveryRow, (typeof ATTEMPT_COLUMNS)[number]>;
 
-/** A claimed delivery; `hook` is its subscription when the claim read it (null: the row is gone). */
-export type ClaimedDelivery = AttemptRow & { hook?: HookTarget | null };
+/** A claimed delivery; `hook` is its subscription as the claim read it (null: the row is gone). */
+export type ClaimedDelivery = AttemptRow & { hook: HookTarget | null };
 
 export type ClaimOutcome =
   /** rateLimited: its endpoint has a rate limit (pace it before the attempt) */
-  | { claimed: DeliveryRow; rateLimited: boolean }
+  | { claimed: DeliveryRow & { hook: HookTarget | null }; rateLimited: boolean }
   /** the attempt was made already, the delivery is finished, or another process holds it */
   | { claimed: null; reason: 'not_found' | 'done' | 'held'; row?: DeliveryRow }
   | { claimed: null; reason: 'not_due'; row: DeliveryRow };
@@ -264,7 +296,8 @@ export async function claimAttempt(
   lease: number,
 ): Promise<ClaimOutcome> {
   const token = crypto.randomUUID();
-  const result = await sql<DeliveryRow & { hook_rate_limit: number | null }>`
+  // the subscription comes with the claim, as from claimDue: the attempt reads it without a statement of its own
+  const result = await sql<DeliveryRow & { [K in keyof HookTarget]: HookTarget[K] | null }>`
     WITH claimed AS (
       UPDATE webhook_deliveries SET claimed_until = now() + ${`${lease} milliseconds`}::interval, claim_token = ${token}
       WHERE id = ${deliveryId} AND status = 'pending' AND attempts = ${attempt - 1}
@@ -272,13 +305,14 @@ export async function claimAttempt(
         AND (claimed_until IS NULL OR claimed_until < now())
       RETURNING *
     )
-    SELECT claimed.*, w.rate_limit AS hook_rate_limit FROM claimed LEFT JOIN webhooks AS w ON w.id = claimed.webhook_id`.execute(
+    SELECT claimed.*, ${hookColumns} FROM claimed LEFT JOIN webhooks AS w ON w.id = claimed.webhook_id`.execute(
     db,
   );
   const first = result.rows[0];
   if (first) {
-    const { hook_rate_limit, ...claimed } = first;
-    return { claimed, rateLimited: hook_rate_limit !== null };
+    const hook = first.url === null ? null : pick<HookTarget>(first, HOOK_TARGET_COLUMNS);
+    for (const c of HOOK_TARGET_COLUMNS) delete first[c];
+    return { claimed: { ...(first as DeliveryRow), hook }, rateLimited: hook?.rate_limit != null };
   }
   const row = await db
     .selectFrom('webhook_deliveries')
@@ -334,15 +368,8 @@ export interface AttemptMade {
 
 /** Makes the claimed attempt (SSRF check, signing, the request) without recording it. */
 export async function makeAttempt(deps: DeliveryDeps, row: ClaimedDelivery): Promise<AttemptMade> {
-  const { db, config } = deps;
-  const hook =
-    row.hook !== undefined
-      ? row.hook
-      : await db
-          .selectFrom('webhooks')
-          .select(HOOK_TARGET_COLUMNS)
-          .where('id', '=', row.webhook_id)
-          .executeTakeFirst();
+  const { config } = deps;
+  const { hook } = row;
 
   if (!hook || hook.deleted_at !== null || !hook.is_active) {
     // closed without an attempt: the subscriber removed or paused the subscription
@@ -482,7 +509,10 @@ async function recordSent(
       truncated: s!.response?.bodyTruncated ?? null,
     }));
     // the outcome and the attempt's row (with what was sent and answered) in one statement: the row
-    // is written iff the outcome is
+    // is written iff the outcome is. last_success_at moves at most once a second per endpoint (a busy
+    // endpoint's row is not rewritten by every delivery); a failing endpoint's always, and it is
+    // named in the answer. (Comments stay out of the SQL: every byte of it is in each bundle and
+    // sent with each statement.)
     const result = await sql<{
       id: string | null;
       status: string | null;
@@ -514,8 +544,6 @@ async function recordSent(
       ), success AS (
         SELECT webhook_id, max(last_attempt_at) AS at FROM recorded WHERE status = 'delivered' GROUP BY webhook_id
       ), touched AS (
-        -- last_success_at moves at most once a second per endpoint (a busy endpoint's row is not
-        -- rewritten by every delivery); a failing endpoint's always, and it is named in the answer
         UPDATE webhooks AS w SET last_success_at = s.at
         FROM success AS s
         WHERE w.id = s.webhook_id

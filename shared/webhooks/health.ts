@@ -152,6 +152,7 @@ export async function noteFailures(
   }
   const { config } = deps;
   const hooks = [...since.keys()];
+  // `mail`: the SET's new owner_mailed_at equals now() exactly when the mail was due
   const { rows } = await sql<Moved & { next_probe_at: Date; failing_since: Date }>`
     WITH v AS (
       SELECT * FROM unnest(${hooks}::text[], ${[...since.values()]}::timestamptz[], ${hooks.map(() => newId('audit'))}::text[])
@@ -166,7 +167,6 @@ export async function noteFailures(
       FROM v
       WHERE w.id = v.id AND w.health_state = 'healthy' AND w.deleted_at IS NULL
       RETURNING w.id, w.tenant_id, w.url, w.next_probe_at, w.failing_since, v.audit_id,
-                -- the SET's new value equals now() exactly when the mail was due
                 w.owner_mailed_at = now() AS mail
     ), audit AS (${auditInsert('webhook.failing', sql`jsonb_build_object('failing_since', m.failing_since)`)})
     SELECT * FROM moved`.execute(deps.db);

@@ -10,11 +10,11 @@ import type { Logger } from '../log/logger';
 import type { Mailer } from '../mail/mailer';
 import {
   type AttemptResult,
-  claimPaced,
   type DeliveryDeps,
-  dispatchEvents,
+  dispatchAndClaim,
   leaseMs,
   makeAttempt,
+  paceClaimed,
   recordAndNote,
 } from './delivery';
 import { runDueProbes } from './health';
@@ -212,21 +212,29 @@ export interface EdgeKickerOptions {
  * callback was lost), scheduling the next attempt of each failure on QStash.
  */
 export async function runEdgeCycle(deps: DeliveryDeps, scheduler: RetryScheduler | null, sweepLimit = 25) {
-  // a few batches per request; whatever is left waits for the next kick (the outbox keeps it)
-  for (let i = 0; i < 5; i++) if (!(await dispatchEvents(deps.db)).more) break;
+  const lease = leaseMs(deps.config);
   deps = withEdgeHealth(deps, scheduler);
-  const { go: claimed, later } = await claimPaced(deps.db, sweepLimit, leaseMs(deps.config));
-  await scheduleLater(scheduler, later, deps.logger);
-  // the attempts go out together and their outcomes are written by one statement, not one each; an
-  // attempt that could not be made (its secret unreadable) is left to its lease, the others recorded
-  const made = await Promise.allSettled(claimed.map((row) => makeAttempt(deps, row)));
-  for (const m of made)
-    if (m.status === 'rejected') deps.logger.warn({ error: String(m.reason) }, 'webhook attempt failed');
-  const results = await recordAndNote(
-    deps,
-    made.flatMap((m) => (m.status === 'fulfilled' ? [m.value] : [])),
-  );
-  await Promise.all(results.map((r) => scheduleNext(scheduler, r, deps.logger)));
+  const results: AttemptResult[] = [];
+  // a few batches per request, each statement also claiming what is due (its fresh deliveries among
+  // them) as far as the limit goes; whatever is left waits for the next kick (the outbox keeps it)
+  for (let i = 0, room = sweepLimit; i < 5; i++) {
+    const batch = await dispatchAndClaim(deps.db, room, lease);
+    room -= batch.claimed.length;
+    const { go: claimed, later } = await paceClaimed(deps.db, batch.claimed);
+    await scheduleLater(scheduler, later, deps.logger);
+    // the attempts go out together and their outcomes are written by one statement, not one each; an
+    // attempt that could not be made (its secret unreadable) is left to its lease, the others recorded
+    const made = await Promise.allSettled(claimed.map((row) => makeAttempt(deps, row)));
+    for (const m of made)
+      if (m.status === 'rejected') deps.logger.warn({ error: String(m.reason) }, 'webhook attempt failed');
+    const recorded = await recordAndNote(
+      deps,
+      made.flatMap((m) => (m.status === 'fulfilled' ? [m.value] : [])),
+    );
+    await Promise.all(recorded.map((r) => scheduleNext(scheduler, r, deps.logger)));
+    results.push(...recorded);
+    if (!batch.more) break;
+  }
   await probesOnEdge(deps);
   await sweepOnEdge(deps);
   return results;
