@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Executor, TenantPlan } from '../db/schema';
 import type { AttachmentsTable } from '../db/tables/files';
 
@@ -21,7 +20,8 @@ export async function ownerExists(db: Executor, tenantId: string, type: OwnerTyp
 /**
  * What an upload checks before it stores anything, in one statement (each statement is a round
  * trip, and on PGlite the larger part of a small upload's time): whether the owner exists in the
- * tenant, the tenant's plan and the bytes its files take now.
+ * tenant, the tenant's plan and the bytes its files take now (kept by triggers: one row read, however
+ * many files the tenant has).
  */
 export async function uploadChecks(
   db: Executor,
@@ -35,9 +35,9 @@ export async function uploadChecks(
       'plan',
       (eb) =>
         eb
-          .selectFrom('attachments')
-          .select(sql<string>`coalesce(sum(size), 0)`.as('s'))
-          .where('attachments.tenant_id', '=', tenantId)
+          .selectFrom('storage_usage')
+          .select('bytes')
+          .where('storage_usage.tenant_id', '=', tenantId)
           .as('used'),
       (eb) =>
         eb
@@ -67,9 +67,9 @@ export async function storageUse(
       'plan',
       (eb) =>
         eb
-          .selectFrom('attachments')
-          .select(sql<string>`coalesce(sum(size), 0)`.as('s'))
-          .where('attachments.tenant_id', '=', tenantId)
+          .selectFrom('storage_usage')
+          .select('bytes')
+          .where('storage_usage.tenant_id', '=', tenantId)
           .as('used'),
     ])
     .where('id', '=', tenantId)

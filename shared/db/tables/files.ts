@@ -1,6 +1,6 @@
 import type { Timestamp } from './foundation';
 
-/** Tables of this area (schema/0026_attachments.sql), merged into `Database` by ../schema.ts. */
+/** Tables of this area (schema/0026_attachments.sql, 0037_storage_usage.sql), merged into `Database` by ../schema.ts. */
 export interface AttachmentsTable {
   id: string;
   tenant_id: string;
@@ -17,6 +17,14 @@ export interface AttachmentsTable {
   created_at: Timestamp;
 }
 
+/** The bytes a tenant's files take, kept by triggers on attachments (schema/0037_storage_usage.sql). */
+export interface StorageUsageTable {
+  tenant_id: string;
+  /** bigint: a string from pg, a number from PGlite */
+  bytes: number | string;
+}
+
 export interface FilesTables {
   attachments: AttachmentsTable;
+  storage_usage: StorageUsageTable;
 }
