@@ -1,35 +1,31 @@
 import * as z from 'zod';
 import { LOG_LEVELS } from './log/logger';
 
+// Schemas are immutable, so variables of one kind share one instance: building a zod schema is
+// what a Worker's startup spends most on, and this table has some eighty variables.
+const optionalString = z.string().optional();
+const optionalUrl = z.string().url().optional();
+const nonNegativeInt = z.number().int().nonnegative();
+
 /** A comma list of host names, trimmed and lower-cased (allow lists). */
-const hostList = z
-  .string()
-  .optional()
-  .transform((v) =>
-    (v ?? '')
-      .split(',')
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
-  );
+const hostList = optionalString.transform((v) =>
+  (v ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean),
+);
 
 /** `*` (any origin) or a comma list of exact origins (`https://help.example.com`). */
-export const corsOrigins = z
-  .string()
-  .optional()
-  .transform((v): '*' | string[] => {
-    const list = (v ?? '*')
-      .split(',')
-      .map((o) => o.trim())
-      .filter(Boolean);
-    return list.length === 0 || list.includes('*') ? '*' : list;
-  });
+export const corsOrigins = optionalString.transform((v): '*' | string[] => {
+  const list = (v ?? '*')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  return list.length === 0 || list.includes('*') ? '*' : list;
+});
 
 const intFromString = (fallback: number) =>
-  z
-    .string()
-    .optional()
-    .transform((v) => (v === undefined || v === '' ? fallback : Number(v)))
-    .pipe(z.number().int().nonnegative());
+  optionalString.transform((v) => (v === undefined || v === '' ? fallback : Number(v))).pipe(nonNegativeInt);
 
 /**
  * Every setting the functions read, validated once (Unkey's pattern: env checked before routing).
@@ -41,18 +37,18 @@ const intFromString = (fallback: number) =>
 export const EnvSchema = z.object({
   /** Where the service runs: `development` allows the built-in dev secrets below. */
   APP_ENV: z.enum(['development', 'test', 'staging', 'production']).default('development'),
-  DATABASE_URL: z.string().optional(),
+  DATABASE_URL: optionalString,
   DATA_DIR: z.string().default('.data'),
-  DASHBOARD_JWT_SECRET: z.string().optional(),
-  DASHBOARD_JWKS_URL: z.string().url().optional(),
-  END_USER_JWT_SECRET: z.string().optional(),
-  INTERNAL_API_TOKEN: z.string().optional(),
+  DASHBOARD_JWT_SECRET: optionalString,
+  DASHBOARD_JWKS_URL: optionalUrl,
+  END_USER_JWT_SECRET: optionalString,
+  INTERNAL_API_TOKEN: optionalString,
   /** HMAC key for API-key hashes. Rotating it invalidates every key. */
-  API_KEY_HASH_SECRET: z.string().optional(),
+  API_KEY_HASH_SECRET: optionalString,
   /** AES-GCM key (base64 of 32 bytes, or any string: it is hashed to 32 bytes) for webhook secrets at rest. */
-  WEBHOOK_ENCRYPTION_KEY: z.string().optional(),
+  WEBHOOK_ENCRYPTION_KEY: optionalString,
   /** HS256 secret of the short-lived voice-widget session tokens (POST /api/v1/voice-widget/token). */
-  VOICE_WIDGET_SECRET: z.string().optional(),
+  VOICE_WIDGET_SECRET: optionalString,
   WEBHOOK_SSRF_ALLOW: hostList,
   WEBHOOK_RETRY_UNIT_MS: intFromString(1000),
   WEBHOOK_TIMEOUT_MS: intFromString(10_000),
@@ -62,32 +58,32 @@ export const EnvSchema = z.object({
   WEBHOOK_DISABLE_AFTER_S: intFromString(432_000),
   /** Seconds after rotate-secret during which `webhook-signature` also carries the old secret's. */
   WEBHOOK_ROTATION_OVERLAP_S: intFromString(86_400),
-  UPSTASH_REDIS_REST_URL: z.string().optional(),
-  UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
+  UPSTASH_REDIS_REST_URL: optionalString,
+  UPSTASH_REDIS_REST_TOKEN: optionalString,
   /** A plain Redis (`redis://` or `rediss://`), Node only: the same uses as Upstash, through ioredis. */
-  REDIS_URL: z.string().optional(),
+  REDIS_URL: optionalString,
   /** Prepended to every Redis key (default `<APP_ENV>:`): deployments sharing one Redis share no key. */
-  REDIS_KEY_PREFIX: z.string().optional(),
-  QSTASH_URL: z.string().optional(),
-  QSTASH_TOKEN: z.string().optional(),
-  QSTASH_CURRENT_SIGNING_KEY: z.string().optional(),
-  QSTASH_NEXT_SIGNING_KEY: z.string().optional(),
+  REDIS_KEY_PREFIX: optionalString,
+  QSTASH_URL: optionalString,
+  QSTASH_TOKEN: optionalString,
+  QSTASH_CURRENT_SIGNING_KEY: optionalString,
+  QSTASH_NEXT_SIGNING_KEY: optionalString,
   /**
    * Multi-region QStash (`EU_CENTRAL_1` or `US_EAST_1`, `-` or `_`, any case): the region this
    * deployment publishes from, and the switch that makes a callback's `Upstash-Region` choose that
    * region's signing keys. Each region's settings below fall back to the default ones above.
    */
-  QSTASH_REGION: z.string().optional(),
-  EU_CENTRAL_1_QSTASH_URL: z.string().optional(),
-  EU_CENTRAL_1_QSTASH_TOKEN: z.string().optional(),
-  EU_CENTRAL_1_QSTASH_CURRENT_SIGNING_KEY: z.string().optional(),
-  EU_CENTRAL_1_QSTASH_NEXT_SIGNING_KEY: z.string().optional(),
-  US_EAST_1_QSTASH_URL: z.string().optional(),
-  US_EAST_1_QSTASH_TOKEN: z.string().optional(),
-  US_EAST_1_QSTASH_CURRENT_SIGNING_KEY: z.string().optional(),
-  US_EAST_1_QSTASH_NEXT_SIGNING_KEY: z.string().optional(),
+  QSTASH_REGION: optionalString,
+  EU_CENTRAL_1_QSTASH_URL: optionalString,
+  EU_CENTRAL_1_QSTASH_TOKEN: optionalString,
+  EU_CENTRAL_1_QSTASH_CURRENT_SIGNING_KEY: optionalString,
+  EU_CENTRAL_1_QSTASH_NEXT_SIGNING_KEY: optionalString,
+  US_EAST_1_QSTASH_URL: optionalString,
+  US_EAST_1_QSTASH_TOKEN: optionalString,
+  US_EAST_1_QSTASH_CURRENT_SIGNING_KEY: optionalString,
+  US_EAST_1_QSTASH_NEXT_SIGNING_KEY: optionalString,
   /** Public base URL of this API (QStash callbacks, export download links). */
-  PUBLIC_BASE_URL: z.string().optional(),
+  PUBLIC_BASE_URL: optionalString,
   /** How long the rate limiter waits for Upstash Redis before judging the request in memory (fail-open). */
   RATE_LIMIT_TIMEOUT_MS: intFromString(250),
   /** Multiplies every plan's limits. 1 in staging and production; load benchmarks raise it. */
@@ -139,29 +135,29 @@ export const EnvSchema = z.object({
   /** HMAC key of the signed download links; unset = derived from API_KEY_HASH_SECRET (docs/files.md). */
   FILES_SIGNING_KEY: z.string().min(16).optional(),
   /** An S3-compatible bucket for files (all four set; else a folder under DATA_DIR): endpoint URL, path-style. */
-  S3_ENDPOINT: z.string().url().optional(),
-  S3_BUCKET: z.string().optional(),
-  S3_ACCESS_KEY_ID: z.string().optional(),
-  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_ENDPOINT: optionalUrl,
+  S3_BUCKET: optionalString,
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
   /** The bucket's SigV4 region (`auto` for R2's S3 API). */
   S3_REGION: z.string().default('us-east-1'),
   /** AES-GCM key for contact-sync API tokens at rest; unset = WEBHOOK_ENCRYPTION_KEY. */
-  SYNC_ENCRYPTION_KEY: z.string().optional(),
+  SYNC_ENCRYPTION_KEY: optionalString,
   /** Comma list of host names a sync connection may reach over plain http or at a private address (local fakes only). */
   SYNC_HTTP_ALLOW_HOSTS: hostList,
   /** Timeout of one upstream helpdesk page request (contact sync). */
   SYNC_TIMEOUT_MS: intFromString(10_000),
   /** Base URL of the upstream ITSM knowledge-base API (KB destination `itsm`); unset = destination unavailable. */
-  ITSM_KB_URL: z.string().url().optional(),
+  ITSM_KB_URL: optionalUrl,
   /** Bearer token sent to ITSM_KB_URL. */
-  ITSM_KB_TOKEN: z.string().optional(),
+  ITSM_KB_TOKEN: optionalString,
   /** Least severe level logged (pino's names): `info` logs one access line per request. */
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** Origins the browser surfaces answer (comma list, or `*`): shared/http/cors.ts. */
   CORS_ALLOWED_ORIGINS: corsOrigins,
   /** HTTP mail API (shared/mail/mailer.ts): unset = mails are printed (development) or kept in memory (test). */
-  MAIL_API_URL: z.string().url().optional(),
-  MAIL_API_KEY: z.string().optional(),
+  MAIL_API_URL: optionalUrl,
+  MAIL_API_KEY: optionalString,
   MAIL_FROM: z.string().default('Support Platform <no-reply@localhost>'),
 });
 
