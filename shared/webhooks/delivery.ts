@@ -106,7 +106,9 @@ const subscribed = (e: 'c' | 'm') =>
  * digits (BASE62's first 36, lower case), 14 random base62 characters. The milliseconds are the
  * statement's time plus the pair's number `p.n`, so the ids of one statement sort in pair order,
  * as newId's of one process do. The subquery refers to the row, so it is evaluated for every row
- * rather than once.
+ * rather than once. `random()` is enough for the random part: an id names a delivery, it grants
+ * nothing (every read of one is scoped to its tenant), and two ids of the same millisecond share
+ * their 14 random characters with odds of one in 10^25.
  */
 const deliveryIdSql = sql`${`${ID_PREFIX.delivery}_`} || (SELECT string_agg(CASE WHEN i < 9
    THEN lower(substr(${BASE62}, (((floor(extract(epoch FROM now()) * 1000)::bigint + p.n - 1) / power(36, 8 - i)::bigint) % 36)::int + 1, 1))
@@ -120,9 +122,16 @@ type FanOutRow = Record<'events' | 'deliveries', string | number> & { more?: boo
 /**
  * The fan-out of a batch of events (`batch`, null for none) and the claim of up to `claim.limit` due
  * attempts, as one statement (comments stay out of its SQL: every byte of it is in each bundle and
- * sent with each statement). The claim's CTE is evaluated once (a LIMIT inside `WHERE id IN (...)` is
- * not guaranteed to be); the subscription comes with each claimed row, so an attempt reads it without
- * a round trip of its own.
+ * sent with each statement). Its steps, in order:
+ *  - `picked`, `reclaimed`: the attempts already due, locked and leased to this `token`. The CTE is
+ *    evaluated once (a LIMIT inside `WHERE id IN (...)` is not guaranteed to be).
+ *  - `cand`: the oldest undispatched events, locked (another process's are skipped).
+ *  - `sized`: each with its running number of deliveries (its subscriptions, at least 1).
+ *  - `marked`: those that fit `batch.max` marked dispatched (the first always, however many it has).
+ *  - `pairs`, `inserted`: one delivery per event and subscription, numbered in event order; those
+ *    within what the limit leaves after `reclaimed` are inserted already leased to the token.
+ *  - the final SELECT: one row of counts (`more` when the batch was full or cut), beside each leased
+ *    delivery with its subscription's columns, so an attempt reads them without a round trip.
  */
 async function fanOut(
   db: Executor,
