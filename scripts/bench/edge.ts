@@ -13,28 +13,38 @@
 //
 //   EDGE_RTTS (default "0,20,60")   EDGE_REQUESTS (default 40 per case, RTT and path)
 //   EDGE_TRANSPORTS (default "http")   BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres)
-import { readdirSync, readFileSync } from 'node:fs';
+//   EDGE_PROFILE=<dir>: a CPU profile of each case's Worker (and of the bare Worker) over its
+//   requests at the first RTT, taken through workerd's inspector and written there as
+//   <case>.cpuprofile, with one line per case of where its samples went by package (profiling
+//   slows the Worker: the CPU figures of such a run do not compare with another's)
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import pg from 'pg';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { newId } from '../../shared/ids';
-import { BARE_WORKER } from '../edge/config';
+import { BARE_WORKER, BUNDLE_DIR } from '../edge/config';
 import { CPU_RATIO_TARGETS, cpuLine } from '../edge/floor';
+import { workerProfiler } from '../edge/inspector';
 import { freshSecrets, startEdgeStack } from '../edge/stack';
 import { redisReachable, startUpstashRestAdapter } from '../edge/upstash-rest';
+import { type Profile, samplesByPackage } from '../lib/cpu-profile';
 
 const ADMIN = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const RTTS = (process.env.EDGE_RTTS ?? '0,20,60').split(',').map(Number);
 const N = Number(process.env.EDGE_REQUESTS ?? 40);
 const WARMUP = 5;
 const TRANSPORTS = (process.env.EDGE_TRANSPORTS ?? 'http').split(',') as ('http' | 'websocket')[];
+const PROFILE_DIR = process.env.EDGE_PROFILE;
 const CALLBACK_PATH = '/api/internal/webhooks/qstash';
 /** a webhook destination that refuses at once: the bookkeeping is what is measured, not the subscriber */
 const HOOK_URL = 'https://127.0.0.1:9/hook';
 
 interface Case {
   name: string;
+  /** the function whose Worker serves it (the one EDGE_PROFILE profiles) */
+  worker: string;
   /** the latency each millisecond of RTT may add at the p50 (docs/benchmarks.md, "edge targets") */
   slope: number;
   /** prepares the i-th request (signing, outside the timing) and returns the call to time */
@@ -103,7 +113,9 @@ async function runTransport(transport: 'http' | 'websocket') {
   const secrets = freshSecrets();
   const base = `http://127.0.0.1:${port}`;
   const signingKey = `sig_${crypto.randomUUID().replaceAll('-', '')}`;
+  const inspectorPort = PROFILE_DIR ? await freePort() : undefined;
   const stack = await startEdgeStack({
+    inspectorPort,
     adminUrl: ADMIN,
     secrets,
     port,
@@ -203,18 +215,21 @@ async function runTransport(transport: 'http' | 'websocket') {
     const cases: Case[] = [
       {
         name: 'ticket-read',
+        worker: 'tickets',
         slope: 1.15,
         expect: 200,
         request: (i) => () => call('GET', `/api/v1/tickets/${ids[i % ids.length]}`, key),
       },
       {
         name: 'ticket-list',
+        worker: 'tickets',
         slope: 1.15,
         expect: 200,
         request: () => () => call('GET', '/api/v1/tickets?limit=20', key),
       },
       {
         name: 'ticket-create',
+        worker: 'tickets',
         slope: 2.15,
         expect: 201,
         request: (i) => () =>
@@ -222,6 +237,7 @@ async function runTransport(transport: 'http' | 'websocket') {
       },
       {
         name: 'delivery-bookkeeping',
+        worker: 'webhooks',
         slope: 2.15,
         expect: 200,
         request: async (i) => {
@@ -252,14 +268,30 @@ async function runTransport(transport: 'http' | 'websocket') {
      * The floor: N requests to the bare Worker, each followed by the same settle as a case's, and
      * the workerd CPU they took (the same processes, counted the same way).
      */
-    const bareCpuMs = async (rtt: number) => {
+    const bareCpuMs = async (rtt: number, profileAs?: string) => {
       for (let w = 0; w < WARMUP; w++) await ok(await call('GET', BARE_WORKER.path, {}), 200, 'bare');
+      const profiling = profileAs ? await startProfile(BARE_WORKER.name) : null;
       const cpu0 = workerdCpuMs();
       for (let i = 0; i < N; i++) {
         await ok(await call('GET', BARE_WORKER.path, {}), 200, 'bare');
         await settle(rtt);
       }
-      return workerdCpuMs() - cpu0;
+      const spent = workerdCpuMs() - cpu0;
+      if (profiling && profileAs) await profiling(profileAs);
+      return spent;
+    };
+    /** EDGE_PROFILE: profiles `worker` from now; the returned call stops, writes and prints it */
+    const startProfile = async (worker: string) => {
+      if (!PROFILE_DIR || inspectorPort === undefined) return null;
+      const profiler = await workerProfiler(inspectorPort, worker);
+      await profiler.start();
+      return async (label: string) => {
+        const profile = await profiler.stop();
+        profiler.close();
+        mkdirSync(PROFILE_DIR, { recursive: true });
+        writeFileSync(join(PROFILE_DIR, `${label}.cpuprofile`), JSON.stringify(profile));
+        console.log(profileLine(label, worker, profile));
+      };
     };
     /** per case, workerd CPU (ms) over every RTT: its own requests' and the bare Worker's beside them */
     const cpuOf = new Map<string, { own: number; bare: number }>();
@@ -274,7 +306,8 @@ async function runTransport(transport: 'http' | 'websocket') {
       upstash.delayMs = rtt;
       for (const c of cases) {
         const next = () => (c.name === 'delivery-bookkeeping' ? di++ : di);
-        const bareMs = await bareCpuMs(rtt);
+        const first = rtt === RTTS[0];
+        const bareMs = await bareCpuMs(rtt, first && c === cases[0] ? 'bare' : undefined);
         for (let w = 0; w < WARMUP; w++) {
           const res = await (await c.request(next()))();
           if (res.status !== c.expect) throw new Error(`${c.name}: ${res.status} ${await res.text()}`);
@@ -283,6 +316,7 @@ async function runTransport(transport: 'http' | 'websocket') {
         const times: number[] = [];
         const traces: Trace[] = [];
         const sum = { pg: 0, redis: 0, pgAfter: 0, redisAfter: 0, sockets: 0 };
+        const profiling = first ? await startProfile(c.worker) : null;
         const cpu0 = workerdCpuMs();
         for (let i = 0; i < N; i++) {
           const send = await c.request(next());
@@ -308,6 +342,7 @@ async function runTransport(transport: 'http' | 'websocket') {
           sum.sockets += after.sockets - before.sockets;
         }
         const cpuMs = workerdCpuMs() - cpu0;
+        if (profiling) await profiling(c.name);
         const cpu = cpuMs / N;
         times.sort((a, b) => a - b);
         const p50 = pct(times, 0.5);
@@ -361,6 +396,23 @@ async function runTransport(transport: 'http' | 'websocket') {
     await stack.close();
     await upstash.close();
   }
+}
+
+/** One case's profile by package: each package's share of the samples the Worker's thread was busy in. */
+function profileLine(label: string, worker: string, profile: Profile): string {
+  const { total, byPackage } = samplesByPackage([profile], {
+    bundle: join(BUNDLE_DIR, worker, 'index.js'),
+    inBundle: (url) => url.endsWith('index.js'),
+    outside: "workerd's own (no frame of the bundle)",
+    // the isolate waiting between requests is no cost
+    keep: (stack) => stack[0]?.functionName !== '(idle)',
+    bySamples: true,
+  });
+  const parts = [...byPackage]
+    .filter(([, n]) => n / total >= 0.01)
+    .map(([pkg, n]) => `${pkg} ${Math.round((n / total) * 100)}%`)
+    .join(', ');
+  return `edge profile ${label} (${worker}): ${total} busy samples: ${parts}`;
 }
 
 /**

@@ -11,37 +11,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SourceMapConsumer } from 'source-map-js';
 import { BUNDLE_DIR } from '../edge/config';
+import { type Profile, samplesByPackage } from '../lib/cpu-profile';
 
 const RUNS = Number(process.env.STARTUP_PROFILE_RUNS ?? 6);
 const workers = process.argv.slice(2).length
   ? process.argv.slice(2)
   : readdirSync(BUNDLE_DIR).filter((n) => !n.startsWith('__'));
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-/** `node_modules/@scope/pkg/...` → `@scope/pkg`; our files → "ours" */
-function packageOf(source: string | null): string {
-  if (!source) return "the bundle's own top level";
-  const inModules = source.split('node_modules/').pop() ?? source;
-  if (inModules === source) return 'ours';
-  const parts = inModules.split('/');
-  return parts[0]?.startsWith('@') ? `${parts[0]}/${parts[1]}` : (parts[0] ?? source);
-}
-
 function profileWorker(name: string): { evaluationMs: number; byPackage: Map<string, number> } {
   const bundle = join(BUNDLE_DIR, name, 'index.js');
-  const map = new SourceMapConsumer(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')));
   const dir = mkdtempSync(join(tmpdir(), `startup-${name}-`));
   const entry = join(dir, 'import.mjs');
   writeFileSync(entry, `await import(${JSON.stringify(bundle)});\n`);
@@ -54,38 +33,20 @@ function profileWorker(name: string): { evaluationMs: number; byPackage: Map<str
         '100',
         entry,
       ]);
-    const byPackage = new Map<string, number>();
-    let total = 0;
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
-      const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile;
-      const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-      const parent = new Map<number, number>();
-      for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-      profile.samples.forEach((sample, i) => {
-        let inEvaluation = false;
-        let innermost: string | undefined;
-        for (let id: number | undefined = sample; id !== undefined; id = parent.get(id)) {
-          const frame = nodes.get(id)?.callFrame;
-          if (!frame) break;
-          if (frame.functionName === 'evaluate' && frame.url === '') inEvaluation = true;
-          if (innermost === undefined && frame.url.endsWith(`/${name}/index.js`))
-            innermost = packageOf(
-              map.originalPositionFor({ line: frame.lineNumber + 1, column: frame.columnNumber }).source,
-            );
-        }
-        if (!inEvaluation) return;
-        const us = profile.timeDeltas[i] ?? 0;
-        total += us;
-        const key = innermost ?? "Node's own (under evaluation)";
-        byPackage.set(key, (byPackage.get(key) ?? 0) + us);
-      });
-    }
+    const profiles = readdirSync(dir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Profile);
+    // only the samples taken inside module evaluation (V8's `evaluate`, the bundle's top level below it)
+    const { total, byPackage } = samplesByPackage(profiles, {
+      bundle,
+      inBundle: (url) => url.endsWith(`/${name}/index.js`),
+      outside: "Node's own (under evaluation)",
+      keep: (stack) => stack.some((f) => f.functionName === 'evaluate' && f.url === ''),
+    });
     const perRun = (us: number) => us / 1000 / RUNS;
     return {
       evaluationMs: perRun(total),
-      byPackage: new Map(
-        [...byPackage].map(([k, v]): [string, number] => [k, perRun(v)]).sort((a, b) => b[1] - a[1]),
-      ),
+      byPackage: new Map([...byPackage].map(([k, v]): [string, number] => [k, perRun(v)])),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

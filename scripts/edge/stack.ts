@@ -196,6 +196,8 @@ export async function startEdgeStack(options: {
   bare?: boolean;
   /** also run the control Workers under CONTROL_PATH (the e2e tier's memory test) */
   controls?: boolean;
+  /** open workerd's inspector on this port (bench:edge's EDGE_PROFILE: a CPU profile per case) */
+  inspectorPort?: number;
 }) {
   ensureBundles(options.bare ? [BARE_WORKER.name] : []);
   const proxy = await startWsProxy({ delayMs: options.delayMs });
@@ -220,6 +222,7 @@ export async function startEdgeStack(options: {
   const mfOptions = {
     host: E2E_HOST,
     port: options.port ?? Number(process.env.E2E_PORT ?? 8895),
+    ...(options.inspectorPort ? { inspectorPort: options.inspectorPort } : {}),
     workers: [
       ...FUNCTIONS.map((fn) => ({
         name: fn.name,
