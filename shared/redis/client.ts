@@ -42,12 +42,21 @@ const OPTIONS: Record<RedisUse, Omit<RedisConfigNodejs, 'url' | 'token'>> = {
   // no retries: a slow or failing Redis is answered by the limiter's fail-open path, not by waiting.
   // Replies as sent: every reader takes numbers, arrays and the key cache's tab-separated entry as
   // they come (Number() of a string counter too), so the client's attempt to JSON-parse each string
-  // of each reply, on every keyed request, bought nothing
-  rateLimit: { retry: false, enableTelemetry: false, automaticDeserialization: false },
+  // of each reply, on every keyed request, bought nothing. And no `Upstash-Encoding: base64`: the
+  // client then decoded every string of every reply (atob, a byte copy, a TextDecoder). Base64 is
+  // there for values that are not UTF-8; ours are ASCII (key records of ids, plans and scopes,
+  // counters, sealed answers in base64url), which the REST API returns in JSON as they are
+  rateLimit: {
+    retry: false,
+    enableTelemetry: false,
+    automaticDeserialization: false,
+    responseEncoding: false,
+  },
   // one quick retry, then the request fails closed (503) instead of hanging; records are raw JSON
   idempotency: {
     automaticDeserialization: false,
     enableTelemetry: false,
+    responseEncoding: false,
     retry: { retries: 1, backoff: () => 50 },
   },
 };
