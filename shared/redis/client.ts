@@ -45,18 +45,22 @@ const OPTIONS: Record<RedisUse, Omit<RedisConfigNodejs, 'url' | 'token'>> = {
   // of each reply, on every keyed request, bought nothing. And no `Upstash-Encoding: base64`: the
   // client then decoded every string of every reply (atob, a byte copy, a TextDecoder). Base64 is
   // there for values that are not UTF-8; ours are ASCII (key records of ids, plans and scopes,
-  // counters, sealed answers in base64url), which the REST API returns in JSON as they are
+  // counters, sealed answers in base64url), which the REST API returns in JSON as they are. And
+  // no auto-pipelining: it built a pipeline object per command to batch the commands of one tick,
+  // and ours are one script per request (the key's, then the share's release after the answer)
   rateLimit: {
     retry: false,
     enableTelemetry: false,
     automaticDeserialization: false,
     responseEncoding: false,
+    enableAutoPipelining: false,
   },
   // one quick retry, then the request fails closed (503) instead of hanging; records are raw JSON
   idempotency: {
     automaticDeserialization: false,
     enableTelemetry: false,
     responseEncoding: false,
+    enableAutoPipelining: false,
     retry: { retries: 1, backoff: () => 50 },
   },
 };
