@@ -20,8 +20,10 @@ export async function workerProfiler(inspectorPort: number, worker: string): Pro
   const waiting = new Map<number, (reply: { result?: unknown; error?: { message: string } }) => void>();
   ws.on('message', (data) => {
     const reply = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
-    if (reply.id !== undefined) waiting.get(reply.id)?.(reply);
-    if (reply.id !== undefined) waiting.delete(reply.id);
+    // events (no id) are not asked for here
+    if (reply.id === undefined) return;
+    waiting.get(reply.id)?.(reply);
+    waiting.delete(reply.id);
   });
   const send = (method: string, params: Record<string, unknown> = {}) =>
     new Promise<unknown>((resolve, reject) => {
