@@ -28,6 +28,23 @@ export const PARAM_EXAMPLES: Record<string, unknown> = {
   signature: '5b1c0e9d8a7f6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a2918070f6e5',
 };
 
+// a contact's fields mean the same whether it is created or changed
+const CONTACT_BODY = {
+  company_id: 'The company (`cmp_…`)',
+  custom_attrs: 'Custom attributes: your own key/value pairs',
+  email: 'Email address',
+  external_id: 'The id in your own system (unique per tenant)',
+  first_name: 'First name',
+  last_name: 'Last name',
+  last_seen_at: 'When the contact was last active',
+  locale: 'Locale tag, e.g. `en-US`',
+  phone: 'Phone number (E.164)',
+  role: 'Job title or role at the company',
+  tags: 'Tags (free-form labels)',
+  timezone: 'IANA time zone, e.g. `Europe/Berlin`',
+  unsubscribed_from_emails: 'True when the contact opted out of emails',
+};
+
 /** component name -> field -> description (nested fields too, by their own name) */
 export const FIELD_TEXT: Record<string, Record<string, string>> = {
   ApiKeyCreate: {
@@ -213,41 +230,13 @@ export const FIELD_TEXT: Record<string, Record<string, string>> = {
   ConfigSections: {
     sections: 'Every configuration section',
   },
-  ContactCreate: {
-    company_id: 'The company (`cmp_…`)',
-    custom_attrs: 'Custom attributes: your own key/value pairs',
-    email: 'Email address',
-    external_id: 'The id in your own system (unique per tenant)',
-    first_name: 'First name',
-    last_name: 'Last name',
-    last_seen_at: 'When the contact was last active',
-    locale: 'Locale tag, e.g. `en-US`',
-    phone: 'Phone number (E.164)',
-    role: 'Job title or role at the company',
-    tags: 'Tags (free-form labels)',
-    timezone: 'IANA time zone, e.g. `Europe/Berlin`',
-    unsubscribed_from_emails: 'True when the contact opted out of emails',
-  },
+  ContactCreate: CONTACT_BODY,
   ContactList: {
     contacts: 'The contacts of the page',
     limit: 'The page size used',
     offset: 'How many matching items were skipped',
   },
-  ContactUpdate: {
-    company_id: 'The company (`cmp_…`)',
-    custom_attrs: 'Custom attributes: your own key/value pairs',
-    email: 'Email address',
-    external_id: 'The id in your own system (unique per tenant)',
-    first_name: 'First name',
-    last_name: 'Last name',
-    last_seen_at: 'When the contact was last active',
-    locale: 'Locale tag, e.g. `en-US`',
-    phone: 'Phone number (E.164)',
-    role: 'Job title or role at the company',
-    tags: 'Tags (free-form labels)',
-    timezone: 'IANA time zone, e.g. `Europe/Berlin`',
-    unsubscribed_from_emails: 'True when the contact opted out of emails',
-  },
+  ContactUpdate: CONTACT_BODY,
   ConversationAssign: {
     assignee_team_id: 'The team to assign it to',
     assignee_user_id: 'The agent to assign it to',
