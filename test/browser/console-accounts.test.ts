@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import {
+  apiCaller,
   type ConsoleServer,
   chromiumMissing,
   DEMO_ADMIN,
@@ -30,20 +31,10 @@ describe.skipIf(chromiumMissing())('the console’s account flows and layout', (
   let token = '';
   const pageErrors: string[] = [];
 
-  const call = async <T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    body?: unknown,
-    bearer = token,
-  ) => {
-    const res = await fetch(`${server.base}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (res.status === 204 ? {} : await res.json()) as T;
-  };
+  const { call } = apiCaller(
+    () => server.base,
+    () => token,
+  );
 
   /** The token of the newest invitation mailed to `email` that is not one of `used`. */
   const mailedToken = async (email: string, used: string[] = []) => {

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  apiCaller,
   type ConsoleServer,
   chromiumMissing,
   DEMO_ADMIN,
@@ -32,18 +33,10 @@ describe.skipIf(chromiumMissing())('the console: conversations and their files',
   let conversationId = '';
   let agentName = '';
 
-  const call = async (method: string, path: string, body?: unknown, auth = true): Promise<Json> => {
-    const res = await fetch(`${server.base}${path}`, {
-      method,
-      headers: {
-        ...(auth ? { Authorization: `Bearer ${token}` } : {}),
-        'Content-Type': 'application/json',
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Json;
-  };
+  const { call } = apiCaller(
+    () => server.base,
+    () => token,
+  );
 
   beforeAll(async () => {
     server = await startConsoleServer();
@@ -57,7 +50,7 @@ describe.skipIf(chromiumMissing())('the console: conversations and their files',
       'POST',
       '/api/v1/widget/messages',
       { tenant_id: (me.tenant as Json).id, email: 'ana@customer.example', name: 'Ana Silva', body: ASKED },
-      false,
+      '',
     );
     conversationId = String(asked.conversation_id);
     await call('PATCH', `/api/v2/conversations/${conversationId}`, { subject: SUBJECT });

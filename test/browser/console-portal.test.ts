@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import {
+  apiCaller,
   type ConsoleServer,
   chromiumMissing,
   DEMO_ADMIN,
@@ -29,20 +30,10 @@ describe.skipIf(chromiumMissing())('the console as an integrator’s portal', ()
   let paths = new Set<string>();
   const pageErrors: string[] = [];
 
-  const call = async <T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    body?: unknown,
-    bearer = token,
-  ) => {
-    const res = await fetch(`${server.base}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (res.status === 204 ? {} : await res.json()) as T;
-  };
+  const { call } = apiCaller(
+    () => server.base,
+    () => token,
+  );
 
   const signIn = async (p: Page, email = DEMO_ADMIN.email, password = DEMO_ADMIN.password) => {
     await p.goto(`${server.base}/console/`);

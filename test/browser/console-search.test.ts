@@ -5,6 +5,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  apiCaller,
   type ConsoleServer,
   chromiumMissing,
   DEMO_ADMIN,
@@ -24,15 +25,10 @@ describe.skipIf(chromiumMissing())('the console: search', () => {
   let token = '';
   const pageErrors: string[] = [];
 
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.base}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
+  const { call } = apiCaller(
+    () => server.base,
+    () => token,
+  );
 
   beforeAll(async () => {
     server = await startConsoleServer();

@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import {
+  apiCaller,
   type ConsoleServer,
   chromiumMissing,
   DEMO_ADMIN,
@@ -26,25 +27,10 @@ describe.skipIf(chromiumMissing())('the console’s sessions and a newcomer’s 
   let token = '';
   const pageErrors: string[] = [];
 
-  const send = async (method: string, path: string, body?: unknown, bearer = token) =>
-    fetch(`${server.base}${path}`, {
-      method,
-      headers: {
-        ...(bearer ? { Authorization: `Bearer ${bearer}` } : {}),
-        'Content-Type': 'application/json',
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  const call = async <T = Record<string, unknown>>(
-    method: string,
-    path: string,
-    body?: unknown,
-    bearer = token,
-  ) => {
-    const res = await send(method, path, body, bearer);
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (res.status === 204 ? {} : await res.json()) as T;
-  };
+  const { send, call } = apiCaller(
+    () => server.base,
+    () => token,
+  );
 
   const signIn = async (p: Page, email = DEMO_ADMIN.email, password = DEMO_ADMIN.password) => {
     await p.goto(`${server.base}/console/`);

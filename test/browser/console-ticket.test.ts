@@ -6,6 +6,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  apiCaller,
   type ConsoleServer,
   chromiumMissing,
   DEMO_ADMIN,
@@ -25,15 +26,10 @@ describe.skipIf(chromiumMissing())('the console: SLA badges, a ticket and its fi
   const ids = { due: '', breached: '', webhook: '' };
   const NOTE = 'Printer log: paper jam at 09:14\n';
 
-  const call = async (method: string, path: string, body?: unknown): Promise<Json> => {
-    const res = await fetch(`${server.base}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.status === 204 ? {} : ((await res.json()) as Json);
-  };
+  const { call } = apiCaller(
+    () => server.base,
+    () => token,
+  );
 
   beforeAll(async () => {
     // an endpoint that fails is disabled a second after it starts failing (five days by default)

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
 import { KEY_DIALOG_SCOPE_GROUPS } from '../../shared/context/scopes';
 import {
+  apiCaller,
   type ConsoleServer,
   chromiumMissing,
   DEMO_ADMIN,
@@ -33,15 +34,10 @@ describe.skipIf(chromiumMissing())('the console, usable and accessible', () => {
   const pageErrors: string[] = [];
 
   /** The API as the demo admin (setup and checks, not what the console does). */
-  const call = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.base}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (res.status === 204 ? {} : await res.json()) as T;
-  };
+  const { call } = apiCaller(
+    () => server.base,
+    () => token,
+  );
 
   const nav = (p: Page, name: string) =>
     p.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true });

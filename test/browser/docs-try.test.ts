@@ -5,6 +5,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  apiCaller,
   type ConsoleServer,
   chromiumMissing,
   DEMO_ADMIN,
@@ -36,15 +37,10 @@ describe.skipIf(chromiumMissing())('/docs/try: Execute succeeds with the pre-fil
     paths: Record<string, Record<string, { operationId?: string; 'x-required-scopes'?: string[] }>>;
   };
 
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${server.base}${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
-  };
+  const { call } = apiCaller(
+    () => server.base,
+    () => token,
+  );
 
   beforeAll(async () => {
     server = await startConsoleServer();

@@ -45,6 +45,34 @@ export async function sessionToken(base: string, email: string, password: string
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
+/**
+ * A test's own calls to the API (setting up data, reading what a page did): JSON in and out, with
+ * `bearer()` as the credential unless a call names its own ('' for none). `send` gives back the
+ * response; `call` throws on any status but 2xx, with the body, and reads a 204 as `{}`.
+ */
+export function apiCaller(base: () => string, bearer: () => string) {
+  const send = (method: string, path: string, body?: unknown, token = bearer()) =>
+    fetch(`${base()}${path}`, {
+      method,
+      headers: {
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        'Content-Type': 'application/json',
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const call = async <T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+  ): Promise<T> => {
+    const res = await send(method, path, body, token);
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (res.status === 204 ? {} : await res.json()) as T;
+  };
+  return { send, call };
+}
+
 export interface ConsoleServer {
   base: string;
   /** everything the server printed so far */
