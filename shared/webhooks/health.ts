@@ -8,8 +8,8 @@ import type { Mailer } from '../mail/mailer';
 
 /**
  * Endpoint health (docs/webhooks.md, "Endpoint health"). A delivery that ends `failed` after real
- * attempts makes its endpoint `failing`; while failing, the oldest failed delivery not re-sent yet
- * goes out again as a probe (a new delivery linked to it, as a redelivery is) on growing gaps; the
+ * attempts makes its endpoint `failing`; while failing, the failed delivery of the oldest event not
+ * re-sent yet goes out again as a probe (a new delivery linked to it, as a redelivery is) on growing gaps; the
  * first success of any delivery makes it `healthy` and re-sends, once each and oldest first, every
  * delivery that failed since `failing_since`. Failing for WEBHOOK_DISABLE_AFTER_S with no success
  * disables it. Every one of these moves is one conditional UPDATE of the subscription row: the
@@ -67,6 +67,14 @@ const waitingSql = (webhookId: unknown, since: unknown) => sql`
     AND (d.created_at >= ${since} OR d.last_attempt_at >= ${since})
     AND NOT EXISTS (SELECT 1 FROM webhook_deliveries AS r WHERE r.redelivery_of = d.id)`;
 
+/**
+ * Oldest first means by the event's time: a failed probe is itself a delivery waiting, newer than
+ * the others but carrying the oldest event, and one fan-out may have written a later event's
+ * delivery before an earlier one's. The delivery's own time and id then break ties.
+ */
+const oldestEventFirst = (alias: string) =>
+  sql.raw(`ORDER BY ${alias}.event_created_at, ${alias}.created_at, ${alias}.id`);
+
 /** How many deliveries of each endpoint wait for recovery (0 for one that is not failing). */
 export async function waitingCounts(
   db: Executor,
@@ -89,7 +97,7 @@ export async function waitingCounts(
  */
 export async function resendWaiting(db: Executor, webhookId: string, since: Date): Promise<string[]> {
   const { rows: waiting } = await sql<{ id: string }>`
-    SELECT x.id FROM (${waitingSql(webhookId, since)}) AS x ORDER BY x.created_at, x.id`.execute(db);
+    SELECT x.id FROM (${waitingSql(webhookId, since)}) AS x ${oldestEventFirst('x')}`.execute(db);
   if (waiting.length === 0) return [];
   const ids = waiting.map(() => newId('delivery'));
   const { rows } = await sql<{ id: string }>`
@@ -106,9 +114,9 @@ export async function resendWaiting(db: Executor, webhookId: string, since: Date
 }
 
 /** One re-send of the oldest delivery waiting for recovery, as a probe; its id, or null when none waits. */
-async function sendProbe(db: Executor, webhookId: string, since: Date): Promise<string | null> {
+export async function sendProbe(db: Executor, webhookId: string, since: Date): Promise<string | null> {
   const { rows } = await sql<{ id: string }>`
-    WITH oldest AS (${waitingSql(webhookId, since)} ORDER BY d.created_at, d.id LIMIT 1)
+    WITH oldest AS (${waitingSql(webhookId, since)} ${oldestEventFirst('d')} LIMIT 1)
     INSERT INTO webhook_deliveries
       (id, tenant_id, webhook_id, event_id, event_type, payload, event_created_at, is_test, redelivery_of,
        next_attempt_at)

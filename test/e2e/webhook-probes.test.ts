@@ -101,7 +101,7 @@ describe('webhook endpoint health on workerd, probes by QStash delayed callbacks
     const byId = new Map(rows.map((d) => [d.id, d]));
     const delivered = rows.filter((d) => d.status === 'delivered');
     expect(delivered).toHaveLength(3);
-    // the probe (queued first, rows come by created_at) re-sent the oldest failed delivery
+    // the probe (queued first, rows come by created_at) re-sent the oldest event, whatever probes failed before
     const subjectOf = (d: DeliveryRow) => (d.payload as { ticket: { subject: string } }).ticket.subject;
     expect(subjectOf(delivered[0]!)).toBe('first');
     for (const d of delivered) {
