@@ -9,9 +9,9 @@ import type { Mailer } from '../mail/mailer';
 /**
  * Endpoint health (docs/webhooks.md, "Endpoint health"). A delivery that ends `failed` after real
  * attempts makes its endpoint `failing`; while failing, the failed delivery of the oldest event not
- * re-sent yet goes out again as a probe (a new delivery linked to it, as a redelivery is) on growing gaps; the
- * first success of any delivery makes it `healthy` and re-sends, once each and oldest first, every
- * delivery that failed since `failing_since`. Failing for WEBHOOK_DISABLE_AFTER_S with no success
+ * re-sent yet goes out again as a probe (a new delivery linked to it, as a redelivery is) on growing
+ * gaps; the first success of any delivery makes it `healthy` and re-sends, once each and oldest
+ * event first, every delivery that failed since `failing_since`. Failing for WEBHOOK_DISABLE_AFTER_S with no success
  * disables it. Every one of these moves is one conditional UPDATE of the subscription row: the
  * process whose UPDATE moved the state owns the move (its re-sends, audit entry and mail), another
  * process finds the state already moved and does nothing, so nothing is probed or recovered twice.
@@ -113,7 +113,7 @@ export async function resendWaiting(db: Executor, webhookId: string, since: Date
   return rows.map((r) => r.id);
 }
 
-/** One re-send of the oldest delivery waiting for recovery, as a probe; its id, or null when none waits. */
+/** One re-send of the oldest event's delivery waiting for recovery, as a probe; its id, or null when none waits. */
 export async function sendProbe(db: Executor, webhookId: string, since: Date): Promise<string | null> {
   const { rows } = await sql<{ id: string }>`
     WITH oldest AS (${waitingSql(webhookId, since)} ${oldestEventFirst('d')} LIMIT 1)
