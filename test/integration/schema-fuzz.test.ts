@@ -15,6 +15,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, postgresUnavailable, startHarness } from '../support/harness';
 import {
+  acceptsForeign,
   acceptsUnknown,
   BODY_REFERENCES,
   bodySchemaOf,
@@ -348,8 +349,11 @@ function mutationsOf(operation: Operation): Mutation[] {
     for (const cls of CLASSES) {
       if (cls.applies && !cls.applies(field)) continue;
       const label = `${cls.name} in ${field.where} ${field.name}`;
-      const mustRefuse = (w: World) =>
-        (cls.mustRefuse?.(field, w) ?? false) && !acceptsUnknown(operation, field.name);
+      // an id of nothing, or of another tenant's record where the caller is not a tenant's
+      const accepted =
+        acceptsUnknown(operation, field.name) ||
+        (cls.name === 'foreign id' && acceptsForeign(operation, field.name));
+      const mustRefuse = (w: World) => (cls.mustRefuse?.(field, w) ?? false) && !accepted;
       if (cls.name === 'missing') {
         out.push({
           label,

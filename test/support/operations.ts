@@ -426,6 +426,8 @@ interface Special {
   headers?: (w: World) => Promise<Record<string, string>>;
   /** body fields where an id of nothing is an answer, not a refusal (why: next to each use) */
   acceptsUnknown?: string[];
+  /** fields where another tenant's record is the caller's to name (why: next to each use) */
+  acceptsForeign?: string[];
 }
 
 const tenantId = (w: World) => w.a.tenant.id;
@@ -559,6 +561,11 @@ const SPECIAL: Record<string, Special> = {
       body: 'Hi',
       conversation_id: undefined,
     }),
+  },
+  'POST /api/internal/calls/{call_id}/recording': {
+    // the internal token is the platform's, not a tenant's, and the request names no tenant: the
+    // call id alone says whose call the recording is
+    acceptsForeign: ['call_id'],
   },
   'POST /api/internal/usage/report': {
     body: () => {
@@ -698,6 +705,8 @@ function pointReferences(body: unknown, w: World): unknown {
 export const consumesFixtures = (operation: Operation) => Boolean(SPECIAL[operation.id]?.fresh);
 export const acceptsUnknown = (operation: Operation, field: string) =>
   SPECIAL[operation.id]?.acceptsUnknown?.includes(field) ?? false;
+export const acceptsForeign = (operation: Operation, field: string) =>
+  SPECIAL[operation.id]?.acceptsForeign?.includes(field) ?? false;
 
 export function bodySchemaOf(op: Json): Json | undefined {
   return op.requestBody?.content?.['application/json']?.schema;
