@@ -172,11 +172,26 @@ const MESSAGE_OF: { [C in Issue['code']]: (issue: Extract<Issue, { code: C }>) =
 const errorMap = (issue: z.core.$ZodRawIssue) =>
   (MESSAGE_OF[issue.code as Issue['code']] as ((i: z.core.$ZodRawIssue) => string) | undefined)?.(issue);
 
+/**
+ * A query parameter given more than once reaches its schema as a list (`?limit=1&limit=2`), where
+ * "Input should be a valid string" would puzzle whoever wrote it once per value.
+ */
+const REPEATED_PARAMETER =
+  'Input should be one value: give the parameter once (a comma list where it takes several)';
+const repeatedParameter = (issue: Issue, root: string) =>
+  root === LOC_ROOT.query &&
+  issue.code === 'invalid_type' &&
+  issue.expected !== 'array' &&
+  issue.path.length === 1 &&
+  Array.isArray(issue.input);
+
 export function toValidationIssues(error: z.core.$ZodError, root: string): ValidationIssue[] {
   return error.issues.flatMap((issue) => {
     const loc = [root, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
     const type = ISSUE_TYPE[issue.code]?.(issue) ?? 'value_error';
-    const msg = (MESSAGE as Record<string, string | undefined>)[type] ?? issue.message;
+    const msg = repeatedParameter(issue, root)
+      ? REPEATED_PARAMETER
+      : ((MESSAGE as Record<string, string | undefined>)[type] ?? issue.message);
     if (issue.code === 'unrecognized_keys')
       return issue.keys.map((key) => ({ loc: [...loc, key], msg, type }));
     return [{ loc, msg, type }];

@@ -210,6 +210,20 @@ const CASES: readonly Case[] = [
     loc: ['body', 'payment_method', 'cvc'],
   },
   {
+    what: 'a query parameter given twice',
+    method: 'GET',
+    path: '/api/v1/tickets?limit=1&limit=2',
+    loc: ['query', 'limit'],
+    msg: 'Input should be one value: give the parameter once (a comma list where it takes several)',
+  },
+  {
+    what: 'a list parameter given twice instead of as a comma list',
+    method: 'GET',
+    path: '/api/v1/tickets?status=open&status=pending',
+    loc: ['query', 'status'],
+    msg: 'Input should be one value: give the parameter once (a comma list where it takes several)',
+  },
+  {
     what: 'a date-time that is not one',
     method: 'GET',
     path: '/api/v1/tickets?created_after=last-week',
