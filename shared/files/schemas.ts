@@ -5,23 +5,36 @@ import type { RouteDef } from '../http/openapi';
 import { defineRoute } from '../http/route';
 import { LinkDetail } from './links';
 
-/** A path separator or a control character (C0 or DEL): never in a file's name. */
-const isForbidden = (ch: string) =>
-  ch === '/' || ch === '\\' || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f;
+/**
+ * Never in a file's name: a path separator, a control character (C0, DEL, C1), or a text-direction
+ * control (the marks, embeddings, overrides and isolates), which make `invoice\u202Efdp.exe` read as
+ * `invoiceexe.pdf` in the console and in a mail client while it saves as an .exe.
+ */
+const FORBIDDEN_RANGES: readonly (readonly [number, number])[] = [
+  [0x00, 0x1f], // C0 controls
+  [0x7f, 0x9f], // DEL and C1 controls
+  [0x200e, 0x200f], // left-to-right and right-to-left marks
+  [0x202a, 0x202e], // embeddings and overrides
+  [0x2066, 0x2069], // isolates
+];
+const isForbidden = (ch: string) => {
+  const code = ch.charCodeAt(0);
+  return ch === '/' || ch === '\\' || FORBIDDEN_RANGES.some(([from, to]) => code >= from && code <= to);
+};
 
-/** A file's name as given: 1-255 characters, no path separators, no control characters. */
+/** A file's name as given: 1-255 characters, none of the above, not `.` or `..`. */
 export const Filename = z
   .string()
   .trim()
   .min(1, 'filename must not be empty')
   .max(255)
   .refine((v) => ![...v].some(isForbidden) && v !== '.' && v !== '..', {
-    message: 'filename must not contain a path separator or control characters',
+    message: 'filename must not contain a path separator, control characters or text-direction controls',
   });
 
 export const UploadQuery = z.strictObject({
   filename: Filename.describe(
-    'The name to store the file under (1-255 characters, no `/`, `\\` or control characters, not `.` or `..`)',
+    'The name to store the file under (1-255 characters; no `/`, `\\`, control characters or text-direction controls such as U+202E; not `.` or `..`)',
   ),
 });
 

@@ -169,6 +169,12 @@ export function fileSuite(name: string, open: () => Promise<StorageUnderTest>) {
       expect(missing.status).toBe(422);
       expect(missing.body.detail[0].loc).toEqual(['query', 'filename']);
       expect((await upload(path, 'x', { filename: '../etc/passwd' })).status).toBe(422);
+      // shown as "invoiceexe.pdf", saved as an .exe; and a C1 control
+      for (const filename of ['invoice\u202Efdp.exe', 'a\u2067b.txt', 'a\u0085b.txt']) {
+        const refused = await upload(path, 'x', { filename });
+        expect(refused.status, filename).toBe(422);
+        expect(refused.body.detail[0]).toMatchObject({ loc: ['query', 'filename'], type: 'value_error' });
+      }
       const empty = await upload(path, new Uint8Array(0));
       expect(empty.status).toBe(422);
       expect(empty.body.detail[0].loc).toEqual(['body']);

@@ -19139,7 +19139,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The name to store the file under (1-255 characters, no `/`, `\` or control characters, not `.` or `..`)
+                 * @description The name to store the file under (1-255 characters; no `/`, `\`, control characters or text-direction controls such as U+202E; not `.` or `..`)
                  * @example error-E451.png
                  */
                 filename: string;
@@ -25997,7 +25997,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The name to store the file under (1-255 characters, no `/`, `\` or control characters, not `.` or `..`)
+                 * @description The name to store the file under (1-255 characters; no `/`, `\`, control characters or text-direction controls such as U+202E; not `.` or `..`)
                  * @example error-E451.png
                  */
                 filename: string;
