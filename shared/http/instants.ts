@@ -6,8 +6,8 @@ import * as z from 'zod';
  * can carry a well-formed `9999-12-31T23:59:59-12:00` into year 10000; Postgres refuses both, so
  * such a value is a 422 here, where it enters, and never reaches a query (docs/input.md).
  */
-const EARLIEST_MS = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z
-const LATEST_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+export const EARLIEST_MS = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z
+export const LATEST_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
 const OUT_OF_RANGE = 'Date-time must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z';
 
 /** false for NaN too: a string zod's format accepts but Date cannot read is refused as well */

@@ -12,6 +12,8 @@
  * indexes count), so an error's position can be used on the client as it is.
  */
 
+import { EARLIEST_MS, LATEST_MS } from '../http/instants';
+
 export const FILTER_FIELDS = [
   'status',
   'priority',
@@ -268,7 +270,25 @@ const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000 } as const;
  * days, and `created<7d` before it. A date is a whole day in UTC: `created:2026-05-01` is that day,
  * `created<=2026-05-01` includes it (before the next midnight), `created>2026-05-01` starts after it.
  */
-export function rangeBounds(term: FilterTerm, now: Date): { op: Exclude<Comparison, '='>; at: Date }[] {
+export function rangeBounds(term: FilterTerm, now: Date): Bound[] {
+  return unclampedBounds(term, now).map(storableBound);
+}
+
+type Bound = { op: Exclude<Comparison, '='>; at: Date };
+
+/**
+ * A bound past the instants a column can hold (years 0001-9999: shared/http/instants.ts) as the same
+ * condition at the range's edge: `created>9999-12-31` starts at 10000-01-01, and `created>999999d`
+ * or a date in year 0000 before year 1, which Postgres would refuse as a parameter.
+ */
+function storableBound({ op, at }: Bound): Bound {
+  const ms = at.getTime();
+  if (ms > LATEST_MS) return { op: op === '>' || op === '>=' ? '>' : '<=', at: new Date(LATEST_MS) };
+  if (ms < EARLIEST_MS) return { op: op === '<' || op === '<=' ? '<' : '>=', at: new Date(EARLIEST_MS) };
+  return { op, at };
+}
+
+function unclampedBounds(term: FilterTerm, now: Date): Bound[] {
   const relative = RELATIVE.exec(term.value);
   if (relative) {
     const at = new Date(now.getTime() - Number(relative[1]) * UNIT_MS[relative[2] as keyof typeof UNIT_MS]);

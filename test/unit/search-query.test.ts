@@ -142,6 +142,24 @@ describe('range bounds', () => {
     expect(bounds('updated>=30m')).toEqual([['>=', '2026-06-15T11:30:00.000Z']]);
   });
 
+  it('a bound past years 0001-9999 is the same condition at the edge, never a value Postgres refuses', () => {
+    const latest = '9999-12-31T23:59:59.999Z';
+    const earliest = '0001-01-01T00:00:00.000Z';
+    expect(bounds('created>9999-12-31')).toEqual([['>', latest]]);
+    expect(bounds('created<=9999-12-31')).toEqual([['<=', latest]]);
+    expect(bounds('created:9999-12-31')).toEqual([
+      ['>=', '9999-12-31T00:00:00.000Z'],
+      ['<=', latest],
+    ]);
+    expect(bounds('created:0000-01-01')).toEqual([
+      ['>=', earliest],
+      ['<', earliest],
+    ]);
+    expect(bounds('created>999999d')).toEqual([['>=', earliest]]);
+    expect(bounds('created<999999d')).toEqual([['<', earliest]]);
+    expect(bounds('created>9999-12-31T23:59:59-12:00')).toEqual([['>', latest]]);
+  });
+
   it('a date is its whole UTC day', () => {
     expect(bounds('created:2026-05-01')).toEqual([
       ['>=', '2026-05-01T00:00:00.000Z'],
