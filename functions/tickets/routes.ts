@@ -1,5 +1,5 @@
 import { ATTACHMENT_EXAMPLE, attachmentRoutes } from '../../shared/files/schemas';
-import { ErrorBody } from '../../shared/http/error-body';
+import { ErrorBody, unknownIdResponse } from '../../shared/http/error-body';
 import { Detail } from '../../shared/http/errors';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
@@ -16,11 +16,7 @@ import {
   UpdateTicketBody,
 } from './schemas';
 
-const notFound = {
-  description: 'Unknown ticket, or a ticket of another tenant',
-  schema: ErrorBody,
-  example: { detail: Detail.resourceNotFound('Ticket') },
-};
+const ticketNotFound = unknownIdResponse('Ticket', 'Unknown ticket, or a ticket of another tenant');
 
 export const listTickets = defineRoute({
   operationId: 'listTickets',
@@ -65,7 +61,7 @@ export const getTicket = defineRoute({
   summary: 'Get a ticket',
   tags: ['Tickets'],
   params: TicketIdParam,
-  responses: { 200: { description: 'The ticket', schema: Ticket }, 404: notFound },
+  responses: { 200: { description: 'The ticket', schema: Ticket }, 404: ticketNotFound },
 });
 
 export const updateTicket = defineRoute({
@@ -82,7 +78,7 @@ export const updateTicket = defineRoute({
   bodyExample: { status: 'pending', priority: 'high', tags: ['hardware', 'floor-3', 'vendor'] },
   responses: {
     200: { description: 'The updated ticket', schema: Ticket },
-    404: notFound,
+    404: ticketNotFound,
     409: {
       description: 'Status transition not allowed',
       schema: ErrorBody,
@@ -108,7 +104,7 @@ export const createReply = defineRoute({
   },
   responses: {
     201: { description: 'The reply', schema: TicketReply },
-    404: notFound,
+    404: ticketNotFound,
     409: { description: 'The ticket is closed', schema: ErrorBody, example: { detail: Detail.ticketClosed } },
   },
 });
@@ -123,7 +119,7 @@ export const listReplies = defineRoute({
   tags: ['Tickets'],
   params: TicketIdParam,
   query: ListRepliesQuery,
-  responses: { 200: { description: 'A page of replies', schema: ReplyList }, 404: notFound },
+  responses: { 200: { description: 'A page of replies', schema: ReplyList }, 404: ticketNotFound },
 });
 
 /** A ticket's files (docs/files.md): upload as the raw body, list, read with a fresh link, delete. */

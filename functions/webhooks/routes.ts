@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ErrorBody } from '../../shared/http/error-body';
+import { ErrorBody, unknownIdResponse } from '../../shared/http/error-body';
 import { defineComponents } from '../../shared/http/openapi';
 import { defineRoute } from '../../shared/http/route';
 import {
@@ -42,7 +42,7 @@ const tags = ['Webhooks'];
 /** the dashboard-only operations (the console's): a tag of their own, one surface per tag */
 const dashboardTags = ['Webhooks (dashboard)'];
 // the answers every route on one subscription may give
-const notFound = { description: '`Webhook not found`', schema: ErrorBody };
+const webhookNotFound = unknownIdResponse('Webhook', 'Unknown webhook, or a webhook of another tenant');
 const inactive = { description: '`Webhook is inactive`', schema: ErrorBody };
 
 export const createWebhook = defineRoute({
@@ -86,7 +86,7 @@ export const getWebhook = defineRoute({
   params: WebhookIdParam,
   responses: {
     200: { description: 'The subscription with its health', schema: WebhookDetail },
-    404: notFound,
+    404: webhookNotFound,
   },
 });
 
@@ -102,7 +102,7 @@ export const deleteWebhook = defineRoute({
   params: WebhookIdParam,
   responses: {
     204: { description: 'Deleted' },
-    404: notFound,
+    404: webhookNotFound,
   },
 });
 
@@ -118,7 +118,7 @@ export const listDeliveries = defineRoute({
   query: DeliveriesQuery,
   responses: {
     200: { description: 'Deliveries', schema: DeliveryLogPage },
-    404: notFound,
+    404: webhookNotFound,
   },
 });
 
@@ -167,7 +167,7 @@ export const recover = defineRoute({
   body: RecoverBody,
   responses: {
     202: { description: 'The new deliveries, pending', schema: DeliveryRecordList },
-    404: notFound,
+    404: webhookNotFound,
     409: inactive,
     429: {
       description:
@@ -192,7 +192,7 @@ export const updateWebhook = defineRoute({
   responses: {
     200: { description: 'The updated subscription with its health (no secret)', schema: WebhookDetail },
     400: { description: 'Same URL and event errors as creation', schema: ErrorBody },
-    404: notFound,
+    404: webhookNotFound,
   },
 });
 
@@ -209,7 +209,7 @@ export const sendTestEvent = defineRoute({
   body: TestEventBody,
   responses: {
     202: { description: 'The test delivery, queued', schema: TestEventQueued },
-    404: notFound,
+    404: webhookNotFound,
     409: inactive,
     429: {
       description:
@@ -232,7 +232,7 @@ export const rotateSecret = defineRoute({
   params: WebhookIdParam,
   responses: {
     200: { description: 'The new secret', schema: SecretRotated },
-    404: notFound,
+    404: webhookNotFound,
   },
 });
 
