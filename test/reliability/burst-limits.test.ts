@@ -19,7 +19,7 @@ import {
   redisForTests,
   startFaultyRedis,
 } from '../support/upstash-rest-adapter';
-import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
+import { json, provisionTenant, type ServerProcess, startServer } from './server-process';
 
 const pgUp = await postgresReachable();
 if (!pgUp && process.env.CI === 'true') throw new Error('PostgreSQL is required in CI');
@@ -56,8 +56,8 @@ describe.skipIf(!pgUp || !redisUp).each(REDIS_PROTOCOLS)(
         TENANT_DB_SHARE: '0',
       };
       // one after the other: the first migrates the database
-      a = await startServer(await freePort(), env);
-      b = await startServer(await freePort(), env);
+      a = await startServer(0, env);
+      b = await startServer(0, env);
       ({ tenantId, key } = await provisionTenant(a.base, 'enterprise', ['webhooks:read', 'webhooks:write']));
       const token = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
         sub: 'burst-admin',

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpsReceiver } from '../../scripts/lib/https-receiver';
 import { TEST_SECRETS } from '../support/harness';
 import { adminQuery, dbUrl, postgresReachable } from '../support/pg';
-import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
+import { json, listeningPort, provisionTenant, type ServerProcess, startServer } from './server-process';
 
 const required = process.env.CI === 'true';
 const pgUp = await postgresReachable();
@@ -80,9 +80,9 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
 
   beforeAll(async () => {
     await adminQuery(`CREATE DATABASE ${name}`);
-    port = await freePort();
     env = { DATABASE_URL: dbUrl(name), REQUEST_TIMEOUT_MS: String(LEASE_MS), LOG_LEVEL: 'warn' };
-    server = await startServer(port, env);
+    server = await startServer(0, env);
+    port = server.port;
     apiKey = (await provisionTenant(server.base, 'enterprise', ['tickets:write', 'tickets:read'])).key;
     db = new pg.Client({ connectionString: dbUrl(name) });
     await db.connect();
@@ -130,7 +130,8 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
     );
     expect(Number(held.rows[0].n)).toBe(lost.length);
 
-    server = await startServer(port, env);
+    server = await startServer(0, env);
+    port = server.port;
     await sleep(Math.max(0, killedAt + LEASE_MS + 100 - Date.now())); // past the lease, if the start was quicker
     for (const r of committed) {
       const retry = await create(server.base, r.key, r.subject);
@@ -206,8 +207,7 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
     // claimed ahead in the worker's queue; the stop waits for the ones in flight, records them and
     // hands the others back, so another process can take every one at once instead of after a lease
     const receiver = await startHttpsReceiver({ slowMs: 3000 });
-    const stopPort = await freePort();
-    const live = await startServer(stopPort, {
+    const live = await startServer(0, {
       ...env,
       WEBHOOK_SSRF_ALLOW: 'localhost',
       WEBHOOK_TIMEOUT_MS: '8000',
@@ -256,7 +256,6 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
 
   for (const target of ['npm', 'process group'] as const) {
     it(`a SIGTERM to the ${target} of \`npm start\` stops the server and leaves no process behind`, async () => {
-      const npmPort = await freePort();
       const npm = spawn('npm', ['start'], {
         // its own process group, as a shell's job or a service manager's unit has
         detached: true,
@@ -265,7 +264,7 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
           ...TEST_SECRETS,
           ...env,
           APP_ENV: 'test',
-          PORT: String(npmPort),
+          PORT: '0',
           HOST: '127.0.0.1',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -274,7 +273,8 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
       npm.stdout?.on('data', (d) => (log += d));
       npm.stderr?.on('data', (d) => (log += d));
       try {
-        await until('npm start to listen', () => health(npmPort), 90_000);
+        await until('npm start to listen', async () => listeningPort(log) !== null, 90_000);
+        const npmPort = listeningPort(log)!;
         const npmExit = exitOf(npm);
         if (target === 'npm') npm.kill('SIGTERM');
         else process.kill(-npm.pid!, 'SIGTERM');
@@ -336,14 +336,6 @@ function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;
-  } catch {
-    return false;
-  }
-}
-
-async function health(port: number): Promise<boolean> {
-  try {
-    return (await fetch(`http://127.0.0.1:${port}/api/v2/health`)).status < 500;
   } catch {
     return false;
   }

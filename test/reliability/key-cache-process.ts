@@ -15,14 +15,18 @@ const runtime = await createEmbeddedRuntime({ config });
 const { services, handle } = runtime;
 if (process.env.KEY_CACHE_UNCONFIRMED === '1' && (handle.kind !== 'postgres' || !handle.writes))
   throw new Error('KEY_CACHE_UNCONFIRMED needs Postgres');
-const server = serve({
-  port: Number(process.env.PORT),
-  hostname: '127.0.0.1',
-  fetch: (req) =>
-    new URL(req.url).pathname === '/__key-cache'
-      ? Response.json({ misses: services.keyCache?.misses ?? null })
-      : runtime.app.fetch(req),
-});
+const server = serve(
+  {
+    port: Number(process.env.PORT),
+    hostname: '127.0.0.1',
+    fetch: (req) =>
+      new URL(req.url).pathname === '/__key-cache'
+        ? Response.json({ misses: services.keyCache?.misses ?? null })
+        : runtime.app.fetch(req),
+  },
+  // the line startServer waits for, as scripts/serve.ts prints it
+  (info) => console.log(`Key cache process listening on http://127.0.0.1:${info.port}`),
+);
 const stop = async () => {
   server.close();
   await runtime.close();

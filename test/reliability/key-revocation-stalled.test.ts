@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { TEST_SECRETS } from '../support/harness';
 import { adminQuery, dbUrl, postgresReachable } from '../support/pg';
-import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
+import { json, provisionTenant, type ServerProcess, startServer } from './server-process';
 
 const PROCESS = 'test/reliability/key-cache-process.ts';
 
@@ -34,8 +34,8 @@ describe.skipIf(!pgUp)('key revocation when another process cannot hear it', () 
     url = dbUrl(name);
     const env = { DATABASE_URL: url, KEY_CACHE_UNCONFIRMED: '1' };
     // one after the other: the first migrates the database
-    a = await startServer(await freePort(), env, PROCESS);
-    b = await startServer(await freePort(), env, PROCESS);
+    a = await startServer(0, env, PROCESS);
+    b = await startServer(0, env, PROCESS);
     const { tenantId } = await provisionTenant(a.base, 'enterprise', ['tickets:read']);
     admin = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
       sub: 'a',

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpsReceiver, startHttpsReceiver } from '../../scripts/lib/https-receiver';
 import { adminQuery, dbUrl, postgresReachable } from '../support/pg';
-import { freePort, json, provisionTenant, startServer } from './server-process';
+import { json, provisionTenant, startServer } from './server-process';
 
 const required = process.env.CI === 'true';
 const pgUp = await postgresReachable();
@@ -27,11 +27,9 @@ for (const mode of ['postgres', 'pglite'] as const) {
     let receiver: HttpsReceiver;
     let env: Record<string, string>;
     let cleanup: () => Promise<void>;
-    let port: number;
 
     beforeAll(async () => {
       receiver = await startHttpsReceiver();
-      port = await freePort();
       env = { WEBHOOK_SSRF_ALLOW: 'localhost', WEBHOOK_RETRY_UNIT_MS: '400', WEBHOOK_TIMEOUT_MS: '2000' };
       if (mode === 'postgres') {
         const name = `spa_kill_${Date.now().toString(36)}`;
@@ -53,7 +51,7 @@ for (const mode of ['postgres', 'pglite'] as const) {
       const EVENTS = 20;
       // every delivery's first two attempts fail, so each is pending with a retry scheduled
       receiver.planEach('/kill', ['fail', 'fail'], 'success');
-      let server = await startServer(port, env);
+      let server = await startServer(0, env);
       const { key } = await provisionTenant(server.base, 'enterprise', [
         'tickets:write',
         'webhooks:write',
@@ -77,7 +75,7 @@ for (const mode of ['postgres', 'pglite'] as const) {
 
       const seenBefore = receiver.received('/kill').length;
       expect(seenBefore).toBeGreaterThan(0);
-      server = await startServer(port, env);
+      server = await startServer(0, env);
       try {
         let states: { status: string }[] = [];
         for (let i = 0; i < 300; i++) {

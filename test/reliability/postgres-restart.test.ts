@@ -3,8 +3,9 @@
  * 503 {"detail": ...}; after it is back they succeed again with no manual step.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port';
 import { privatePostgresAvailable, startPrivatePostgres } from './private-postgres';
-import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
+import { json, provisionTenant, type ServerProcess, startServer } from './server-process';
 
 const required = process.env.CI === 'true';
 
@@ -15,7 +16,7 @@ describe.skipIf(!privatePostgresAvailable() && !required)('Postgres restarted un
 
   beforeAll(async () => {
     pg = startPrivatePostgres(await freePort());
-    server = await startServer(await freePort(), { DATABASE_URL: pg.url });
+    server = await startServer(0, { DATABASE_URL: pg.url });
     ({ key } = await provisionTenant(server.base, 'enterprise', ['tickets:read', 'tickets:write']));
   }, 120_000);
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FaultyRedis, REDIS_PROTOCOLS, startFaultyRedis } from '../support/upstash-rest-adapter';
-import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
+import { json, provisionTenant, type ServerProcess, startServer } from './server-process';
 
 describe.each(REDIS_PROTOCOLS)('Redis unreachable, over %s', (protocol) => {
   let server: ServerProcess;
@@ -21,7 +21,7 @@ describe.each(REDIS_PROTOCOLS)('Redis unreachable, over %s', (protocol) => {
   beforeAll(async () => {
     // down from the start: every Redis call fails at once (connection refused)
     redis = await startFaultyRedis(protocol, { label: 'down', fault: 'refuse' });
-    server = await startServer(await freePort(), { ...redis.env, DATA_DIR: dataDir });
+    server = await startServer(0, { ...redis.env, DATA_DIR: dataDir });
     ({ key } = await provisionTenant(server.base, 'free', ['tickets:read', 'tickets:write']));
   }, 180_000);
   afterAll(async () => {

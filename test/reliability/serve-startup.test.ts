@@ -4,12 +4,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_SECRETS } from '../support/harness';
-import { freePort, type ServerProcess, startServer } from './server-process';
+import { type ServerProcess, startServer } from './server-process';
 
 const dir = mkdtempSync(join(tmpdir(), 'serve-startup-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,8 +28,8 @@ const STACK_FRAME = /^\s+at /m;
 describe('npm start refuses to start, in one line', () => {
   it('on a port in use: before opening the database', async () => {
     const occupant = createServer();
-    const port = await freePort();
-    await new Promise<void>((r) => occupant.listen(port, '127.0.0.1', r));
+    await new Promise<void>((r) => occupant.listen(0, '127.0.0.1', r));
+    const { port } = occupant.address() as AddressInfo;
     const dataDir = join(dir, 'port-in-use');
     try {
       const run = serveUntilExit({ PORT: String(port), DATA_DIR: dataDir });
@@ -102,7 +102,7 @@ describe('secrets are not printed outside development', () => {
 
   it('production with DEMO_ADMIN_PASSWORD: the banner names the variable, never its value', async () => {
     const password = 'production-demo-admin-secret';
-    server = await startServer(await freePort(), {
+    server = await startServer(0, {
       APP_ENV: 'production',
       VOICE_WIDGET_SECRET: 'voice-widget-secret-for-tests',
       PUBLIC_BASE_URL: 'https://support.example.com',
@@ -128,13 +128,13 @@ describe('two npm start on one DATA_DIR (PGlite)', () => {
 
   it('the second refuses, naming the first one pid; the first keeps serving', async () => {
     const dataDir = join(dir, 'shared-data');
-    first = await startServer(await freePort(), { DATA_DIR: dataDir, DATABASE_URL: '' });
+    first = await startServer(0, { DATA_DIR: dataDir, DATABASE_URL: '' });
     // its banner's token line pastes into TOKEN=$(…) without npm's own banner
     expect(first.output()).toContain(
       'Admin token:  npm run -s token -- --tenant ten_demo --role tenant_admin',
     );
 
-    const second = serveUntilExit({ PORT: String(await freePort()), DATA_DIR: dataDir });
+    const second = serveUntilExit({ PORT: '0', DATA_DIR: dataDir });
     expect(second.status).toBe(1);
     expect(second.stderr).toBe(
       `DATA_DIR ${dataDir} is in use by another server, pid ${first.child.pid} (${join(dataDir, 'server.lock')}): two processes writing one PGlite directory can corrupt it. Stop that server, or give this one its own (DATA_DIR=.data-2 npm start)\n`,

@@ -5,16 +5,28 @@ import { TLS_CERT_PATH } from '../../scripts/lib/https-receiver';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { TEST_SECRETS } from '../support/harness';
 
-export { freePort } from '../support/free-port';
-
 export interface ServerProcess {
   base: string;
+  /** the port the OS gave it (or the one it was told) */
+  port: number;
   child: ChildProcess;
   output: () => string;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** `npm start`'s server (scripts/serve.ts), or another script that serves the same way (`script`). */
+/** The address a server prints once it listens (scripts/serve.ts: `… listening on http://…`). */
+const LISTENING = /listening on (http:\/\/127\.0\.0\.1:(\d+))/;
+export const listeningPort = (output: string): number | null => {
+  const m = LISTENING.exec(output);
+  return m ? Number(m[2]) : null;
+};
+
+/**
+ * `npm start`'s server (scripts/serve.ts), or another script that serves the same way and prints
+ * the same listening line (`script`). Port 0 lets the OS pick: it is known from that line, printed
+ * once the socket is bound, so no other process's server on a guessed port can pass for this one.
+ * A given port is for a restart that must keep its address.
+ */
 export async function startServer(
   port: number,
   env: Record<string, string>,
@@ -35,19 +47,20 @@ export async function startServer(
   let log = '';
   child.stdout?.on('data', (d) => (log += d));
   child.stderr?.on('data', (d) => (log += d));
-  const base = `http://127.0.0.1:${port}`;
   // up to 90 s: a start that migrates PGlite takes tens of seconds on a busy machine
-  for (let i = 0; i < 900; i++) {
+  let listening: number | null = null;
+  for (let i = 0; i < 1800 && listening === null; i++) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${log}`);
-    try {
-      if ((await fetch(`${base}/api/v2/health`)).status < 500) break;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
+    listening = listeningPort(log);
+    if (listening === null) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (listening === null) {
+    child.kill('SIGKILL');
+    throw new Error(`server printed no listening line within 90 s:\n${log}`);
   }
   return {
-    base,
+    base: `http://127.0.0.1:${listening}`,
+    port: listening,
     child,
     output: () => log,
     async kill(signal: NodeJS.Signals = 'SIGTERM') {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signDashboardToken } from '../../shared/auth/jwt';
 import { TEST_SECRETS } from '../support/harness';
 import { adminQuery, dbUrl, postgresReachable } from '../support/pg';
-import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
+import { json, provisionTenant, type ServerProcess, startServer } from './server-process';
 
 const pgUp = await postgresReachable();
 if (!pgUp && process.env.CI === 'true') throw new Error('PostgreSQL is required in CI');
@@ -43,8 +43,8 @@ describe.skipIf(!pgUp)('team routing across two processes', () => {
       LOG_LEVEL: 'warn',
     };
     // one after the other: the first migrates the database
-    one = await startServer(await freePort(), env);
-    two = await startServer(await freePort(), env);
+    one = await startServer(0, env);
+    two = await startServer(0, env);
     ({ tenantId, key } = await provisionTenant(one.base, 'enterprise', ['tickets:read', 'tickets:write']));
     admin = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
       sub: 'admin',

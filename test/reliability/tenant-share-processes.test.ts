@@ -18,7 +18,7 @@ import {
   redisForTests,
   startFaultyRedis,
 } from '../support/upstash-rest-adapter';
-import { freePort, json, provisionTenant, type ServerProcess, startServer } from './server-process';
+import { json, provisionTenant, type ServerProcess, startServer } from './server-process';
 
 const pgUp = await postgresReachable();
 if (!pgUp && process.env.CI === 'true') throw new Error('PostgreSQL is required in CI');
@@ -63,8 +63,8 @@ describe.skipIf(!pgUp || !redisUp).each(REDIS_PROTOCOLS)(
         LOG_LEVEL: 'warn',
       };
       // one after the other: the first migrates the database
-      one = await startServer(await freePort(), env);
-      two = await startServer(await freePort(), env);
+      one = await startServer(0, env);
+      two = await startServer(0, env);
       const ta = await provisionTenant(one.base, 'enterprise', ['tickets:read']);
       const tb = await provisionTenant(one.base, 'enterprise', ['tickets:read']);
       a = ta.key;
