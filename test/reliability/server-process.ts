@@ -14,6 +14,9 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** The servers started here, by base: a request that cannot reach one says what became of it. */
+const started = new Map<string, { child: ChildProcess; output: () => string }>();
+
 /** The address a server prints once it listens (scripts/serve.ts: `… listening on http://…`). */
 const LISTENING = /listening on (http:\/\/127\.0\.0\.1:(\d+))/;
 export const listeningPort = (output: string): number | null => {
@@ -58,8 +61,10 @@ export async function startServer(
     child.kill('SIGKILL');
     throw new Error(`server printed no listening line within 90 s:\n${log}`);
   }
+  const base = `http://127.0.0.1:${listening}`;
+  started.set(base, { child, output: () => log });
   return {
-    base: `http://127.0.0.1:${listening}`,
+    base,
     port: listening,
     child,
     output: () => log,
@@ -82,6 +87,8 @@ export async function json(
     method,
     headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  }).catch((error: Error) => {
+    throw unreachable(base, `${method} ${path}`, error);
   });
   const text = await res.text();
   let body: any = text;
@@ -91,6 +98,24 @@ export async function json(
     /* not JSON */
   }
   return { status: res.status, body, headers: res.headers };
+}
+
+/** A failed request to a server started here, with whether its process is still there and its output. */
+function unreachable(base: string, request: string, error: Error): Error {
+  const server = started.get(base);
+  if (!server) return error;
+  const { exitCode, signalCode } = server.child;
+  const state =
+    exitCode === null && signalCode === null
+      ? 'its process is still running'
+      : `its process exited (code ${exitCode}, signal ${signalCode})`;
+  const cause = (error.cause as NodeJS.ErrnoException | undefined)?.code ?? error.message;
+  return new Error(
+    `${request} to ${base}: ${cause}; ${state}. Its output:\n${server.output().slice(-4000)}`,
+    {
+      cause: error,
+    },
+  );
 }
 
 /** A tenant on a running server and an API key of it with `scopes`, through the public API. */
