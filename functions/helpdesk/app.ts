@@ -6,7 +6,7 @@ import { dropFieldValues } from '../../shared/helpdesk/fields';
 import { releaseTeamRecords } from '../../shared/helpdesk/routing';
 import { userIdOf } from '../../shared/helpdesk/saved-replies';
 import { storedEmpty, storedJson } from '../../shared/http/answer-with-work';
-import { validationError } from '../../shared/http/errors';
+import { Detail, validationError } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
@@ -215,7 +215,7 @@ register(app, routes.createTicketField, async (c) => {
     async (trx) => {
       if (await keyTaken(trx, tenantId, body.key))
         throw validationError([
-          { loc: ['body', 'key'], msg: 'A ticket field with this key exists', type: 'value_error' },
+          { loc: ['body', 'key'], msg: Detail.ticketFieldKeyTaken, type: 'value_error' },
         ]);
       const created = await insertRow(trx, 'ticket_fields', {
         id: newId('ticketField'),

@@ -71,6 +71,7 @@ export const Detail = {
   contactEmailTaken: 'A contact with this email already exists',
   contactExternalIdTakenOnCreate: 'A contact with this external_id already exists',
   contactEmailTakenOnRestore: 'Cannot restore: another contact now uses this email',
+  ticketFieldKeyTaken: 'A ticket field with this key exists',
   idempotencyKeyReused:
     'Idempotency-Key was already used with a different request; use a new key for a new request',
   idempotencyInProgress: 'A request with this Idempotency-Key is still being processed; retry later',
@@ -164,6 +165,36 @@ const CONSTRAINT_ERRORS: Record<
   '22P05': { status: 422, detail: bodyIssue(HOSTILE_TEXT.nul.msg) },
 };
 
+/**
+ * A unique index a handler checks before it writes, answered as that check answers: two requests
+ * that both pass the check (neither sees the other's uncommitted row) meet the index instead, and
+ * the second must hear the same refusal, not the generic 409 above. Keyed by the index's name,
+ * which Postgres reports as the violation's `constraint` (test/integration/unique-answers.test.ts
+ * checks each name against the migrated schema). Not here: a tenant user's email, whose check
+ * answers by the row it finds (a member, or an invitee who has not accepted yet).
+ */
+export const UNIQUE_INDEX_ERRORS: Record<
+  string,
+  { status: ContentfulStatusCode; detail: string | ValidationIssue[] }
+> = {
+  ticket_fields_tenant_id_key_key: {
+    status: 422,
+    detail: [{ loc: ['body', 'key'], msg: Detail.ticketFieldKeyTaken, type: 'value_error' }],
+  },
+  contacts_tenant_email_live_idx: { status: 409, detail: Detail.contactEmailTaken },
+  contacts_tenant_external_live_idx: { status: 409, detail: Detail.contactExternalIdTakenOnCreate },
+  end_users_tenant_email_idx: { status: 409, detail: Detail.endUserEmailTaken },
+};
+
+/** The answer of a database error the caller caused, by its index, then by its SQLSTATE. */
+function constraintError(err: unknown) {
+  const { code, constraint } = (err ?? {}) as { code?: unknown; constraint?: unknown };
+  if (typeof code !== 'string') return undefined;
+  if (code === '23505' && typeof constraint === 'string' && UNIQUE_INDEX_ERRORS[constraint])
+    return UNIQUE_INDEX_ERRORS[constraint];
+  return CONSTRAINT_ERRORS[code];
+}
+
 /** A failure as the API answers it: status, the spec's `{detail}` body, headers of its own. */
 export interface ErrorAnswer {
   status: ContentfulStatusCode;
@@ -192,8 +223,7 @@ export function errorAnswerOf(
       body: { detail: err.message || Detail.internalError },
     };
   }
-  const pgCode = (err as { code?: unknown } | null)?.code;
-  const mapped = typeof pgCode === 'string' ? CONSTRAINT_ERRORS[pgCode] : undefined;
+  const mapped = constraintError(err);
   if (mapped) return { status: mapped.status, body: { detail: mapped.detail } };
   if (isStatementTimeout(err)) {
     (request.logger ?? standaloneLogger).warn(
