@@ -44,7 +44,8 @@ if (args.help) {
 const HOST = 'localhost';
 const PATH = '/webhooks';
 const port = Number(args.port);
-const url = `https://${HOST}:${port}${PATH}`;
+/** where deliveries go: the port the OS gave replaces a requested 0 once listening */
+let url = `https://${HOST}:${port}${PATH}`;
 
 /** A self-signed CA certificate for localhost, made once and reused (the server trusts it from its start). */
 async function certificate(
@@ -89,41 +90,49 @@ const certShown = fromCwd.startsWith('..') ? tls.certPath : fromCwd;
 const startLine = `WEBHOOK_SSRF_ALLOW=${HOST} NODE_EXTRA_CA_CERTS=${certShown} npm start`;
 // the start line matters once, when the certificate is new (the server must be restarted to trust
 // it); on later runs one line is enough, and --init prints the whole again
-if (args.init || tls.created)
-  console.log(`Certificate: ${certShown}
+function announceCertificate() {
+  if (args.init || tls.created)
+    console.log(`Certificate: ${certShown}
 Start the server so that it may deliver to ${url} (a private address) and trusts this certificate:
   ${startLine}`);
-else console.log(`Certificate: ${certShown} (--init prints the server's start line again)`);
-if (args.init) process.exit(0);
+  else console.log(`Certificate: ${certShown} (--init prints the server's start line again)`);
+}
+if (args.init) {
+  announceCertificate();
+  process.exit(0);
+}
 
 const credential = args.token ? { sessionToken: args.token } : args.key ? { apiKey: args.key } : null;
 const api = credential ? createSupportClient({ baseUrl: args.api, ...credential }) : null;
 let secret = args.secret;
 let subscriptionId: string | undefined;
 
-if (api && !secret) {
-  const events = args.events.split(',').map((e) => e.trim());
-  try {
-    const { data } = await api.POST('/api/v1/webhooks', { body: { url, events } });
-    subscriptionId = data?.id;
-    secret = data?.secret;
-    console.log(`Subscribed ${subscriptionId} to ${events.join(', ')} at ${url}${args.keep ? '' : ' (removed when you stop this command)'}
+/** Subscribes through the API when given a credential (once listening: the URL names the bound port). */
+async function subscribe() {
+  if (api && !secret) {
+    const events = args.events.split(',').map((e) => e.trim());
+    try {
+      const { data } = await api.POST('/api/v1/webhooks', { body: { url, events } });
+      subscriptionId = data?.id;
+      secret = data?.secret;
+      console.log(`Subscribed ${subscriptionId} to ${events.join(', ')} at ${url}${args.keep ? '' : ' (removed when you stop this command)'}
 Secret: ${secret}`);
-  } catch (error) {
-    // "fetch failed" says nothing: the code (ECONNREFUSED…) is further down the causes (the
-    // client's SupportNetworkError holds fetch's TypeError, which holds the socket's error)
-    const reason = systemCodeOf(error) ?? (error as Error).message;
-    console.error(
-      error instanceof SupportApiError
-        ? `Could not subscribe: ${error.status} ${JSON.stringify(error.detail)}\nIs the server at ${args.api} the one started with: ${startLine}`
-        : `Could not reach ${args.api} (${reason}): is the server running there?
+    } catch (error) {
+      // "fetch failed" says nothing: the code (ECONNREFUSED…) is further down the causes (the
+      // client's SupportNetworkError holds fetch's TypeError, which holds the socket's error)
+      const reason = systemCodeOf(error) ?? (error as Error).message;
+      console.error(
+        error instanceof SupportApiError
+          ? `Could not subscribe: ${error.status} ${JSON.stringify(error.detail)}\nIs the server at ${args.api} the one started with: ${startLine}`
+          : `Could not reach ${args.api} (${reason}): is the server running there?
   Start it in another terminal: ${startLine}
   If it listens on another port, point this command at it: --api http://127.0.0.1:<PORT>`,
-    );
-    process.exit(1);
+      );
+      process.exit(1);
+    }
+  } else if (!secret) {
+    console.log('No --token, --key or --secret: deliveries are shown, their signatures cannot be checked.');
   }
-} else if (!secret) {
-  console.log('No --token, --key or --secret: deliveries are shown, their signatures cannot be checked.');
 }
 
 /** How many times each delivery id reached this listener (retries reuse the id). */
@@ -208,10 +217,12 @@ server.on('tlsClientError', (error: NodeJS.ErrnoException, socket) => {
   );
 });
 
-server.listen(port, '127.0.0.1', () => {
-  // the port the OS gave, when --port 0 asked for any
-  const bound = (server.address() as AddressInfo).port;
-  console.log(`Listening on ${url.replace(`:${port}/`, `:${bound}/`)} (Ctrl-C to stop)`);
+server.listen(port, '127.0.0.1', async () => {
+  // the port the OS gave, when --port 0 asked for any: the subscription must name that one
+  url = `https://${HOST}:${(server.address() as AddressInfo).port}${PATH}`;
+  announceCertificate();
+  await subscribe();
+  console.log(`Listening on ${url} (Ctrl-C to stop)`);
 });
 server.on('error', (error) => {
   console.error(`Cannot listen on port ${port}: ${error.message} (choose another with --port)`);
