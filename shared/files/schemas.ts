@@ -138,7 +138,7 @@ export function attachmentRoutes(o: OwnerDocs) {
     method: 'post',
     path: `${o.base}/attachments`,
     summary: `Upload a file to a ${lower}`,
-    description: `The file is the raw request body, its media type the Content-Type, its name the \`filename\` query parameter. Streamed into storage with its SHA-256 computed on the way; never kept in the database. A missing or invalid filename or a zero-byte body is 422; a body over ATTACHMENT_MAX_BYTES (default 25 MiB) is 413 before anything is stored, as is one that would take the tenant past its plan's storage cap (the detail names the cap). Send it with a reply or message through \`attachment_ids\`. An Idempotency-Key is not read here: a retried upload stores a second file.`,
+    description: `The file is the raw request body, its media type the Content-Type, its name the \`filename\` query parameter. Streamed into storage with its SHA-256 computed on the way; never kept in the database. A missing or invalid filename, a zero-byte body or a multipart/form-data envelope (send the file's bytes themselves) is 422; a body over ATTACHMENT_MAX_BYTES (default 25 MiB) is 413 before anything is stored, as is one that would take the tenant past its plan's storage cap (the detail names the cap). Send it with a reply or message through \`attachment_ids\`. An Idempotency-Key is not read here: a retried upload stores a second file.`,
     tags: [o.tag],
     params: o.params,
     query: UploadQuery,

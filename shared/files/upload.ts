@@ -10,6 +10,16 @@ import { filesOf } from './view';
 
 export const EMPTY_FILE = { loc: ['body'], msg: 'The file is empty (zero bytes)', type: 'value_error' };
 
+/**
+ * A form's envelope is not the file: stored as sent, it would keep the boundaries and part headers
+ * as the file's bytes (what `curl -F` sends). The body is left unread, so the socket closes after.
+ */
+export const MULTIPART_BODY = {
+  loc: ['header', 'content-type'],
+  msg: "Send the file's own bytes as the request body under its own Content-Type (curl --data-binary @file), not multipart/form-data",
+  type: 'value_error',
+};
+
 // the unread rest of a refused body makes the socket unusable: say so (as shared/runtime/body-size.ts)
 const tooLarge = (detail: string) => new ApiError(413, detail, { Connection: 'close' });
 
@@ -146,6 +156,8 @@ export async function receiveFile(
   /** the record's id (the upload's answer signs its link while the file is received) */
   id = newId('attachment'),
 ): Promise<AttachmentRow> {
+  if (contentType === 'multipart/form-data')
+    throw new ApiError(422, [MULTIPART_BODY], { Connection: 'close' });
   const files = filesOf(c);
   const { db, config } = c.get('services');
   // the checks' statement runs while the first bytes stream into storage (on Postgres a round trip,

@@ -178,6 +178,14 @@ export function fileSuite(name: string, open: () => Promise<StorageUnderTest>) {
       const empty = await upload(path, new Uint8Array(0));
       expect(empty.status).toBe(422);
       expect(empty.body.detail[0].loc).toEqual(['body']);
+      // a form's envelope is not the file (what curl -F sends)
+      const form = await upload(
+        path,
+        '--x\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhi\r\n--x--\r\n',
+        { type: 'multipart/form-data; boundary=x' },
+      );
+      expect(form.status).toBe(422);
+      expect(form.body.detail[0].loc).toEqual(['header', 'content-type']);
       const emptyStream = new ReadableStream({ start: (c) => c.close() });
       expect((await upload(path, emptyStream)).status).toBe(422);
       expect((await upload('/api/v1/tickets/tkt_nope/attachments', 'x')).body).toEqual({

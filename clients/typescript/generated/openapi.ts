@@ -1269,7 +1269,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file to a conversation
-         * @description The file is the raw request body, its media type the Content-Type, its name the `filename` query parameter. Streamed into storage with its SHA-256 computed on the way; never kept in the database. A missing or invalid filename or a zero-byte body is 422; a body over ATTACHMENT_MAX_BYTES (default 25 MiB) is 413 before anything is stored, as is one that would take the tenant past its plan's storage cap (the detail names the cap). Send it with a reply or message through `attachment_ids`. An Idempotency-Key is not read here: a retried upload stores a second file.
+         * @description The file is the raw request body, its media type the Content-Type, its name the `filename` query parameter. Streamed into storage with its SHA-256 computed on the way; never kept in the database. A missing or invalid filename, a zero-byte body or a multipart/form-data envelope (send the file's bytes themselves) is 422; a body over ATTACHMENT_MAX_BYTES (default 25 MiB) is 413 before anything is stored, as is one that would take the tenant past its plan's storage cap (the detail names the cap). Send it with a reply or message through `attachment_ids`. An Idempotency-Key is not read here: a retried upload stores a second file.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `conversations:write`.
          */
@@ -2023,7 +2023,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file to a ticket
-         * @description The file is the raw request body, its media type the Content-Type, its name the `filename` query parameter. Streamed into storage with its SHA-256 computed on the way; never kept in the database. A missing or invalid filename or a zero-byte body is 422; a body over ATTACHMENT_MAX_BYTES (default 25 MiB) is 413 before anything is stored, as is one that would take the tenant past its plan's storage cap (the detail names the cap). Send it with a reply or message through `attachment_ids`. An Idempotency-Key is not read here: a retried upload stores a second file.
+         * @description The file is the raw request body, its media type the Content-Type, its name the `filename` query parameter. Streamed into storage with its SHA-256 computed on the way; never kept in the database. A missing or invalid filename, a zero-byte body or a multipart/form-data envelope (send the file's bytes themselves) is 422; a body over ATTACHMENT_MAX_BYTES (default 25 MiB) is 413 before anything is stored, as is one that would take the tenant past its plan's storage cap (the detail names the cap). Send it with a reply or message through `attachment_ids`. An Idempotency-Key is not read here: a retried upload stores a second file.
          *
          *     **Access:** API key (X-API-Key or Bearer) or dashboard session. API-key scopes: `tickets:write`.
          */
