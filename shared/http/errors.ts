@@ -72,6 +72,7 @@ export const Detail = {
   contactExternalIdTakenOnCreate: 'A contact with this external_id already exists',
   contactEmailTakenOnRestore: 'Cannot restore: another contact now uses this email',
   ticketFieldKeyTaken: 'A ticket field with this key exists',
+  rangeNotSatisfiable: (size: number) => `Range not satisfiable: the file has ${size} bytes`,
   idempotencyKeyReused:
     'Idempotency-Key was already used with a different request; use a new key for a new request',
   idempotencyInProgress: 'A request with this Idempotency-Key is still being processed; retry later',

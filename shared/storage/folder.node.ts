@@ -81,13 +81,16 @@ export function folderStorage(root: string): ObjectStorage {
         throw err;
       }
     },
-    async get(key) {
+    async get(key, range) {
       const path = pathOf(key);
       const info = await stat(path).catch(() => null);
       if (!info?.isFile()) return null;
       // Readable.toWeb keeps the file's backpressure: a chunk is read when the client takes one
-      const body = Readable.toWeb(createReadStream(path)) as unknown as ReadableStream<Uint8Array>;
-      return { body, size: info.size };
+      const file = range
+        ? createReadStream(path, { start: range.offset, end: range.offset + range.length - 1 })
+        : createReadStream(path);
+      const body = Readable.toWeb(file) as unknown as ReadableStream<Uint8Array>;
+      return { body, size: range ? range.length : info.size };
     },
     async delete(key) {
       await rm(pathOf(key), { force: true });

@@ -7,7 +7,14 @@
 export interface StoredObject {
   /** the bytes, streamed: never read into memory whole */
   body: ReadableStream<Uint8Array>;
+  /** the length of `body`: the object's, or the range's when one was asked for */
   size: number;
+}
+
+/** `length` bytes from `offset`, both within the object (an HTTP Range resolved against its size). */
+export interface ByteRange {
+  offset: number;
+  length: number;
 }
 
 export interface PutOptions {
@@ -23,7 +30,8 @@ export interface ObjectStorage {
    * gone) the put rejects and no object is left under `key`.
    */
   put(key: string, body: ReadableStream<Uint8Array>, options: PutOptions): Promise<void>;
-  get(key: string): Promise<StoredObject | null>;
+  /** the object, or only `range` of it */
+  get(key: string, range?: ByteRange): Promise<StoredObject | null>;
   /** removes the object; a missing one is not an error */
   delete(key: string): Promise<void>;
   /** every key under `prefix` (tests and the benchmark check what a refusal left) */

@@ -7,7 +7,10 @@ export interface R2BucketLike {
     value: ReadableStream | ArrayBuffer | Blob,
     options?: { httpMetadata?: { contentType?: string } },
   ): Promise<unknown>;
-  get(key: string): Promise<{ body: ReadableStream<Uint8Array>; size: number } | null>;
+  get(
+    key: string,
+    options?: { range?: { offset: number; length: number } },
+  ): Promise<{ body: ReadableStream<Uint8Array>; size: number } | null>;
   delete(key: string): Promise<void>;
   list(options: { prefix: string; cursor?: string }): Promise<{
     objects: { key: string }[];
@@ -48,9 +51,10 @@ export function r2Storage(bucket: R2BucketLike): ObjectStorage {
       for await (const chunk of chunksOf(body)) parts.push(chunk);
       await bucket.put(key, new Blob(parts as BlobPart[]), { httpMetadata });
     },
-    async get(key) {
-      const object = await bucket.get(key);
-      return object ? { body: object.body, size: object.size } : null;
+    async get(key, range) {
+      const object = await bucket.get(key, range ? { range } : undefined);
+      // an object's `size` is the whole object's, also when only a range of it is read
+      return object ? { body: object.body, size: range ? range.length : object.size } : null;
     },
     async delete(key) {
       await bucket.delete(key);

@@ -54,8 +54,8 @@ function statedOnly(path: string, size: number, headers: Record<string, string>)
   });
 }
 
-async function download(url: string) {
-  const res = await fetch(url, { redirect: 'manual' });
+async function download(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { redirect: 'manual', headers });
   return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
 
@@ -85,6 +85,14 @@ describe('files on workerd with its local R2', () => {
     expect(got.headers.get('content-type')).toBe('application/pdf');
     expect(got.headers.get('content-disposition')).toMatch(/^attachment; /);
     expect(got.headers.get('x-content-type-options')).toBe('nosniff');
+    // one byte range, read from the bucket as a range
+    const part = await download(up.body.download_url, { Range: 'bytes=1000-1999' });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 1000-1999/${bytes.length}`);
+    expect(part.bytes).toEqual(bytes.subarray(1000, 2000));
+    const tail = await download(up.body.download_url, { Range: 'bytes=-10' });
+    expect(tail.bytes).toEqual(bytes.subarray(bytes.length - 10));
+    expect((await download(up.body.download_url, { Range: `bytes=${bytes.length}-` })).status).toBe(416);
     // an HTML file is served as an octet-stream attachment
     const html = await upload(
       `/api/v1/tickets/${ticket.body.id}/attachments?filename=page.html`,

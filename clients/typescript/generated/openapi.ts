@@ -1413,7 +1413,7 @@ export interface paths {
         };
         /**
          * Download a file by its signed link
-         * @description What `download_url` (an attachment) and a recording's 302 point at: no credential, the query is the credential (an HMAC of tenant, id and expiry). 403 once expired or when the signature is wrong; 404 when the file was deleted. Serves exactly the stored bytes with `Content-Disposition: attachment` (the name RFC 6266-encoded), `X-Content-Type-Options: nosniff`, and `application/octet-stream` for types a browser would render (HTML, SVG, XML, JavaScript).
+         * @description What `download_url` (an attachment) and a recording's 302 point at: no credential, the query is the credential (an HMAC of tenant, id and expiry). 403 once expired or when the signature is wrong; 404 when the file was deleted. Serves exactly the stored bytes with `Content-Disposition: attachment` (the name RFC 6266-encoded), `X-Content-Type-Options: nosniff`, and `application/octet-stream` for types a browser would render (HTML, SVG, XML, JavaScript). One byte range may be asked with `Range: bytes=first-last` (or `first-`, or `-suffix`): 206 with `Content-Range`, for a resumed download or an audio player's seek; a range that starts past the end is 416; several ranges, or an `If-Range` that is not the file's `ETag` (its sha256, quoted), get the whole file.
          *
          *     **Access:** No credential.
          */
@@ -20505,6 +20505,16 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
+            /** @description The byte range asked with Range */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
             /** @description An API key was sent and it is not valid (this operation needs none) */
             401: {
                 headers: {
@@ -20545,6 +20555,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "File not found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A Range that starts past the end of the file */
+            416: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Range not satisfiable: the file has 2048 bytes"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
