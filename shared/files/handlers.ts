@@ -78,8 +78,9 @@ export const deleteHandler = (o: Owner) => async (c: AnyContext) => {
 
 /**
  * GET /api/v1/files/{file_id}?tenant&expires&signature: the signed link (no credential). Serves
- * exactly the stored bytes (or the one byte range a Range header asks), streamed, as an attachment, nosniff, and as octet-stream for any type
- * a browser would render, so a stored file can never run script on this origin.
+ * exactly the stored bytes (or the one byte range a Range header asks), streamed, as an
+ * attachment, nosniff, and as octet-stream for any type a browser would render, so a stored file
+ * can never run script on this origin.
  */
 export async function downloadHandler(c: AnyContext) {
   const { file_id } = c.req.valid('param') as { file_id: string };

@@ -14,7 +14,7 @@ export const EMPTY_FILE = { loc: ['body'], msg: 'The file is empty (zero bytes)'
  * A form's envelope is not the file: stored as sent, it would keep the boundaries and part headers
  * as the file's bytes (what `curl -F` sends). The body is left unread, so the socket closes after.
  */
-export const MULTIPART_BODY = {
+const MULTIPART_BODY = {
   loc: ['header', 'content-type'],
   msg: "Send the file's own bytes as the request body under its own Content-Type (curl --data-binary @file), not multipart/form-data",
   type: 'value_error',
