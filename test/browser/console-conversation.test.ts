@@ -132,6 +132,10 @@ describe.skipIf(chromiumMissing())('the console: conversations and their files',
       expect(new URL(p.url()).pathname).toBe(`/console/conversations/${conversationId}`);
       const messages = p.getByRole('list', { name: 'Messages' }).locator(':scope > li');
       await expect.poll(() => messages.count()).toBeGreaterThanOrEqual(3);
+      // the senders' names load beside the messages: an id shows until they have
+      const asked = async () => (await messages.allInnerTexts()).find((t) => t.includes(ASKED)) ?? '';
+      await expect.poll(asked).toMatch(/Ana Silva|ana@customer\.example/);
+      await expect.poll(async () => (await messages.allInnerTexts()).join('\n')).toContain(agentName);
       const texts = await messages.allInnerTexts();
       const at = (text: string) => texts.findIndex((t) => t.includes(text));
       // oldest first: the contact's question, the agent's answer, then the note
