@@ -6,7 +6,7 @@ import { dropFieldValues } from '../../shared/helpdesk/fields';
 import { releaseTeamRecords } from '../../shared/helpdesk/routing';
 import { userIdOf } from '../../shared/helpdesk/saved-replies';
 import { storedEmpty, storedJson } from '../../shared/http/answer-with-work';
-import { Detail, validationError } from '../../shared/http/errors';
+import { TICKET_FIELD_KEY_TAKEN, validationError } from '../../shared/http/errors';
 import { pageEnvelope } from '../../shared/http/pagination';
 import { register } from '../../shared/http/route';
 import { newId } from '../../shared/ids';
@@ -213,10 +213,7 @@ register(app, routes.createTicketField, async (c) => {
   return auditedWrite(
     c,
     async (trx) => {
-      if (await keyTaken(trx, tenantId, body.key))
-        throw validationError([
-          { loc: ['body', 'key'], msg: Detail.ticketFieldKeyTaken, type: 'value_error' },
-        ]);
+      if (await keyTaken(trx, tenantId, body.key)) throw validationError([TICKET_FIELD_KEY_TAKEN]);
       const created = await insertRow(trx, 'ticket_fields', {
         id: newId('ticketField'),
         tenant_id: tenantId,

@@ -166,6 +166,13 @@ const CONSTRAINT_ERRORS: Record<
   '22P05': { status: 422, detail: bodyIssue(HOSTILE_TEXT.nul.msg) },
 };
 
+/** A ticket field's key already in the tenant: the create's check and its index answer it alike. */
+export const TICKET_FIELD_KEY_TAKEN: ValidationIssue = {
+  loc: ['body', 'key'],
+  msg: Detail.ticketFieldKeyTaken,
+  type: 'value_error',
+};
+
 /**
  * A unique index a handler checks before it writes, answered as that check answers: two requests
  * that both pass the check (neither sees the other's uncommitted row) meet the index instead, and
@@ -178,10 +185,7 @@ export const UNIQUE_INDEX_ERRORS: Record<
   string,
   { status: ContentfulStatusCode; detail: string | ValidationIssue[] }
 > = {
-  ticket_fields_tenant_id_key_key: {
-    status: 422,
-    detail: [{ loc: ['body', 'key'], msg: Detail.ticketFieldKeyTaken, type: 'value_error' }],
-  },
+  ticket_fields_tenant_id_key_key: { status: 422, detail: [TICKET_FIELD_KEY_TAKEN] },
   contacts_tenant_email_live_idx: { status: 409, detail: Detail.contactEmailTaken },
   contacts_tenant_external_live_idx: { status: 409, detail: Detail.contactExternalIdTakenOnCreate },
   end_users_tenant_email_idx: { status: 409, detail: Detail.endUserEmailTaken },

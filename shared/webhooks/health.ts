@@ -11,8 +11,8 @@ import type { Mailer } from '../mail/mailer';
  * attempts makes its endpoint `failing`; while failing, the failed delivery of the oldest event not
  * re-sent yet goes out again as a probe (a new delivery linked to it, as a redelivery is) on growing
  * gaps; the first success of any delivery makes it `healthy` and re-sends, once each and oldest
- * event first, every delivery that failed since `failing_since`. Failing for WEBHOOK_DISABLE_AFTER_S with no success
- * disables it. Every one of these moves is one conditional UPDATE of the subscription row: the
+ * event first, every delivery that failed since `failing_since`. Failing for
+ * WEBHOOK_DISABLE_AFTER_S with no success disables it. Every one of these moves is one conditional UPDATE of the subscription row: the
  * process whose UPDATE moved the state owns the move (its re-sends, audit entry and mail), another
  * process finds the state already moved and does nothing, so nothing is probed or recovered twice.
  */

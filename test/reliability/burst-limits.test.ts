@@ -56,8 +56,8 @@ describe.skipIf(!pgUp || !redisUp).each(REDIS_PROTOCOLS)(
         TENANT_DB_SHARE: '0',
       };
       // one after the other: the first migrates the database
-      a = await startServer(0, env);
-      b = await startServer(0, env);
+      a = await startServer(env);
+      b = await startServer(env);
       ({ tenantId, key } = await provisionTenant(a.base, 'enterprise', ['webhooks:read', 'webhooks:write']));
       const token = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
         sub: 'burst-admin',

@@ -81,7 +81,7 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
   beforeAll(async () => {
     await adminQuery(`CREATE DATABASE ${name}`);
     env = { DATABASE_URL: dbUrl(name), REQUEST_TIMEOUT_MS: String(LEASE_MS), LOG_LEVEL: 'warn' };
-    server = await startServer(0, env);
+    server = await startServer(env);
     port = server.port;
     apiKey = (await provisionTenant(server.base, 'enterprise', ['tickets:write', 'tickets:read'])).key;
     db = new pg.Client({ connectionString: dbUrl(name) });
@@ -130,7 +130,7 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
     );
     expect(Number(held.rows[0].n)).toBe(lost.length);
 
-    server = await startServer(0, env);
+    server = await startServer(env);
     port = server.port;
     await sleep(Math.max(0, killedAt + LEASE_MS + 100 - Date.now())); // past the lease, if the start was quicker
     for (const r of committed) {
@@ -207,7 +207,7 @@ describe.skipIf(!pgUp)('crash and stop (postgres)', () => {
     // claimed ahead in the worker's queue; the stop waits for the ones in flight, records them and
     // hands the others back, so another process can take every one at once instead of after a lease
     const receiver = await startHttpsReceiver({ slowMs: 3000 });
-    const live = await startServer(0, {
+    const live = await startServer({
       ...env,
       WEBHOOK_SSRF_ALLOW: 'localhost',
       WEBHOOK_TIMEOUT_MS: '8000',

@@ -32,9 +32,9 @@ describe.skipIf(!pgUp)('key revocation across processes on one Postgres', () => 
     drop = () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     const env = { DATABASE_URL: dbUrl(name) };
     // one after the other: the first migrates the database
-    a = await startServer(0, env, PROCESS);
-    b = await startServer(0, env, PROCESS);
-    deafToRows = await startServer(0, { ...env, KEY_CACHE_UNCONFIRMED: '1' }, PROCESS);
+    a = await startServer(env, PROCESS);
+    b = await startServer(env, PROCESS);
+    deafToRows = await startServer({ ...env, KEY_CACHE_UNCONFIRMED: '1' }, PROCESS);
     const { tenantId } = await provisionTenant(a.base, 'enterprise', ['tickets:read']);
     admin = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
       sub: 'a',

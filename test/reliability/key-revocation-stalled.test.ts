@@ -34,8 +34,8 @@ describe.skipIf(!pgUp)('key revocation when another process cannot hear it', () 
     url = dbUrl(name);
     const env = { DATABASE_URL: url, KEY_CACHE_UNCONFIRMED: '1' };
     // one after the other: the first migrates the database
-    a = await startServer(0, env, PROCESS);
-    b = await startServer(0, env, PROCESS);
+    a = await startServer(env, PROCESS);
+    b = await startServer(env, PROCESS);
     const { tenantId } = await provisionTenant(a.base, 'enterprise', ['tickets:read']);
     admin = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
       sub: 'a',

@@ -51,7 +51,7 @@ for (const mode of ['postgres', 'pglite'] as const) {
       const EVENTS = 20;
       // every delivery's first two attempts fail, so each is pending with a retry scheduled
       receiver.planEach('/kill', ['fail', 'fail'], 'success');
-      let server = await startServer(0, env);
+      let server = await startServer(env);
       const { key } = await provisionTenant(server.base, 'enterprise', [
         'tickets:write',
         'webhooks:write',
@@ -75,7 +75,7 @@ for (const mode of ['postgres', 'pglite'] as const) {
 
       const seenBefore = receiver.received('/kill').length;
       expect(seenBefore).toBeGreaterThan(0);
-      server = await startServer(0, env);
+      server = await startServer(env);
       try {
         let states: { status: string }[] = [];
         for (let i = 0; i < 300; i++) {

@@ -16,7 +16,7 @@ describe.skipIf(!privatePostgresAvailable() && !required)('Postgres restarted un
 
   beforeAll(async () => {
     pg = startPrivatePostgres(await freePort());
-    server = await startServer(0, { DATABASE_URL: pg.url });
+    server = await startServer({ DATABASE_URL: pg.url });
     ({ key } = await provisionTenant(server.base, 'enterprise', ['tickets:read', 'tickets:write']));
   }, 120_000);
 

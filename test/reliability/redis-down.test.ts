@@ -21,7 +21,7 @@ describe.each(REDIS_PROTOCOLS)('Redis unreachable, over %s', (protocol) => {
   beforeAll(async () => {
     // down from the start: every Redis call fails at once (connection refused)
     redis = await startFaultyRedis(protocol, { label: 'down', fault: 'refuse' });
-    server = await startServer(0, { ...redis.env, DATA_DIR: dataDir });
+    server = await startServer({ ...redis.env, DATA_DIR: dataDir });
     ({ key } = await provisionTenant(server.base, 'free', ['tickets:read', 'tickets:write']));
   }, 180_000);
   afterAll(async () => {

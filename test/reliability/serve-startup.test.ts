@@ -102,7 +102,7 @@ describe('secrets are not printed outside development', () => {
 
   it('production with DEMO_ADMIN_PASSWORD: the banner names the variable, never its value', async () => {
     const password = 'production-demo-admin-secret';
-    server = await startServer(0, {
+    server = await startServer({
       APP_ENV: 'production',
       VOICE_WIDGET_SECRET: 'voice-widget-secret-for-tests',
       PUBLIC_BASE_URL: 'https://support.example.com',
@@ -128,7 +128,7 @@ describe('two npm start on one DATA_DIR (PGlite)', () => {
 
   it('the second refuses, naming the first one pid; the first keeps serving', async () => {
     const dataDir = join(dir, 'shared-data');
-    first = await startServer(0, { DATA_DIR: dataDir, DATABASE_URL: '' });
+    first = await startServer({ DATA_DIR: dataDir, DATABASE_URL: '' });
     // its banner's token line pastes into TOKEN=$(…) without npm's own banner
     expect(first.output()).toContain(
       'Admin token:  npm run -s token -- --tenant ten_demo --role tenant_admin',

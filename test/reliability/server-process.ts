@@ -7,7 +7,7 @@ import { TEST_SECRETS } from '../support/harness';
 
 export interface ServerProcess {
   base: string;
-  /** the port the OS gave it (or the one it was told) */
+  /** the port the OS gave it */
   port: number;
   child: ChildProcess;
   output: () => string;
@@ -26,12 +26,10 @@ export const listeningPort = (output: string): number | null => {
 
 /**
  * `npm start`'s server (scripts/serve.ts), or another script that serves the same way and prints
- * the same listening line (`script`). Port 0 lets the OS pick: it is known from that line, printed
+ * the same listening line (`script`), on a port the OS picks: it is known from that line, printed
  * once the socket is bound, so no other process's server on a guessed port can pass for this one.
- * A given port is for a restart that must keep its address.
  */
 export async function startServer(
-  port: number,
   env: Record<string, string>,
   script = 'scripts/serve.ts',
 ): Promise<ServerProcess> {
@@ -42,7 +40,7 @@ export async function startServer(
       APP_ENV: 'test',
       NODE_EXTRA_CA_CERTS: TLS_CERT_PATH,
       ...env,
-      PORT: String(port),
+      PORT: '0',
       HOST: '127.0.0.1',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -43,8 +43,8 @@ describe.skipIf(!pgUp)('team routing across two processes', () => {
       LOG_LEVEL: 'warn',
     };
     // one after the other: the first migrates the database
-    one = await startServer(0, env);
-    two = await startServer(0, env);
+    one = await startServer(env);
+    two = await startServer(env);
     ({ tenantId, key } = await provisionTenant(one.base, 'enterprise', ['tickets:read', 'tickets:write']));
     admin = await signDashboardToken(TEST_SECRETS.DASHBOARD_JWT_SECRET, {
       sub: 'admin',

@@ -63,8 +63,8 @@ describe.skipIf(!pgUp || !redisUp).each(REDIS_PROTOCOLS)(
         LOG_LEVEL: 'warn',
       };
       // one after the other: the first migrates the database
-      one = await startServer(0, env);
-      two = await startServer(0, env);
+      one = await startServer(env);
+      two = await startServer(env);
       const ta = await provisionTenant(one.base, 'enterprise', ['tickets:read']);
       const tb = await provisionTenant(one.base, 'enterprise', ['tickets:read']);
       a = ta.key;
