@@ -24,6 +24,7 @@ export const Detail = {
   methodNotAllowed: 'Method Not Allowed',
   bodyTooLarge: 'Request body too large',
   bodyIncomplete: 'Request body ended before it was complete',
+  contentEncodingUnsupported: 'Content-Encoding is not supported: send the body uncompressed',
   // what the Node server answers for requests its HTTP parser refuses (shared/runtime/client-errors.node.ts)
   headersTooLarge: 'Request header fields too large',
   requestTimeout: 'Request timeout',

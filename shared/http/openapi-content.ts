@@ -143,6 +143,8 @@ export const STANDARD_TEXT = {
   forbidden: 'This credential may not call this endpoint',
   notFound: "No such resource in this tenant (unknown ids and other tenants' ids alike)",
   bodyTooLarge: 'The request body is larger than the server accepts (MAX_BODY_BYTES)',
+  contentEncoding:
+    'The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is',
   validation: 'Request validation failed',
   unavailable:
     'A backing service is briefly unavailable (database, or the idempotency store for a keyed request); safe to retry after Retry-After',

@@ -36,8 +36,8 @@ import { toHonoPath } from './route';
  * OpenAPI 3.1's dialect). Per operation it adds what the route's `access` says (the manifest's rule
  * for its path, as the gate applies it, with the route's own role; functions/registry.ts joins them):
  * the credential it takes (security), the scopes an API key needs (`x-required-scopes`), the least
- * dashboard role, and the standard errors (401, 403 with the spec's exact strings; 404, 409, 413, 422, 429, 503 from
- * STANDARD_RESPONSES) with examples.
+ * dashboard role, and the standard errors (401, 403 with the spec's exact strings; 404, 409, 413,
+ * 415, 422, 429, 503 from STANDARD_RESPONSES) with examples.
  */
 export interface DocSource {
   /** function name (manifest) */
@@ -239,6 +239,11 @@ const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolea
       }),
     },
     {
+      status: '415',
+      when: (t) => t.method !== 'get',
+      response: () => withRefusal(undefined, contentCoded(true)),
+    },
+    {
       status: '422',
       when: (t) => t.hasInput,
       response: () => ({
@@ -256,6 +261,25 @@ const STANDARD_RESPONSES: { status: string; when: (t: OperationTraits) => boolea
       }),
     },
   ];
+
+/**
+ * The gate's refusal of a compressed body (shared/runtime/body-size.ts), on every operation that
+ * takes a body. Its Accept-Encoding is required where it is the operation's only 415, and optional
+ * beside a route's own 415 (JSON only), which does not carry it.
+ */
+const contentCoded = (alone: boolean) => ({
+  name: 'contentEncoding',
+  summary: 'A body sent with Content-Encoding (gzip, br, …)',
+  description: STANDARD_TEXT.contentEncoding,
+  detail: Detail.contentEncodingUnsupported,
+  headers: {
+    'Accept-Encoding': {
+      description: 'The only content coding a request body may have',
+      required: alone,
+      schema: { type: 'string', const: 'identity' },
+    },
+  },
+});
 
 /** The gate's 401 and 403 on a surface that takes a credential (or hands one out). */
 function gateErrors(surface: Surface, scopes: string[]): Record<string, Json> {
@@ -444,6 +468,9 @@ function responsesOf(route: RouteWithAccess, build: Build, applying: MiddlewareD
   for (const standard of STANDARD_RESPONSES)
     if (standard.when(traits) && !(standard.status in responses))
       responses[standard.status] = standard.response();
+  // a route's own 415 (JSON only) is answered after the gate's: both bodies, both examples
+  if (traits.method !== 'get' && route.responses[415] !== undefined)
+    responses['415'] = withRefusal(responses['415'], contentCoded(false));
   for (const mw of applying)
     for (const [code, refusal] of Object.entries(mw.refusals ?? {}))
       if (route.responses[Number(code)] === undefined)

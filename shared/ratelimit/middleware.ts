@@ -96,11 +96,11 @@ const LIMITED_SURFACES: ReadonlySet<Surface> = new Set(['api', 'dashboard', 'end
 const isLimited = (surface: Surface, path: string) => LIMITED_SURFACES.has(surface) || isAuthPath(path);
 
 /**
- * Answers made before this middleware runs carry no X-RateLimit-* headers: the gate's 413, its
- * 401 and its 403 (a missing scope, a credential the path refuses). A role refusal (403) comes
+ * Answers made before this middleware runs carry no X-RateLimit-* headers: the gate's 413 and 415,
+ * its 401 and its 403 (a missing scope, a credential the path refuses). A role refusal (403) comes
  * after it, from the route (`roleGuard`), so an operation with a role carries them on its 403 too.
  */
-const ANSWERED_BEFORE: ReadonlySet<string> = new Set(['401', '403', '413']);
+const ANSWERED_BEFORE: ReadonlySet<string> = new Set(['401', '403', '413', '415']);
 
 /** The limiter as the OpenAPI document shows it (functions/docs/document.ts hands it to the builder). */
 export const RATE_LIMIT_DOC: MiddlewareDoc = {

@@ -39,6 +39,29 @@ export function bodyCapOf(method: string, path: string, caps: { json: number; up
 // client opens a new connection instead of failing its next request
 export const tooLarge = () => new ApiError(413, Detail.bodyTooLarge, { Connection: 'close' });
 
+/**
+ * Whether the body comes under a content coding (`Content-Encoding: gzip`, `br`, …). The API reads a
+ * body as the bytes sent: a compressed JSON body would fail as text that is not UTF-8, and a
+ * compressed upload would be stored compressed, so both are refused before either is read.
+ */
+export function isContentCoded(req: Request): boolean {
+  if (BODYLESS.has(req.method)) return false;
+  const coding = req.headers.get('content-encoding');
+  if (coding === null) return false;
+  return coding.split(',').some((c) => {
+    const name = c.trim().toLowerCase();
+    return name !== '' && name !== 'identity';
+  });
+}
+
+// RFC 9110 §15.5.16: a coding the server does not take is 415, with Accept-Encoding naming the ones it
+// does (§12.5.3); the unread body closes the socket as with a 413
+export const contentCoded = () =>
+  new ApiError(415, Detail.contentEncodingUnsupported, {
+    'Accept-Encoding': 'identity',
+    Connection: 'close',
+  });
+
 // a streamed body whose sender went away (or broke the chunking) before its end: the caller's
 // doing, so a 400 in the access log and the meter rather than a 500 that would page someone
 const incomplete = (err: unknown) => {

@@ -10,7 +10,15 @@ import { echoRequestIdAfter, echoRequestIdBefore } from '../http/response-header
 import { requestIdFrom } from '../ids';
 import type { Logger } from '../log/logger';
 import { logAccess, requestClock } from './access-log';
-import { bodyCapOf, bodyLengthOf, isRawUpload, streamedBodyCounter, tooLarge } from './body-size';
+import {
+  bodyCapOf,
+  bodyLengthOf,
+  contentCoded,
+  isContentCoded,
+  isRawUpload,
+  streamedBodyCounter,
+  tooLarge,
+} from './body-size';
 
 /** What the speculation (./shortcuts.ts) does with a speculative run once the check has answered. */
 export interface Speculation {
@@ -179,6 +187,7 @@ export function gate(options: GateOptions): MiddlewareHandler<AppEnv> {
       // an upload's handler counts its streamed body itself (shared/files/upload.ts)
       if (bodyLength === 'streamed' && !upload) streamed = cap;
       if (typeof bodyLength === 'number' && bodyLength > cap) throw tooLarge();
+      if (isContentCoded(req)) throw contentCoded();
       const admission = decide({
         method: req.method,
         path,

@@ -1,5 +1,6 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../shared/http/input';
@@ -219,6 +220,30 @@ describe.skipIf(postgresUnavailable())('hostile input', () => {
         'multipart/form-data; boundary=b',
       );
       expect(multipart.status).toBe(422);
+    });
+
+    it('a compressed body is 415 with Accept-Encoding: identity, not read as JSON; nothing written', async () => {
+      const before = await count('tickets');
+      for (const coding of ['gzip', 'br', 'GZIP', 'identity, gzip']) {
+        const res = await h.runtime.app.request('/api/v1/tickets', {
+          method: 'POST',
+          headers: { 'X-API-Key': rw, 'Content-Type': 'application/json', 'Content-Encoding': coding },
+          body: gzipSync(JSON.stringify({ subject: 'compressed' })),
+        });
+        expect(res.status, coding).toBe(415);
+        expect(res.headers.get('accept-encoding')).toBe('identity');
+        expect(await res.json()).toEqual({
+          detail: 'Content-Encoding is not supported: send the body uncompressed',
+        });
+      }
+      expect(await count('tickets')).toBe(before);
+      // `identity` is no coding at all: the body is read as sent
+      const plain = await h.runtime.app.request('/api/v1/tickets', {
+        method: 'POST',
+        headers: { 'X-API-Key': rw, 'Content-Type': 'application/json', 'Content-Encoding': 'Identity' },
+        body: JSON.stringify({ subject: 'as sent' }),
+      });
+      expect(plain.status).toBe(201);
     });
 
     it('1e309 (Infinity) and "0x10" are not numbers; -0 is zero', async () => {

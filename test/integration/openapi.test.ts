@@ -128,7 +128,11 @@ describe('OpenAPI document', () => {
         const id = `${method} ${path}`;
         const statuses = Object.keys(op.responses);
         if (path.includes('{')) expect(statuses, id).toContain('404');
-        if (method !== 'get') expect(statuses, id).toContain('413');
+        if (method !== 'get') {
+          expect(statuses, id).toEqual(expect.arrayContaining(['413', '415']));
+          // the gate's 415 names the one coding a body may have
+          expect(op.responses['415'].headers['Accept-Encoding'], id).toBeTruthy();
+        }
         // a raw file upload reads no Idempotency-Key (its fingerprint would read the whole file)
         const json = op.requestBody === undefined || op.requestBody.content?.['application/json'];
         if (op['x-surface'] === 'api' && (method === 'post' || method === 'patch') && json)
@@ -348,7 +352,7 @@ describe('a reference that teaches', () => {
     );
     expect(Object.keys(tickets['503'].headers)).toContain('Retry-After');
     // answered before the limiter runs (the gate and its refusals): never with X-RateLimit-*
-    const before = ['401', '413'];
+    const before = ['401', '413', '415'];
     for (const { where, op } of operations(publicDoc))
       for (const [status, r] of Object.entries<any>(op.responses)) {
         expect(r.$ref, `${where} ${status}: written out, not a $ref`).toBeUndefined();

@@ -4,6 +4,7 @@
  * refusal is checked to leave the storage as it was (`objects()`), not just to answer.
  */
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedLink } from '../../shared/files/links';
@@ -268,6 +269,19 @@ export function fileSuite(name: string, open: () => Promise<StorageUnderTest>) {
       const streamed = await upload(path, stream);
       expect(streamed.status).toBe(413);
       expect(streamed.body).toEqual({ detail: 'Request body too large' });
+      expect(await s.objects()).toEqual(before);
+      expect(await attachmentRows(a.id).then((r) => r.filter((x) => x.owner_id === ticket))).toHaveLength(0);
+    });
+
+    it('a compressed upload (Content-Encoding: gzip) is 415, not stored compressed', async () => {
+      const ticket = await newTicket();
+      const before = await s.objects();
+      const res = await upload(`/api/v1/tickets/${ticket}/attachments`, gzipSync('the notes'), {
+        headers: { 'Content-Encoding': 'gzip' },
+      });
+      expect(res.status).toBe(415);
+      expect(res.headers.get('accept-encoding')).toBe('identity');
+      expect(res.body).toEqual({ detail: 'Content-Encoding is not supported: send the body uncompressed' });
       expect(await s.objects()).toEqual(before);
       expect(await attachmentRows(a.id).then((r) => r.filter((x) => x.owner_id === ticket))).toHaveLength(0);
     });

@@ -8181,6 +8181,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -8437,6 +8454,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -8582,6 +8616,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -8936,6 +8987,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9392,6 +9460,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -9523,6 +9608,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9697,6 +9799,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -9879,6 +9998,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -10017,21 +10153,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -10185,21 +10315,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -10353,21 +10477,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -10555,21 +10673,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -10943,6 +11055,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -11244,21 +11373,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -11435,21 +11558,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -11634,21 +11751,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -11792,21 +11903,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -12086,21 +12191,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -12274,21 +12373,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -12443,21 +12536,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -12607,21 +12694,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A body that is not `application/json` (a foreign page could send it without a preflight) */
+            /** @description A body that is not `application/json` (a foreign page could send it without a preflight), or The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding"?: "identity";
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "detail": "Content-Type must be application/json"
-                     *     }
-                     */
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
@@ -13204,6 +13285,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -13390,6 +13488,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -13638,6 +13753,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -13811,6 +13943,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -14759,6 +14908,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -14933,6 +15099,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15180,6 +15363,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -15355,6 +15555,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -15608,6 +15825,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -15785,6 +16019,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16032,6 +16283,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -16207,6 +16475,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16539,6 +16824,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -16713,6 +17015,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -16960,6 +17279,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -17135,6 +17471,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -17388,6 +17741,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -17565,6 +17935,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -17812,6 +18199,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -17987,6 +18391,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -18373,6 +18794,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -18735,6 +19173,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -18927,6 +19382,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -19249,6 +19721,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -19552,6 +20041,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -19743,6 +20249,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -20406,6 +20929,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -21252,6 +21792,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -21397,6 +21954,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -21597,6 +22171,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -21852,6 +22443,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -22450,6 +23058,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -22623,6 +23248,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -22873,6 +23515,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -23193,6 +23852,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -23747,6 +24423,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -23927,6 +24620,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -24239,6 +24949,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -24509,6 +25236,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -24700,6 +25444,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -24856,6 +25617,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -25435,6 +26213,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -25815,6 +26610,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -26132,6 +26944,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -26430,6 +27259,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -26807,6 +27653,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -27500,6 +28363,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -27775,6 +28655,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -28068,6 +28965,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -28590,6 +29504,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -28770,6 +29701,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -28965,6 +29913,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -29488,6 +30453,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -29818,6 +30800,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -30049,6 +31048,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -30408,6 +31424,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -30700,6 +31733,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -30921,6 +31971,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -31100,6 +32167,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -31481,6 +32565,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -31776,6 +32877,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -31996,6 +33114,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -32178,6 +33313,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -32564,6 +33716,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -32926,6 +34095,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -33123,6 +34309,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -33300,6 +34503,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -33968,6 +35188,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -34584,6 +35821,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -34886,6 +36140,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -35168,6 +36439,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -35360,6 +36648,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -35834,6 +37139,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -36121,6 +37443,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -36319,6 +37658,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -36631,6 +37987,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -36914,6 +38287,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed */
             422: {
                 headers: {
@@ -37107,6 +38497,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -37424,6 +38831,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -37555,6 +38979,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -37756,6 +39197,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -37976,6 +39434,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Request validation failed (`detail` a list), or the Idempotency-Key was already used with a different request (`detail` a string) */
             422: {
                 headers: {
@@ -38138,6 +39613,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
@@ -38309,6 +39801,23 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Request body too large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body was sent compressed (`Content-Encoding` other than `identity`): send it as it is */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description The only content coding a request body may have */
+                    "Accept-Encoding": "identity";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Content-Encoding is not supported: send the body uncompressed"
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorBody"];
